@@ -1,0 +1,135 @@
+/**
+ * The built-in resources the embedded server serves, as kube-apiserver v1.32
+ * lists them in discovery (names, short names, categories, verbs, subresources).
+ */
+import { allVerbs, type ResourceInfo, type Verb } from './resource-info.js';
+
+const crud: Verb[] = allVerbs;
+const createOnly: Verb[] = ['create'];
+
+function r(
+  group: string,
+  version: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  definition: string,
+  extra: Partial<ResourceInfo> = {},
+): ResourceInfo {
+  return {
+    group,
+    version,
+    resource,
+    singular: kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced,
+    verbs: crud,
+    definition,
+    ...extra,
+  };
+}
+
+const core = 'io.k8s.api.core.v1';
+const eventSelectable = [
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
+];
+
+/** Every built-in resource, in discovery order. */
+export const builtinResources: ResourceInfo[] = [
+  r('', 'v1', 'namespaces', 'Namespace', false, `${core}.Namespace`, {
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: ['status', 'finalize'],
+    selectableFields: ['status.phase'],
+  }),
+  r('', 'v1', 'pods', 'Pod', true, `${core}.Pod`, {
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status', 'binding'],
+    selectableFields: [
+      'spec.nodeName',
+      'spec.restartPolicy',
+      'spec.schedulerName',
+      'spec.serviceAccountName',
+      'spec.hostNetwork',
+      'status.phase',
+      'status.podIP',
+      'status.nominatedNodeName',
+    ],
+  }),
+  r('', 'v1', 'services', 'Service', true, `${core}.Service`, {
+    shortNames: ['svc'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
+  r('', 'v1', 'endpoints', 'Endpoints', true, `${core}.Endpoints`, { shortNames: ['ep'], singular: 'endpoints' }),
+  r('', 'v1', 'configmaps', 'ConfigMap', true, `${core}.ConfigMap`, { shortNames: ['cm'] }),
+  r('', 'v1', 'secrets', 'Secret', true, `${core}.Secret`, { selectableFields: ['type'] }),
+  r('', 'v1', 'serviceaccounts', 'ServiceAccount', true, `${core}.ServiceAccount`, {
+    shortNames: ['sa'],
+    subresources: ['token'],
+  }),
+  r('', 'v1', 'events', 'Event', true, `${core}.Event`, { shortNames: ['ev'], selectableFields: eventSelectable }),
+  r('', 'v1', 'nodes', 'Node', false, `${core}.Node`, { shortNames: ['no'], subresources: ['status'] }),
+  r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
+    shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  r('apps', 'v1', 'replicasets', 'ReplicaSet', true, 'io.k8s.api.apps.v1.ReplicaSet', {
+    shortNames: ['rs'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  r('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true, 'io.k8s.api.apps.v1.ControllerRevision'),
+  r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
+  r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'] }),
+  r('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, 'io.k8s.api.rbac.v1.ClusterRoleBinding'),
+  r('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, 'io.k8s.api.rbac.v1.ClusterRole'),
+  r('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, 'io.k8s.api.rbac.v1.RoleBinding'),
+  r('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, 'io.k8s.api.rbac.v1.Role'),
+  r('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false,
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition', {
+      shortNames: ['crd', 'crds'],
+      categories: ['api-extensions'],
+      subresources: ['status'],
+    }),
+  r('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false,
+    'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration', { categories: ['api-extensions'] }),
+  r('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false,
+    'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration', { categories: ['api-extensions'] }),
+  r('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false,
+    'io.k8s.api.authentication.v1.SelfSubjectReview', { verbs: createOnly, virtual: true }),
+  r('authentication.k8s.io', 'v1', 'tokenreviews', 'TokenReview', false,
+    'io.k8s.api.authentication.v1.TokenReview', { verbs: createOnly, virtual: true }),
+  r('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true,
+    'io.k8s.api.authorization.v1.LocalSubjectAccessReview', { verbs: createOnly, virtual: true }),
+  r('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false,
+    'io.k8s.api.authorization.v1.SelfSubjectAccessReview', { verbs: createOnly, virtual: true }),
+  r('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false,
+    'io.k8s.api.authorization.v1.SelfSubjectRulesReview', { verbs: createOnly, virtual: true }),
+  r('authorization.k8s.io', 'v1', 'subjectaccessreviews', 'SubjectAccessReview', false,
+    'io.k8s.api.authorization.v1.SubjectAccessReview', { verbs: createOnly, virtual: true }),
+];
+
+/** The group versions served, in the order discovery lists them (preferred first in each group). */
+export function groupVersions(resources: ResourceInfo[]): Array<{ group: string; versions: string[] }> {
+  const out: Array<{ group: string; versions: string[] }> = [];
+  for (const res of resources) {
+    let g = out.find((x) => x.group === res.group);
+    if (!g) out.push((g = { group: res.group, versions: [] }));
+    if (!g.versions.includes(res.version)) g.versions.push(res.version);
+  }
+  return out;
+}

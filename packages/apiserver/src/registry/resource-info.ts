@@ -1,0 +1,32 @@
+/**
+ * What the server knows about one served resource: its names, scope, verbs and
+ * subresources. Discovery, OpenAPI, routing and Tables all read this one record.
+ */
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+export const allVerbs: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** The plural, as in URLs: `pods`. */
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  verbs: Verb[];
+  shortNames?: string[];
+  categories?: string[];
+  /** Subresources served under `<resource>/<name>/<sub>`, e.g. `status`, `scale`, `token`. */
+  subresources?: string[];
+  /**
+   * Field selectors the resource supports besides metadata.name and metadata.namespace,
+   * each a path into the object (`spec.nodeName`).
+   */
+  selectableFields?: string[];
+  /** The OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod`. */
+  definition?: string;
+  /** Create-only kinds (reviews, token requests) that are answered, never stored. */
+  virtual?: boolean;
+}

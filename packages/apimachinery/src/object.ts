@@ -3,9 +3,17 @@
  * plain JSON (unstructured) everywhere in the server; kind-specific types come
  * from `kubernetes-types` where a caller wants them.
  */
-import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta as ReadonlyObjectMeta, OwnerReference as ReadonlyOwnerReference } from 'kubernetes-types/meta/v1.js';
 
-export type { ObjectMeta, OwnerReference };
+/** `T` with every `readonly` removed, deeply: `kubernetes-types` declares all fields readonly. */
+export type DeepMutable<T> = T extends ReadonlyArray<infer U>
+  ? DeepMutable<U>[]
+  : T extends object
+    ? { -readonly [K in keyof T]: DeepMutable<T[K]> }
+    : T;
+
+export type ObjectMeta = DeepMutable<ReadonlyObjectMeta>;
+export type OwnerReference = DeepMutable<ReadonlyOwnerReference>;
 
 /** Any JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -66,4 +74,23 @@ export function deepCopy<T>(value: T): T {
 /** True for a non-null, non-array object. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Structural equality of two JSON values (key order does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!jsonEqual(ao[k], bo[k])) return false;
+  return true;
 }

@@ -1,1 +1,2 @@
-export {};
+export { startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
+export { kubeVersion } from './version.js';

@@ -1,0 +1,204 @@
+/**
+ * The garbage collector, after kube's: dependents whose owners are all gone are
+ * deleted (Background); an owner deleted with Foreground keeps its
+ * `foregroundDeletion` finalizer until its blocking dependents are gone; an
+ * owner deleted with Orphan has its references removed from its dependents
+ * before its `orphan` finalizer is.
+ */
+import { StatusError, type KubeObject, type OwnerReference } from '@operant/apimachinery';
+import type { ResourceCatalog } from '../registry/catalog.js';
+import type { StoreWatch } from '../storage/mvcc-store.js';
+import type { StorageEvent } from '../storage/types.js';
+import { storeForKey } from './keys.js';
+
+interface Node {
+  key: string;
+  owners: string[];
+}
+
+export class GarbageCollector {
+  /** uid → storage key of every live object. */
+  private readonly byUid = new Map<string, Node>();
+  /** owner uid → dependent uids. */
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly queue = new Set<string>();
+  private scheduled = false;
+  private watch?: StoreWatch;
+  private stopped = false;
+
+  constructor(private readonly catalog: ResourceCatalog) {}
+
+  start(): void {
+    const store = this.catalog.lookup('', 'v1', 'namespaces')!.mvcc;
+    for (const v of store.all()) this.index(v.key, v.value);
+    for (const v of store.all()) this.enqueueIfInteresting(v.value);
+    this.watch = store.watch('/', store.revision, (e) => this.onEvent(e));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watch?.stop();
+  }
+
+  private onEvent(e: StorageEvent): void {
+    const uid = e.value.metadata.uid;
+    if (!uid) return;
+    if (e.type === 'DELETED') {
+      this.unindex(uid);
+      for (const dep of this.dependents.get(uid) ?? []) this.enqueue(dep);
+      for (const owner of ownerUids(e.value)) this.enqueue(owner);
+      return;
+    }
+    this.index(e.key, e.value);
+    this.enqueueIfInteresting(e.value);
+  }
+
+  private enqueueIfInteresting(obj: KubeObject): void {
+    const uid = obj.metadata.uid!;
+    const finalizers = obj.metadata.finalizers ?? [];
+    if (obj.metadata.deletionTimestamp && (finalizers.includes('foregroundDeletion') || finalizers.includes('orphan'))) this.enqueue(uid);
+    if (ownerUids(obj).some((o) => !this.byUid.has(o) || this.isWaiting(o))) this.enqueue(uid);
+  }
+
+  private index(key: string, obj: KubeObject): void {
+    const uid = obj.metadata.uid!;
+    const owners = ownerUids(obj);
+    const old = this.byUid.get(uid);
+    for (const o of old?.owners ?? []) this.dependents.get(o)?.delete(uid);
+    this.byUid.set(uid, { key, owners });
+    for (const o of owners) {
+      let set = this.dependents.get(o);
+      if (!set) this.dependents.set(o, (set = new Set()));
+      set.add(uid);
+    }
+  }
+
+  private unindex(uid: string): void {
+    const node = this.byUid.get(uid);
+    if (!node) return;
+    for (const o of node.owners) {
+      const set = this.dependents.get(o);
+      set?.delete(uid);
+      if (set?.size === 0 && !this.byUid.has(o)) this.dependents.delete(o);
+    }
+    this.byUid.delete(uid);
+  }
+
+  private enqueue(uid: string): void {
+    this.queue.add(uid);
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    // Store callbacks run inside a commit; act after it, never re-entrantly.
+    setImmediate(() => {
+      this.scheduled = false;
+      const uids = [...this.queue];
+      this.queue.clear();
+      for (const u of uids) {
+        if (this.stopped) return;
+        try {
+          this.process(u);
+        } catch (e) {
+          if (!(e instanceof StatusError)) throw e;
+          // A conflict or a vanished object: the next event about it brings it back.
+        }
+      }
+    });
+  }
+
+  private current(uid: string): KubeObject | undefined {
+    const node = this.byUid.get(uid);
+    if (!node) return undefined;
+    const v = this.catalog.lookup('', 'v1', 'namespaces')!.mvcc.get(node.key);
+    return v?.value.metadata.uid === uid ? v.value : undefined;
+  }
+
+  private isWaiting(uid: string): boolean {
+    const obj = this.current(uid);
+    return !!obj?.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).includes('foregroundDeletion');
+  }
+
+  private process(uid: string): void {
+    const obj = this.current(uid);
+    if (!obj) return;
+    const finalizers = obj.metadata.finalizers ?? [];
+    if (obj.metadata.deletionTimestamp && finalizers.includes('orphan')) this.orphanDependents(obj);
+    else if (obj.metadata.deletionTimestamp && finalizers.includes('foregroundDeletion')) this.deleteForeground(obj);
+    if (ownerUids(obj).length) this.attemptToDelete(obj);
+  }
+
+  /** A dependent: deleted when no owner remains; dangling references dropped when some do. */
+  private attemptToDelete(obj: KubeObject): void {
+    const refs = obj.metadata.ownerReferences ?? [];
+    const solid: OwnerReference[] = [];
+    const dangling: OwnerReference[] = [];
+    const waiting: OwnerReference[] = [];
+    for (const ref of refs) {
+      const owner = this.current(ref.uid);
+      if (!owner || !sameOwner(owner, ref)) dangling.push(ref);
+      else if (this.isWaiting(ref.uid)) waiting.push(ref);
+      else solid.push(ref);
+    }
+    const key = this.byUid.get(obj.metadata.uid!)!.key;
+    const rs = storeForKey(this.catalog, key);
+    if (!rs) return;
+    const ns = obj.metadata.namespace ?? '';
+    const name = obj.metadata.name!;
+    if (solid.length > 0) {
+      if (dangling.length + waiting.length === 0) return;
+      const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
+      this.setOwnerReferences(obj, refs.filter((r) => !drop.has(r.uid)));
+      return;
+    }
+    if (obj.metadata.deletionTimestamp) return;
+    const hasDependents = (this.dependents.get(obj.metadata.uid!)?.size ?? 0) > 0;
+    const policy = waiting.length > 0 && hasDependents ? 'Foreground' : 'Background';
+    rs.delete(ns, name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
+  }
+
+  /** An owner deleted in the foreground: delete dependents; drop the finalizer once none blocks. */
+  private deleteForeground(owner: KubeObject): void {
+    const uid = owner.metadata.uid!;
+    let blocking = 0;
+    for (const depUid of this.dependents.get(uid) ?? []) {
+      const dep = this.current(depUid);
+      if (!dep) continue;
+      const ref = (dep.metadata.ownerReferences ?? []).find((r) => r.uid === uid);
+      if (ref?.blockOwnerDeletion) blocking++;
+      this.attemptToDelete(dep);
+    }
+    if (blocking === 0) this.removeFinalizer(owner, 'foregroundDeletion');
+  }
+
+  /** An owner deleted with Orphan: remove references to it, then its finalizer. */
+  private orphanDependents(owner: KubeObject): void {
+    const uid = owner.metadata.uid!;
+    for (const depUid of [...(this.dependents.get(uid) ?? [])]) {
+      const dep = this.current(depUid);
+      if (!dep) continue;
+      this.setOwnerReferences(dep, (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid));
+    }
+    this.removeFinalizer(owner, 'orphan');
+  }
+
+  private setOwnerReferences(obj: KubeObject, refs: OwnerReference[]): void {
+    const rs = storeForKey(this.catalog, this.byUid.get(obj.metadata.uid!)!.key);
+    const patch = { metadata: { ownerReferences: refs.length ? refs : null, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion } };
+    rs?.patch(obj.metadata.namespace ?? '', obj.metadata.name!, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
+  }
+
+  private removeFinalizer(obj: KubeObject, finalizer: string): void {
+    const rs = storeForKey(this.catalog, this.byUid.get(obj.metadata.uid!)!.key);
+    const finalizers = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+    const patch = { metadata: { finalizers: finalizers.length ? finalizers : null, resourceVersion: obj.metadata.resourceVersion } };
+    rs?.patch(obj.metadata.namespace ?? '', obj.metadata.name!, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
+  }
+}
+
+function ownerUids(obj: KubeObject): string[] {
+  return (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter((u): u is string => !!u);
+}
+
+/** An owner reference points at this object only if kind and name agree too. */
+function sameOwner(owner: KubeObject, ref: OwnerReference): boolean {
+  return owner.metadata.name === ref.name && owner.kind === ref.kind;
+}

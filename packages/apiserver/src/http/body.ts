@@ -1,0 +1,66 @@
+/** Reading request bodies with kube's 3 MiB limit, and decoding JSON or YAML. */
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
+
+/** kube-apiserver's default MaxRequestBodyBytes. */
+export const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > limit) {
+      req.resume();
+      reject(requestEntityTooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The media type without parameters, lower-cased. */
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Decodes a create/update body: JSON, or YAML (as kube-apiserver accepts `application/yaml`). */
+export function decodeObjectBody(body: Buffer, contentType: string | undefined): unknown {
+  const type = mediaType(contentType);
+  if (type === '' || type === 'application/json' || type === '*/*') return parseJson(body);
+  if (type === 'application/yaml') return parseYamlBody(body);
+  throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
+}
+
+export function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (text.trim() === '') throw badRequest('Object \'Kind\' is missing in \'\'');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw badRequest(`the object provided is unrecognized (must be of type JSON): ${(e as Error).message}`);
+  }
+}
+
+export function parseYamlBody(body: Buffer): unknown {
+  try {
+    return parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
+  } catch (e) {
+    throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Legacy discovery documents, shaped as kube-apiserver serves them: /api,
+ * /apis, /apis/<group>, and the APIResourceList of each group version.
+ */
+import { apiVersionOf } from '@operant/apimachinery';
+import type { ResourceInfo } from '../registry/resource-info.js';
+
+/** The kind, group and version a subresource exchanges, and its verbs. */
+const subresourceKinds: Record<string, { kind: string; group?: string; version?: string; verbs: string[] }> = {
+  status: { kind: '', verbs: ['get', 'patch', 'update'] },
+  scale: { kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] },
+  token: { kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] },
+  binding: { kind: 'Binding', verbs: ['create'] },
+  finalize: { kind: '', verbs: ['update'] },
+  eviction: { kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
+};
+
+export function apiVersions(serverAddress: string): object {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function groupEntry(group: string, versions: string[]): object {
+  const list = versions.map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
+  return { name: group, versions: list, preferredVersion: list[0] };
+}
+
+/** The groups served, each with its versions (preferred first). */
+export function servedGroups(resources: ResourceInfo[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const r of resources) {
+    if (r.group === '') continue;
+    const versions = groups.get(r.group) ?? [];
+    if (!versions.includes(r.version)) versions.push(r.version);
+    groups.set(r.group, versions);
+  }
+  return groups;
+}
+
+export function apiGroupList(resources: ResourceInfo[]): object {
+  const groups = [...servedGroups(resources)].map(([g, v]) => groupEntry(g, v));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+}
+
+export function apiGroup(resources: ResourceInfo[], group: string): object | undefined {
+  const versions = servedGroups(resources).get(group);
+  return versions ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group, versions) } : undefined;
+}
+
+export function apiResourceList(resources: ResourceInfo[], group: string, version: string): object | undefined {
+  const inVersion = resources.filter((r) => r.group === group && r.version === version);
+  if (inVersion.length === 0) return undefined;
+  const list: object[] = [];
+  for (const r of inVersion) {
+    const entry: Record<string, unknown> = {
+      name: r.resource,
+      singularName: r.singular,
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: r.verbs,
+    };
+    if (r.shortNames?.length) entry.shortNames = r.shortNames;
+    if (r.categories?.length) entry.categories = r.categories;
+    list.push(entry);
+    for (const sub of r.subresources ?? []) {
+      const s = subresourceKinds[sub];
+      if (!s) continue;
+      const subEntry: Record<string, unknown> = { name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced, kind: s.kind || r.kind, verbs: s.verbs };
+      if (s.group !== undefined) subEntry.group = s.group;
+      if (s.version !== undefined) subEntry.version = s.version;
+      list.push(subEntry);
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(group, version), resources: list };
+}

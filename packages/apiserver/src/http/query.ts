@@ -1,0 +1,87 @@
+/** Parses the query parameters of API requests, refusing malformed values with 400s in kube's words. */
+import { badRequest } from '@operant/apimachinery';
+import type { DeleteOptions, FieldValidation, ListOptions, PropagationPolicy, WatchOptions, WriteOptions } from '../registry/options.js';
+
+function parseBool(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be a boolean`);
+}
+
+function parseInt64(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
+  return Number(v);
+}
+
+function parseDryRun(values: string[]): boolean {
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`Invalid dryRun option: ${JSON.stringify(v)}: supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+export function writeOptions(q: URLSearchParams): WriteOptions {
+  const fv = q.get('fieldValidation') ?? '';
+  let fieldValidation: FieldValidation;
+  if (fv === '' || fv === 'Warn') fieldValidation = 'Warn';
+  else if (fv === 'Strict' || fv === 'Ignore') fieldValidation = fv;
+  else throw badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Strict", "Warn"`);
+  const fieldManager = q.get('fieldManager') ?? undefined;
+  if (fieldManager !== undefined && fieldManager.length > 128) {
+    throw badRequest(`fieldManager: Too long: may not be more than 128 bytes`);
+  }
+  return { dryRun: parseDryRun(q.getAll('dryRun')), fieldValidation, fieldManager };
+}
+
+export function listOptions(q: URLSearchParams): ListOptions {
+  const limit = parseInt64(q, 'limit');
+  if (limit !== undefined && limit < 0) throw badRequest(`limit: Invalid value: ${limit}: must be greater than or equal to 0`);
+  return {
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+    limit,
+    continue: q.get('continue') || undefined,
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: q.get('resourceVersionMatch') || undefined,
+  };
+}
+
+export function watchOptions(q: URLSearchParams): WatchOptions {
+  const timeoutSeconds = parseInt64(q, 'timeoutSeconds');
+  if (timeoutSeconds !== undefined && timeoutSeconds < 0) throw badRequest(`timeoutSeconds: Invalid value: ${timeoutSeconds}: must be greater than or equal to 0`);
+  return {
+    ...listOptions(q),
+    allowWatchBookmarks: parseBool(q, 'allowWatchBookmarks'),
+    sendInitialEvents: parseBool(q, 'sendInitialEvents'),
+    timeoutSeconds,
+  };
+}
+
+const policies: PropagationPolicy[] = ['Background', 'Foreground', 'Orphan'];
+
+/** DeleteOptions from the query, overridden by a DeleteOptions body when one is sent (kubectl sends a body). */
+export function deleteOptions(q: URLSearchParams, body: unknown): DeleteOptions {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const policy = (b.propagationPolicy as string | undefined) ?? q.get('propagationPolicy') ?? undefined;
+  if (policy !== undefined && !policies.includes(policy as PropagationPolicy)) {
+    throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+  }
+  const dryRunValues = Array.isArray(b.dryRun) ? (b.dryRun as string[]) : q.getAll('dryRun');
+  const grace = (b.gracePeriodSeconds as number | undefined) ?? parseInt64(q, 'gracePeriodSeconds');
+  const orphan = (b.orphanDependents as boolean | undefined) ?? parseBool(q, 'orphanDependents');
+  if (policy !== undefined && orphan !== undefined) {
+    throw badRequest('orphanDependents: Invalid value: ' + String(orphan) + ': orphanDependents and deletionPropagation cannot be both set');
+  }
+  const pre = b.preconditions as { uid?: string; resourceVersion?: string } | undefined;
+  return {
+    dryRun: parseDryRun(dryRunValues),
+    propagationPolicy: policy as PropagationPolicy | undefined,
+    orphanDependents: orphan,
+    gracePeriodSeconds: grace,
+    preconditions: pre,
+  };
+}

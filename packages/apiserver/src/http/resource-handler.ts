@@ -1,0 +1,138 @@
+/**
+ * Serves one resource request: dispatches the verb to the resource's registry
+ * and writes the answer in the negotiated form (object, Table or metadata).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest, isJsonObject, methodNotAllowed, notFound, type KubeObject } from '@operant/apimachinery';
+import type { ResourceCatalog } from '../registry/catalog.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { toTable } from '../tables/table.js';
+import { decodeObjectBody, readBody, mediaType, parseJson, parseYamlBody } from './body.js';
+import { negotiate, type ResponseForm } from './negotiate.js';
+import { deleteOptions, listOptions, watchOptions, writeOptions } from './query.js';
+import type { ResourceRequest } from './request-info.js';
+import { addWarnings, sendJson } from './respond.js';
+import { serveWatch, type WatchServingOptions } from './watch-handler.js';
+import { scaleOf, scalePatchFrom } from './scale.js';
+
+export interface ResourceHandlerOptions extends WatchServingOptions {}
+
+/** The PartialObjectMetadata form of an object. */
+export function partialMetadata(obj: KubeObject): object {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}
+
+export class ResourceHandler {
+  constructor(
+    private readonly catalog: ResourceCatalog,
+    private readonly options: ResourceHandlerOptions,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse, rr: ResourceRequest, query: URLSearchParams): Promise<void> {
+    const rs = this.catalog.lookup(rr.group, rr.version, rr.resource);
+    if (!rs) throw notFoundPath();
+    if (!rs.info.namespaced && rr.namespace !== '' && rr.resource !== 'namespaces') throw notFoundPath();
+    if (rr.subresource && !(rs.info.subresources ?? []).includes(rr.subresource)) throw notFoundPath();
+    if (!allowed(rs, rr)) throw methodNotAllowed();
+    const form = negotiate(req.headers.accept);
+    if (rr.subresource === 'scale') return this.scale(req, res, rs, rr, form);
+
+    switch (rr.verb) {
+      case 'get': {
+        const obj = rs.get(rr.namespace, rr.name);
+        return this.sendObject(res, rs, obj, form, query);
+      }
+      case 'list': {
+        const list = rs.list(rr.namespace, listOptions(query)) as unknown as { metadata: Record<string, unknown>; items: KubeObject[] };
+        if (form === 'table') {
+          return sendJson(res, 200, toTable(rs.groupResource, list.items, { includeObject: includeObject(query), listMeta: list.metadata }));
+        }
+        if (form === 'metadata') {
+          return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map(partialMetadata) });
+        }
+        return sendJson(res, 200, list);
+      }
+      case 'watch':
+        return serveWatch(req, res, rs, rr, watchOptions(query), form, this.options, includeObject(query));
+      case 'create': {
+        const body = await readBody(req);
+        const obj = decodeObjectBody(body, req.headers['content-type']) as KubeObject;
+        const result = rs.create(rr.namespace, obj, writeOptions(query));
+        addWarnings(res, result.warnings);
+        return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
+      }
+      case 'update': {
+        const body = await readBody(req);
+        const obj = decodeObjectBody(body, req.headers['content-type']) as KubeObject;
+        const result = rs.update(rr.namespace, rr.name, obj, writeOptions(query), rr.subresource);
+        addWarnings(res, result.warnings);
+        return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
+      }
+      case 'patch': {
+        const body = await readBody(req);
+        const result = rs.patch(rr.namespace, rr.name, mediaType(req.headers['content-type']), body, writeOptions(query), rr.subresource);
+        addWarnings(res, result.warnings);
+        return this.sendObject(res, rs, result.object as KubeObject, form, query);
+      }
+      case 'delete': {
+        const body = await readBody(req);
+        const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
+        const result = rs.delete(rr.namespace, rr.name, deleteOptions(query, parsed));
+        if (isJsonObject(result.object) && result.object.kind === 'Status') return sendJson(res, 200, result.object);
+        return this.sendObject(res, rs, result.object as KubeObject, form, query);
+      }
+      case 'deletecollection': {
+        const body = await readBody(req);
+        const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
+        const list = rs.deleteCollection(rr.namespace, listOptions(query), deleteOptions(query, parsed));
+        return sendJson(res, 200, list);
+      }
+    }
+  }
+
+  private sendObject(res: ServerResponse, rs: ResourceStore, obj: KubeObject, form: ResponseForm, query: URLSearchParams, code = 200): void {
+    if (form === 'table') return sendJson(res, code, toTable(rs.groupResource, [obj], { includeObject: includeObject(query) }));
+    if (form === 'metadata') return sendJson(res, code, partialMetadata(obj));
+    sendJson(res, code, obj);
+  }
+
+  /** The scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
+  private async scale(req: IncomingMessage, res: ServerResponse, rs: ResourceStore, rr: ResourceRequest, form: ResponseForm): Promise<void> {
+    const current = rs.get(rr.namespace, rr.name);
+    if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current));
+    if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
+    const body = await readBody(req);
+    const patch = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']));
+    const result = rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')));
+    void form;
+    sendJson(res, 200, scaleOf(result.object as KubeObject));
+  }
+}
+
+function includeObject(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
+  const v = q.get('includeObject');
+  if (v === null || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw badRequest(`includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "None", "Metadata", "Object"`);
+}
+
+function decodeDeleteBody(body: Buffer, contentType: string | undefined): unknown {
+  return mediaType(contentType) === 'application/yaml' ? parseYamlBody(body) : parseJson(body);
+}
+
+function allowed(rs: ResourceStore, rr: ResourceRequest): boolean {
+  if (rr.subresource) {
+    if (rr.subresource === 'status' || rr.subresource === 'scale') return ['get', 'update', 'patch'].includes(rr.verb);
+    if (rr.subresource === 'finalize') return rr.verb === 'update';
+    return rr.verb === 'create';
+  }
+  return (rs.info.verbs as string[]).includes(rr.verb);
+}
+
+/** kube's answer for a path that names no served resource. */
+export function notFoundPath(): Error {
+  const err = notFound({ group: '', resource: '' }, '');
+  err.status.message = 'the server could not find the requested resource';
+  delete err.status.details;
+  return err;
+}

@@ -1,0 +1,88 @@
+/**
+ * Streams a watch as newline-terminated JSON events over a chunked response.
+ * A watcher that does not read fast enough is cut off once its unsent bytes
+ * pass a bound, so it can neither block writers nor grow memory without limit;
+ * the client re-watches from the last revision it saw, as with kube.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { KubeObject } from '@operant/apimachinery';
+import type { WatchOptions } from '../registry/options.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { startWatch, type WatchEventType } from '../registry/watch.js';
+import { toTable } from '../tables/table.js';
+import type { ResponseForm } from './negotiate.js';
+import type { ResourceRequest } from './request-info.js';
+
+export interface WatchServingOptions {
+  /** How often to send BOOKMARK events to watchers that allow them. */
+  bookmarkIntervalMs: number;
+  /** Unsent bytes after which a slow watcher is disconnected. */
+  maxWatchBufferBytes: number;
+  /** Default watch duration when the client gives no timeoutSeconds (kube: 30-60 minutes). */
+  defaultWatchTimeoutMs: number;
+}
+
+export function serveWatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rs: ResourceStore,
+  rr: ResourceRequest,
+  opts: WatchOptions,
+  form: ResponseForm,
+  serving: WatchServingOptions,
+  includeObject: 'None' | 'Metadata' | 'Object',
+): void {
+  if (rr.name) {
+    // Watching one object by URL is a watch with a metadata.name field selector.
+    const byName = `metadata.name=${rr.name}`;
+    opts = { ...opts, fieldSelector: opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName };
+  }
+  let closed = false;
+  const encode = (type: WatchEventType, object: unknown): string => {
+    let payload = object;
+    if (type !== 'ERROR' && type !== 'BOOKMARK') {
+      if (form === 'table') payload = toTable(rs.groupResource, [object as KubeObject], { includeObject });
+      else if (form === 'metadata') payload = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as KubeObject).metadata };
+    }
+    return `${JSON.stringify({ type, object: payload })}\n`;
+  };
+  const pending: string[] = [];
+  let started = false;
+  const send = (type: WatchEventType, object: unknown): void => {
+    if (closed) return;
+    const line = encode(type, object);
+    if (!started) {
+      pending.push(line);
+      return;
+    }
+    res.write(line);
+    if (res.writableLength > serving.maxWatchBufferBytes) close(true);
+  };
+
+  // Starting the watch may throw (bad selector, bad resourceVersion): that is an
+  // ordinary error answer, so the headers go out only after it succeeded.
+  const watch = startWatch(rs, rr.namespace, opts, send);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  started = true;
+  for (const line of pending) res.write(line);
+  pending.length = 0;
+
+  const timeoutMs = opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 : serving.defaultWatchTimeoutMs * (1 + Math.random());
+  const timer = setTimeout(() => close(false), timeoutMs);
+  const bookmarks = opts.allowWatchBookmarks ? setInterval(() => watch.bookmark(), serving.bookmarkIntervalMs) : undefined;
+
+  function close(abrupt: boolean): void {
+    if (closed) return;
+    closed = true;
+    watch.stop();
+    clearTimeout(timer);
+    if (bookmarks) clearInterval(bookmarks);
+    if (abrupt) res.destroy();
+    else res.end();
+  }
+  req.on('close', () => close(true));
+  res.on('close', () => close(true));
+  // A watch that failed at once (an expired resourceVersion) is over after its ERROR event.
+  if (watch.ended) close(false);
+}

@@ -1,0 +1,271 @@
+/**
+ * The per-kind strategies of the built-in resources: what kube's registries
+ * under pkg/registry/<group>/<kind>/strategy.go do that the generic registry
+ * does not.
+ */
+import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { baseStrategy, type Strategy } from './strategy.js';
+import { defaultPodSpec, defaultPodTemplate, podQosClass } from './pod-defaults.js';
+import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
+import { ClusterIpAllocator } from './cluster-ip.js';
+
+type Json = Record<string, unknown>;
+const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+const spec = (o: KubeObject): Json => asObj(o.spec);
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+function workloadStrategy(): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    hasStatusSubresource: true,
+    applyDefaults(o) {
+      const s = spec(o);
+      if (o.spec === undefined) o.spec = s;
+      if (s.replicas === undefined) s.replicas = 1;
+      if (s.revisionHistoryLimit === undefined) s.revisionHistoryLimit = 10;
+      defaultPodTemplate(s.template);
+    },
+    prepareForCreate(o) {
+      o.status = {};
+    },
+    validate: (o) => validateWorkload(o),
+    validateUpdate(o, old) {
+      const errs = validateWorkload(o);
+      if (!sameJson(spec(o).selector, spec(old).selector)) {
+        errs.push(fieldErrors.invalid('spec.selector', spec(o).selector ?? null, 'field is immutable'));
+      }
+      return errs;
+    },
+  });
+}
+
+function validateWorkload(o: KubeObject): FieldError[] {
+  const s = spec(o);
+  const errs: FieldError[] = [];
+  if (typeof s.replicas === 'number' && s.replicas < 0) {
+    errs.push(fieldErrors.invalid('spec.replicas', s.replicas, 'must be greater than or equal to 0'));
+  }
+  errs.push(...validateSelectorMatchesTemplate(s.selector, s.template));
+  errs.push(...validatePodSpec(asObj(s.template).spec, 'spec.template.spec'));
+  return errs;
+}
+
+function deploymentStrategy(): Strategy {
+  const base = workloadStrategy();
+  return {
+    ...base,
+    applyDefaults(o) {
+      base.applyDefaults(o);
+      const s = spec(o);
+      if (s.progressDeadlineSeconds === undefined) s.progressDeadlineSeconds = 600;
+      const strategy = asObj(s.strategy);
+      s.strategy = strategy;
+      if (strategy.type === undefined) strategy.type = 'RollingUpdate';
+      if (strategy.type === 'RollingUpdate') {
+        const ru = asObj(strategy.rollingUpdate);
+        strategy.rollingUpdate = ru;
+        if (ru.maxUnavailable === undefined) ru.maxUnavailable = '25%';
+        if (ru.maxSurge === undefined) ru.maxSurge = '25%';
+      }
+    },
+  };
+}
+
+const podUpdatableMessage =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/** The pod spec with the fields an update may change blanked, to compare the rest. */
+function podSpecSansMutable(s: Json): Json {
+  const c = structuredClone(s);
+  for (const list of ['containers', 'initContainers']) {
+    if (Array.isArray(c[list])) for (const x of c[list] as Json[]) delete x.image;
+  }
+  delete c.activeDeadlineSeconds;
+  delete c.tolerations;
+  delete c.terminationGracePeriodSeconds;
+  return c;
+}
+
+function podStrategy(): Strategy {
+  return baseStrategy({
+    hasStatusSubresource: true,
+    returnsDeletedObject: true,
+    applyDefaults(o) {
+      defaultPodSpec(o.spec);
+    },
+    prepareForCreate(o) {
+      const s = spec(o);
+      if (s.serviceAccountName === undefined) s.serviceAccountName = 'default';
+      if (s.serviceAccount === undefined) s.serviceAccount = s.serviceAccountName;
+      s.enableServiceLinks ??= true;
+      s.priority ??= 0;
+      s.preemptionPolicy ??= 'PreemptLowerPriority';
+      o.status = { phase: 'Pending', qosClass: podQosClass(o.spec) };
+    },
+    validate: (o) => validatePodSpec(o.spec, 'spec'),
+    validateUpdate(o, old) {
+      const errs = validatePodSpec(o.spec, 'spec');
+      if (!sameJson(podSpecSansMutable(spec(o)), podSpecSansMutable(spec(old)))) {
+        errs.push(fieldErrors.forbidden('spec', podUpdatableMessage));
+      }
+      return errs;
+    },
+  });
+}
+
+function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
+  return baseStrategy({
+    hasStatusSubresource: true,
+    applyDefaults(o) {
+      const s = spec(o);
+      if (o.spec === undefined) o.spec = s;
+      s.type ??= 'ClusterIP';
+      s.sessionAffinity ??= 'None';
+      if (s.type !== 'ExternalName') {
+        s.internalTrafficPolicy ??= 'Cluster';
+        s.ipFamilyPolicy ??= 'SingleStack';
+        s.ipFamilies ??= ['IPv4'];
+      }
+      if (Array.isArray(s.ports)) {
+        for (const p of s.ports as Json[]) {
+          p.protocol ??= 'TCP';
+          p.targetPort ??= p.port;
+        }
+      }
+    },
+    prepareForCreate(o) {
+      const s = spec(o);
+      if (s.type !== 'ExternalName' && (s.clusterIP === undefined || s.clusterIP === '')) {
+        s.clusterIP = allocator.allocate();
+      }
+      if (typeof s.clusterIP === 'string') s.clusterIPs ??= [s.clusterIP];
+      if ((s.type === 'NodePort' || s.type === 'LoadBalancer') && Array.isArray(s.ports)) {
+        for (const p of s.ports as Json[]) p.nodePort ??= allocator.allocateNodePort();
+      }
+      o.status = { loadBalancer: {} };
+    },
+    prepareForUpdate(o, old) {
+      const s = spec(o);
+      const os = spec(old);
+      if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = os.clusterIP;
+      if (s.clusterIPs === undefined) s.clusterIPs = os.clusterIPs;
+    },
+    validate: (o) => validateService(o),
+    validateUpdate(o, old) {
+      const errs = validateService(o);
+      const s = spec(o);
+      const os = spec(old);
+      if (os.clusterIP && s.clusterIP !== os.clusterIP && s.type !== 'ExternalName') {
+        errs.push(fieldErrors.invalid('spec.clusterIPs[0]', s.clusterIP ?? '', 'may not change once set'));
+      }
+      return errs;
+    },
+  });
+}
+
+function validateService(o: KubeObject): FieldError[] {
+  const s = spec(o);
+  const errs: FieldError[] = [];
+  const types = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+  if (!types.includes(String(s.type))) errs.push(fieldErrors.notSupported('spec.type', s.type, types));
+  const ports = Array.isArray(s.ports) ? (s.ports as Json[]) : [];
+  if (ports.length === 0 && s.type !== 'ExternalName' && s.clusterIP !== 'None') errs.push(fieldErrors.required('spec.ports', ''));
+  ports.forEach((p, i) => {
+    if (typeof p.port !== 'number' || p.port < 1 || p.port > 65535) {
+      errs.push(fieldErrors.invalid(`spec.ports[${i}].port`, p.port ?? 0, 'must be between 1 and 65535, inclusive'));
+    }
+    if (ports.length > 1 && !p.name) errs.push(fieldErrors.required(`spec.ports[${i}].name`, ''));
+  });
+  return errs;
+}
+
+function namespaceStrategy(): Strategy {
+  return baseStrategy({
+    hasStatusSubresource: true,
+    returnsDeletedObject: true,
+    applyDefaults(o) {
+      // kube labels every namespace with its own name (NamespaceDefaultLabelName).
+      o.metadata.labels = { ...o.metadata.labels, 'kubernetes.io/metadata.name': o.metadata.name ?? '' };
+    },
+    prepareForCreate(o) {
+      o.spec = { finalizers: ['kubernetes'] };
+      o.status = { phase: 'Active' };
+    },
+    prepareForUpdate(o, old) {
+      // spec.finalizers change only through the finalize subresource.
+      o.spec = old.spec;
+    },
+  });
+}
+
+function secretStrategy(): Strategy {
+  return baseStrategy({
+    applyDefaults(o) {
+      o.type ??= 'Opaque';
+      // stringData is write-only: kube merges it into data and drops it.
+      const stringData = asObj(o.stringData);
+      if (o.stringData !== undefined) {
+        const data = asObj(o.data);
+        for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v)).toString('base64');
+        o.data = data;
+        delete o.stringData;
+      }
+    },
+    validate: (o) => validateDataKeys(o, ['data']),
+    validateUpdate(o, old) {
+      const errs = validateDataKeys(o, ['data']);
+      if (old.type !== o.type) errs.push(fieldErrors.invalid('type', o.type, 'field is immutable'));
+      if (old.immutable === true && !sameJson(old.data, o.data)) errs.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
+      return errs;
+    },
+  });
+}
+
+function configMapStrategy(): Strategy {
+  return baseStrategy({
+    validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
+    validateUpdate(o, old) {
+      const errs = validateDataKeys(o, ['data', 'binaryData']);
+      if (old.immutable === true && (!sameJson(old.data, o.data) || !sameJson(old.binaryData, o.binaryData))) {
+        errs.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
+      }
+      return errs;
+    },
+  });
+}
+
+const configKeyPattern = /^[-._a-zA-Z0-9]+$/;
+
+function validateDataKeys(o: KubeObject, fields: string[]): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of fields) {
+    for (const key of Object.keys(asObj(o[f]))) {
+      if (!configKeyPattern.test(key) || key.length > 253) {
+        errs.push(
+          fieldErrors.invalid(`${f}[${key}]`, key, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"),
+        );
+      }
+    }
+  }
+  return errs;
+}
+
+/** Builds the strategy table, keyed by `<group>/<resource>`. */
+export function builtinStrategies(allocator: ClusterIpAllocator): Map<string, Strategy> {
+  const generational = baseStrategy({ tracksGeneration: true });
+  return new Map<string, Strategy>([
+    ['/pods', podStrategy()],
+    ['/services', serviceStrategy(allocator)],
+    ['/namespaces', namespaceStrategy()],
+    ['/secrets', secretStrategy()],
+    ['/configmaps', configMapStrategy()],
+    ['/nodes', baseStrategy({ hasStatusSubresource: true })],
+    ['/endpoints', baseStrategy({ allowCreateOnUpdate: true })],
+    ['coordination.k8s.io/leases', baseStrategy({ allowCreateOnUpdate: true })],
+    ['apps/deployments', deploymentStrategy()],
+    ['apps/replicasets', workloadStrategy()],
+    ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
+    ['admissionregistration.k8s.io/mutatingwebhookconfigurations', generational],
+    ['admissionregistration.k8s.io/validatingwebhookconfigurations', generational],
+  ]);
+}

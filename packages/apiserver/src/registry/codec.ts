@@ -1,0 +1,58 @@
+/**
+ * Decoding and patching for built-in kinds, driven by their OpenAPI schemas:
+ * unknown fields are an error (Strict), a warning (Warn) or silently dropped
+ * (Ignore), as decoding into kube's Go types behaves; strategic merge patches
+ * merge lists by the keys the schemas declare.
+ */
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  badRequest,
+  unsupportedMediaType,
+  type KubeObject,
+  type OpenApiSchema,
+} from '@operant/apimachinery';
+import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
+import { cannotBeHandledMessage, findUnknownFields, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
+import { parseJson } from '../http/body.js';
+import type { ObjectDecoder, PatchApplier } from './resource-store.js';
+import type { ResourceInfo } from './resource-info.js';
+
+function kindSchema(info: ResourceInfo): OpenApiSchema | undefined {
+  return info.definition && builtinSchemas[info.definition] ? { $ref: schemaRef(info.definition) } : undefined;
+}
+
+export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
+  const schema = kindSchema(info);
+  return (obj, validation) => {
+    if (!schema) return { object: obj, warnings: [] };
+    if (validation === 'Strict') {
+      const unknown = findUnknownFields(obj, schema, resolveBuiltinSchema);
+      if (unknown.length) throw badRequest(cannotBeHandledMessage(info.kind, info.version, strictDecodingError(unknown)));
+      return { object: obj, warnings: [] };
+    }
+    const pruned = pruneUnknownFields(obj, schema, resolveBuiltinSchema);
+    return { object: obj, warnings: validation === 'Warn' ? pruned.map(unknownFieldWarning) : [] };
+  };
+}
+
+/** The patch content types kube accepts for built-in kinds (server-side apply has its own issue). */
+export const builtinPatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+export function schemaPatcher(info: ResourceInfo): PatchApplier {
+  const schema = kindSchema(info);
+  return (current, patchType, body) => {
+    switch (patchType) {
+      case 'application/json-patch+json':
+        return applyJsonPatch(current, parseJson(body)) as KubeObject;
+      case 'application/merge-patch+json':
+        return applyMergePatch(current, parseJson(body)) as KubeObject;
+      case 'application/strategic-merge-patch+json':
+        if (!schema) throw unsupportedMediaType(patchType, builtinPatchTypes.filter((t) => !t.includes('strategic')));
+        return applyStrategicMergePatch(current, parseJson(body), schema, resolveBuiltinSchema) as KubeObject;
+      default:
+        throw unsupportedMediaType(patchType, builtinPatchTypes);
+    }
+  };
+}

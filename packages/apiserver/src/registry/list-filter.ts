@@ -1,0 +1,45 @@
+/**
+ * Label and field selectors of a list or watch, compiled once. Field selectors
+ * are limited to metadata.name, metadata.namespace and the fields the resource
+ * declares selectable; others are refused as kube refuses them.
+ */
+import { badRequest, fieldValue, parseFieldSelector, parseLabelSelector, type KubeObject } from '@operant/apimachinery';
+import type { ListOptions } from './options.js';
+import type { ResourceInfo } from './resource-info.js';
+
+export interface ListFilter {
+  /** True when neither selector restricts anything. */
+  empty: boolean;
+  matches(obj: KubeObject): boolean;
+}
+
+export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ListFilter {
+  let labels: ReturnType<typeof parseLabelSelector> | undefined;
+  let fields: ReturnType<typeof parseFieldSelector> | undefined;
+  try {
+    if (opts.labelSelector) labels = parseLabelSelector(opts.labelSelector);
+  } catch (e) {
+    throw badRequest((e as Error).message);
+  }
+  try {
+    if (opts.fieldSelector) fields = parseFieldSelector(opts.fieldSelector);
+  } catch (e) {
+    throw badRequest((e as Error).message);
+  }
+  if (fields) {
+    const allowed = new Set(['metadata.name', 'metadata.namespace', ...(info.selectableFields ?? [])]);
+    for (const r of fields.requirements) {
+      if (!allowed.has(r.field)) throw badRequest(`field label not supported: ${r.field}`);
+    }
+  }
+  const labelsEmpty = !labels || labels.empty();
+  const fieldsEmpty = !fields || fields.requirements.length === 0;
+  return {
+    empty: labelsEmpty && fieldsEmpty,
+    matches(obj: KubeObject): boolean {
+      if (!labelsEmpty && !labels!.matches(obj.metadata.labels as Record<string, string> | undefined)) return false;
+      if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, f) ?? '')) return false;
+      return true;
+    },
+  };
+}

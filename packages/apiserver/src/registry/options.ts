@@ -1,0 +1,40 @@
+/** The options of each verb, parsed from the query string and DeleteOptions body. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  fieldManager?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  propagationPolicy?: PropagationPolicy;
+  orphanDependents?: boolean;
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** The outcome of a write: the object as stored (or as it would be, for a dry run) and warnings for the client. */
+export interface WriteResult {
+  object: Record<string, unknown>;
+  warnings: string[];
+  /** 201 for creates, 200 otherwise. */
+  created: boolean;
+}

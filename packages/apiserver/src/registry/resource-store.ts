@@ -1,0 +1,461 @@
+/**
+ * The one generic registry every resource is served by, in the shape of
+ * k8s.io/apiserver's registry/generic/registry.Store: create, get, list,
+ * update, patch, delete and watch over the MVCC store, with the per-kind
+ * behaviour supplied by a Strategy.
+ */
+import {
+  StatusError,
+  alreadyExists,
+  apiVersionOf,
+  badRequest,
+  conflict,
+  deepCopy,
+  invalid,
+  isJsonObject,
+  namespaceTerminating,
+  notFound,
+  objectModifiedMessage,
+  successStatus,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  type FieldError,
+  type GroupResource,
+  type KubeObject,
+  type Status,
+} from '@operant/apimachinery';
+import type { MvccStore } from '../storage/mvcc-store.js';
+import { StoreError, type Versioned } from '../storage/types.js';
+import { listPrefix, objectKey, type StorageLocation } from './keys.js';
+import { fillCreateMeta, generateName, nowTimestamp, sameIgnoringVersion, specChanged } from './object-meta.js';
+import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions, WriteResult } from './options.js';
+import type { ResourceInfo } from './resource-info.js';
+import type { Strategy } from './strategy.js';
+import { compileListFilter, type ListFilter } from './list-filter.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+
+/** Turns a request body into the object to store: checks or drops unknown fields. */
+export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation) => { object: KubeObject; warnings: string[] };
+
+/** Applies a patch of the given content type to the current object. */
+export type PatchApplier = (current: KubeObject, patchType: string, body: Buffer) => KubeObject;
+
+export interface ResourceStoreDeps {
+  store: MvccStore;
+  decoder: ObjectDecoder;
+  patcher: PatchApplier;
+}
+
+const maxGenerateNameAttempts = 8;
+const maxPatchConflictRetries = 5;
+
+export class ResourceStore {
+  readonly groupResource: GroupResource;
+  readonly apiVersion: string;
+
+  constructor(
+    readonly info: ResourceInfo,
+    readonly location: StorageLocation,
+    readonly strategy: Strategy,
+    private readonly deps: ResourceStoreDeps,
+  ) {
+    this.groupResource = { group: info.group, resource: info.resource };
+    this.apiVersion = apiVersionOf(info.group, info.version);
+  }
+
+  /** The MVCC store this resource lives in. */
+  get mvcc(): MvccStore {
+    return this.deps.store;
+  }
+
+  private get store(): MvccStore {
+    return this.deps.store;
+  }
+
+  key(namespace: string, name: string): string {
+    return objectKey(this.location, this.info, namespace, name);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  get(namespace: string, name: string): KubeObject {
+    const v = this.store.get(this.key(namespace, name));
+    if (!v) throw notFound(this.groupResource, name);
+    return v.value;
+  }
+
+  /** Lists with selectors and pagination over one consistent snapshot. */
+  list(namespace: string, opts: ListOptions): KubeObject {
+    const filter = compileListFilter(this.info, opts);
+    let atRevision: number | undefined;
+    let after: string | undefined;
+    if (opts.continue) {
+      if (opts.resourceVersion) throw badRequest('specifying resource version is not allowed when using continue');
+      const pos = decodeContinue(opts.continue);
+      atRevision = pos.rev;
+      after = pos.after;
+    } else {
+      atRevision = this.listRevision(opts);
+    }
+    let snapshot: { items: Versioned[]; revision: number };
+    try {
+      snapshot = this.store.list(listPrefix(this.location, this.info, namespace), atRevision);
+    } catch (e) {
+      if (e instanceof StoreError && e.code === 'Expired') {
+        if (opts.continue) {
+          throw new StatusError(
+            410,
+            'Expired',
+            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          );
+        }
+        throw new StatusError(410, 'Expired', `The resourceVersion for the provided list is too old.`);
+      }
+      throw e;
+    }
+    const { items: page, more, remaining } = paginate(snapshot.items, filter, after, opts.limit);
+    const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.revision) };
+    if (more) {
+      metadata.continue = encodeContinue({ rev: snapshot.revision, after: page[page.length - 1].key });
+      if (remaining !== undefined) metadata.remainingItemCount = remaining;
+    }
+    return {
+      apiVersion: this.apiVersion,
+      kind: this.info.listKind,
+      metadata,
+      items: page.map((v) => v.value),
+    } as unknown as KubeObject;
+  }
+
+  /** The revision a list without `continue` reads at, per resourceVersion and resourceVersionMatch. */
+  private listRevision(opts: ListOptions): number | undefined {
+    const rv = opts.resourceVersion;
+    const match = opts.resourceVersionMatch;
+    if (match && match !== 'Exact' && match !== 'NotOlderThan') {
+      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    }
+    if (rv === undefined || rv === '') {
+      if (match) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+      return undefined;
+    }
+    const n = parseResourceVersion(rv);
+    if (n === 0) {
+      if (match === 'Exact') throw badRequest('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+      return undefined;
+    }
+    if (n > this.store.revision) throw tooLargeResourceVersion(n, this.store.revision);
+    return match === 'Exact' ? n : undefined;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  create(namespace: string, body: KubeObject, opts: WriteOptions): WriteResult {
+    const { object: obj, warnings } = this.decode(body, opts.fieldValidation);
+    this.checkNamespaceMatches(obj, namespace);
+    if (this.info.namespaced) obj.metadata.namespace = namespace;
+    else delete obj.metadata.namespace;
+    fillCreateMeta(obj, this.strategy.tracksGeneration);
+    const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
+    if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
+    this.strategy.applyDefaults(obj);
+    this.strategy.prepareForCreate(obj);
+    this.throwIfInvalid(obj, [
+      ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
+      ...this.strategy.validate(obj),
+    ]);
+    this.checkNamespaceActive(obj);
+    if (opts.dryRun) return { object: obj, warnings, created: true };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stored = this.store.create(this.key(namespace, obj.metadata.name!), obj);
+        return { object: stored.value, warnings, created: true };
+      } catch (e) {
+        if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
+        if (!wantsGeneratedName || attempt >= maxGenerateNameAttempts) throw alreadyExists(this.groupResource, obj.metadata.name!);
+        obj.metadata.name = generateName(obj.metadata.generateName!);
+      }
+    }
+  }
+
+  /** PUT: replaces the object (or, for `status`, only its status). */
+  update(namespace: string, name: string, body: KubeObject, opts: WriteOptions, subresource = ''): WriteResult {
+    const { object: obj, warnings } = this.decode(body, opts.fieldValidation);
+    this.checkNamespaceMatches(obj, namespace);
+    if (obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    const current = this.store.get(this.key(namespace, name));
+    if (!current) {
+      if (this.strategy.allowCreateOnUpdate && subresource === '') {
+        if (obj.metadata.resourceVersion) throw notFound(this.groupResource, name);
+        return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' });
+      }
+      throw notFound(this.groupResource, name);
+    }
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== String(current.rev)) {
+      parseResourceVersion(rv);
+      throw conflict(this.groupResource, name, objectModifiedMessage);
+    }
+    const result = this.applyUpdate(current, obj, opts.dryRun, subresource);
+    return { ...result, warnings: [...warnings, ...result.warnings] };
+  }
+
+  /** PATCH: applies the patch to the current object, retrying when a concurrent write intervenes. */
+  patch(namespace: string, name: string, patchType: string, body: Buffer, opts: WriteOptions, subresource = ''): WriteResult {
+    for (let attempt = 0; ; attempt++) {
+      const current = this.store.get(this.key(namespace, name));
+      if (!current) throw notFound(this.groupResource, name);
+      const patched = this.deps.patcher(deepCopy(current.value), patchType, body);
+      if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
+      const { object: obj, warnings } = this.decode(patched, opts.fieldValidation);
+      if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      const rv = obj.metadata.resourceVersion;
+      if (rv && rv !== String(current.rev)) {
+        // A resourceVersion in the patch itself is a precondition.
+        throw conflict(this.groupResource, name, objectModifiedMessage);
+      }
+      try {
+        const result = this.applyUpdate(current, obj, opts.dryRun, subresource);
+        return { ...result, warnings: [...warnings, ...result.warnings] };
+      } catch (e) {
+        if (e instanceof StoreError && e.code === 'Conflict' && attempt < maxPatchConflictRetries) continue;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * The shared tail of update and patch: keeps what the endpoint may not change,
+   * defaults, validates, bumps generation, skips no-op writes, and completes a
+   * deletion once the last finalizer is gone.
+   */
+  private applyUpdate(current: Versioned, incoming: KubeObject, dryRun: boolean, subresource: string): WriteResult {
+    const old = current.value;
+    let obj: KubeObject;
+    if (subresource === 'status') {
+      obj = { ...deepCopy(old), status: deepCopy(incoming.status) } as KubeObject;
+    } else if (subresource === 'finalize') {
+      obj = { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
+    } else {
+      obj = incoming;
+      obj.apiVersion = this.apiVersion;
+      obj.kind = this.info.kind;
+      if (this.strategy.hasStatusSubresource) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = deepCopy(old.status);
+      }
+      this.strategy.applyDefaults(obj);
+      this.strategy.prepareForUpdate(obj, old);
+    }
+    const m = obj.metadata;
+    const om = old.metadata;
+    m.uid = om.uid;
+    m.creationTimestamp = om.creationTimestamp;
+    if (this.info.namespaced) m.namespace = om.namespace;
+    else delete m.namespace;
+    m.deletionTimestamp = om.deletionTimestamp;
+    m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+    if (!om.deletionTimestamp) delete m.deletionTimestamp;
+    if (om.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
+    if (this.strategy.tracksGeneration) {
+      m.generation = (om.generation ?? 1) + (specChanged(obj, old) ? 1 : 0);
+    } else delete m.generation;
+    m.resourceVersion = String(current.rev);
+    const errs = [...validateObjectMetaUpdate(m, om), ...(subresource === '' ? this.strategy.validateUpdate(obj, old) : [])];
+    if (om.deletionTimestamp) {
+      const added = (m.finalizers ?? []).filter((f) => !(om.finalizers ?? []).includes(f));
+      if (added.length) errs.push({ type: 'FieldValueForbidden', field: 'metadata.finalizers', hasValue: false, detail: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` });
+    }
+    this.throwIfInvalid(obj, errs);
+    if (sameIgnoringVersion(obj, old)) return { object: old, warnings: [], created: false };
+    if (m.deletionTimestamp && this.finalizersOf(obj).length === 0) {
+      if (dryRun) return { object: obj, warnings: [], created: false };
+      const gone = this.store.delete(current.key, current.rev);
+      return { object: gone.value, warnings: [], created: false };
+    }
+    if (dryRun) return { object: obj, warnings: [], created: false };
+    const stored = this.store.update(current.key, current.rev, obj);
+    return { object: stored.value, warnings: [], created: false };
+  }
+
+  /**
+   * DELETE: removes the object, or marks it for deletion while finalizers remain
+   * (adding foregroundDeletion or orphan for those propagation policies).
+   */
+  delete(namespace: string, name: string, opts: DeleteOptions): { object: KubeObject | Status; deleted: boolean } {
+    const current = this.store.get(this.key(namespace, name));
+    if (!current) throw notFound(this.groupResource, name);
+    const meta = current.value.metadata;
+    const pre = opts.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== meta.uid) {
+      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        this.groupResource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+      );
+    }
+    const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : 'Background');
+    const finalizers = [...(meta.finalizers ?? [])];
+    const addFinalizer = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
+    if (addFinalizer && !finalizers.includes(addFinalizer)) {
+      // Switching policy replaces the other GC finalizer, as kube does.
+      const other = addFinalizer === 'orphan' ? 'foregroundDeletion' : 'orphan';
+      const i = finalizers.indexOf(other);
+      if (i >= 0) finalizers.splice(i, 1);
+      finalizers.push(addFinalizer);
+    }
+    const pending = [...finalizers, ...this.specFinalizers(current.value)];
+    if (pending.length > 0) {
+      if (meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
+        return { object: current.value, deleted: false };
+      }
+      const marked = deepCopy(current.value);
+      marked.metadata.finalizers = finalizers;
+      marked.metadata.deletionTimestamp ??= nowTimestamp();
+      marked.metadata.deletionGracePeriodSeconds ??= 0;
+      if (this.info.group === '' && this.info.resource === 'namespaces') {
+        (marked as { status?: unknown }).status = { ...(marked.status as object), phase: 'Terminating' };
+      }
+      if (opts.dryRun) return { object: marked, deleted: false };
+      const stored = this.store.update(current.key, current.rev, marked);
+      return { object: stored.value, deleted: false };
+    }
+    if (opts.dryRun) return { object: this.deletedAnswer(current.value), deleted: true };
+    const gone = this.store.delete(current.key, current.rev);
+    return { object: this.deletedAnswer(gone.value), deleted: true };
+  }
+
+  /** DELETE on the collection: deletes every object the selectors match. */
+  deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): KubeObject {
+    const list = this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector }) as unknown as {
+      items: KubeObject[];
+    };
+    const deleted: KubeObject[] = [];
+    for (const item of list.items) {
+      try {
+        const r = this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
+        deleted.push(r.deleted || !isStatus(r.object) ? (r.object as KubeObject) : item);
+      } catch (e) {
+        if (!(e instanceof StatusError && e.code === 404)) throw e;
+      }
+    }
+    return { apiVersion: this.apiVersion, kind: this.info.listKind, metadata: { resourceVersion: String(this.store.revision) }, items: deleted } as unknown as KubeObject;
+  }
+
+  private deletedAnswer(obj: KubeObject): KubeObject | Status {
+    return this.strategy.returnsDeletedObject ? obj : successStatus(this.groupResource, obj.metadata.name ?? '', obj.metadata.uid);
+  }
+
+  /** Finalizers that block deletion: metadata.finalizers, and spec.finalizers for namespaces. */
+  finalizersOf(obj: KubeObject): string[] {
+    return [...(obj.metadata.finalizers ?? []), ...this.specFinalizers(obj)];
+  }
+
+  private specFinalizers(obj: KubeObject): string[] {
+    if (this.info.group !== '' || this.info.resource !== 'namespaces') return [];
+    const f = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
+    return Array.isArray(f) ? (f as string[]) : [];
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private decode(body: KubeObject, validation: FieldValidation): { object: KubeObject; warnings: string[] } {
+    if (!isJsonObject(body)) throw badRequest('Object \'Kind\' is missing in \'null\'');
+    const expected = this.apiVersion;
+    if (body.apiVersion !== undefined && body.apiVersion !== expected) {
+      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`);
+    }
+    if (body.kind !== undefined && body.kind !== this.info.kind) {
+      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.info.kind})`);
+    }
+    if (body.metadata !== undefined && !isJsonObject(body.metadata)) {
+      throw badRequest('unable to decode the object: metadata must be an object');
+    }
+    const copy = deepCopy(body);
+    copy.apiVersion = expected;
+    copy.kind = this.info.kind;
+    copy.metadata ??= {};
+    return this.deps.decoder(copy, validation);
+  }
+
+  private checkNamespaceMatches(obj: KubeObject, namespace: string): void {
+    const ns = obj.metadata.namespace;
+    if (this.info.namespaced && ns && ns !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  /** Creating in a missing namespace is NotFound; in a terminating one, Forbidden. */
+  private checkNamespaceActive(obj: KubeObject): void {
+    if (!this.info.namespaced) return;
+    const ns = obj.metadata.namespace!;
+    const nsObj = this.store.get(`/core/namespaces/${ns}`);
+    if (!nsObj) throw notFound({ group: '', resource: 'namespaces' }, ns);
+    if (nsObj.value.metadata.deletionTimestamp || (nsObj.value.status as { phase?: string } | undefined)?.phase === 'Terminating') {
+      throw namespaceTerminating(this.groupResource, obj.metadata.name ?? '', ns);
+    }
+  }
+
+  private nameValidator(): 'subdomain' | 'label' {
+    return this.info.group === '' && (this.info.resource === 'namespaces' || this.info.resource === 'services') ? 'label' : 'subdomain';
+  }
+
+  private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
+    if (errs.length) throw invalid(this.info.group, this.info.kind, obj.metadata.name ?? '', errs);
+  }
+
+  /** Whether an object passes a list filter; used by watch. */
+  matches(filter: ListFilter, obj: KubeObject): boolean {
+    return filter.matches(obj);
+  }
+}
+
+function isStatus(o: unknown): o is Status {
+  return isJsonObject(o) && o.kind === 'Status';
+}
+
+/** Parses a resourceVersion; anything but a non-negative integer is a 400, as kube answers. */
+export function parseResourceVersion(rv: string): number {
+  if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  return Number(rv);
+}
+
+export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
+}
+
+/** One page of matching items after `after`, and whether more match beyond it. */
+function paginate(
+  items: Versioned[],
+  filter: ListFilter,
+  after: string | undefined,
+  limit: number | undefined,
+): { items: Versioned[]; more: boolean; remaining?: number } {
+  let start = 0;
+  if (after !== undefined) {
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (items[mid].key <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    start = lo;
+  }
+  const page: Versioned[] = [];
+  const max = limit && limit > 0 ? limit : Infinity;
+  let i = start;
+  for (; i < items.length && page.length < max; i++) if (filter.matches(items[i].value)) page.push(items[i]);
+  if (page.length < max) return { items: page, more: false };
+  let more = false;
+  for (let j = i; j < items.length; j++) if (filter.matches(items[j].value)) { more = true; break; }
+  // kube reports remainingItemCount only when no selector could hide items.
+  return { items: page, more, remaining: filter.empty && more ? items.length - i : undefined };
+}

@@ -1,0 +1,44 @@
+/**
+ * Per-kind behaviour plugged into the one generic registry, in the shape of
+ * k8s.io/apiserver's RESTCreateStrategy / RESTUpdateStrategy: defaults,
+ * preparation of new objects, validation, and which parts of an object each
+ * endpoint may change.
+ */
+import type { FieldError, KubeObject } from '@operant/apimachinery';
+
+export interface Strategy {
+  /** Whether the kind has metadata.generation, bumped on changes outside metadata and status. */
+  tracksGeneration: boolean;
+  /** Whether the main endpoint ignores `status` (the kind has a status subresource). */
+  hasStatusSubresource: boolean;
+  /** Whether a DELETE answers with the deleted object rather than a Status. */
+  returnsDeletedObject: boolean;
+  /** Whether PUT of a missing object creates it. */
+  allowCreateOnUpdate: boolean;
+  /** Fills in defaults (both on create and update), as kube's defaulting functions do. */
+  applyDefaults(obj: KubeObject): void;
+  /** Adjusts a new object before validation (clears status, allocates, sets phase). */
+  prepareForCreate(obj: KubeObject): void;
+  /** Adjusts an updated object before validation. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** Kind-specific validation on create (ObjectMeta is validated by the registry). */
+  validate(obj: KubeObject): FieldError[];
+  /** Kind-specific validation on update. */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
+/** The behaviour every kind starts from. */
+export function baseStrategy(overrides: Partial<Strategy> = {}): Strategy {
+  return {
+    tracksGeneration: false,
+    hasStatusSubresource: false,
+    returnsDeletedObject: false,
+    allowCreateOnUpdate: false,
+    applyDefaults: () => {},
+    prepareForCreate: () => {},
+    prepareForUpdate: () => {},
+    validate: () => [],
+    validateUpdate: () => [],
+    ...overrides,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Watch over one resource: the initial state when asked for, then every later
+ * change, with selectors applied the way kube's watch cache applies them (an
+ * object leaving the selector arrives as DELETED, entering it as ADDED).
+ */
+import { StatusError, badRequest } from '@operant/apimachinery';
+import { StoreError, type StorageEvent } from '../storage/types.js';
+import type { StoreWatch } from '../storage/mvcc-store.js';
+import { listPrefix } from './keys.js';
+import { compileListFilter } from './list-filter.js';
+import type { WatchOptions } from './options.js';
+import { parseResourceVersion, type ResourceStore } from './resource-store.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** Receives watch events; `object` is a stored (frozen) object, a bookmark or a Status. */
+export type WatchSink = (type: WatchEventType, object: unknown) => void;
+
+export interface ResourceWatch {
+  stop(): void;
+  /** Sends a BOOKMARK at the current revision (when the client allowed bookmarks). */
+  bookmark(): void;
+  /** True when the watch ended at once with an ERROR event. */
+  ended: boolean;
+}
+
+export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOptions, sink: WatchSink): ResourceWatch {
+  const filter = compileListFilter(rs.info, opts);
+  const store = rs.mvcc;
+  const prefix = listPrefix(rs.location, rs.info, namespace);
+  const rvText = opts.resourceVersion ?? '';
+  const sendInitial = opts.sendInitialEvents === true;
+  if (opts.sendInitialEvents !== undefined) {
+    if (opts.resourceVersionMatch !== 'NotOlderThan') {
+      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled and resourceVersionMatch is set to "NotOlderThan"');
+    }
+    if (sendInitial && !opts.allowWatchBookmarks) {
+      throw badRequest('allowWatchBookmarks: Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true');
+    }
+  }
+  const rv = rvText === '' ? 0 : parseResourceVersion(rvText);
+  // Bookmarks carry the store's revision: every event up to it has been delivered, matching or not.
+  const bookmark = (annotations?: Record<string, string>): void => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(store.revision) };
+    if (annotations) metadata.annotations = annotations;
+    sink('BOOKMARK', { kind: rs.info.kind, apiVersion: rs.apiVersion, metadata });
+  };
+
+  let from: number;
+  if (rv === 0 || sendInitial) {
+    const { items, revision } = store.list(prefix);
+    for (const v of items) if (filter.matches(v.value)) sink('ADDED', v.value);
+    from = revision;
+    if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
+  } else {
+    from = rv;
+  }
+
+  const deliver = (e: StorageEvent): void => {
+    if (e.rev <= from) return;
+    const now = filter.matches(e.value);
+    const before = e.prev !== undefined && filter.matches(e.prev);
+    if (e.type === 'ADDED') {
+      if (now) sink('ADDED', e.value);
+    } else if (e.type === 'DELETED') {
+      if (before) sink('DELETED', e.value);
+    } else if (now && before) sink('MODIFIED', e.value);
+    else if (now) sink('ADDED', e.value);
+    else if (before) sink('DELETED', e.value);
+  };
+
+  let handle: StoreWatch;
+  try {
+    handle = store.watch(prefix, Math.min(from, store.revision), deliver);
+  } catch (e) {
+    if (e instanceof StoreError && e.code === 'Expired') {
+      const err = new StatusError(410, 'Expired', `too old resource version: ${rv} (${e.oldestRevision ?? 0})`);
+      sink('ERROR', err.status);
+      return { stop: () => {}, bookmark: () => {}, ended: true };
+    }
+    throw e;
+  }
+  return {
+    stop: () => handle.stop(),
+    bookmark: () => {
+      if (opts.allowWatchBookmarks) bookmark();
+    },
+    ended: false,
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * The embedded API server: HTTPS (or plain HTTP for tests) in front of the
+ * MVCC store, serving discovery, OpenAPI and every registered resource, with
+ * the built-in controllers (namespace lifecycle, garbage collector) running
+ * beside it.
+ */
+import 'reflect-metadata';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { timingSafeEqual } from 'node:crypto';
+import { unauthorized } from '@operant/apimachinery';
+import { MvccStore } from './storage/mvcc-store.js';
+import { SqlitePersistence } from './storage/sqlite-persistence.js';
+import { ResourceCatalog } from './registry/catalog.js';
+import { ResourceStore } from './registry/resource-store.js';
+import { builtinResources } from './registry/builtin-resources.js';
+import { builtinStrategies } from './registry/builtin-strategies.js';
+import { baseStrategy } from './registry/strategy.js';
+import { ClusterIpAllocator } from './registry/cluster-ip.js';
+import { schemaDecoder, schemaPatcher } from './registry/codec.js';
+import { parseResourcePath } from './http/request-info.js';
+import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
+import { sendError, sendJson } from './http/respond.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/discovery.js';
+import { OpenApiRoutes } from './http/openapi-routes.js';
+import { serveReview } from './http/reviews.js';
+import { loadOrCreateServingMaterial } from './tls/material.js';
+import { kubeconfigYaml, writeKubeconfig } from './tls/kubeconfig.js';
+import { kubeVersion } from './version.js';
+import { NamespaceController } from './controllers/namespace-lifecycle.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
+import { bootstrap } from './bootstrap.js';
+
+export interface ApiServerOptions {
+  /** Port to listen on; 0 picks a free one. */
+  port?: number;
+  /** Address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Directory for durable data; omitted keeps everything in memory. */
+  dataDir?: string;
+  /** Where to write a kubeconfig for the admin once serving. */
+  kubeconfigPath?: string;
+  /** Serve plain HTTP instead of HTTPS (tests only). */
+  insecureHttp?: boolean;
+  /** Recent events kept for watches and consistent pagination. */
+  historyCapacity?: number;
+  /** Interval of BOOKMARK events to watchers that allow them. */
+  bookmarkIntervalMs?: number;
+  /** Unsent bytes after which a slow watcher is disconnected. */
+  maxWatchBufferBytes?: number;
+}
+
+/** A running server. */
+export interface RunningApiServer {
+  /** `https://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  /** The CA certificate that signed the serving certificate (PEM). */
+  caPem: string;
+  /** The bearer token of the admin identity. */
+  adminToken: string;
+  /** A kubeconfig for the admin, as YAML. */
+  kubeconfig: string;
+  /** Stops serving and closes storage; pending watches are ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded API server.
+ *
+ * @example
+ * const server = await startApiServer({ port: 0, kubeconfigPath: '.operant/kubeconfig' });
+ * console.log(`ready ${server.url}`);
+ * await server.stop();
+ */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
+  const host = options.host ?? '127.0.0.1';
+  const persistence = options.dataDir ? new SqlitePersistence(options.dataDir) : undefined;
+  const store = new MvccStore({ historyCapacity: options.historyCapacity, persistence });
+  const catalog = new ResourceCatalog();
+  const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
+  const strategies = builtinStrategies(allocator);
+  for (const info of builtinResources) {
+    const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
+    catalog.add(new ResourceStore(info, { group: info.group, resource: info.resource }, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info) }));
+  }
+  bootstrap(catalog);
+
+  const material = await loadOrCreateServingMaterial(options.dataDir ? join(options.dataDir) : undefined, {
+    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+    ipAddresses: ['127.0.0.1', '::1', '10.96.0.1', ...(host !== '127.0.0.1' && host !== 'localhost' && host !== '0.0.0.0' && host !== '::' ? [host] : [])],
+  });
+  const adminToken = Buffer.from(material.adminToken);
+  const resources = new ResourceHandler(catalog, {
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
+    maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
+    defaultWatchTimeoutMs: 30 * 60_000,
+  });
+  const openapi = new OpenApiRoutes(catalog);
+  const namespaces = new NamespaceController(catalog);
+  const gc = new GarbageCollector(catalog);
+
+  let serverAddress = '';
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((err: unknown) => sendError(res, err));
+  };
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (isPublic(path)) return servePublic(path, res);
+    if (!authenticated(req, adminToken)) throw unauthorized();
+    const rr = parseResourcePath(path, req.method ?? 'GET', url.searchParams);
+    if (rr) {
+      if (rr.group === 'authorization.k8s.io' || rr.group === 'authentication.k8s.io') return serveReview(req, res, rr, catalog);
+      return resources.handle(req, res, rr, url.searchParams);
+    }
+    if (path === '/api') return sendJson(res, 200, apiVersions(serverAddress));
+    if (path === '/apis') return sendJson(res, 200, apiGroupList(catalog.infos()));
+    if (path.startsWith('/openapi/')) return openapi.serve(req, res, path, url.searchParams);
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] === 'api' && parts.length === 2) return sendOr404(res, apiResourceList(catalog.infos(), '', parts[1]));
+    if (parts[0] === 'apis' && parts.length === 2) return sendOr404(res, apiGroup(catalog.infos(), parts[1]));
+    if (parts[0] === 'apis' && parts.length === 3) return sendOr404(res, apiResourceList(catalog.infos(), parts[1], parts[2]));
+    throw notFoundPath();
+  };
+
+  const server: Server = options.insecureHttp
+    ? createHttpServer(handler)
+    : createHttpsServer({ cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: false }, handler);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  serverAddress = `${urlHost}:${port}`;
+  const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
+  const kubeconfig = kubeconfigYaml({ server: url, caPem: material.ca.certPem, token: material.adminToken });
+  if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
+  namespaces.start();
+  gc.start();
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    caPem: material.ca.certPem,
+    adminToken: material.adminToken,
+    kubeconfig,
+    stop(): Promise<void> {
+      stopped ??= new Promise<void>((resolve) => {
+        namespaces.stop();
+        gc.stop();
+        server.close(() => {
+          store.close();
+          resolve();
+        });
+        server.closeAllConnections();
+      });
+      return stopped;
+    },
+  };
+}
+
+const publicPaths = new Set(['/version', '/healthz', '/livez', '/readyz']);
+
+function isPublic(path: string): boolean {
+  return publicPaths.has(path) || /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path);
+}
+
+function servePublic(path: string, res: ServerResponse): void {
+  if (path === '/version') return sendJson(res, 200, kubeVersion);
+  res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end('ok');
+}
+
+function authenticated(req: IncomingMessage, token: Buffer): boolean {
+  const header = req.headers.authorization ?? '';
+  if (!header.startsWith('Bearer ')) return false;
+  const given = Buffer.from(header.slice(7).trim());
+  return given.length === token.length && timingSafeEqual(given, token);
+}
+
+function sendOr404(res: ServerResponse, body: object | undefined): void {
+  if (!body) throw notFoundPath();
+  sendJson(res, 200, body);
+}
+
+function usedServiceAddresses(store: MvccStore): { ips: Set<string>; nodePorts: Set<number> } {
+  const ips = new Set<string>(['10.96.0.1']);
+  const nodePorts = new Set<number>();
+  for (const v of store.list('/core/services/').items) {
+    const spec = (v.value.spec ?? {}) as { clusterIP?: string; ports?: Array<{ nodePort?: number }> };
+    if (spec.clusterIP) ips.add(spec.clusterIP);
+    for (const p of spec.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
+  }
+  return { ips, nodePorts };
+}

@@ -1,0 +1,60 @@
+/**
+ * A bounded log of recent events, so watches can start from a past revision and
+ * paginated lists can read a consistent snapshot. Older events are dropped; a
+ * request that needs them gets 410 Expired, as from etcd after compaction.
+ */
+import type { StorageEvent } from './types.js';
+
+export class EventHistory {
+  private events: StorageEvent[] = [];
+  private start = 0;
+  /** Revisions at or below this are no longer fully described by the log. */
+  private compactedThrough: number;
+
+  constructor(
+    private readonly capacity: number,
+    initialRevision: number,
+  ) {
+    this.compactedThrough = initialRevision;
+  }
+
+  /** The oldest revision from which a watch or snapshot can still be served. */
+  get oldestServable(): number {
+    return this.compactedThrough;
+  }
+
+  get size(): number {
+    return this.events.length - this.start;
+  }
+
+  /** Appends an event; returns the revision through which history was compacted, if it was. */
+  append(event: StorageEvent): number | undefined {
+    this.events.push(event);
+    if (this.size <= this.capacity) return undefined;
+    const dropped = this.events[this.start];
+    this.start++;
+    this.compactedThrough = dropped.rev;
+    if (this.start > 1024 && this.start * 2 > this.events.length) {
+      this.events = this.events.slice(this.start);
+      this.start = 0;
+    }
+    return this.compactedThrough;
+  }
+
+  /** Events with revision greater than `rev`, oldest first. */
+  *after(rev: number): IterableIterator<StorageEvent> {
+    let lo = this.start;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid].rev <= rev) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.events.length; i++) yield this.events[i];
+  }
+
+  /** Events with revision greater than `rev`, newest first (for rolling a snapshot back). */
+  *afterNewestFirst(rev: number): IterableIterator<StorageEvent> {
+    for (let i = this.events.length - 1; i >= this.start && this.events[i].rev > rev; i--) yield this.events[i];
+  }
+}

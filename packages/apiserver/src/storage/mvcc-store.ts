@@ -1,0 +1,209 @@
+/**
+ * The in-memory MVCC store: current objects by key, a global revision, a bounded
+ * event history, and watchers fed synchronously on every commit. All operations
+ * are synchronous, so each one is atomic in Node's single thread; optional
+ * persistence makes every commit durable before it is acknowledged.
+ */
+import type { KubeObject } from '@operant/apimachinery';
+import { EventHistory } from './history.js';
+import { StoreError, type Persistence, type StorageEvent, type Versioned } from './types.js';
+
+export interface StoreOptions {
+  /** How many recent events to keep for watches and snapshots. */
+  historyCapacity?: number;
+  persistence?: Persistence;
+}
+
+/** A registered watcher; `stop()` detaches it. */
+export interface StoreWatch {
+  stop(): void;
+}
+
+interface Bucket {
+  items: Map<string, Versioned>;
+  /** Sorted keys, rebuilt lazily after keys are added or removed. */
+  sorted?: string[];
+}
+
+interface Watcher {
+  prefix: string;
+  deliver: (event: StorageEvent) => void;
+}
+
+/** The bucket of a key is its first two segments: `/<group>/<resource>/`. */
+function bucketOf(key: string): string {
+  const second = key.indexOf('/', 1);
+  const third = key.indexOf('/', second + 1);
+  return key.slice(0, third + 1);
+}
+
+function stamp(value: KubeObject, rev: number): KubeObject {
+  value.metadata.resourceVersion = String(rev);
+  return Object.freeze(value);
+}
+
+export class MvccStore {
+  private rev: number;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly history: EventHistory;
+  private readonly watchers = new Set<Watcher>();
+  private readonly persistence?: Persistence;
+
+  constructor(options: StoreOptions = {}) {
+    this.persistence = options.persistence;
+    const loaded = this.persistence?.load();
+    this.rev = loaded?.revision ?? 1;
+    const oldest = loaded?.events.length ? loaded.events[0].rev - 1 : this.rev;
+    this.history = new EventHistory(options.historyCapacity ?? 20_000, oldest);
+    for (const v of loaded?.objects ?? []) this.put(v.key, { ...v, value: Object.freeze(v.value) });
+    for (const e of loaded?.events ?? []) this.history.append(e);
+  }
+
+  /** The revision of the last commit. */
+  get revision(): number {
+    return this.rev;
+  }
+
+  /** The oldest revision a watch can start from or a snapshot can be read at. */
+  get oldestRevision(): number {
+    return this.history.oldestServable;
+  }
+
+  get(key: string): Versioned | undefined {
+    return this.buckets.get(bucketOf(key))?.items.get(key);
+  }
+
+  /**
+   * Objects whose key starts with `prefix`, sorted by key, as of `atRevision`
+   * (default: now). Throws Expired if that revision is no longer retained.
+   */
+  list(prefix: string, atRevision?: number): { items: Versioned[]; revision: number } {
+    const bucket = this.buckets.get(bucketOf(prefix));
+    if (atRevision === undefined || atRevision >= this.rev) {
+      if (!bucket) return { items: [], revision: this.rev };
+      const keys = this.sortedKeys(bucket);
+      const items: Versioned[] = [];
+      for (let i = lowerBound(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) items.push(bucket.items.get(keys[i])!);
+      return { items, revision: this.rev };
+    }
+    this.assertRetained(atRevision);
+    const state = new Map<string, Versioned>();
+    if (bucket) for (const [k, v] of bucket.items) if (k.startsWith(prefix)) state.set(k, v);
+    for (const e of this.history.afterNewestFirst(atRevision)) {
+      if (!e.key.startsWith(prefix)) continue;
+      if (e.type === 'ADDED') state.delete(e.key);
+      else state.set(e.key, { key: e.key, rev: Number(e.prev!.metadata.resourceVersion), value: e.prev! });
+    }
+    const items = [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { items, revision: atRevision };
+  }
+
+  /** Stores a new object; throws KeyExists if the key is taken. */
+  create(key: string, value: KubeObject): Versioned {
+    if (this.get(key)) throw new StoreError('KeyExists', `key ${key} exists`);
+    const rev = this.rev + 1;
+    const stored: Versioned = { key, rev, value: stamp(value, rev) };
+    this.commit({ type: 'ADDED', key, rev, value: stored.value }, stored);
+    return stored;
+  }
+
+  /** Replaces an object if its revision is still `expectedRev`; throws NotFound or Conflict. */
+  update(key: string, expectedRev: number, value: KubeObject): Versioned {
+    const current = this.get(key);
+    if (!current) throw new StoreError('NotFound', `key ${key} not found`);
+    if (current.rev !== expectedRev) throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
+    const rev = this.rev + 1;
+    const stored: Versioned = { key, rev, value: stamp(value, rev) };
+    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value }, stored);
+    return stored;
+  }
+
+  /** Removes an object (if still at `expectedRev`, when given); returns its final state. */
+  delete(key: string, expectedRev?: number): Versioned {
+    const current = this.get(key);
+    if (!current) throw new StoreError('NotFound', `key ${key} not found`);
+    if (expectedRev !== undefined && current.rev !== expectedRev) {
+      throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
+    }
+    const rev = this.rev + 1;
+    const last = stamp(structuredClone(current.value) as KubeObject, rev);
+    this.commit({ type: 'DELETED', key, rev, value: last, prev: current.value }, undefined);
+    return { key, rev, value: last };
+  }
+
+  /**
+   * Calls `deliver` for every event under `prefix` after revision `fromRev`,
+   * first the retained ones, then each new commit as it happens. Throws Expired
+   * if `fromRev` is older than the retained history.
+   */
+  watch(prefix: string, fromRev: number, deliver: (event: StorageEvent) => void): StoreWatch {
+    if (fromRev < this.rev) {
+      this.assertRetained(fromRev);
+      for (const e of this.history.after(fromRev)) if (e.key.startsWith(prefix)) deliver(e);
+    }
+    const watcher: Watcher = { prefix, deliver };
+    this.watchers.add(watcher);
+    return { stop: () => this.watchers.delete(watcher) };
+  }
+
+  /** Every stored object, of every kind (for controllers that index everything on start). */
+  *all(): IterableIterator<Versioned> {
+    for (const b of this.buckets.values()) yield* b.items.values();
+  }
+
+  /** Number of stored objects (all kinds). */
+  get size(): number {
+    let n = 0;
+    for (const b of this.buckets.values()) n += b.items.size;
+    return n;
+  }
+
+  close(): void {
+    this.watchers.clear();
+    this.persistence?.close();
+  }
+
+  private assertRetained(rev: number): void {
+    const oldest = this.history.oldestServable;
+    if (rev < oldest) throw new StoreError('Expired', `too old resource version: ${rev} (${oldest})`, oldest);
+  }
+
+  private commit(event: StorageEvent, stored: Versioned | undefined): void {
+    this.persistence?.commit(event);
+    this.rev = event.rev;
+    if (stored) this.put(event.key, stored);
+    else this.remove(event.key);
+    const compacted = this.history.append(event);
+    if (compacted !== undefined) this.persistence?.compact(compacted);
+    for (const w of this.watchers) if (event.key.startsWith(w.prefix)) w.deliver(event);
+  }
+
+  private put(key: string, stored: Versioned): void {
+    const name = bucketOf(key);
+    let bucket = this.buckets.get(name);
+    if (!bucket) this.buckets.set(name, (bucket = { items: new Map() }));
+    if (!bucket.items.has(key)) bucket.sorted = undefined;
+    bucket.items.set(key, stored);
+  }
+
+  private remove(key: string): void {
+    const bucket = this.buckets.get(bucketOf(key));
+    if (bucket?.items.delete(key)) bucket.sorted = undefined;
+  }
+
+  private sortedKeys(bucket: Bucket): string[] {
+    bucket.sorted ??= [...bucket.items.keys()].sort();
+    return bucket.sorted;
+  }
+}
+
+function lowerBound(keys: string[], target: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { stringify } from 'yaml';
+
+/** What a kubeconfig for the embedded server needs. */
+export interface KubeconfigOptions {
+  /** Server URL, e.g. `https://127.0.0.1:6443`. */
+  server: string;
+  /** PEM of the CA that signed the serving certificate. */
+  caPem: string;
+  /** Bearer token of the user. */
+  token: string;
+  /** Name of the cluster, user and context; defaults to `operant`. */
+  name?: string;
+}
+
+/**
+ * Renders a kubeconfig with one cluster, one token user and one context (namespace `default`)
+ * that is the current context.
+ */
+export function kubeconfigYaml(options: KubeconfigOptions): string {
+  const name = options.name ?? 'operant';
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name,
+        cluster: {
+          server: options.server,
+          'certificate-authority-data': Buffer.from(options.caPem, 'utf8').toString('base64'),
+        },
+      },
+    ],
+    users: [{ name, user: { token: options.token } }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
+    'current-context': name,
+    preferences: {},
+  };
+  // YAML 1.1 quoting because kubectl's parser treats `yes`/`on`-like scalars as booleans;
+  // lineWidth 0 keeps the long base64 value on one line.
+  return stringify(config, { version: '1.1', lineWidth: 0 });
+}
+
+/** Writes a kubeconfig atomically with mode 0600, creating parent directories. */
+export async function writeKubeconfig(path: string, yaml: string): Promise<void> {
+  await writeFileAtomic(path, yaml, 0o600);
+}
+
+/**
+ * Writes `data` to `path` so that readers see either the old or the new content, never a
+ * partial file: write and fsync a temporary sibling, then rename it over `path`.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    // 'wx' so the mode applies (it only does on creation) and a stale file is never reused.
+    const handle = await open(tmp, 'wx', mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}

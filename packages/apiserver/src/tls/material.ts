@@ -1,0 +1,133 @@
+import { X509Certificate, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type CertificateAndKey,
+  generateCertificateAuthority,
+  issueServingCertificate,
+} from './certificates.js';
+import { writeFileAtomic } from './kubeconfig.js';
+
+/** Names the serving certificate must cover. */
+export interface ServingHosts {
+  dnsNames: string[];
+  ipAddresses: string[];
+}
+
+/** Everything the server needs to serve HTTPS and to hand out an admin kubeconfig. */
+export interface ServingMaterial {
+  ca: CertificateAndKey;
+  serving: CertificateAndKey;
+  /** Bearer token of the built-in admin user. */
+  adminToken: string;
+}
+
+/** A serving certificate this close to expiry is reissued at startup. */
+const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
+
+const FILES = {
+  caCert: 'ca.crt',
+  caKey: 'ca.key',
+  servingCert: 'apiserver.crt',
+  servingKey: 'apiserver.key',
+  adminToken: 'admin-token',
+} as const;
+
+/** Generates a bearer token: 32 random bytes, base64url. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Returns the CA, serving certificate and admin token. With `dir`, they live in `dir/pki/` and are
+ * reused across restarts, so kubeconfigs written earlier keep working; the serving certificate
+ * alone is reissued (by the same CA) when it no longer covers `hosts` or is near expiry.
+ * Without `dir`, everything is created in memory.
+ *
+ * @throws if `ca.crt` exists without a matching `ca.key`: replacing the CA silently would
+ *   invalidate every kubeconfig handed out.
+ */
+export async function loadOrCreateServingMaterial(
+  dir: string | undefined,
+  hosts: ServingHosts,
+): Promise<ServingMaterial> {
+  if (dir === undefined) {
+    const ca = await generateCertificateAuthority();
+    return { ca, serving: await issueServingCertificate(ca, hosts), adminToken: generateToken() };
+  }
+  const pki = join(dir, 'pki');
+  await mkdir(pki, { recursive: true, mode: 0o700 });
+  const path = (name: string): string => join(pki, name);
+
+  let ca = await loadCertificateAuthority(path(FILES.caCert), path(FILES.caKey));
+  let caIsNew = false;
+  if (!ca) {
+    ca = await generateCertificateAuthority();
+    caIsNew = true;
+    // The certificate is written last: its presence marks a complete CA.
+    await writeFileAtomic(path(FILES.caKey), ca.keyPem, 0o600);
+    await writeFileAtomic(path(FILES.caCert), ca.certPem, 0o644);
+  }
+
+  let serving = caIsNew ? undefined : await loadPair(path(FILES.servingCert), path(FILES.servingKey));
+  if (!serving || !servingStillUsable(serving, ca, hosts)) {
+    serving = await issueServingCertificate(ca, hosts);
+    await writeFileAtomic(path(FILES.servingKey), serving.keyPem, 0o600);
+    await writeFileAtomic(path(FILES.servingCert), serving.certPem, 0o644);
+  }
+
+  let adminToken = (await readOptional(path(FILES.adminToken)))?.trim();
+  if (!adminToken) {
+    adminToken = generateToken();
+    await writeFileAtomic(path(FILES.adminToken), adminToken, 0o600);
+  }
+  return { ca, serving, adminToken };
+}
+
+async function loadCertificateAuthority(certPath: string, keyPath: string): Promise<CertificateAndKey | undefined> {
+  const certPem = await readOptional(certPath);
+  if (certPem === undefined) return undefined;
+  const keyPem = await readOptional(keyPath);
+  if (keyPem === undefined) throw new Error(`${certPath} exists but ${keyPath} is missing`);
+  if (!keyMatches({ certPem, keyPem })) throw new Error(`${keyPath} does not match ${certPath}`);
+  return { certPem, keyPem };
+}
+
+async function loadPair(certPath: string, keyPath: string): Promise<CertificateAndKey | undefined> {
+  const [certPem, keyPem] = await Promise.all([readOptional(certPath), readOptional(keyPath)]);
+  return certPem === undefined || keyPem === undefined ? undefined : { certPem, keyPem };
+}
+
+/** Whether a stored serving certificate was issued by `ca`, matches its key and covers `hosts`. */
+function servingStillUsable(serving: CertificateAndKey, ca: CertificateAndKey, hosts: ServingHosts): boolean {
+  try {
+    const cert = new X509Certificate(serving.certPem);
+    const caCert = new X509Certificate(ca.certPem);
+    return (
+      keyMatches(serving) &&
+      cert.checkIssued(caCert) &&
+      cert.verify(caCert.publicKey) &&
+      new Date(cert.validTo).getTime() - Date.now() > RENEW_BEFORE_MS &&
+      hosts.dnsNames.every((name) => cert.checkHost(name, { subject: 'never', wildcards: false }) !== undefined) &&
+      hosts.ipAddresses.every((ip) => cert.checkIP(ip) !== undefined)
+    );
+  } catch {
+    // Unparseable files are replaced rather than fatal: the serving pair is derived material.
+    return false;
+  }
+}
+
+function keyMatches(pair: CertificateAndKey): boolean {
+  const fromCert = new X509Certificate(pair.certPem).publicKey.export({ type: 'spki', format: 'der' });
+  const fromKey = createPublicKey(createPrivateKey(pair.keyPem)).export({ type: 'spki', format: 'der' });
+  return fromCert.equals(fromKey);
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,42 @@
+/** `operant server`: the contract in DESIGN.md section 5. */
+import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+
+export interface ServerFlags {
+  port: string;
+  host: string;
+  dataDir?: string;
+  kubeconfig?: string;
+}
+
+/** Parses `--port`, refusing anything but 0-65535. */
+export function parsePort(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new Error(`--port: invalid port ${JSON.stringify(text)}: must be an integer from 0 to 65535`);
+  return Number(text);
+}
+
+/** Stops the server on SIGTERM/SIGINT and exits once it has closed. */
+export function stopOnSignals(server: RunningApiServer, onStop?: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await onStop?.();
+      await server.stop();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+export async function runServer(flags: ServerFlags): Promise<void> {
+  const server = await startApiServer({
+    port: parsePort(flags.port),
+    host: flags.host,
+    dataDir: flags.dataDir,
+    kubeconfigPath: flags.kubeconfig,
+  });
+  stopOnSignals(server);
+  process.stdout.write(`ready ${server.url}\n`);
+}

@@ -20,6 +20,7 @@ import { builtinStrategies } from './registry/builtin-strategies.js';
 import { baseStrategy } from './registry/strategy.js';
 import { ClusterIpAllocator } from './registry/cluster-ip.js';
 import { schemaDecoder, schemaPatcher } from './registry/codec.js';
+import { eventsV1Conversion } from './registry/event-conversion.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -84,7 +85,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const strategies = builtinStrategies(allocator);
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
-    catalog.add(new ResourceStore(info, { group: info.group, resource: info.resource }, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info) }));
+    // events.k8s.io/v1 Events share the core Events' storage, as in kube.
+    const sharesCoreEvents = info.group === 'events.k8s.io' && info.resource === 'events';
+    const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
+    const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
+    catalog.add(new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), conversion }));
   }
   bootstrap(catalog);
 

@@ -1,4 +1,4 @@
 /** Applying PATCH bodies the way kube-apiserver does: JSON patch, JSON merge patch, strategic merge patch. */
-export { applyJsonPatch, maxJsonPatchOperations, type JsonPatchOperation } from './json-patch.js';
+export { applyJsonPatch, maxJsonPatchCopyBytes, maxJsonPatchOperations, type JsonPatchOperation } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';

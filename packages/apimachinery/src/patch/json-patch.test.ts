@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError, type Status } from '../status.js';
-import { applyJsonPatch, maxJsonPatchOperations } from './json-patch.js';
+import { applyJsonPatch, maxJsonPatchCopyBytes, maxJsonPatchOperations } from './json-patch.js';
 
 function pod(): Record<string, unknown> {
   return {
@@ -205,6 +205,17 @@ describe('applyJsonPatch', () => {
     assert.equal(err.code, 413);
     assert.equal(err.reason, 'RequestEntityTooLarge');
     assert.equal(err.message, 'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001');
+  });
+
+  it('stops copy operations that add more than 3 MiB', () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const copies = (n: number) => Array.from({ length: n }, (_, i) => ({ op: 'copy', from: '/a', path: `/c${i}` }));
+    assert.equal(Object.keys(applyJsonPatch({ a: big }, copies(2)) as object).length, 3);
+    const size = JSON.stringify(big).length;
+    assertRejected(
+      () => applyJsonPatch({ a: big }, copies(3)),
+      `Unable to complete the copy, the accumulated size increase of copy is ${3 * size}, exceeding the limit ${maxJsonPatchCopyBytes}`,
+    );
   });
 
   it('cannot reach the prototype through a __proto__ segment', () => {

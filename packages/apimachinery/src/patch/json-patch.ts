@@ -14,6 +14,12 @@ import { cloneJson, hasKey, isJsonObject, jsonEqual, jsonTypeWord, setKey, type 
 /** kube-apiserver's limit on the operations in one JSON patch (`maxJSONPatchOperations`). */
 export const maxJsonPatchOperations = 10000;
 
+/**
+ * kube-apiserver's limit on the bytes `copy` operations may add to a document
+ * (`JSONPatchMaxCopyBytes`, 3 MiB), against patches that double a document repeatedly.
+ */
+export const maxJsonPatchCopyBytes = 3 * 1024 * 1024;
+
 /** One RFC 6902 operation as sent on the wire. */
 export interface JsonPatchOperation {
   op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
@@ -39,7 +45,7 @@ export function applyJsonPatch(doc: unknown, patchBody: unknown): unknown {
       `Request entity too large: The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${ops.length}`,
     );
   }
-  const root: Root = { doc: cloneJson(doc) };
+  const root: Root = { doc: cloneJson(doc), copiedBytes: 0 };
   if (!isContainer(root.doc)) throw patchRejected(`json: cannot unmarshal ${jsonTypeWord(root.doc)} into Go value of type jsonpatch.partialDoc`);
   for (const op of ops) {
     try {
@@ -55,6 +61,8 @@ export function applyJsonPatch(doc: unknown, patchBody: unknown): unknown {
 type Container = JsonObject | unknown[];
 interface Root {
   doc: unknown;
+  /** Bytes added so far by `copy` operations, counted as their JSON encoding. */
+  copiedBytes: number;
 }
 interface Location {
   con: Container;
@@ -166,7 +174,14 @@ function copy(root: Root, op: JsonObject): void {
   const path = readField(op, 'path', () => 'copy operation failed to decode path: missing value');
   const dst = findObject(root, path);
   if (!dst) throw new OpError(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
-  wrap(() => containerAdd(dst.con, dst.key, cloneJson(val ?? null)), (m) => `error while adding value during copy: ${m}`);
+  const copied = val ?? null;
+  root.copiedBytes += Buffer.byteLength(JSON.stringify(copied));
+  if (root.copiedBytes > maxJsonPatchCopyBytes) {
+    throw new OpError(
+      `Unable to complete the copy, the accumulated size increase of copy is ${root.copiedBytes}, exceeding the limit ${maxJsonPatchCopyBytes}`,
+    );
+  }
+  wrap(() => containerAdd(dst.con, dst.key, cloneJson(copied)), (m) => `error while adding value during copy: ${m}`);
 }
 
 /** Reads `path` or `from`; `describe` turns the decoding error into the operation's message. */

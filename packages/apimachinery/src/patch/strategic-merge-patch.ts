@@ -11,9 +11,11 @@
  *
  * Directives: `$patch: replace|delete` on maps and list items (`$patch: merge` is an
  * error, as in kube), `$retainKeys`, `$setElementOrder/<field>`,
- * `$deleteFromPrimitiveList/<field>`. The ordering rules are strategicpatch's: items
- * named in `$setElementOrder` come in that order, then the patch's own order, then the
- * live object's; without `$setElementOrder`, items new to a merged list come first.
+ * `$deleteFromPrimitiveList/<field>`. Merged lists are ordered as strategicpatch orders
+ * them: the patch's items in `$setElementOrder` order (else the patch's own), the live
+ * object's other items in their live order, a live item going ahead of a patch item only
+ * when both are in the live list and it comes first there (so new items land before the
+ * live items that follow them).
  *
  * Where kube takes a patch value whole (a member new to the object, a replaced list),
  * kube's typed decoding later drops leftover directive keys and null members; objects

@@ -94,7 +94,7 @@ export const builtinResources: ResourceInfo[] = [
   }),
   r('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true, 'io.k8s.api.apps.v1.ControllerRevision'),
   r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
-  r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'] }),
+  r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, 'io.k8s.api.rbac.v1.ClusterRoleBinding'),
   r('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, 'io.k8s.api.rbac.v1.ClusterRole'),
   r('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, 'io.k8s.api.rbac.v1.RoleBinding'),

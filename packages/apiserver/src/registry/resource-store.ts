@@ -40,10 +40,22 @@ export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation) => { 
 /** Applies a patch of the given content type to the current object. */
 export type PatchApplier = (current: KubeObject, patchType: string, body: Buffer) => KubeObject;
 
+/**
+ * For a resource served in one shape and stored in another (events.k8s.io/v1
+ * Events are stored as core/v1 Events, as kube stores them).
+ */
+export interface StorageConversion {
+  /** The apiVersion and kind of stored objects. */
+  storedAs: { apiVersion: string; kind: string };
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
+}
+
 export interface ResourceStoreDeps {
   store: MvccStore;
   decoder: ObjectDecoder;
   patcher: PatchApplier;
+  conversion?: StorageConversion;
 }
 
 const maxGenerateNameAttempts = 8;
@@ -61,6 +73,19 @@ export class ResourceStore {
   ) {
     this.groupResource = { group: info.group, resource: info.resource };
     this.apiVersion = apiVersionOf(info.group, info.version);
+    this.storedAs = deps.conversion?.storedAs ?? { apiVersion: this.apiVersion, kind: info.kind };
+  }
+
+  /** The apiVersion and kind objects are stored with. */
+  private readonly storedAs: { apiVersion: string; kind: string };
+
+  /** A stored object in the shape this resource serves. */
+  toExternal(obj: KubeObject): KubeObject {
+    return this.deps.conversion ? this.deps.conversion.fromStorage(obj) : obj;
+  }
+
+  private external(result: WriteResult): WriteResult {
+    return this.deps.conversion ? { ...result, object: this.toExternal(result.object as KubeObject) } : result;
   }
 
   /** The MVCC store this resource lives in. */
@@ -81,7 +106,7 @@ export class ResourceStore {
   get(namespace: string, name: string): KubeObject {
     const v = this.store.get(this.key(namespace, name));
     if (!v) throw notFound(this.groupResource, name);
-    return v.value;
+    return this.toExternal(v.value);
   }
 
   /** Lists with selectors and pagination over one consistent snapshot. */
@@ -123,7 +148,7 @@ export class ResourceStore {
       apiVersion: this.apiVersion,
       kind: this.info.listKind,
       metadata,
-      items: page.map((v) => v.value),
+      items: page.map((v) => this.toExternal(v.value)),
     } as unknown as KubeObject;
   }
 
@@ -164,11 +189,11 @@ export class ResourceStore {
       ...this.strategy.validate(obj),
     ]);
     this.checkNamespaceActive(obj);
-    if (opts.dryRun) return { object: obj, warnings, created: true };
+    if (opts.dryRun) return this.external({ object: obj, warnings, created: true });
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = this.store.create(this.key(namespace, obj.metadata.name!), obj);
-        return { object: stored.value, warnings, created: true };
+        return this.external({ object: stored.value, warnings, created: true });
       } catch (e) {
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
         if (!wantsGeneratedName || attempt >= maxGenerateNameAttempts) throw alreadyExists(this.groupResource, obj.metadata.name!);
@@ -197,7 +222,7 @@ export class ResourceStore {
       parseResourceVersion(rv);
       throw conflict(this.groupResource, name, objectModifiedMessage);
     }
-    const result = this.applyUpdate(current, obj, opts.dryRun, subresource);
+    const result = this.external(this.applyUpdate(current, obj, opts.dryRun, subresource));
     return { ...result, warnings: [...warnings, ...result.warnings] };
   }
 
@@ -206,7 +231,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const current = this.store.get(this.key(namespace, name));
       if (!current) throw notFound(this.groupResource, name);
-      const patched = this.deps.patcher(deepCopy(current.value), patchType, body);
+      const patched = this.deps.patcher(deepCopy(this.toExternal(current.value)), patchType, body);
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
       const { object: obj, warnings } = this.decode(patched, opts.fieldValidation);
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -216,7 +241,7 @@ export class ResourceStore {
         throw conflict(this.groupResource, name, objectModifiedMessage);
       }
       try {
-        const result = this.applyUpdate(current, obj, opts.dryRun, subresource);
+        const result = this.external(this.applyUpdate(current, obj, opts.dryRun, subresource));
         return { ...result, warnings: [...warnings, ...result.warnings] };
       } catch (e) {
         if (e instanceof StoreError && e.code === 'Conflict' && attempt < maxPatchConflictRetries) continue;
@@ -239,8 +264,8 @@ export class ResourceStore {
       obj = { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
     } else {
       obj = incoming;
-      obj.apiVersion = this.apiVersion;
-      obj.kind = this.info.kind;
+      obj.apiVersion = this.storedAs.apiVersion;
+      obj.kind = this.storedAs.kind;
       if (this.strategy.hasStatusSubresource) {
         if (old.status === undefined) delete obj.status;
         else obj.status = deepCopy(old.status);
@@ -311,7 +336,7 @@ export class ResourceStore {
     const pending = [...finalizers, ...this.specFinalizers(current.value)];
     if (pending.length > 0) {
       if (meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
-        return { object: current.value, deleted: false };
+        return { object: this.toExternal(current.value), deleted: false };
       }
       const marked = deepCopy(current.value);
       marked.metadata.finalizers = finalizers;
@@ -320,9 +345,9 @@ export class ResourceStore {
       if (this.info.group === '' && this.info.resource === 'namespaces') {
         (marked as { status?: unknown }).status = { ...(marked.status as object), phase: 'Terminating' };
       }
-      if (opts.dryRun) return { object: marked, deleted: false };
+      if (opts.dryRun) return { object: this.toExternal(marked), deleted: false };
       const stored = this.store.update(current.key, current.rev, marked);
-      return { object: stored.value, deleted: false };
+      return { object: this.toExternal(stored.value), deleted: false };
     }
     if (opts.dryRun) return { object: this.deletedAnswer(current.value), deleted: true };
     const gone = this.store.delete(current.key, current.rev);
@@ -347,7 +372,7 @@ export class ResourceStore {
   }
 
   private deletedAnswer(obj: KubeObject): KubeObject | Status {
-    return this.strategy.returnsDeletedObject ? obj : successStatus(this.groupResource, obj.metadata.name ?? '', obj.metadata.uid);
+    return this.strategy.returnsDeletedObject ? this.toExternal(obj) : successStatus(this.groupResource, obj.metadata.name ?? '', obj.metadata.uid);
   }
 
   /** Finalizers that block deletion: metadata.finalizers, and spec.finalizers for namespaces. */
@@ -379,7 +404,9 @@ export class ResourceStore {
     copy.apiVersion = expected;
     copy.kind = this.info.kind;
     copy.metadata ??= {};
-    return this.deps.decoder(copy, validation);
+    const decoded = this.deps.decoder(copy, validation);
+    if (this.deps.conversion) decoded.object = this.deps.conversion.toStorage(decoded.object);
+    return decoded;
   }
 
   private checkNamespaceMatches(obj: KubeObject, namespace: string): void {

@@ -49,7 +49,7 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   let from: number;
   if (rv === 0 || sendInitial) {
     const { items, revision } = store.list(prefix);
-    for (const v of items) if (filter.matches(v.value)) sink('ADDED', v.value);
+    for (const v of items) if (filter.matches(v.value)) sink('ADDED', rs.toExternal(v.value));
     from = revision;
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
   } else {
@@ -60,13 +60,14 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     if (e.rev <= from) return;
     const now = filter.matches(e.value);
     const before = e.prev !== undefined && filter.matches(e.prev);
+    const value = rs.toExternal(e.value);
     if (e.type === 'ADDED') {
-      if (now) sink('ADDED', e.value);
+      if (now) sink('ADDED', value);
     } else if (e.type === 'DELETED') {
-      if (before) sink('DELETED', e.value);
-    } else if (now && before) sink('MODIFIED', e.value);
-    else if (now) sink('ADDED', e.value);
-    else if (before) sink('DELETED', e.value);
+      if (before) sink('DELETED', value);
+    } else if (now && before) sink('MODIFIED', value);
+    else if (now) sink('ADDED', value);
+    else if (before) sink('DELETED', value);
   };
 
   let handle: StoreWatch;

@@ -26,6 +26,7 @@ import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
 import { sendError, sendJson } from './http/respond.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/discovery.js';
 import { OpenApiRoutes } from './http/openapi-routes.js';
+import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
 import { loadOrCreateServingMaterial } from './tls/material.js';
 import { kubeconfigYaml, writeKubeconfig } from './tls/kubeconfig.js';
@@ -121,8 +122,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === 'authorization.k8s.io' || rr.group === 'authentication.k8s.io') return serveReview(req, res, rr, catalog);
       return resources.handle(req, res, rr, url.searchParams);
     }
-    if (path === '/api') return sendJson(res, 200, apiVersions(serverAddress));
-    if (path === '/apis') return sendJson(res, 200, apiGroupList(catalog.infos()));
+    if (path === '/api' || path === '/apis') {
+      const aggregated = wantsAggregated(req.headers.accept);
+      if (aggregated) return sendJson(res, 200, aggregatedDiscovery(catalog.infos(), path === '/api', aggregated), aggregatedContentType(aggregated));
+      return sendJson(res, 200, path === '/api' ? apiVersions(serverAddress) : apiGroupList(catalog.infos()));
+    }
     if (path.startsWith('/openapi/')) return openapi.serve(req, res, path, url.searchParams);
     const parts = path.split('/').filter(Boolean);
     if (parts[0] === 'api' && parts.length === 2) return sendOr404(res, apiResourceList(catalog.infos(), '', parts[1]));

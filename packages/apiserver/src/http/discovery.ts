@@ -6,7 +6,7 @@ import { apiVersionOf } from '@operant/apimachinery';
 import type { ResourceInfo } from '../registry/resource-info.js';
 
 /** The kind, group and version a subresource exchanges, and its verbs. */
-const subresourceKinds: Record<string, { kind: string; group?: string; version?: string; verbs: string[] }> = {
+export const subresourceKinds: Record<string, { kind: string; group?: string; version?: string; verbs: string[] }> = {
   status: { kind: '', verbs: ['get', 'patch', 'update'] },
   scale: { kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] },
   token: { kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] },

@@ -13,6 +13,9 @@ export interface ListFilter {
   matches(obj: KubeObject): boolean;
 }
 
+/** Values a selectable field reads as when absent: Go's zero value of a non-pointer field. */
+const zeroValues: Record<string, string> = { 'spec.hostNetwork': 'false' };
+
 export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ListFilter {
   let labels: ReturnType<typeof parseLabelSelector> | undefined;
   let fields: ReturnType<typeof parseFieldSelector> | undefined;
@@ -38,7 +41,7 @@ export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'l
     empty: labelsEmpty && fieldsEmpty,
     matches(obj: KubeObject): boolean {
       if (!labelsEmpty && !labels!.matches(obj.metadata.labels as Record<string, string> | undefined)) return false;
-      if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, f) ?? '')) return false;
+      if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, f) ?? zeroValues[f] ?? '')) return false;
       return true;
     },
   };

@@ -11,7 +11,8 @@ import { decodeObjectBody, readBody, mediaType, parseJson, parseYamlBody } from 
 import { negotiate, type ResponseForm } from './negotiate.js';
 import { deleteOptions, listOptions, watchOptions, writeOptions } from './query.js';
 import type { ResourceRequest } from './request-info.js';
-import { addWarnings, sendJson } from './respond.js';
+import { addWarnings, sendJson, sendText } from './respond.js';
+import { serializedList } from './serialize.js';
 import { serveWatch, type WatchServingOptions } from './watch-handler.js';
 import { scaleOf, scalePatchFrom } from './scale.js';
 
@@ -50,7 +51,7 @@ export class ResourceHandler {
         if (form === 'metadata') {
           return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map(partialMetadata) });
         }
-        return sendJson(res, 200, list);
+        return sendText(res, 200, serializedList(list));
       }
       case 'watch':
         return serveWatch(req, res, rs, rr, watchOptions(query), form, this.options, includeObject(query));

@@ -3,7 +3,11 @@ import type { ServerResponse } from 'node:http';
 import { StatusError, internalError, type Status } from '@operant/apimachinery';
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
-  const text = JSON.stringify(body);
+  sendText(res, code, JSON.stringify(body), contentType);
+}
+
+/** Sends already-serialized JSON. */
+export function sendText(res: ServerResponse, code: number, text: string, contentType = 'application/json'): void {
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   res.end(text);
 }

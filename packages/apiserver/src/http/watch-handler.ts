@@ -10,6 +10,7 @@ import type { WatchOptions } from '../registry/options.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { startWatch, type WatchEventType } from '../registry/watch.js';
 import { toTable } from '../tables/table.js';
+import { serializedObject } from './serialize.js';
 import type { ResponseForm } from './negotiate.js';
 import type { ResourceRequest } from './request-info.js';
 
@@ -43,6 +44,7 @@ export function serveWatch(
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       if (form === 'table') payload = toTable(rs.groupResource, [object as KubeObject], { includeObject });
       else if (form === 'metadata') payload = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as KubeObject).metadata };
+      else return `{"type":"${type}","object":${serializedObject(object as KubeObject)}}\n`;
     }
     return `${JSON.stringify({ type, object: payload })}\n`;
   };

@@ -98,8 +98,9 @@ export class GarbageCollector {
         try {
           this.process(u);
         } catch (e) {
-          if (!(e instanceof StatusError)) throw e;
           // A conflict or a vanished object: the next event about it brings it back.
+          // Anything else is a bug, reported but never allowed to take the server down.
+          if (!(e instanceof StatusError)) console.error(`garbage collector: processing ${u}: ${(e as Error).stack ?? String(e)}`);
         }
       }
     });

@@ -49,7 +49,15 @@ export class NamespaceController {
       this.timer = undefined;
       const names = [...this.pending];
       this.pending.clear();
-      for (const n of names) this.sync(n);
+      for (const n of names) {
+        try {
+          this.sync(n);
+        } catch (e) {
+          // Retried shortly; a failure here must never take the server down.
+          console.error(`namespace controller: syncing ${n}: ${(e as Error).stack ?? String(e)}`);
+          this.schedule(n, retryMs);
+        }
+      }
     }, delay);
   }
 
@@ -59,7 +67,8 @@ export class NamespaceController {
     try {
       sa.create(namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }, { dryRun: false, fieldValidation: 'Ignore' });
     } catch (e) {
-      if (!(e instanceof StatusError)) throw e;
+      // Already there, or the namespace went away meanwhile.
+      if (!(e instanceof StatusError)) console.error(`namespace controller: default service account in ${namespace}: ${String(e)}`);
     }
   }
 

@@ -179,6 +179,8 @@ export class ResourceStore {
     this.checkNamespaceMatches(obj, namespace);
     if (this.info.namespaced) obj.metadata.namespace = namespace;
     else delete obj.metadata.namespace;
+    // kube's NamespaceLifecycle admission runs before the object is prepared and validated.
+    this.checkNamespaceActive(obj);
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
@@ -188,7 +190,6 @@ export class ResourceStore {
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
       ...this.strategy.validate(obj),
     ]);
-    this.checkNamespaceActive(obj);
     if (opts.dryRun) return this.external({ object: obj, warnings, created: true });
     for (let attempt = 0; ; attempt++) {
       try {

@@ -175,7 +175,16 @@ export class MvccStore {
     else this.remove(event.key);
     const compacted = this.history.append(event);
     if (compacted !== undefined) this.persistence?.compact(compacted);
-    for (const w of this.watchers) if (event.key.startsWith(w.prefix)) w.deliver(event);
+    for (const w of this.watchers) {
+      if (!event.key.startsWith(w.prefix)) continue;
+      try {
+        w.deliver(event);
+      } catch (e) {
+        // The write is committed; one failing watcher must not cost the others their event.
+        console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
+        this.watchers.delete(w);
+      }
+    }
   }
 
   private put(key: string, stored: Versioned): void {

@@ -52,7 +52,16 @@ export function serveWatch(
   let started = false;
   const send = (type: WatchEventType, object: unknown): void => {
     if (closed) return;
-    const line = encode(type, object);
+    let line: string;
+    try {
+      line = encode(type, object);
+    } catch (e) {
+      // An event that cannot be rendered ends this watch; the client re-watches from its last revision.
+      console.error(`watch on ${rs.info.resource}: ${(e as Error).message}`);
+      if (started) close(true);
+      else closed = true;
+      return;
+    }
     if (!started) {
       pending.push(line);
       return;

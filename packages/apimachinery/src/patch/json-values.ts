@@ -4,13 +4,12 @@
  * Internal to the patch folder.
  */
 
+import { isJsonObject } from '../object.js';
+
+export { isJsonObject, jsonEqual } from '../object.js';
+
 /** A decoded JSON object. */
 export type JsonObject = Record<string, unknown>;
-
-/** True for a plain JSON object (not an array, not null). */
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** `Object.hasOwn`, named for readability at call sites. */
 export function hasKey(o: JsonObject, key: string): boolean {
@@ -44,19 +43,6 @@ function cloneValue(v: unknown): unknown {
   return v;
 }
 
-/** Structural equality of two JSON values. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => hasKey(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
 
 /** The word encoding/json uses for a value's JSON type in `cannot unmarshal X into ...`. */
 export function jsonTypeWord(v: unknown): string {

@@ -52,6 +52,12 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected. */
   maxWatchBufferBytes?: number;
+  /**
+   * How long a watch without `timeoutSeconds` lasts before the server ends it
+   * (each watch gets between this and twice this, as kube's --min-request-timeout);
+   * default 30 minutes. Tests shorten it to exercise clients' re-watching.
+   */
+  defaultWatchTimeoutMs?: number;
 }
 
 /** A running server. */
@@ -102,7 +108,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
-    defaultWatchTimeoutMs: 30 * 60_000,
+    defaultWatchTimeoutMs: options.defaultWatchTimeoutMs ?? 30 * 60_000,
   });
   const openapi = new OpenApiRoutes(catalog);
   const namespaces = new NamespaceController(catalog);

@@ -79,7 +79,8 @@ export function serveWatch(
   for (const line of pending) res.write(line);
   pending.length = 0;
 
-  const timeoutMs = opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 : serving.defaultWatchTimeoutMs * (1 + Math.random());
+  // timeoutSeconds=0 means the default, as in kube's ListResource (timeout == 0 -> minRequestTimeout * (1 + rand)).
+  const timeoutMs = opts.timeoutSeconds ? opts.timeoutSeconds * 1000 : serving.defaultWatchTimeoutMs * (1 + Math.random());
   const timer = setTimeout(() => close(false), timeoutMs);
   const bookmarks = opts.allowWatchBookmarks ? setInterval(() => watch.bookmark(), serving.bookmarkIntervalMs) : undefined;
 

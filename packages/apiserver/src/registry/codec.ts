@@ -25,11 +25,15 @@ function kindSchema(info: ResourceInfo): OpenApiSchema | undefined {
 
 export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
   const schema = kindSchema(info);
-  return (obj, validation) => {
+  return (obj, validation, source = 'body') => {
     if (!schema) return { object: obj, warnings: [] };
     if (validation === 'Strict') {
       const unknown = findUnknownFields(obj, schema, resolveBuiltinSchema);
-      if (unknown.length) throw badRequest(cannotBeHandledMessage(info.kind, info.version, strictDecodingError(unknown)));
+      if (unknown.length) {
+        // kube's patch handler reports the bare strict decoding error; create and update prefix it.
+        const detail = strictDecodingError(unknown);
+        throw badRequest(source === 'patch' ? detail : cannotBeHandledMessage(info.kind, info.version, detail));
+      }
       return { object: obj, warnings: [] };
     }
     const pruned = pruneUnknownFields(obj, schema, resolveBuiltinSchema);

@@ -5,7 +5,7 @@
 import { badRequest } from '@operant/apimachinery';
 
 export interface ContinuePosition {
-  /** The revision of the snapshot every page is read at. */
+  /** The revision of the snapshot every page is read at; -1 for the latest. */
   rev: number;
   /** Resume with the first key strictly after this one. */
   after: string;
@@ -19,7 +19,8 @@ export function decodeContinue(token: string): ContinuePosition {
   try {
     const raw = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { v?: unknown; rv?: unknown; start?: unknown };
     if (raw.v !== 'meta.k8s.io/v1') throw new Error('version');
-    if (typeof raw.rv !== 'number' || !Number.isInteger(raw.rv) || raw.rv <= 0) throw new Error('rv');
+    // -1 means "continue at the latest revision" (handed out with an expired-continue 410, as kube does).
+    if (typeof raw.rv !== 'number' || !Number.isInteger(raw.rv) || (raw.rv <= 0 && raw.rv !== -1)) throw new Error('rv');
     if (typeof raw.start !== 'string' || !raw.start.endsWith('\u0000')) throw new Error('start');
     return { rev: raw.rv, after: raw.start.slice(0, -1) };
   } catch {

@@ -34,8 +34,12 @@ import type { Strategy } from './strategy.js';
 import { compileListFilter, type ListFilter } from './list-filter.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 
-/** Turns a request body into the object to store: checks or drops unknown fields. */
-export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation) => { object: KubeObject; warnings: string[] };
+/**
+ * Turns a request body into the object to store: checks or drops unknown fields.
+ * `source` is `patch` when the object is the result of applying a patch: kube then
+ * reports a strict decoding error without the "cannot be handled as" prefix.
+ */
+export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation, source?: 'body' | 'patch') => { object: KubeObject; warnings: string[] };
 
 /** Applies a patch of the given content type to the current object. */
 export type PatchApplier = (current: KubeObject, patchType: string, body: Buffer) => KubeObject;
@@ -117,7 +121,8 @@ export class ResourceStore {
     if (opts.continue) {
       if (opts.resourceVersion) throw badRequest('specifying resource version is not allowed when using continue');
       const pos = decodeContinue(opts.continue);
-      atRevision = pos.rev;
+      // rev -1 (the token of an expired-continue Status) continues at the latest revision.
+      atRevision = pos.rev > 0 ? pos.rev : undefined;
       after = pos.after;
     } else {
       atRevision = this.listRevision(opts);
@@ -128,11 +133,15 @@ export class ResourceStore {
     } catch (e) {
       if (e instanceof StoreError && e.code === 'Expired') {
         if (opts.continue) {
-          throw new StatusError(
+          const err = new StatusError(
             410,
             'Expired',
             'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
           );
+          // As the message promises, and as kube's etcd3 store does (handleCompactedErrorForPaging):
+          // the Status's ListMeta carries a token that continues after the same key at the latest revision.
+          (err.status as { metadata: Record<string, unknown> }).metadata = { continue: encodeContinue({ rev: -1, after: after! }) };
+          throw err;
         }
         throw new StatusError(410, 'Expired', `The resourceVersion for the provided list is too old.`);
       }
@@ -234,7 +243,7 @@ export class ResourceStore {
       if (!current) throw notFound(this.groupResource, name);
       const patched = this.deps.patcher(deepCopy(this.toExternal(current.value)), patchType, body);
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
-      const { object: obj, warnings } = this.decode(patched, opts.fieldValidation);
+      const { object: obj, warnings } = this.decode(patched, opts.fieldValidation, 'patch');
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
       const rv = obj.metadata.resourceVersion;
       if (rv && rv !== String(current.rev)) {
@@ -389,7 +398,7 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- helpers
 
-  private decode(body: KubeObject, validation: FieldValidation): { object: KubeObject; warnings: string[] } {
+  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body'): { object: KubeObject; warnings: string[] } {
     if (!isJsonObject(body)) throw badRequest('Object \'Kind\' is missing in \'null\'');
     const expected = this.apiVersion;
     if (body.apiVersion !== undefined && body.apiVersion !== expected) {
@@ -405,7 +414,8 @@ export class ResourceStore {
     copy.apiVersion = expected;
     copy.kind = this.info.kind;
     copy.metadata ??= {};
-    const decoded = this.deps.decoder(copy, validation);
+    dropEmptyMetadata(copy.metadata);
+    const decoded = this.deps.decoder(copy, validation, source);
     if (this.deps.conversion) decoded.object = this.deps.conversion.toStorage(decoded.object);
     return decoded;
   }
@@ -439,6 +449,18 @@ export class ResourceStore {
   /** Whether an object passes a list filter; used by watch. */
   matches(filter: ListFilter, obj: KubeObject): boolean {
     return filter.matches(obj);
+  }
+}
+
+/**
+ * ObjectMeta's maps and lists are `omitempty` in kube's Go types: an empty one
+ * (say, labels after the last label was removed) is not kept or returned.
+ */
+function dropEmptyMetadata(m: KubeObject['metadata']): void {
+  const meta = m as Record<string, unknown>;
+  for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields']) {
+    const v = meta[key];
+    if (v === null || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0)) delete meta[key];
   }
 }
 

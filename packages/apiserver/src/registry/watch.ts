@@ -67,7 +67,9 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
       if (before) sink('DELETED', value);
     } else if (now && before) sink('MODIFIED', value);
     else if (now) sink('ADDED', value);
-    else if (before) sink('DELETED', value);
+    // Leaving the selector: kube's watch cache sends the object as it was when it
+    // last matched, at the event's resourceVersion (cacheWatcher.convertToWatchEvent).
+    else if (before) sink('DELETED', rs.toExternal({ ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rev) } }));
   };
 
   let handle: StoreWatch;

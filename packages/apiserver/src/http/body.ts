@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
+import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js';
 
 /** kube-apiserver's default MaxRequestBodyBytes. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -44,7 +45,9 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined):
   const type = mediaType(contentType);
   if (type === '' || type === 'application/json' || type === '*/*') return parseJson(body);
   if (type === 'application/yaml') return parseYamlBody(body);
-  throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
+  // kubectl's typed commands (create namespace, create deployment, ...) send protobuf.
+  if (type === kubeProtobufMediaType) return decodeKubeProtobuf(body).object;
+  throw unsupportedMediaType(type, ['application/json', 'application/yaml', kubeProtobufMediaType]);
 }
 
 export function parseJson(body: Buffer): unknown {

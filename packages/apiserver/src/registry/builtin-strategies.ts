@@ -129,7 +129,8 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
       if (Array.isArray(s.ports)) {
         for (const p of s.ports as Json[]) {
           p.protocol ??= 'TCP';
-          p.targetPort ??= p.port;
+          // Unset arrives as 0 or "" from protobuf clients; kube defaults all three to the port.
+          if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
         }
       }
     },

@@ -139,7 +139,7 @@ export function forbidden(gr: GroupResource, name: string, why: string, causes?:
 /** Creating in a namespace being deleted, in kube's words. */
 export function namespaceTerminating(gr: GroupResource, name: string, namespace: string): StatusError {
   const why = `unable to create new content in namespace ${namespace} because it is being terminated`;
-  return forbidden(gr, name, why, [{ reason: 'NamespaceTerminating', message: why, field: 'metadata.namespace' }]);
+  return forbidden(gr, name, why, [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }]);
 }
 
 /** 410 Expired, used for too-old resourceVersions and continue tokens. */

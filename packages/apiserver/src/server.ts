@@ -4,7 +4,6 @@
  * the built-in controllers (namespace lifecycle, garbage collector) running
  * beside it.
  */
-import 'reflect-metadata';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +11,6 @@ import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { unauthorized } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
-import { SqlitePersistence } from './storage/sqlite-persistence.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { builtinResources } from './registry/builtin-resources.js';
@@ -23,7 +21,7 @@ import { schemaDecoder, schemaPatcher } from './registry/codec.js';
 import { eventsV1Conversion } from './registry/event-conversion.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
-import { sendError, sendJson } from './http/respond.js';
+import { answerClientError, sendError, sendJson } from './http/respond.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/discovery.js';
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
@@ -85,7 +83,8 @@ export interface RunningApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const host = options.host ?? '127.0.0.1';
-  const persistence = options.dataDir ? new SqlitePersistence(options.dataDir) : undefined;
+  // SQLite (a native module) is loaded only when there is a data dir: in memory, start-up skips it.
+  const persistence = options.dataDir ? new (await import('./storage/sqlite-persistence.js')).SqlitePersistence(options.dataDir) : undefined;
   const store = new MvccStore({ historyCapacity: options.historyCapacity, persistence });
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
@@ -145,6 +144,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     ? createHttpServer(handler)
     : createHttpsServer({ cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: false }, handler);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());

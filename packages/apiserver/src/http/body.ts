@@ -1,8 +1,9 @@
 /** Reading request bodies with kube's 3 MiB limit, and decoding JSON or YAML. */
 import type { IncomingMessage } from 'node:http';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from './lazy-yaml.js';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
 import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js';
+import { decodeJsonObject, decodeYamlObject } from './object-body.js';
 
 /** kube-apiserver's default MaxRequestBodyBytes. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -40,11 +41,14 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Decodes a create/update body: JSON, or YAML (as kube-apiserver accepts `application/yaml`). */
-export function decodeObjectBody(body: Buffer, contentType: string | undefined): unknown {
+/**
+ * Decodes a create/update body: JSON, or YAML (as kube-apiserver accepts `application/yaml`),
+ * failing with kube's words for an endpoint of kind `into` (see object-body.ts).
+ */
+export function decodeObjectBody(body: Buffer, contentType: string | undefined, into = 'Object'): unknown {
   const type = mediaType(contentType);
-  if (type === '' || type === 'application/json' || type === '*/*') return parseJson(body);
-  if (type === 'application/yaml') return parseYamlBody(body);
+  if (type === '' || type === 'application/json' || type === '*/*') return decodeJsonObject(body, into);
+  if (type === 'application/yaml') return decodeYamlObject(body, into);
   // kubectl's typed commands (create namespace, create deployment, ...) send protobuf.
   if (type === kubeProtobufMediaType) return decodeKubeProtobuf(body).object;
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', kubeProtobufMediaType]);

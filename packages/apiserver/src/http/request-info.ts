@@ -4,6 +4,8 @@
  * namespace ns, resource pods, name, subresource status; the verb comes from
  * the method and whether a name or `watch` is present.
  */
+import { badRequest } from '@operant/apimachinery';
+
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export interface ResourceRequest {
@@ -16,12 +18,29 @@ export interface ResourceRequest {
   verb: RequestVerb;
 }
 
+/**
+ * Percent-decodes one path segment as Go's url.PathUnescape does: a malformed
+ * escape is the client's mistake (`invalid URL escape "%ZZ"`, a 400), and bytes
+ * that are no UTF-8 decode to U+FFFD instead of failing.
+ */
+export function unescapePathSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  const bad = /%(?![0-9a-fA-F]{2})/.exec(segment);
+  if (bad) throw badRequest(`invalid URL escape ${JSON.stringify(segment.slice(bad.index, bad.index + 3))}`);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    const bytes = segment.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+  }
+}
+
 /** Namespace subresources addressed as `/namespaces/<name>/<sub>`. */
 const namespaceSubresources = new Set(['status', 'finalize']);
 
 /** Returns the resource request, or undefined for a path that names no resource (discovery and the like). */
 export function parseResourcePath(path: string, method: string, query: URLSearchParams): ResourceRequest | undefined {
-  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const parts = path.split('/').filter((p) => p !== '').map(unescapePathSegment);
   let group: string;
   let version: string;
   let rest: string[];

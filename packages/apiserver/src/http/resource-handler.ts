@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, isJsonObject, methodNotAllowed, notFound, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
-import type { ResourceStore } from '../registry/resource-store.js';
+import { assertRevisionReached, type ResourceStore } from '../registry/resource-store.js';
 import { toTable } from '../tables/table.js';
 import { decodeObjectBody, readBody, mediaType, parseJson, parseYamlBody } from './body.js';
 import { negotiate, type ResponseForm } from './negotiate.js';
@@ -40,6 +40,7 @@ export class ResourceHandler {
 
     switch (rr.verb) {
       case 'get': {
+        assertRevisionReached(query.get('resourceVersion'), rs.mvcc.revision);
         const obj = rs.get(rr.namespace, rr.name);
         return this.sendObject(res, rs, obj, form, query);
       }
@@ -57,14 +58,14 @@ export class ResourceHandler {
         return serveWatch(req, res, rs, rr, watchOptions(query), form, this.options, includeObject(query));
       case 'create': {
         const body = await readBody(req);
-        const obj = decodeObjectBody(body, req.headers['content-type']) as KubeObject;
+        const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
         const result = rs.create(rr.namespace, obj, writeOptions(query));
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
       }
       case 'update': {
         const body = await readBody(req);
-        const obj = decodeObjectBody(body, req.headers['content-type']) as KubeObject;
+        const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
         const result = rs.update(rr.namespace, rr.name, obj, writeOptions(query), rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
@@ -134,6 +135,7 @@ function allowed(rs: ResourceStore, rr: ResourceRequest): boolean {
 export function notFoundPath(): Error {
   const err = notFound({ group: '', resource: '' }, '');
   err.status.message = 'the server could not find the requested resource';
-  delete err.status.details;
+  // go-restful's 404, as kube sends it (NewGenericServerResponse): empty details.
+  err.status.details = {};
   return err;
 }

@@ -1,6 +1,7 @@
 /** Writing JSON answers, Status errors and Warning headers. */
-import type { ServerResponse } from 'node:http';
-import { StatusError, internalError, type Status } from '@operant/apimachinery';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { StatusError, internalError, type Status, type StatusReason } from '@operant/apimachinery';
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   sendText(res, code, JSON.stringify(body), contentType);
@@ -33,4 +34,26 @@ export function addWarnings(res: ServerResponse, warnings: string[]): void {
   if (warnings.length === 0) return;
   const quoted = warnings.map((w) => `299 - ${JSON.stringify(w.replace(/[\r\n]+/g, ' '))}`);
   res.setHeader('Warning', quoted);
+}
+
+/**
+ * Answers a request Node's HTTP parser refused (an unknown method, a malformed
+ * request line, headers too large) with a Status, as every error of this server
+ * is one, then closes the connection. Node's default is a bare 400.
+ */
+export function answerClientError(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [code, reason, message]: [number, StatusReason, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'RequestEntityTooLarge', 'Request Header Fields Too Large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADERS_TIMEOUT'
+        ? [408, 'Timeout', 'Request Timeout']
+        : [400, 'BadRequest', `Bad Request: ${err.reason ?? err.code ?? err.message}`];
+  const body = JSON.stringify(new StatusError(code, reason, message).status);
+  socket.end(
+    `HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

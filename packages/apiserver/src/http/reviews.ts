@@ -18,7 +18,7 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, rr:
   const rs = catalog.lookup(rr.group, rr.version, rr.resource);
   if (!rs || rr.name || rr.subresource) throw notFoundPath();
   if (rr.verb !== 'create') throw methodNotAllowed();
-  const body = decodeObjectBody(await readBody(req), req.headers['content-type']);
+  const body = decodeObjectBody(await readBody(req), req.headers['content-type'], rs.info.kind);
   if (!isJsonObject(body)) throw badRequest('the object provided is unrecognized');
   const base = { apiVersion: `${rr.group}/${rr.version}`, kind: rs.info.kind, metadata: { creationTimestamp: null }, spec: body.spec ?? {} };
   switch (rr.resource) {

@@ -72,6 +72,7 @@ export const builtinResources: ResourceInfo[] = [
     shortNames: ['svc'],
     categories: ['all'],
     subresources: ['status'],
+    selectableFields: ['spec.clusterIP', 'spec.type'],
   }),
   r('', 'v1', 'endpoints', 'Endpoints', true, `${core}.Endpoints`, { shortNames: ['ep'], singular: 'endpoints' }),
   r('', 'v1', 'configmaps', 'ConfigMap', true, `${core}.ConfigMap`, { shortNames: ['cm'] }),
@@ -81,7 +82,7 @@ export const builtinResources: ResourceInfo[] = [
     subresources: ['token'],
   }),
   r('', 'v1', 'events', 'Event', true, `${core}.Event`, { shortNames: ['ev'], selectableFields: eventSelectable }),
-  r('', 'v1', 'nodes', 'Node', false, `${core}.Node`, { shortNames: ['no'], subresources: ['status'] }),
+  r('', 'v1', 'nodes', 'Node', false, `${core}.Node`, { shortNames: ['no'], subresources: ['status'], selectableFields: ['spec.unschedulable'] }),
   r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],

@@ -14,7 +14,7 @@ export interface ListFilter {
 }
 
 /** Values a selectable field reads as when absent: Go's zero value of a non-pointer field. */
-const zeroValues: Record<string, string> = { 'spec.hostNetwork': 'false' };
+const zeroValues: Record<string, string> = { 'spec.hostNetwork': 'false', 'spec.unschedulable': 'false' };
 
 export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ListFilter {
   let labels: ReturnType<typeof parseLabelSelector> | undefined;
@@ -30,9 +30,16 @@ export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'l
     throw badRequest((e as Error).message);
   }
   if (fields) {
-    const allowed = new Set(['metadata.name', 'metadata.namespace', ...(info.selectableFields ?? [])]);
+    // Kinds with selectable fields have a field-label conversion function in kube
+    // (which, for cluster-scoped kinds, does not take metadata.namespace); the rest
+    // get runtime.DefaultMetaV1FieldSelectorConversion, with its own message.
+    const converts = info.selectableFields !== undefined;
+    const allowed = new Set(['metadata.name', ...(converts && !info.namespaced ? [] : ['metadata.namespace']), ...(info.selectableFields ?? [])]);
     for (const r of fields.requirements) {
-      if (!allowed.has(r.field)) throw badRequest(`field label not supported: ${r.field}`);
+      if (allowed.has(r.field)) continue;
+      throw badRequest(
+        converts ? `field label not supported: ${r.field}` : `${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+      );
     }
   }
   const labelsEmpty = !labels || labels.empty();

@@ -2,6 +2,8 @@
  * What the server knows about one served resource: its names, scope, verbs and
  * subresources. Discovery, OpenAPI, routing and Tables all read this one record.
  */
+import type { OpenApiSchema } from '@operant/apimachinery';
+
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export const allVerbs: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -29,4 +31,18 @@ export interface ResourceInfo {
   definition?: string;
   /** Create-only kinds (reviews, token requests) that are answered, never stored. */
   virtual?: boolean;
+  /** For custom resources: what the CRD declares for this version. */
+  custom?: CustomResourceVersionInfo;
+}
+
+/** What a CRD declares for one served version of its resource. */
+export interface CustomResourceVersionInfo {
+  /** The version's openAPIV3Schema. */
+  schema?: OpenApiSchema;
+  /** additionalPrinterColumns; empty means NAME and AGE. */
+  printerColumns: Array<{ name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }>;
+  /** The scale subresource's paths, when declared. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /** A deprecated version's warning, sent with every request to it. */
+  deprecationWarning?: string;
 }

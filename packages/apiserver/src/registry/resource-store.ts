@@ -33,6 +33,7 @@ import type { ResourceInfo } from './resource-info.js';
 import type { Strategy } from './strategy.js';
 import { compileListFilter, type ListFilter } from './list-filter.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
+import { metadataTypeError, typeMetaMismatch } from './type-meta.js';
 
 /**
  * Turns a request body into the object to store: checks or drops unknown fields.
@@ -229,7 +230,7 @@ export class ResourceStore {
     }
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== String(current.rev)) {
-      parseResourceVersion(rv);
+      parseResourceVersion(String(rv), null);
       throw conflict(this.groupResource, name, objectModifiedMessage);
     }
     const result = this.external(this.applyUpdate(current, obj, opts.dryRun, subresource));
@@ -401,15 +402,8 @@ export class ResourceStore {
   private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body'): { object: KubeObject; warnings: string[] } {
     if (!isJsonObject(body)) throw badRequest('Object \'Kind\' is missing in \'null\'');
     const expected = this.apiVersion;
-    if (body.apiVersion !== undefined && body.apiVersion !== expected) {
-      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`);
-    }
-    if (body.kind !== undefined && body.kind !== this.info.kind) {
-      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.info.kind})`);
-    }
-    if (body.metadata !== undefined && !isJsonObject(body.metadata)) {
-      throw badRequest('unable to decode the object: metadata must be an object');
-    }
+    const mismatch = typeMetaMismatch(this.info, body) ?? metadataTypeError(this.info, body.metadata);
+    if (mismatch) throw badRequest(mismatch);
     const copy = deepCopy(body);
     copy.apiVersion = expected;
     copy.kind = this.info.kind;
@@ -434,7 +428,8 @@ export class ResourceStore {
     const nsObj = this.store.get(`/core/namespaces/${ns}`);
     if (!nsObj) throw notFound({ group: '', resource: 'namespaces' }, ns);
     if (nsObj.value.metadata.deletionTimestamp || (nsObj.value.status as { phase?: string } | undefined)?.phase === 'Terminating') {
-      throw namespaceTerminating(this.groupResource, obj.metadata.name ?? '', ns);
+      // Admission names the object by its name, else its generateName, else "Unknown" (admission.NewForbidden).
+      throw namespaceTerminating(this.groupResource, obj.metadata.name || obj.metadata.generateName || 'Unknown', ns);
     }
   }
 
@@ -468,10 +463,27 @@ function isStatus(o: unknown): o is Status {
   return isJsonObject(o) && o.kind === 'Status';
 }
 
-/** Parses a resourceVersion; anything but a non-negative integer is a 400, as kube answers. */
-export function parseResourceVersion(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
-  return Number(rv);
+/**
+ * Parses a resourceVersion as kube's storage does (strconv.ParseUint), with its
+ * error text: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`
+ * for a query parameter (`field`), the bare strconv error for an object's
+ * metadata.resourceVersion (`field` null). kube answers these with a 500
+ * (kubernetes/kubernetes#101350); they are client mistakes, so we answer 400.
+ */
+export function parseResourceVersion(rv: string, field: string | null = 'resourceVersion'): number {
+  let why: string | undefined;
+  if (!/^\d+$/.test(rv)) why = 'invalid syntax';
+  else if (BigInt(rv) > 18446744073709551615n) why = 'value out of range';
+  if (why === undefined) return Number(rv);
+  const strconv = `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`;
+  throw badRequest(field === null ? strconv : `${field}: Invalid value: ${JSON.stringify(rv)}: ${strconv}`);
+}
+
+/** A get at a resourceVersion the server has not reached yet: kube waits, then answers 504 Too large resource version. */
+export function assertRevisionReached(rv: string | null | undefined, current: number): void {
+  if (rv === null || rv === undefined || rv === '') return;
+  const n = parseResourceVersion(rv);
+  if (n > current) throw tooLargeResourceVersion(n, current);
 }
 
 export function tooLargeResourceVersion(requested: number, current: number): StatusError {

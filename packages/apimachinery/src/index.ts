@@ -5,3 +5,4 @@ export * from './openapi-schema.js';
 export * from './selectors/index.js';
 export * from './validation/index.js';
 export * from './patch/index.js';
+export * from './jsonpath/index.js';

@@ -224,7 +224,8 @@ class Evaluator {
     const results: Value[] = [];
     for (const value of input) {
       if (!Array.isArray(value)) {
-        throw new JsonPathError(`${goSprintV(value === NO_VALUE ? null : value)} is not array or slice and cannot be filtered`, input);
+        const shown = value === NO_VALUE ? '<invalid reflect.Value>' : goSprintV(value);
+        throw new JsonPathError(`${shown} is not array or slice and cannot be filtered`, input);
       }
       for (const item of value) {
         let lefts: Value[];
@@ -356,8 +357,11 @@ function compare(operator: string, a: Value, b: Value): boolean {
  * (`status is not found`, `array index out of bounds: index 3, length 2`, ...).
  */
 export function executeJsonPath(parsed: JsonPathTemplate, data: unknown, opts: JsonPathOptions = {}): unknown[][] {
-  const evaluator = new Evaluator(opts.allowMissingKeys ?? false);
-  return evaluator.findResults(parsed.root.nodes, data).map((values) => values.map(plainValue));
+  return run(parsed, data, opts).map((values) => values.map(plainValue));
+}
+
+function run(parsed: JsonPathTemplate, data: unknown, opts: JsonPathOptions): Value[][] {
+  return new Evaluator(opts.allowMissingKeys ?? false).findResults(parsed.root.nodes, data);
 }
 
 /**
@@ -387,5 +391,5 @@ function printValue(v: unknown): string {
  * @example formatJsonPath(parseJsonPath('{.items[*].metadata.name}'), list, { allowMissingKeys: true })
  */
 export function formatJsonPath(parsed: JsonPathTemplate, data: unknown, opts: JsonPathOptions = {}): string {
-  return executeJsonPath(parsed, data, opts).map(formatJsonPathResults).join('');
+  return run(parsed, data, opts).map(formatJsonPathResults).join('');
 }

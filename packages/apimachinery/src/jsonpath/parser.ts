@@ -193,7 +193,7 @@ const simpleEscapes: Record<string, number> = { a: 7, b: 8, f: 12, n: 10, r: 13,
  * client-go's `UnquoteExtend`: Go's `strconv.Unquote` for double- or
  * single-quoted strings of any length. Returns undefined on bad syntax.
  */
-export function unquoteExtend(quoted: string): string | undefined {
+function unquoteExtend(quoted: string): string | undefined {
   if (quoted.length < 2) return undefined;
   const quote = quoted[0];
   if (quote !== quoted[quoted.length - 1] || (quote !== '"' && quote !== "'")) return undefined;

@@ -11,7 +11,7 @@ import {
   type KubeObject,
   type ObjectMeta,
 } from '@operant/apimachinery';
-import { printerFor } from './builtin-printers.js';
+import { printerFor, type ResourcePrinter } from './builtin-printers.js';
 import type { TableCell, TableColumnDefinition, TableRowCondition } from './column.js';
 
 /** What a row's `object` holds: nothing, the object's metadata (the default), or the whole object. */
@@ -132,7 +132,15 @@ export function toTable(
   objects: KubeObject[],
   opts: ToTableOptions = {},
 ): Table {
-  const printer = printerFor(resource);
+  return tableFromPrinter(printerFor(resource), objects, opts);
+}
+
+/**
+ * {@link toTable} with the columns and cells of a given printer, e.g. the one
+ * a CustomResourceDefinition's printer columns describe. Rows, their objects,
+ * the list metadata and `noHeaders` are handled as for built-ins.
+ */
+export function tableFromPrinter(printer: ResourcePrinter, objects: KubeObject[], opts: ToTableOptions = {}): Table {
   const now = opts.now ?? new Date();
   const includeObject = opts.includeObject ?? 'Metadata';
   const apiVersion = `meta.k8s.io/${opts.version ?? 'v1'}`;
@@ -148,7 +156,7 @@ export function toTable(
     kind: 'Table',
     apiVersion,
     metadata: listMetaOf(objects, opts.listMeta),
-    columnDefinitions: opts.noHeaders ? [] : columnsFor(resource),
+    columnDefinitions: opts.noHeaders ? [] : printer.columns.map((c) => ({ ...c })),
     rows,
   };
 }

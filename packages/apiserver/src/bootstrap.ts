@@ -15,3 +15,39 @@ export function bootstrap(catalog: ResourceCatalog): void {
     }
   }
 }
+
+/**
+ * The `kubernetes` Service in `default` and its Endpoints, pointing at this
+ * server, as every cluster has them (rewritten at each start: the port may change).
+ */
+export function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number): void {
+  const services = catalog.lookup('', 'v1', 'services')!;
+  const endpoints = catalog.lookup('', 'v1', 'endpoints')!;
+  const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
+  const labels = { component: 'apiserver', provider: 'kubernetes' };
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', namespace: 'default', labels },
+    spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] },
+  };
+  const ep = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+    subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+  };
+  try {
+    services.create('default', service, opts);
+  } catch (e) {
+    if (!(e instanceof StatusError && e.code === 409)) throw e;
+    const patch = { spec: { ports: service.spec.ports } };
+    services.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
+  }
+  try {
+    endpoints.create('default', ep, opts);
+  } catch (e) {
+    if (!(e instanceof StatusError && e.code === 409)) throw e;
+    endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
+  }
+}

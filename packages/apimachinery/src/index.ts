@@ -6,3 +6,4 @@ export * from './selectors/index.js';
 export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './jsonpath/index.js';
+export * from './schema/index.js';

@@ -1,0 +1,92 @@
+/**
+ * Go's printing of values inside messages (`%q`, `%v`), which kube's schema errors
+ * embed in their text: `should be less than or equal to 1e+06`, `must be of type
+ * integer: "string"`.
+ */
+
+/** Go's strconv.Quote for the strings that occur in practice. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '\x07':
+        out += '\\a';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      case '\v':
+        out += '\\v';
+        break;
+      default:
+        if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+        else out += ch;
+    }
+  }
+  return `${out}"`;
+}
+
+/** Go's `%v` of a float64: shortest digits, exponent form below 1e-4 and from 1e+06 on. */
+export function goFloat(f: number): string {
+  if (Number.isNaN(f)) return 'NaN';
+  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : '-Inf';
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  const [mantissa, expText] = f.toExponential().split('e') as [string, string];
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) {
+    const abs = Math.abs(exp);
+    return `${mantissa}e${exp < 0 ? '-' : '+'}${abs < 10 ? `0${abs}` : abs}`;
+  }
+  return String(f);
+}
+
+/** Go's `%v` of an int64 (JSON integers decode to int64 in kube). */
+export function goInt(n: number): string {
+  return Number.isSafeInteger(n) ? String(n) : BigInt(Math.trunc(n)).toString();
+}
+
+/**
+ * Whether a JSON number is an integer as kube's decoder sees it (int64), rather than
+ * a float64. JSON loses the distinction between `1` and `1.0`; both count as integers.
+ */
+export function isIntegral(n: number): boolean {
+  return Number.isInteger(n) && Math.abs(n) <= 2 ** 63;
+}
+
+/** `%v` of a decoded JSON number: int64 or float64 printing. */
+export function goNumber(n: number): string {
+  return isIntegral(n) ? goInt(n) : goFloat(n);
+}
+
+/** Go's json.Marshal of a value, for enum lists in messages (keys sorted, as Go sorts map keys). */
+export function goJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
+  if (typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${goJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

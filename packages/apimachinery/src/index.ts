@@ -7,3 +7,4 @@ export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './jsonpath/index.js';
 export * from './schema/index.js';
+export * from './cel/index.js';

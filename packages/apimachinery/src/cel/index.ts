@@ -1,0 +1,17 @@
+/**
+ * CEL `x-kubernetes-validations` for CRD schemas: compile the rules when a CRD is
+ * written (`compileSchemaRules`), evaluate them on each create and update
+ * (`evaluateRules`).
+ */
+export {
+  compileSchemaRules,
+  CompiledRules,
+  perCallCostLimit,
+  runtimeCostBudget,
+  staticEstimatedCostLimit,
+  staticEstimatedCrdCostLimit,
+  type CompileOptions,
+  type CompileResult,
+} from './compile.js';
+export { evaluateRules, type EvaluateOptions } from './evaluate.js';
+export type { ValidationRule } from './decl-types.js';

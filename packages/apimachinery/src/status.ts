@@ -152,8 +152,9 @@ export function gone(message: string): StatusError {
   return new StatusError(410, 'Gone', message);
 }
 
+/** go-restful's 405 as kube sends it (NewGenericServerResponse), with empty details. */
 export function methodNotAllowed(): StatusError {
-  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }
 
 export function unsupportedMediaType(contentType: string, accepted: string[]): StatusError {

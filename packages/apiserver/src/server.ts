@@ -9,7 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
-import { unauthorized } from '@operant/apimachinery';
+import { badRequest, methodNotAllowed, unauthorized } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
@@ -31,7 +31,10 @@ import { kubeconfigYaml, writeKubeconfig } from './tls/kubeconfig.js';
 import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
-import { bootstrap } from './bootstrap.js';
+import { bootstrap, ensureKubernetesService } from './bootstrap.js';
+import { crdStrategy } from './crd/strategy.js';
+import { asCrd } from './crd/types.js';
+import { CustomResourceServing } from './crd/serving.js';
 
 export interface ApiServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -89,6 +92,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const strategies = builtinStrategies(allocator);
+  strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
     // events.k8s.io/v1 Events share the core Events' storage, as in kube.
@@ -112,16 +116,19 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const openapi = new OpenApiRoutes(catalog);
   const namespaces = new NamespaceController(catalog);
   const gc = new GarbageCollector(catalog);
+  const customResources = new CustomResourceServing(catalog, store);
+  customResources.start();
 
   let serverAddress = '';
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((err: unknown) => sendError(res, err));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://x');
+    const url = requestUrl(req.url);
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (isPublic(path)) return servePublic(path, res);
     if (!authenticated(req, adminToken)) throw unauthorized();
+    if (!servedMethods.has(req.method ?? '')) throw methodNotAllowed();
     const rr = parseResourcePath(path, req.method ?? 'GET', url.searchParams);
     if (rr) {
       if (rr.group === 'authorization.k8s.io' || rr.group === 'authentication.k8s.io') return serveReview(req, res, rr, catalog);
@@ -155,6 +162,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
   const kubeconfig = kubeconfigYaml({ server: url, caPem: material.ca.certPem, token: material.adminToken });
   if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
+  ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
   namespaces.start();
   gc.start();
 
@@ -169,6 +177,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       stopped ??= new Promise<void>((resolve) => {
         namespaces.stop();
         gc.stop();
+        customResources.stop();
         server.close(() => {
           store.close();
           resolve();
@@ -181,6 +190,19 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
 }
 
 const publicPaths = new Set(['/version', '/healthz', '/livez', '/readyz']);
+
+/** The methods the API answers; others (OPTIONS, TRACE, ...) get 405, as go-restful gives them. */
+const servedMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The request target as a URL; always a path (`//x` is a path here, not a host). */
+function requestUrl(target: string | undefined): URL {
+  const raw = target ?? '/';
+  try {
+    return new URL(`http://x${raw.startsWith('/') ? '' : '/'}${raw}`);
+  } catch {
+    throw badRequest(`parse ${JSON.stringify(raw)}: invalid URI for request`);
+  }
+}
 
 function isPublic(path: string): boolean {
   return publicPaths.has(path) || /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path);

@@ -223,6 +223,44 @@ describe('a body that disagrees with the URL', () => {
   });
 });
 
+describe('values of the wrong type', () => {
+  test('a string where kube wants an int32', async () => {
+    const body = JSON.stringify(deployment('typed', { replicas: '2' }));
+    const res = await send({ method: 'POST', path: deployPath, headers: json, body });
+    await expectStatus(
+      res,
+      badRequest('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32'),
+    );
+  });
+
+  test('metadata that is no object', async () => {
+    const res = await send({ method: 'POST', path: cmPath, headers: json, body: JSON.stringify({ metadata: 'x' }) });
+    await expectStatus(res, badRequest('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta'));
+  });
+
+  test('a map of strings holding a number', async () => {
+    const res = await send({ method: 'POST', path: cmPath, headers: json, body: configMap('typed', { data: { a: 1 } }) });
+    await expectStatus(res, badRequest('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string'));
+  });
+
+  test('secret data that is no base64', async () => {
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { k: 'abc!' } });
+    const res = await send({ method: 'POST', path: `/api/v1/namespaces/${ns}/secrets`, headers: json, body });
+    await expectStatus(res, badRequest('Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3'));
+  });
+
+  test('nulls decode as Go decodes them: a null in a map is its zero value', async () => {
+    const body = JSON.stringify({ metadata: { name: 'nulls', labels: { a: null }, annotations: null }, data: { k: null } });
+    const res = await send({ method: 'POST', path: cmPath, headers: json, body });
+    assert.equal(res.status, 201, res.text);
+    const cm = res.json as { metadata: { labels: Record<string, string>; annotations?: unknown }; data: Record<string, string> };
+    assert.deepEqual(cm.metadata.labels, { a: '' });
+    assert.equal(cm.metadata.annotations, undefined);
+    assert.deepEqual(cm.data, { k: '' });
+    await assertHealthy();
+  });
+});
+
 describe('invalid objects', () => {
   const subdomain =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -396,6 +434,23 @@ describe('resourceVersions', () => {
   });
 });
 
+describe('patch bodies', () => {
+  const patch = (type: string, body: string): Promise<RawResponse> =>
+    send({ method: 'PATCH', path: `${cmPath}/cm1`, headers: { 'Content-Type': `application/${type}` }, body });
+
+  test('malformed JSON in each patch type', async () => {
+    await expectStatus(await patch('merge-patch+json', '{'), badRequest('error decoding patch: unexpected end of JSON input'));
+    await expectStatus(await patch('json-patch+json', '[{"op":}]'), badRequest("error decoding patch: invalid character '}' looking for beginning of value"));
+    await expectStatus(await patch('strategic-merge-patch+json', '{"data":'), badRequest('unexpected end of JSON input'));
+  });
+
+  test('a patch of the wrong shape', async () => {
+    await expectStatus(await patch('json-patch+json', '{}'), badRequest('error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'));
+    await expectStatus(await patch('merge-patch+json', '[]'), badRequest('error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'));
+    await expectStatus(await patch('strategic-merge-patch+json', '"x"'), badRequest('json: cannot unmarshal string into Go value of type map[string]interface {}'));
+  });
+});
+
 describe('request bodies and media types', () => {
   test('a body over 3 MiB', async () => {
     const body = configMap('big', { data: { a: 'x'.repeat(3 * 1024 * 1024) } });
@@ -477,7 +532,47 @@ describe('request bodies and media types', () => {
   });
 });
 
+describe('paths and methods', () => {
+  test('a malformed percent-escape in the path (kube\'s Go HTTP server answers a plain-text 400)', async () => {
+    const res = await send({ method: 'GET', path: '/api/v1/namespaces/%ZZ/configmaps' });
+    await expectStatus(res, badRequest('invalid URL escape "%ZZ"'));
+  });
+
+  test('a path segment that is no UTF-8 is just a name that does not exist', async () => {
+    const res = await send({ method: 'GET', path: `${cmPath}/%C3%28` });
+    await expectStatus(res, failure(404, 'NotFound', 'configmaps "\ufffd(" not found', { name: '\ufffd(', kind: 'configmaps' }));
+  });
+
+  test('a method the API does not serve', async () => {
+    for (const method of ['OPTIONS', 'TRACE']) {
+      const res = await send({ method, path: cmPath });
+      await expectStatus(res, failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+    }
+  });
+
+  test('a verb the resource does not serve', async () => {
+    const res = await send({ method: 'GET', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews' });
+    await expectStatus(res, failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  });
+
+  test('a body nested deeper than the server takes (kube: 10000 levels; here 1000)', async () => {
+    const body = `{"metadata":{"name":"deep"},"data":${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}}`;
+    const res = await send({ method: 'POST', path: cmPath, headers: json, body });
+    await expectStatus(
+      res,
+      badRequest(`the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth (${summary(body)})`),
+    );
+  });
+});
+
 describe('namespaces', () => {
+  test('the system namespaces cannot be deleted', async () => {
+    for (const name of ['default', 'kube-system']) {
+      const res = await send({ method: 'DELETE', path: `/api/v1/namespaces/${name}` });
+      await expectStatus(res, failure(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' }));
+    }
+  });
+
   test('a create into a namespace that does not exist', async () => {
     const res = await send({ method: 'POST', path: '/api/v1/namespaces/nope/configmaps', headers: json, body: configMap('c') });
     await expectStatus(res, failure(404, 'NotFound', 'namespaces "nope" not found', { name: 'nope', kind: 'namespaces' }));

@@ -4,6 +4,7 @@ import { parseYaml } from './lazy-yaml.js';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
 import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js';
 import { decodeJsonObject, decodeYamlObject } from './object-body.js';
+import { goJsonSyntaxError, maxBodyNestingDepth } from './go-json.js';
 
 /** kube-apiserver's default MaxRequestBodyBytes. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -54,14 +55,11 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined, 
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', kubeProtobufMediaType]);
 }
 
+/** Parses a JSON body (DeleteOptions, Scale), failing as kube's decoder words it (`couldn't get version/kind; json parse error: ...`). */
 export function parseJson(body: Buffer): unknown {
-  const text = body.toString('utf8');
-  if (text.trim() === '') throw badRequest('Object \'Kind\' is missing in \'\'');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw badRequest(`the object provided is unrecognized (must be of type JSON): ${(e as Error).message}`);
-  }
+  const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
+  if (syntax !== undefined) throw badRequest(`couldn't get version/kind; json parse error: ${syntax}`);
+  return JSON.parse(body.toString('utf8')) as unknown;
 }
 
 export function parseYamlBody(body: Buffer): unknown {

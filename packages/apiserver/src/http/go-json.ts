@@ -4,12 +4,67 @@
  * beginning of object key string`, `unexpected end of JSON input`, ...).
  *
  * It mirrors the state machine of Go's `encoding/json/scanner.go` byte by byte,
- * including its nesting limit of 10000, which also keeps pathologically deep
- * documents away from the server's recursive code.
+ * including its nesting limit (Go's is 10000; see maxBodyNestingDepth), which
+ * also keeps pathologically deep documents away from the server's recursive code.
  */
 
 /** Go's maxNestingDepth. */
 export const maxJsonNestingDepth = 10000;
+
+/**
+ * How deep request bodies may nest here. kube allows Go's 10000, but Node's
+ * stack does not take JSON that deep through JSON.stringify or structuredClone
+ * (they fail from a few thousand levels), so bodies deeper than this are
+ * refused up front with Go's error text; no real object comes near it.
+ */
+export const maxBodyNestingDepth = 1000;
+
+/** Whether a parsed value holds a number JSON cannot carry (a literal like 1e400 parses to Infinity). */
+export function containsNonFinite(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return true;
+    } else if (v !== null && typeof v === 'object') {
+      for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) stack.push(child);
+    }
+  }
+  return false;
+}
+
+/** The first number literal of a JSON text (outside strings) that is out of float64 range. */
+export function firstNonFiniteLiteral(text: string): string | undefined {
+  const number = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      continue;
+    }
+    if (c !== '-' && (c < '0' || c > '9')) continue;
+    number.lastIndex = i;
+    const m = number.exec(text);
+    if (!m) continue;
+    if (!Number.isFinite(Number(m[0]))) return m[0];
+    i += m[0].length - 1;
+  }
+  return undefined;
+}
+
+/** Whether a parsed JSON value nests deeper than `limit` (iteratively, so any depth is safe to ask about). */
+export function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 const enum Parse {
   ObjectKey,
@@ -114,7 +169,7 @@ const literalExpect: Partial<Record<St, [number, St | 'end', string]>> = {
  * (e.g. `invalid character 'x' looking for beginning of value`), or undefined
  * when it is valid.
  */
-export function goJsonSyntaxError(data: Uint8Array): string | undefined {
+export function goJsonSyntaxError(data: Uint8Array, maxDepth = maxJsonNestingDepth): string | undefined {
   const stack: Parse[] = [];
   let state: St = St.BeginValue;
   let endTop = false;
@@ -125,7 +180,7 @@ export function goJsonSyntaxError(data: Uint8Array): string | undefined {
   };
   const push = (c: number, p: Parse, next: St): void => {
     stack.push(p);
-    if (stack.length <= maxJsonNestingDepth) state = next;
+    if (stack.length <= maxDepth) state = next;
     else fail(c, 'exceeded max depth');
   };
   const pop = (): void => {

@@ -15,7 +15,7 @@
  */
 import { parseYaml } from './lazy-yaml.js';
 import { StatusError, badRequest } from '@operant/apimachinery';
-import { goJsonSyntaxError } from './go-json.js';
+import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth } from './go-json.js';
 
 /** How Go prints the anonymous struct meta.Interpret decodes into. */
 const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
@@ -67,9 +67,15 @@ function interpret(value: unknown, into: string, body: Buffer): Record<string, u
 
 /** Decodes a JSON create/update body for an endpoint of kind `into`. */
 export function decodeJsonObject(body: Buffer, into: string): Record<string, unknown> {
-  const syntax = goJsonSyntaxError(body);
+  const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
   if (syntax !== undefined) throw unrecognizedBody(into, `couldn't get version/kind; json parse error: ${syntax}`, body);
-  return interpret(JSON.parse(body.toString('utf8')) as unknown, into, body);
+  const text = body.toString('utf8');
+  const value = JSON.parse(text) as unknown;
+  if (containsNonFinite(value)) {
+    // Go refuses a number out of float64 range; JSON.parse would make it Infinity.
+    throw unrecognizedBody(into, `json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`, body);
+  }
+  return interpret(value, into, body);
 }
 
 /** go-yaml's words for the errors of the JS YAML parser we can map with confidence; the parser's own otherwise. */
@@ -78,6 +84,7 @@ function goYamlError(e: unknown): string {
   const line = err.linePos?.[0]?.line ?? 1;
   // go-yaml reports scanner errors with a 1-based line, and none on the first line.
   const where = line > 1 ? `line ${line}: ` : '';
+  if (String(err.message).startsWith('json: ')) return String(err.message);
   switch (err.code) {
     case 'BLOCK_AS_IMPLICIT_KEY':
       return `yaml: ${where}mapping values are not allowed in this context`;
@@ -94,6 +101,9 @@ export function decodeYamlObject(body: Buffer, into: string): Record<string, unk
   try {
     value = parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
     // Only what JSON can say survives YAMLToJSON (no Dates, Maps or cycles).
+    if (jsonDepthExceeds(value, maxBodyNestingDepth)) throw new Error(`exceeded max depth of ${maxBodyNestingDepth}`);
+    // YAML's .inf and .nan do not convert to JSON (json.Marshal: unsupported value).
+    if (containsNonFinite(value)) throw new Error('json: unsupported value: +Inf');
     value = value === undefined ? null : (JSON.parse(JSON.stringify(value) ?? 'null') as unknown);
   } catch (e) {
     throw unrecognizedBody(into, goYamlError(e), body);

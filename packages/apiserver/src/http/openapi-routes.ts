@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
+import { customResourceDefinitions } from '../openapi/custom-resource-schemas.js';
 import { openApiDocumentHash, openApiV3Document, openApiV3Index, openApiV3PathKey, type GroupVersion } from '../openapi/document.js';
 import { notFoundPath } from './resource-handler.js';
 
@@ -51,7 +52,11 @@ export class OpenApiRoutes {
     const key = openApiV3PathKey(gv);
     let r = this.cache.get(key);
     if (!r) {
-      const body = JSON.stringify(openApiV3Document(gv, this.catalog.infos(), builtinSchemas));
+      const infos = this.catalog.infos();
+      const custom = infos.filter((i) => i.custom && i.group === gv.group && i.version === gv.version);
+      // A group version of custom resources carries their schemas, and no strategic merge patch.
+      const schemas = custom.length ? Object.assign({}, builtinSchemas, ...custom.map(customResourceDefinitions)) : builtinSchemas;
+      const body = JSON.stringify(openApiV3Document(gv, infos, schemas, { strategicMergePatch: custom.length === 0 }));
       r = { body, hash: openApiDocumentHash(body) };
       this.cache.set(key, r);
     }

@@ -78,8 +78,11 @@ export function parseResourcePath(path: string, method: string, query: URLSearch
   let verb: RequestVerb;
   switch (method) {
     case 'GET':
-    case 'HEAD':
       verb = name ? (wantsWatch ? 'watch' : 'get') : wantsWatch ? 'watch' : 'list';
+      break;
+    case 'HEAD':
+      // A HEAD answer has no body, so it never streams a watch (which would hold the connection).
+      verb = name ? 'get' : 'list';
       break;
     case 'POST':
       verb = 'create';

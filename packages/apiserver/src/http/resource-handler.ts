@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, isJsonObject, methodNotAllowed, notFound, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { assertRevisionReached, type ResourceStore } from '../registry/resource-store.js';
-import { toTable } from '../tables/table.js';
+import { tableForResource } from '../tables/for-resource.js';
 import { decodeObjectBody, readBody, mediaType, parseJson, parseYamlBody } from './body.js';
 import { negotiate, type ResponseForm } from './negotiate.js';
 import { deleteOptions, listOptions, watchOptions, writeOptions } from './query.js';
@@ -47,7 +47,7 @@ export class ResourceHandler {
       case 'list': {
         const list = rs.list(rr.namespace, listOptions(query)) as unknown as { metadata: Record<string, unknown>; items: KubeObject[] };
         if (form === 'table') {
-          return sendJson(res, 200, toTable(rs.groupResource, list.items, { includeObject: includeObject(query), listMeta: list.metadata }));
+          return sendJson(res, 200, tableForResource(rs.info, list.items, { includeObject: includeObject(query), listMeta: list.metadata }));
         }
         if (form === 'metadata') {
           return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map(partialMetadata) });
@@ -93,7 +93,7 @@ export class ResourceHandler {
   }
 
   private sendObject(res: ServerResponse, rs: ResourceStore, obj: KubeObject, form: ResponseForm, query: URLSearchParams, code = 200): void {
-    if (form === 'table') return sendJson(res, code, toTable(rs.groupResource, [obj], { includeObject: includeObject(query) }));
+    if (form === 'table') return sendJson(res, code, tableForResource(rs.info, [obj], { includeObject: includeObject(query) }));
     if (form === 'metadata') return sendJson(res, code, partialMetadata(obj));
     sendJson(res, code, obj);
   }
@@ -101,13 +101,14 @@ export class ResourceHandler {
   /** The scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
   private async scale(req: IncomingMessage, res: ServerResponse, rs: ResourceStore, rr: ResourceRequest, form: ResponseForm): Promise<void> {
     const current = rs.get(rr.namespace, rr.name);
-    if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current));
+    const paths = rs.info.custom?.scale;
+    if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current, paths));
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
-    const patch = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']));
+    const patch = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
     const result = rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')));
     void form;
-    sendJson(res, 200, scaleOf(result.object as KubeObject));
+    sendJson(res, 200, scaleOf(result.object as KubeObject, paths));
   }
 }
 

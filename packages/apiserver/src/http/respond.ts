@@ -32,8 +32,18 @@ export function sendError(res: ServerResponse, err: unknown): void {
 /** Adds `Warning: 299 - "<text>"` headers, which kubectl prints as `Warning: <text>`. */
 export function addWarnings(res: ServerResponse, warnings: string[]): void {
   if (warnings.length === 0) return;
-  const quoted = warnings.map((w) => `299 - ${JSON.stringify(w.replace(/[\r\n]+/g, ' '))}`);
-  res.setHeader('Warning', quoted);
+  res.setHeader('Warning', warnings.map(warningHeader));
+}
+
+/**
+ * One Warning header value as kube writes it (net.NewWarningHeader): the text in
+ * quotes with `"` and `\` escaped, in UTF-8. Node takes header values as latin1
+ * strings, so the UTF-8 bytes are passed that way; control characters, which
+ * Node refuses in headers, become spaces.
+ */
+function warningHeader(text: string): string {
+  const quoted = `299 - "${text.replace(/["\\]/g, '\\$&')}"`;
+  return Buffer.from(quoted, 'utf8').toString('latin1').replace(/[\x00-\x08\x0a-\x1f\x7f]/g, ' ');
 }
 
 /**

@@ -1,6 +1,7 @@
-/** The autoscaling/v1 Scale view of objects with spec.replicas, for the scale subresource. */
+/** The autoscaling/v1 Scale view of an object's replicas, for the scale subresource. */
 import { applyJsonPatch, applyMergePatch, badRequest, unsupportedMediaType, type KubeObject } from '@operant/apimachinery';
 import { parseJson } from './body.js';
+import { parsePatchBody } from './patch-body.js';
 
 type Json = Record<string, unknown>;
 
@@ -16,27 +17,55 @@ function selectorString(selector: unknown): string {
   return parts.sort().join(',');
 }
 
-export function scaleOf(obj: KubeObject): object {
-  const spec = (obj.spec ?? {}) as Json;
-  const status = (obj.status ?? {}) as Json;
+/** Where a resource keeps what its Scale shows: built-ins use spec.replicas and spec.selector; CRDs declare paths. */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+function readPath(obj: unknown, path: string): unknown {
+  let cur = obj;
+  for (const key of path.replace(/^\./, '').split('.')) {
+    if (typeof cur !== 'object' || cur === null || Array.isArray(cur)) return undefined;
+    cur = (cur as Json)[key];
+  }
+  return cur;
+}
+
+/** `{ spec: { replicas: 3 } }` for `.spec.replicas` and 3. */
+function nestedAt(path: string, value: unknown): Json {
+  const keys = path.replace(/^\./, '').split('.');
+  let out: unknown = value;
+  for (let i = keys.length - 1; i >= 0; i--) out = { [keys[i]]: out };
+  return out as Json;
+}
+
+export function scaleOf(obj: KubeObject, paths?: ScalePaths): object {
   const m = obj.metadata;
+  const specReplicas = readPath(obj, paths?.specReplicasPath ?? '.spec.replicas');
+  const statusReplicas = readPath(obj, paths?.statusReplicasPath ?? '.status.replicas');
+  // Built-ins derive the selector from spec.selector; CRDs point at a string already serialized.
+  const selector = paths ? (paths.labelSelectorPath ? readPath(obj, paths.labelSelectorPath) : undefined) : selectorString((obj.spec as Json | undefined)?.selector);
+  const status: Json = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+  if (typeof selector === 'string' && selector !== '') status.selector = selector;
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
     metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
-    spec: { replicas: spec.replicas ?? 0 },
-    status: { replicas: status.replicas ?? 0, selector: selectorString(spec.selector) },
+    spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 },
+    status,
   };
 }
 
 /** The merge patch to the main object that a PUT or PATCH of its Scale asks for. */
-export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', body: Buffer, contentType: string): object {
+export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', body: Buffer, contentType: string, paths?: ScalePaths): object {
   let scale: Json;
   if (verb === 'update') scale = parseJson(body) as Json;
   else {
-    const base = scaleOf(current);
-    if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') scale = applyMergePatch(base, parseJson(body)) as Json;
-    else if (contentType === 'application/json-patch+json') scale = applyJsonPatch(base, parseJson(body)) as Json;
+    const base = scaleOf(current, paths);
+    if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') scale = applyMergePatch(base, parsePatchBody(body, contentType)) as Json;
+    else if (contentType === 'application/json-patch+json') scale = applyJsonPatch(base, parsePatchBody(body, contentType)) as Json;
     else throw unsupportedMediaType(contentType, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
   }
   const replicas = (scale?.spec as Json | undefined)?.replicas;
@@ -44,7 +73,7 @@ export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', bo
     throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`);
   }
   const rv = (scale.metadata as Json | undefined)?.resourceVersion;
-  const patch: Json = { spec: { replicas } };
+  const patch: Json = nestedAt(paths?.specReplicasPath ?? '.spec.replicas', replicas);
   if (typeof rv === 'string' && rv !== '') patch.metadata = { resourceVersion: rv };
   return patch;
 }

@@ -9,7 +9,7 @@ import type { KubeObject } from '@operant/apimachinery';
 import type { WatchOptions } from '../registry/options.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { startWatch, type WatchEventType } from '../registry/watch.js';
-import { toTable } from '../tables/table.js';
+import { tableForResource } from '../tables/for-resource.js';
 import { serializedObject } from './serialize.js';
 import type { ResponseForm } from './negotiate.js';
 import type { ResourceRequest } from './request-info.js';
@@ -42,7 +42,7 @@ export function serveWatch(
   const encode = (type: WatchEventType, object: unknown): string => {
     let payload = object;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
-      if (form === 'table') payload = toTable(rs.groupResource, [object as KubeObject], { includeObject });
+      if (form === 'table') payload = tableForResource(rs.info, [object as KubeObject], { includeObject });
       else if (form === 'metadata') payload = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as KubeObject).metadata };
       else return `{"type":"${type}","object":${serializedObject(object as KubeObject)}}\n`;
     }

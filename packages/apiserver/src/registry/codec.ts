@@ -9,13 +9,15 @@ import {
   applyMergePatch,
   applyStrategicMergePatch,
   badRequest,
+  StatusError,
   unsupportedMediaType,
   type KubeObject,
   type OpenApiSchema,
 } from '@operant/apimachinery';
 import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
 import { cannotBeHandledMessage, findUnknownFields, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
-import { parseJson } from '../http/body.js';
+import { parsePatchBody } from '../http/patch-body.js';
+import { findTypeError } from '../openapi/type-check.js';
 import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -27,6 +29,9 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
   const schema = kindSchema(info);
   return (obj, validation, source = 'body') => {
     if (!schema) return { object: obj, warnings: [] };
+    // A value of the wrong type fails decoding into the Go type whatever the field validation.
+    const typeError = findTypeError(obj, schema, resolveBuiltinSchema, info.kind);
+    if (typeError) throw badRequest(source === 'patch' ? typeError : cannotBeHandledMessage(info.kind, info.version, typeError));
     if (validation === 'Strict') {
       const unknown = findUnknownFields(obj, schema, resolveBuiltinSchema);
       if (unknown.length) {
@@ -49,12 +54,20 @@ export function schemaPatcher(info: ResourceInfo): PatchApplier {
   return (current, patchType, body) => {
     switch (patchType) {
       case 'application/json-patch+json':
-        return applyJsonPatch(current, parseJson(body)) as KubeObject;
+        return applyJsonPatch(current, parsePatchBody(body, patchType)) as KubeObject;
       case 'application/merge-patch+json':
-        return applyMergePatch(current, parseJson(body)) as KubeObject;
+        return applyMergePatch(current, parsePatchBody(body, patchType)) as KubeObject;
       case 'application/strategic-merge-patch+json':
         if (!schema) throw unsupportedMediaType(patchType, builtinPatchTypes.filter((t) => !t.includes('strategic')));
-        return applyStrategicMergePatch(current, parseJson(body), schema, resolveBuiltinSchema) as KubeObject;
+        try {
+          return applyStrategicMergePatch(current, parsePatchBody(body, patchType), schema, resolveBuiltinSchema) as KubeObject;
+        } catch (e) {
+          // kube passes these patch errors through unconverted, as a 500 (`expected a []interface {},
+          // but received a string`, `map: ... does not contain declared merge key: name`); they are
+          // the client's mistakes, so we answer 400 with kube's text.
+          if (e instanceof StatusError && e.code === 500 && e.reason === undefined) throw badRequest(e.message);
+          throw e;
+        }
       default:
         throw unsupportedMediaType(patchType, builtinPatchTypes);
     }

@@ -11,6 +11,7 @@ import {
   badRequest,
   conflict,
   deepCopy,
+  forbidden,
   invalid,
   isJsonObject,
   namespaceTerminating,
@@ -34,6 +35,7 @@ import type { Strategy } from './strategy.js';
 import { compileListFilter, type ListFilter } from './list-filter.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { metadataTypeError, typeMetaMismatch } from './type-meta.js';
+import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
 
 /**
  * Turns a request body into the object to store: checks or drops unknown fields.
@@ -64,6 +66,9 @@ export interface ResourceStoreDeps {
 }
 
 const maxGenerateNameAttempts = 8;
+
+/** The namespaces kube never deletes. */
+const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 const maxPatchConflictRetries = 5;
 
 export class ResourceStore {
@@ -242,7 +247,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const current = this.store.get(this.key(namespace, name));
       if (!current) throw notFound(this.groupResource, name);
-      const patched = this.deps.patcher(deepCopy(this.toExternal(current.value)), patchType, body);
+      const patched = applyPatchBounded(() => this.deps.patcher(deepCopy(this.toExternal(current.value)), patchType, body));
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
       const { object: obj, warnings } = this.decode(patched, opts.fieldValidation, 'patch');
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -270,7 +275,7 @@ export class ResourceStore {
     const old = current.value;
     let obj: KubeObject;
     if (subresource === 'status') {
-      obj = { ...deepCopy(old), status: deepCopy(incoming.status) } as KubeObject;
+      obj = { ...deepCopy(old), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
     } else if (subresource === 'finalize') {
       obj = { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
     } else {
@@ -320,6 +325,10 @@ export class ResourceStore {
    * (adding foregroundDeletion or orphan for those propagation policies).
    */
   delete(namespace: string, name: string, opts: DeleteOptions): { object: KubeObject | Status; deleted: boolean } {
+    // kube's NamespaceLifecycle admission keeps the system namespaces.
+    if (this.info.group === '' && this.info.resource === 'namespaces' && immortalNamespaces.has(name)) {
+      throw forbidden(this.groupResource, name, 'this namespace may not be deleted');
+    }
     const current = this.store.get(this.key(namespace, name));
     if (!current) throw notFound(this.groupResource, name);
     const meta = current.value.metadata;
@@ -461,6 +470,26 @@ function dropEmptyMetadata(m: KubeObject['metadata']): void {
 
 function isStatus(o: unknown): o is Status {
   return isJsonObject(o) && o.kind === 'Status';
+}
+
+/**
+ * Applies a patch, refusing a result nested deeper than request bodies may be
+ * (JSON patch copies can deepen an object without bound): such a result would
+ * overflow the stack of whatever handles it next. kube refuses it when decoding
+ * the patched object, with a 422.
+ */
+function applyPatchBounded(apply: () => KubeObject): KubeObject {
+  let patched: KubeObject;
+  try {
+    patched = apply();
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    patched = undefined as unknown as KubeObject;
+  }
+  if (patched === undefined || jsonDepthExceeds(patched, maxBodyNestingDepth)) {
+    throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+  }
+  return patched;
 }
 
 /**

@@ -1,0 +1,49 @@
+/**
+ * Reading PATCH bodies with kube's error texts. kube's patch handler (with the
+ * default fieldValidation Warn, or Strict) unmarshals a JSON patch into
+ * `[]handlers.jsonPatchOp` and a merge patch into a map, prefixing failures with
+ * `error decoding patch: `; a strategic merge patch's failures come bare.
+ */
+import { badRequest } from '@operant/apimachinery';
+import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, maxBodyNestingDepth } from './go-json.js';
+
+const jsonPatchType = 'application/json-patch+json';
+const strategicType = 'application/strategic-merge-patch+json';
+
+function jsonKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'object') return 'object';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value;
+}
+
+/** Parses the body of a JSON, merge or strategic merge patch; a 400 in kube's words when it cannot be one. */
+export function parsePatchBody(body: Buffer, patchType: string): unknown {
+  const prefix = patchType === strategicType ? '' : 'error decoding patch: ';
+  const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
+  if (syntax !== undefined) throw badRequest(`${prefix}${syntax}`);
+  const text = body.toString('utf8');
+  const value = JSON.parse(text) as unknown;
+  if (containsNonFinite(value)) {
+    throw badRequest(`${prefix}json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`);
+  }
+  if (patchType === jsonPatchType) {
+    if (value === null) return [];
+    if (!Array.isArray(value)) throw badRequest(`${prefix}json: cannot unmarshal ${jsonKind(value)} into Go value of type []handlers.jsonPatchOp`);
+    for (const op of value) {
+      if (op === null) continue;
+      if (typeof op !== 'object' || Array.isArray(op)) throw badRequest(`${prefix}json: cannot unmarshal ${jsonKind(op)} into Go value of type handlers.jsonPatchOp`);
+      for (const field of ['op', 'path', 'from']) {
+        const v = (op as Record<string, unknown>)[field];
+        if (v !== undefined && v !== null && typeof v !== 'string') {
+          throw badRequest(`${prefix}json: cannot unmarshal ${jsonKind(v)} into Go struct field jsonPatchOp.${field} of type string`);
+        }
+      }
+    }
+    return value;
+  }
+  if (value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+    throw badRequest(`${prefix}json: cannot unmarshal ${jsonKind(value)} into Go value of type map[string]interface {}`);
+  }
+  return value;
+}

@@ -4,11 +4,11 @@ import type { ResourceCatalog } from './registry/catalog.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export function bootstrap(catalog: ResourceCatalog): void {
+export async function bootstrap(catalog: ResourceCatalog): Promise<void> {
   const namespaces = catalog.lookup('', 'v1', 'namespaces')!;
   for (const name of initialNamespaces) {
     try {
-      namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
     } catch (e) {
       // Already there after a restart with --data-dir.
       if (!(e instanceof StatusError && e.code === 409)) throw e;
@@ -20,7 +20,7 @@ export function bootstrap(catalog: ResourceCatalog): void {
  * The `kubernetes` Service in `default` and its Endpoints, pointing at this
  * server, as every cluster has them (rewritten at each start: the port may change).
  */
-export function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number): void {
+export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number): Promise<void> {
   const services = catalog.lookup('', 'v1', 'services')!;
   const endpoints = catalog.lookup('', 'v1', 'endpoints')!;
   const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
@@ -38,16 +38,16 @@ export function ensureKubernetesService(catalog: ResourceCatalog, host: string, 
     subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
   };
   try {
-    services.create('default', service, opts);
+    await services.create('default', service, opts);
   } catch (e) {
     if (!(e instanceof StatusError && e.code === 409)) throw e;
     const patch = { spec: { ports: service.spec.ports } };
-    services.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
+    await services.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
   }
   try {
-    endpoints.create('default', ep, opts);
+    await endpoints.create('default', ep, opts);
   } catch (e) {
     if (!(e instanceof StatusError && e.code === 409)) throw e;
-    endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
+    await endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
   }
 }

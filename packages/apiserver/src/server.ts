@@ -101,7 +101,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
     catalog.add(new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), conversion }));
   }
-  bootstrap(catalog);
+  await bootstrap(catalog);
 
   const material = await loadOrCreateServingMaterial(options.dataDir ? join(options.dataDir) : undefined, {
     dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
@@ -162,7 +162,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
   const kubeconfig = kubeconfigYaml({ server: url, caPem: material.ca.certPem, token: material.adminToken });
   if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
-  ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
+  await ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
   namespaces.start();
   gc.start();
 

@@ -3,9 +3,14 @@
  * v1.32 sends (code, reason, message text, details), and the server keeps
  * answering /healthz afterwards.
  *
- * Where kube's own answer is a bug, we deliberately differ and say so: an
- * unparsable resourceVersion is a 500 in kube (kubernetes/kubernetes#101350,
- * #139485); we answer 400 BadRequest with kube's message text.
+ * Where kube's own answer is a bug or cannot be had in Node, we deliberately
+ * differ and say so in the test's name:
+ * - an unparsable resourceVersion is a 500 in kube (kubernetes/kubernetes#101350,
+ *   #139485), and so are strategic merge patch errors kube passes through
+ *   unconverted; we answer 400 BadRequest with kube's message text;
+ * - a malformed percent-escape never reaches kube (Go's HTTP server answers a
+ *   plain-text 400); we answer a 400 Status with Go's url error text;
+ * - bodies may nest 1000 levels here, not Go's 10000 (Node's stack).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -88,6 +93,12 @@ before(async () => {
   };
   await ok({ method: 'POST', path: '/api/v1/namespaces', headers: json, body: JSON.stringify({ metadata: { name: ns } }) });
   await ok({ method: 'POST', path: cmPath, headers: json, body: configMap('cm1', { data: { a: 'x' } }) });
+  await ok({
+    method: 'POST',
+    path: `/api/v1/namespaces/${ns}/pods`,
+    headers: json,
+    body: JSON.stringify({ metadata: { name: 'pod1' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
+  });
   // A namespace held in Terminating by a finalizer nobody removes.
   await ok({
     method: 'POST',
@@ -442,6 +453,16 @@ describe('patch bodies', () => {
     await expectStatus(await patch('merge-patch+json', '{'), badRequest('error decoding patch: unexpected end of JSON input'));
     await expectStatus(await patch('json-patch+json', '[{"op":}]'), badRequest("error decoding patch: invalid character '}' looking for beginning of value"));
     await expectStatus(await patch('strategic-merge-patch+json', '{"data":'), badRequest('unexpected end of JSON input'));
+  });
+
+  test("a strategic merge patch list item without its merge key (kube: 500, passed through unconverted; we answer 400 with kube's text)", async () => {
+    const res = await send({
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${ns}/pods/pod1`,
+      headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
+      body: JSON.stringify({ spec: { containers: [{ image: 'x' }] } }),
+    });
+    await expectStatus(res, badRequest('map: map[image:x] does not contain declared merge key: name'));
   });
 
   test('a patch of the wrong shape', async () => {

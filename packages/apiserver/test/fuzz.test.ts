@@ -434,7 +434,7 @@ function nested(depth: number): string {
 /** Serializes, then replaces the markers with what JSON.stringify cannot produce. */
 function serialize(v: Json): Buffer {
   let text = JSON.stringify(v) ?? 'null';
-  if (text.includes(NEST)) text = text.replace(`"${NEST}"`, () => nested(pick([20, 500, 5000, 9999, 10001, 60000])));
+  if (text.includes(NEST)) text = text.replace(`"${NEST}"`, () => nested(pick([20, 500, 950, 995, 1001, 5000, 10001, 60000])));
   if (text.includes(HUGE)) text = text.replace(HUGE, () => 'h'.repeat(pick([1_000, 100_000, 1_000_000, 3_300_000])));
   if (text.includes(BIGNUM)) text = text.replace(`"${BIGNUM}"`, () => pick(['1e400', '-1e400', '123456789012345678901234567890', '0.0000000000000000000000001', '-0', '1E+2']));
   const buf = Buffer.from(text, 'utf8');
@@ -498,8 +498,8 @@ function strategicPatch(t: Target): Json {
     () => ({ metadata: { $deleteFromPrimitiveList: 5, '$deleteFromPrimitiveList/finalizers': pick<Json>([['x'], 'x', [5]]) } }),
     () => ({ spec: { '$setElementOrder/containers': pick<Json>([[{ name: 'x' }], 'x', [5], [{}]]) } }),
     () => ({ spec: { $retainKeys: pick<Json>([['replicas'], 'x', [5]]) } }),
-    () => ({ spec: { template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 'x' }, { $patch: 'delete' }] }] } } } }),
-    () => ({ spec: { ports: [{ port: 80, $patch: 'delete' }, { port: 'x' }] } }),
+    () => ({ spec: { template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 'x' }, { $patch: 'delete' }] as Json[] }] } } } }),
+    () => ({ spec: { ports: [{ port: 80, $patch: 'delete' }, { port: 'x' }] as Json[] } }),
     () => mutateObject(t.template(pick(t.names.length ? t.names : ['x']))),
     () => randomValue(),
   ])();
@@ -521,6 +521,7 @@ function deleteBody(): Buffer | undefined {
 
 interface Generated extends RawRequest {
   index: number;
+  body?: Buffer;
 }
 
 function genRequest(index: number): Generated {
@@ -614,7 +615,8 @@ function problem(req: Generated, res: RawResponse): string | undefined {
 }
 
 function describeRequest(req: Generated): string {
-  const body = req.body === undefined ? '' : req.body.length > 300 ? `${JSON.stringify(req.body.subarray(0, 300).toString('latin1'))}... (${req.body.length} bytes)` : JSON.stringify(req.body.toString('latin1'));
+  const b = req.body;
+  const body = b === undefined ? '' : b.length > 300 ? `${JSON.stringify(b.subarray(0, 300).toString('latin1'))}... (${b.length} bytes)` : JSON.stringify(b.toString('latin1'));
   const headers = Object.entries(req.headers ?? {})
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}: ${v}`)

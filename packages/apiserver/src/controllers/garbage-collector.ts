@@ -89,21 +89,28 @@ export class GarbageCollector {
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
     // Store callbacks run inside a commit; act after it, never re-entrantly.
-    setImmediate(() => {
-      this.scheduled = false;
-      const uids = [...this.queue];
-      this.queue.clear();
-      for (const u of uids) {
-        if (this.stopped) return;
-        try {
-          this.process(u);
-        } catch (e) {
-          // A conflict or a vanished object: the next event about it brings it back.
-          // Anything else is a bug, reported but never allowed to take the server down.
-          if (!(e instanceof StatusError)) console.error(`garbage collector: processing ${u}: ${(e as Error).stack ?? String(e)}`);
-        }
+    setImmediate(() => void this.drain());
+  }
+
+  /** Processes queued uids one at a time; events arriving meanwhile queue up for the next round. */
+  private async drain(): Promise<void> {
+    const uids = [...this.queue];
+    this.queue.clear();
+    for (const u of uids) {
+      if (this.stopped) return;
+      try {
+        await this.process(u);
+      } catch (e) {
+        // A conflict or a vanished object: the next event about it brings it back.
+        // Anything else is a bug, reported but never allowed to take the server down.
+        if (!(e instanceof StatusError)) console.error(`garbage collector: processing ${u}: ${(e as Error).stack ?? String(e)}`);
       }
-    });
+    }
+    this.scheduled = false;
+    if (this.queue.size > 0 && !this.stopped) {
+      this.scheduled = true;
+      setImmediate(() => void this.drain());
+    }
   }
 
   private current(uid: string): KubeObject | undefined {
@@ -118,17 +125,18 @@ export class GarbageCollector {
     return !!obj?.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).includes('foregroundDeletion');
   }
 
-  private process(uid: string): void {
+  private async process(uid: string): Promise<void> {
     const obj = this.current(uid);
     if (!obj) return;
     const finalizers = obj.metadata.finalizers ?? [];
-    if (obj.metadata.deletionTimestamp && finalizers.includes('orphan')) this.orphanDependents(obj);
-    else if (obj.metadata.deletionTimestamp && finalizers.includes('foregroundDeletion')) this.deleteForeground(obj);
-    if (ownerUids(obj).length) this.attemptToDelete(obj);
+    if (obj.metadata.deletionTimestamp && finalizers.includes('orphan')) await this.orphanDependents(obj);
+    else if (obj.metadata.deletionTimestamp && finalizers.includes('foregroundDeletion')) await this.deleteForeground(obj);
+    const now = this.current(uid);
+    if (now && ownerUids(now).length) await this.attemptToDelete(now);
   }
 
   /** A dependent: deleted when no owner remains; dangling references dropped when some do. */
-  private attemptToDelete(obj: KubeObject): void {
+  private async attemptToDelete(obj: KubeObject): Promise<void> {
     const refs = obj.metadata.ownerReferences ?? [];
     const solid: OwnerReference[] = [];
     const dangling: OwnerReference[] = [];
@@ -147,17 +155,17 @@ export class GarbageCollector {
     if (solid.length > 0) {
       if (dangling.length + waiting.length === 0) return;
       const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
-      this.setOwnerReferences(obj, refs.filter((r) => !drop.has(r.uid)));
+      await this.setOwnerReferences(obj, refs.filter((r) => !drop.has(r.uid)));
       return;
     }
     if (obj.metadata.deletionTimestamp) return;
     const hasDependents = (this.dependents.get(obj.metadata.uid!)?.size ?? 0) > 0;
     const policy = waiting.length > 0 && hasDependents ? 'Foreground' : 'Background';
-    rs.delete(ns, name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
+    await rs.delete(ns, name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
   }
 
   /** An owner deleted in the foreground: delete dependents; drop the finalizer once none blocks. */
-  private deleteForeground(owner: KubeObject): void {
+  private async deleteForeground(owner: KubeObject): Promise<void> {
     const uid = owner.metadata.uid!;
     let blocking = 0;
     for (const depUid of this.dependents.get(uid) ?? []) {
@@ -165,33 +173,33 @@ export class GarbageCollector {
       if (!dep) continue;
       const ref = (dep.metadata.ownerReferences ?? []).find((r) => r.uid === uid);
       if (ref?.blockOwnerDeletion) blocking++;
-      this.attemptToDelete(dep);
+      await this.attemptToDelete(dep);
     }
-    if (blocking === 0) this.removeFinalizer(owner, 'foregroundDeletion');
+    if (blocking === 0) await this.removeFinalizer(owner, 'foregroundDeletion');
   }
 
   /** An owner deleted with Orphan: remove references to it, then its finalizer. */
-  private orphanDependents(owner: KubeObject): void {
+  private async orphanDependents(owner: KubeObject): Promise<void> {
     const uid = owner.metadata.uid!;
     for (const depUid of [...(this.dependents.get(uid) ?? [])]) {
       const dep = this.current(depUid);
       if (!dep) continue;
-      this.setOwnerReferences(dep, (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid));
+      await this.setOwnerReferences(dep, (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid));
     }
-    this.removeFinalizer(owner, 'orphan');
+    await this.removeFinalizer(owner, 'orphan');
   }
 
-  private setOwnerReferences(obj: KubeObject, refs: OwnerReference[]): void {
+  private async setOwnerReferences(obj: KubeObject, refs: OwnerReference[]): Promise<void> {
     const rs = storeForKey(this.catalog, this.byUid.get(obj.metadata.uid!)!.key);
     const patch = { metadata: { ownerReferences: refs.length ? refs : null, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion } };
-    rs?.patch(obj.metadata.namespace ?? '', obj.metadata.name!, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
+    await rs?.patch(obj.metadata.namespace ?? '', obj.metadata.name!, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
   }
 
-  private removeFinalizer(obj: KubeObject, finalizer: string): void {
+  private async removeFinalizer(obj: KubeObject, finalizer: string): Promise<void> {
     const rs = storeForKey(this.catalog, this.byUid.get(obj.metadata.uid!)!.key);
     const finalizers = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     const patch = { metadata: { finalizers: finalizers.length ? finalizers : null, resourceVersion: obj.metadata.resourceVersion } };
-    rs?.patch(obj.metadata.namespace ?? '', obj.metadata.name!, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
+    await rs?.patch(obj.metadata.namespace ?? '', obj.metadata.name!, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
   }
 }
 

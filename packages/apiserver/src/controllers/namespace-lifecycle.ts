@@ -6,6 +6,8 @@
  */
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { listPrefix, resourcePrefix } from '../registry/keys.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
 
 const retryMs = 100;
@@ -50,13 +52,11 @@ export class NamespaceController {
       const names = [...this.pending];
       this.pending.clear();
       for (const n of names) {
-        try {
-          this.sync(n);
-        } catch (e) {
+        this.sync(n).catch((e: unknown) => {
           // Retried shortly; a failure here must never take the server down.
           console.error(`namespace controller: syncing ${n}: ${(e as Error).stack ?? String(e)}`);
           this.schedule(n, retryMs);
-        }
+        });
       }
     }, delay);
   }
@@ -64,34 +64,44 @@ export class NamespaceController {
   private ensureDefaultServiceAccount(namespace: string): void {
     if (this.stopped) return;
     const sa = this.catalog.lookup('', 'v1', 'serviceaccounts')!;
-    try {
-      sa.create(namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }, { dryRun: false, fieldValidation: 'Ignore' });
-    } catch (e) {
-      // Already there, or the namespace went away meanwhile.
-      if (!(e instanceof StatusError)) console.error(`namespace controller: default service account in ${namespace}: ${String(e)}`);
-    }
+    sa.create(namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }, { dryRun: false, fieldValidation: 'Ignore' }).catch(
+      (e: unknown) => {
+        // Already there, or the namespace went away meanwhile.
+        if (!(e instanceof StatusError)) console.error(`namespace controller: default service account in ${namespace}: ${String(e)}`);
+      },
+    );
+  }
+
+  /** One registry per stored resource (several served versions share one storage). */
+  private namespacedStores(): ResourceStore[] {
+    const seen = new Set<string>();
+    return this.catalog.stores().filter((rs) => {
+      const where = resourcePrefix(rs.location);
+      if (!rs.info.namespaced || rs.info.virtual || seen.has(where)) return false;
+      seen.add(where);
+      return true;
+    });
   }
 
   /** Deletes what is left in a terminating namespace; finalizes it once empty. */
-  private sync(name: string): void {
+  private async sync(name: string): Promise<void> {
     if (this.stopped) return;
     const nsStore = this.namespaces;
     let ns: KubeObject;
     try {
-      ns = nsStore.get('', name);
+      ns = await nsStore.get('', name);
     } catch {
       return;
     }
     if (!ns.metadata.deletionTimestamp) return;
     let remaining = 0;
-    for (const rs of this.catalog.stores()) {
-      if (!rs.info.namespaced || rs.info.virtual) continue;
-      const list = rs.list(name, {}) as unknown as { items: KubeObject[] };
-      for (const item of list.items) {
+    for (const rs of this.namespacedStores()) {
+      // Stored objects, read without conversion: only their names matter here.
+      for (const v of rs.mvcc.list(listPrefix(rs.location, rs.info, name)).items) {
         remaining++;
-        if (item.metadata.deletionTimestamp) continue;
+        if (v.value.metadata.deletionTimestamp) continue;
         try {
-          rs.delete(name, item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+          await rs.delete(name, v.value.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
         } catch (e) {
           if (!(e instanceof StatusError && e.code === 404)) throw e;
         }
@@ -102,14 +112,10 @@ export class NamespaceController {
       return;
     }
     const finalizers = ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).filter((f) => f !== 'kubernetes');
-    nsStore.update('', name, { ...ns, spec: { ...(ns.spec as object), finalizers } } as KubeObject, { dryRun: false, fieldValidation: 'Ignore' }, 'finalize');
+    await nsStore.update('', name, { ...ns, spec: { ...(ns.spec as object), finalizers } } as KubeObject, { dryRun: false, fieldValidation: 'Ignore' }, 'finalize');
   }
 
   private anyLeft(namespace: string): boolean {
-    for (const rs of this.catalog.stores()) {
-      if (!rs.info.namespaced || rs.info.virtual) continue;
-      if ((rs.list(namespace, { limit: 1 }) as unknown as { items: unknown[] }).items.length) return true;
-    }
-    return false;
+    return this.namespacedStores().some((rs) => rs.mvcc.list(listPrefix(rs.location, rs.info, namespace)).items.length > 0);
   }
 }

@@ -26,11 +26,14 @@ import { cannotBeHandledMessage, pruneUnknownFields, strictDecodingError, unknow
 import { resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
 import type { ObjectDecoder, PatchApplier, StorageConversion } from '../registry/resource-store.js';
 import type { ResourceInfo } from '../registry/resource-info.js';
-import { allVerbs } from '../registry/resource-info.js';
+import type { Verb } from '../registry/resource-info.js';
 import { baseStrategy, type Strategy } from '../registry/strategy.js';
 import type { CrdVersion, CustomResourceDefinition } from './types.js';
 
 const objectMetaSchema: OpenApiSchema = { $ref: schemaRef('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') };
+
+/** The verbs of a custom resource, in the order kube's CRD discovery lists them (kubectl prints them so). */
+const customResourceVerbs: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
 /** The patch types custom resources accept: no strategic merge patch, as in kube. */
 export const customResourcePatchTypes = ['application/json-patch+json', 'application/merge-patch+json'];
@@ -49,7 +52,7 @@ export function customResourceInfo(crd: CustomResourceDefinition, version: CrdVe
     kind: names.kind,
     listKind: names.listKind ?? `${names.kind}List`,
     namespaced: crd.spec.scope === 'Namespaced',
-    verbs: allVerbs,
+    verbs: customResourceVerbs,
     shortNames: names.shortNames,
     categories: names.categories,
     subresources,
@@ -134,16 +137,17 @@ export function noneConversion(info: ResourceInfo, storageVersion: string): Stor
   const apiVersion = `${info.group}/${info.version}`;
   // Defaulting on read costs a copy of every object read: only when the schema has defaults.
   const schema = info.custom?.schema && hasDefaults(info.custom.schema) ? info.custom.schema : undefined;
+  const toServed = (obj: KubeObject): KubeObject => {
+    if (!schema && obj.apiVersion === apiVersion) return obj;
+    const out = deepCopy(obj);
+    out.apiVersion = apiVersion;
+    if (schema) applyDefaults(out, schema);
+    return out;
+  };
   return {
     storedAs: { apiVersion: `${info.group}/${storageVersion}`, kind: info.kind },
-    toStorage: (obj) => ({ ...obj, apiVersion: `${info.group}/${storageVersion}` }),
-    fromStorage: (obj) => {
-      if (!schema && obj.apiVersion === apiVersion) return obj;
-      const out = deepCopy(obj);
-      out.apiVersion = apiVersion;
-      if (schema) applyDefaults(out, schema);
-      return out;
-    },
+    toStorage: (objs) => objs.map((obj) => ({ ...obj, apiVersion: `${info.group}/${storageVersion}` })),
+    fromStorage: (objs) => objs.map(toServed),
   };
 }
 

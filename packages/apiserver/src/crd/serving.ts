@@ -8,6 +8,7 @@
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { ResourceStore } from '../registry/resource-store.js';
+import { resourcePrefix } from '../registry/keys.js';
 import type { MvccStore, StoreWatch } from '../storage/mvcc-store.js';
 import { asCrd, crdCleanupFinalizer, type CustomResourceDefinition } from './types.js';
 import { isEstablished } from './strategy.js';
@@ -96,23 +97,26 @@ export class CustomResourceServing {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.stopped) return;
-      try {
-        if (this.cleanup(name)) this.cleaning.delete(name);
-        else this.scheduleCleanup(name, retryMs);
-      } catch (e) {
-        if (!(e instanceof StatusError)) console.error(`CRD cleanup of ${name}: ${(e as Error).stack ?? String(e)}`);
-        this.scheduleCleanup(name, retryMs);
-      }
+      this.cleanup(name).then(
+        (done) => {
+          if (done) this.cleaning.delete(name);
+          else this.scheduleCleanup(name, retryMs);
+        },
+        (e: unknown) => {
+          if (!(e instanceof StatusError)) console.error(`CRD cleanup of ${name}: ${(e as Error).stack ?? String(e)}`);
+          this.scheduleCleanup(name, retryMs);
+        },
+      );
     }, delay);
     this.timers.add(timer);
   }
 
   /** Deletes the CRD's custom resources; once none is left, removes the cleanup finalizer. Returns true when done. */
-  private cleanup(name: string): boolean {
+  private async cleanup(name: string): Promise<boolean> {
     const crdStore = this.catalog.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
     let crd: CustomResourceDefinition;
     try {
-      crd = asCrd(crdStore.get('', name));
+      crd = asCrd(await crdStore.get('', name));
     } catch {
       return true;
     }
@@ -120,20 +124,22 @@ export class CustomResourceServing {
     const served = this.registered.get(name)?.[0];
     const rs = served && this.catalog.lookup(served.group, served.version, served.resource);
     if (rs) {
-      const items = (rs.list('', {}) as unknown as { items: KubeObject[] }).items;
-      for (const item of items) {
+      // Stored objects, read without conversion: only their names matter here.
+      const prefix = resourcePrefix(rs.location);
+      for (const v of this.store.list(prefix).items) {
+        const item = v.value;
         if (item.metadata.deletionTimestamp) continue;
         try {
-          rs.delete(item.metadata.namespace ?? '', item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+          await rs.delete(item.metadata.namespace ?? '', item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
         } catch (e) {
           if (!(e instanceof StatusError && e.code === 404)) throw e;
         }
       }
-      if ((rs.list('', { limit: 1 }) as unknown as { items: unknown[] }).items.length > 0) return false;
+      if (this.store.list(prefix).items.length > 0) return false;
     }
     const finalizers = (crd.metadata.finalizers ?? []).filter((f) => f !== crdCleanupFinalizer);
     const patch = { metadata: { finalizers: finalizers.length ? finalizers : null, resourceVersion: crd.metadata.resourceVersion } };
-    crdStore.patch('', name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
+    await crdStore.patch('', name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { dryRun: false, fieldValidation: 'Ignore' });
     return true;
   }
 }

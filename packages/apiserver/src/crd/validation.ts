@@ -8,14 +8,13 @@ import {
   fieldErrors,
   isDNS1035Label,
   isDNS1123Subdomain,
-  validatePrinterColumnPath,
+  jsonEqual,
+  validatePrinterColumn,
   validateStructuralSchema,
   type FieldError,
+  type OpenApiSchema,
 } from '@operant/apimachinery';
 import type { CrdNames, CrdSpec, CrdVersion, CustomResourceDefinition } from './types.js';
-
-const printerColumnTypes = ['integer', 'number', 'string', 'boolean', 'date'];
-const printerColumnFormats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
 
 /** The checks on a CRD on create (beyond ObjectMeta, which the registry validates). */
 export function validateCrd(crd: CustomResourceDefinition): FieldError[] {
@@ -47,6 +46,30 @@ export function validateCrdUpdate(crd: CustomResourceDefinition, old: CustomReso
   return errs;
 }
 
+/**
+ * Where kube reports a version's schema, subresources and printer columns. kube
+ * validates its internal form of the CRD, in which a field that is identical in
+ * every version is moved to the top level: a one-version CRD's schema is checked as
+ * `spec.validation.openAPIV3Schema`, its columns as `spec.additionalPrinterColumns[i]`,
+ * its subresources as `spec.subresources`.
+ */
+interface Hoisting {
+  schema: boolean;
+  subresources: boolean;
+  columns: boolean;
+}
+
+function hoisting(versions: CrdVersion[]): Hoisting {
+  const same = (get: (v: CrdVersion) => unknown): boolean => versions.length > 0 && versions.every((v) => jsonEqual(get(v), get(versions[0])));
+  return {
+    schema: same((v) => v.schema ?? null),
+    subresources: same((v) => v.subresources ?? null),
+    // Empty and missing column lists are equal, as in kube's semantic equality.
+    columns: same((v) => v.additionalPrinterColumns ?? []),
+  };
+}
+
+/** kube's validateCustomResourceDefinitionSpec, in its order. */
 function validateSpec(spec: CrdSpec): FieldError[] {
   const errs: FieldError[] = [];
   if (!spec.group) errs.push(fieldErrors.required('spec.group', ''));
@@ -59,6 +82,13 @@ function validateSpec(spec: CrdSpec): FieldError[] {
   else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') errs.push(fieldErrors.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
 
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  const hoisted = hoisting(versions);
+  const topSchema = hoisted.schema ? versions[0]?.schema?.openAPIV3Schema : undefined;
+  if (!topSchema && !spec.preserveUnknownFields) {
+    versions.forEach((v, i) => {
+      if (!v.schema?.openAPIV3Schema) errs.push(fieldErrors.required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
+    });
+  }
   if (versions.length === 0) errs.push(fieldErrors.required('spec.versions', 'must have exactly one version marked as storage version'));
   const seen = new Set<string>();
   let storage = 0;
@@ -69,7 +99,7 @@ function validateSpec(spec: CrdSpec): FieldError[] {
     seen.add(v.name);
     const bad = isDNS1035Label(v.name ?? '');
     if (bad.length) errs.push(fieldErrors.invalid(`spec.versions[${i}].name`, v.name ?? '', bad.join(',')));
-    errs.push(...validateVersion(v, `spec.versions[${i}]`, spec));
+    errs.push(...validateVersion(v, `spec.versions[${i}]`, hoisted));
   });
   if (versions.length && !unique) errs.push(fieldErrors.invalid('spec.versions', versions, 'must contain unique version names'));
   if (versions.length && storage !== 1) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
@@ -81,6 +111,13 @@ function validateSpec(spec: CrdSpec): FieldError[] {
   if (!names.kind) errs.push(fieldErrors.required('spec.names.kind', ''));
   if (!names.listKind) errs.push(fieldErrors.required('spec.names.listKind', ''));
   errs.push(...validateNames(names, 'spec.names'));
+
+  // The fields every version shares, checked once at the top level.
+  if (topSchema) errs.push(...validateSchema(topSchema, 'spec.validation.openAPIV3Schema'));
+  if (hoisted.subresources && versions[0]?.subresources) errs.push(...validateSubresources(versions[0].subresources, 'spec.subresources'));
+  if (hoisted.columns) {
+    (versions[0]?.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validatePrinterColumn(c, `spec.additionalPrinterColumns[${i}]`)));
+  }
   errs.push(...validateConversion(spec));
   return errs;
 }
@@ -109,47 +146,59 @@ export function validateNames(names: Partial<CrdNames>, path: string): FieldErro
   return errs;
 }
 
-function validateVersion(v: CrdVersion, path: string, spec: CrdSpec): FieldError[] {
+/** The checks on one version; the fields shared by every version are checked at the top level instead. */
+function validateVersion(v: CrdVersion, path: string, hoisted: Hoisting): FieldError[] {
   const errs: FieldError[] = [];
   const schema = v.schema?.openAPIV3Schema;
-  const schemaPath = `${path}.schema.openAPIV3Schema`;
-  if (!schema) {
-    if (!spec.preserveUnknownFields) errs.push(fieldErrors.required(schemaPath, 'schemas are required'));
-  } else {
-    const structural = validateStructuralSchema(schema, schemaPath);
-    errs.push(...structural);
-    // Rules are compiled only against a structural schema, as kube does.
-    if (structural.length === 0) errs.push(...compileSchemaRules(schema, schemaPath).errors);
-  }
-  (v.additionalPrinterColumns ?? []).forEach((c, i) => {
-    const at = `${path}.additionalPrinterColumns[${i}]`;
-    if (!c.name) errs.push(fieldErrors.required(`${at}.name`, ''));
-    if (!c.type) errs.push(fieldErrors.required(`${at}.type`, ''));
-    else if (!printerColumnTypes.includes(c.type)) errs.push(fieldErrors.notSupported(`${at}.type`, c.type, printerColumnTypes));
-    if (c.format && !printerColumnFormats.includes(c.format)) errs.push(fieldErrors.notSupported(`${at}.format`, c.format, printerColumnFormats));
-    if (c.priority !== undefined && c.priority < 0) errs.push(fieldErrors.invalid(`${at}.priority`, c.priority, 'priority must be non-negative'));
-    if (!c.jsonPath) errs.push(fieldErrors.required(`${at}.jsonPath`, ''));
-    else {
-      const bad = validatePrinterColumnPath(c.jsonPath);
-      if (bad) errs.push(fieldErrors.invalid(`${at}.jsonPath`, c.jsonPath, bad));
-    }
-  });
-  const scale = v.subresources?.scale;
-  if (scale) {
-    const at = `${path}.subresources.scale`;
-    if (!scale.specReplicasPath) errs.push(fieldErrors.required(`${at}.specReplicasPath`, ''));
-    else if (!/^\.spec(\.[A-Za-z0-9_-]+)+$/.test(scale.specReplicasPath)) errs.push(fieldErrors.invalid(`${at}.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
-    if (!scale.statusReplicasPath) errs.push(fieldErrors.required(`${at}.statusReplicasPath`, ''));
-    else if (!/^\.status(\.[A-Za-z0-9_-]+)+$/.test(scale.statusReplicasPath)) errs.push(fieldErrors.invalid(`${at}.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
-    if (scale.labelSelectorPath && !/^\.(spec|status)(\.[A-Za-z0-9_-]+)+$/.test(scale.labelSelectorPath)) {
-      errs.push(fieldErrors.invalid(`${at}.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
-    }
-  }
+  if (schema && !hoisted.schema) errs.push(...validateSchema(schema, `${path}.schema.openAPIV3Schema`));
+  if (v.subresources && !hoisted.subresources) errs.push(...validateSubresources(v.subresources, `${path}.subresources`));
+  if (!hoisted.columns) (v.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validatePrinterColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
   (v.selectableFields ?? []).forEach((f, i) => {
     const at = `${path}.selectableFields[${i}].jsonPath`;
     if (!f.jsonPath) errs.push(fieldErrors.required(at, ''));
     else if (!/^(\.[A-Za-z0-9_-]+)+$/.test(f.jsonPath)) errs.push(fieldErrors.invalid(at, f.jsonPath, 'must be a simple json path starting with .'));
   });
+  return errs;
+}
+
+function validateSchema(schema: OpenApiSchema, path: string): FieldError[] {
+  const structural = validateStructuralSchema(schema, path);
+  // Rules are compiled only against a structural schema, as kube does.
+  return structural.length ? structural : compileSchemaRules(schema, path).errors;
+}
+
+/** kube's validateSimpleJSONPath. */
+function simpleJsonPath(value: string, path: string): FieldError[] {
+  if (value.length === 0) return [fieldErrors.invalid(path, value, 'must not be empty')];
+  if (value[0] !== '.') return [fieldErrors.invalid(path, value, 'must be a simple json path starting with .')];
+  return [];
+}
+
+/** kube's ValidateCustomResourceDefinitionSubresources. */
+function validateSubresources(sub: NonNullable<CrdVersion['subresources']>, path: string): FieldError[] {
+  const scale = sub.scale;
+  if (!scale) return [];
+  const errs: FieldError[] = [];
+  const at = `${path}.scale`;
+  if (!scale.specReplicasPath) errs.push(fieldErrors.required(`${at}.specReplicasPath`, ''));
+  else {
+    const bad = simpleJsonPath(scale.specReplicasPath, `${at}.specReplicasPath`);
+    if (bad.length) errs.push(...bad);
+    else if (!scale.specReplicasPath.startsWith('.spec.')) errs.push(fieldErrors.invalid(`${at}.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
+  }
+  if (!scale.statusReplicasPath) errs.push(fieldErrors.required(`${at}.statusReplicasPath`, ''));
+  else {
+    const bad = simpleJsonPath(scale.statusReplicasPath, `${at}.statusReplicasPath`);
+    if (bad.length) errs.push(...bad);
+    else if (!scale.statusReplicasPath.startsWith('.status.')) errs.push(fieldErrors.invalid(`${at}.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
+  }
+  if (scale.labelSelectorPath) {
+    const bad = simpleJsonPath(scale.labelSelectorPath, `${at}.labelSelectorPath`);
+    if (bad.length) errs.push(...bad);
+    else if (!scale.labelSelectorPath.startsWith('.spec.') && !scale.labelSelectorPath.startsWith('.status.')) {
+      errs.push(fieldErrors.invalid(`${at}.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+    }
+  }
   return errs;
 }
 

@@ -4,7 +4,7 @@
  * per group version. Served when the client's Accept asks for it.
  */
 import type { ResourceInfo } from '../registry/resource-info.js';
-import { subresourceKinds } from './discovery.js';
+import { compareKubeAwareVersions, subresourceKinds } from './discovery.js';
 
 export type AggregatedVersion = 'v2' | 'v2beta1';
 
@@ -60,7 +60,9 @@ export function aggregatedDiscovery(resources: ResourceInfo[], legacy: boolean, 
   }
   const items = [...groups].map(([group, versions]) => ({
     metadata: { name: group, creationTimestamp: null },
-    versions: [...versions].map(([v, list]) => ({ version: v, resources: list.map(resourceEntry), freshness: 'Current' })),
+    versions: [...versions]
+      .sort(([a], [b]) => compareKubeAwareVersions(b, a))
+      .map(([v, list]) => ({ version: v, resources: list.map(resourceEntry), freshness: 'Current' })),
   }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }

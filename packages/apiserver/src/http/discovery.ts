@@ -28,7 +28,32 @@ function groupEntry(group: string, versions: string[]): object {
   return { name: group, versions: list, preferredVersion: list[0] };
 }
 
-/** The groups served, each with its versions (preferred first). */
+const kubeVersion = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * apimachinery's CompareKubeAwareVersionStrings: positive when `a` has the higher
+ * priority. GA before beta before alpha, then higher major and minor numbers first
+ * (v2, v1, v1beta2, v1beta1, v1alpha1); kube-like versions before others, which
+ * sort alphabetically.
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  if (a === b) return 0;
+  const ma = kubeVersion.exec(a);
+  const mb = kubeVersion.exec(b);
+  if (!ma && !mb) return a < b ? 1 : -1;
+  if (!ma) return -1;
+  if (!mb) return 1;
+  const type = (m: RegExpExecArray): number => (m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2);
+  if (type(ma) !== type(mb)) return type(ma) - type(mb);
+  if (ma[1] !== mb[1]) return Number(ma[1]) - Number(mb[1]);
+  return Number(ma[3] ?? 0) - Number(mb[3] ?? 0);
+}
+
+/**
+ * The groups served, each with its versions, preferred first: kube sorts a group's
+ * versions by priority (a CRD's v1 is preferred over its v1beta1, whatever the
+ * order of spec.versions).
+ */
 export function servedGroups(resources: ResourceInfo[]): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   for (const r of resources) {
@@ -37,6 +62,7 @@ export function servedGroups(resources: ResourceInfo[]): Map<string, string[]> {
     if (!versions.includes(r.version)) versions.push(r.version);
     groups.set(r.group, versions);
   }
+  for (const versions of groups.values()) versions.sort((a, b) => compareKubeAwareVersions(b, a));
   return groups;
 }
 

@@ -35,17 +35,20 @@ export class ResourceHandler {
     if (!rs.info.namespaced && rr.namespace !== '' && rr.resource !== 'namespaces') throw notFoundPath();
     if (rr.subresource && !(rs.info.subresources ?? []).includes(rr.subresource)) throw notFoundPath();
     if (!allowed(rs, rr)) throw methodNotAllowed();
+    // Every request to a deprecated CRD version carries its warning, as in kube.
+    const deprecation = rs.info.custom?.deprecationWarning;
+    if (deprecation) addWarnings(res, [deprecation]);
     const form = negotiate(req.headers.accept);
     if (rr.subresource === 'scale') return this.scale(req, res, rs, rr, form);
 
     switch (rr.verb) {
       case 'get': {
         assertRevisionReached(query.get('resourceVersion'), rs.mvcc.revision);
-        const obj = rs.get(rr.namespace, rr.name);
+        const obj = await rs.get(rr.namespace, rr.name);
         return this.sendObject(res, rs, obj, form, query);
       }
       case 'list': {
-        const list = rs.list(rr.namespace, listOptions(query)) as unknown as { metadata: Record<string, unknown>; items: KubeObject[] };
+        const list = (await rs.list(rr.namespace, listOptions(query))) as unknown as { metadata: Record<string, unknown>; items: KubeObject[] };
         if (form === 'table') {
           return sendJson(res, 200, tableForResource(rs.info, list.items, { includeObject: includeObject(query), listMeta: list.metadata }));
         }
@@ -59,34 +62,34 @@ export class ResourceHandler {
       case 'create': {
         const body = await readBody(req);
         const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
-        const result = rs.create(rr.namespace, obj, writeOptions(query));
+        const result = await rs.create(rr.namespace, obj, writeOptions(query));
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
       }
       case 'update': {
         const body = await readBody(req);
         const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
-        const result = rs.update(rr.namespace, rr.name, obj, writeOptions(query), rr.subresource);
+        const result = await rs.update(rr.namespace, rr.name, obj, writeOptions(query), rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
       }
       case 'patch': {
         const body = await readBody(req);
-        const result = rs.patch(rr.namespace, rr.name, mediaType(req.headers['content-type']), body, writeOptions(query), rr.subresource);
+        const result = await rs.patch(rr.namespace, rr.name, mediaType(req.headers['content-type']), body, writeOptions(query), rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query);
       }
       case 'delete': {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
-        const result = rs.delete(rr.namespace, rr.name, deleteOptions(query, parsed));
+        const result = await rs.delete(rr.namespace, rr.name, deleteOptions(query, parsed));
         if (isJsonObject(result.object) && result.object.kind === 'Status') return sendJson(res, 200, result.object);
         return this.sendObject(res, rs, result.object as KubeObject, form, query);
       }
       case 'deletecollection': {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
-        const list = rs.deleteCollection(rr.namespace, listOptions(query), deleteOptions(query, parsed));
+        const list = await rs.deleteCollection(rr.namespace, listOptions(query), deleteOptions(query, parsed));
         return sendJson(res, 200, list);
       }
     }
@@ -100,13 +103,13 @@ export class ResourceHandler {
 
   /** The scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
   private async scale(req: IncomingMessage, res: ServerResponse, rs: ResourceStore, rr: ResourceRequest, form: ResponseForm): Promise<void> {
-    const current = rs.get(rr.namespace, rr.name);
+    const current = await rs.get(rr.namespace, rr.name);
     const paths = rs.info.custom?.scale;
     if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current, paths));
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
     const patch = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
-    const result = rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')));
+    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')));
     void form;
     sendJson(res, 200, scaleOf(result.object as KubeObject, paths));
   }

@@ -32,7 +32,9 @@ export function sendError(res: ServerResponse, err: unknown): void {
 /** Adds `Warning: 299 - "<text>"` headers, which kubectl prints as `Warning: <text>`. */
 export function addWarnings(res: ServerResponse, warnings: string[]): void {
   if (warnings.length === 0) return;
-  res.setHeader('Warning', warnings.map(warningHeader));
+  const set = res.getHeader('Warning');
+  const earlier = set === undefined ? [] : Array.isArray(set) ? set : [String(set)];
+  res.setHeader('Warning', [...earlier, ...warnings.map(warningHeader)]);
 }
 
 /**

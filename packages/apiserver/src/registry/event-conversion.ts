@@ -29,6 +29,6 @@ function rename(obj: KubeObject, apiVersion: string, from: 0 | 1): KubeObject {
 
 export const eventsV1Conversion: StorageConversion = {
   storedAs: { apiVersion: 'v1', kind: 'Event' },
-  toStorage: (obj) => rename(obj, 'v1', 0),
-  fromStorage: (obj) => rename(obj, 'events.k8s.io/v1', 1),
+  toStorage: (objs) => objs.map((o) => rename(o, 'v1', 0)),
+  fromStorage: (objs) => objs.map((o) => rename(o, 'events.k8s.io/v1', 1)),
 };

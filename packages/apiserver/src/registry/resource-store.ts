@@ -34,7 +34,7 @@ import type { ResourceInfo } from './resource-info.js';
 import type { Strategy } from './strategy.js';
 import { compileListFilter, type ListFilter } from './list-filter.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
-import { metadataTypeError, typeMetaMismatch } from './type-meta.js';
+import { metadataTypeError, objectMetaDecodeError, typeMetaMismatch } from './type-meta.js';
 import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
 
 /**
@@ -47,15 +47,22 @@ export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation, sourc
 /** Applies a patch of the given content type to the current object. */
 export type PatchApplier = (current: KubeObject, patchType: string, body: Buffer) => KubeObject;
 
+/** A conversion's answer: at once, or later (a conversion webhook). */
+export type MaybePromise<T> = T | Promise<T>;
+
 /**
- * For a resource served in one shape and stored in another (events.k8s.io/v1
- * Events are stored as core/v1 Events, as kube stores them).
+ * For a resource served in one shape and stored in another: events.k8s.io/v1
+ * Events are stored as core/v1 Events, and a custom resource is stored in its
+ * CRD's storage version. The strategy works on the served shape; conversion
+ * happens only where objects enter and leave storage, as in kube.
  */
 export interface StorageConversion {
   /** The apiVersion and kind of stored objects. */
   storedAs: { apiVersion: string; kind: string };
-  toStorage(obj: KubeObject): KubeObject;
-  fromStorage(obj: KubeObject): KubeObject;
+  /** Converts served objects to the stored shape (in order). */
+  toStorage(objs: KubeObject[]): MaybePromise<KubeObject[]>;
+  /** Converts stored objects to the served shape (in order); must not modify them. */
+  fromStorage(objs: KubeObject[]): MaybePromise<KubeObject[]>;
 }
 
 export interface ResourceStoreDeps {
@@ -89,13 +96,21 @@ export class ResourceStore {
   /** The apiVersion and kind objects are stored with. */
   private readonly storedAs: { apiVersion: string; kind: string };
 
-  /** A stored object in the shape this resource serves. */
-  toExternal(obj: KubeObject): KubeObject {
-    return this.deps.conversion ? this.deps.conversion.fromStorage(obj) : obj;
+  /** Stored objects in the shape this resource serves (the same objects when no conversion applies). */
+  toExternal(objs: KubeObject[]): MaybePromise<KubeObject[]> {
+    return this.deps.conversion && objs.length ? this.deps.conversion.fromStorage(objs) : objs;
   }
 
-  private external(result: WriteResult): WriteResult {
-    return this.deps.conversion ? { ...result, object: this.toExternal(result.object as KubeObject) } : result;
+  private async external(obj: KubeObject): Promise<KubeObject> {
+    return this.deps.conversion ? (await this.deps.conversion.fromStorage([obj]))[0] : obj;
+  }
+
+  private async internal(obj: KubeObject): Promise<KubeObject> {
+    return this.deps.conversion ? (await this.deps.conversion.toStorage([obj]))[0] : obj;
+  }
+
+  private async externalResult(result: WriteResult): Promise<WriteResult> {
+    return this.deps.conversion ? { ...result, object: await this.external(result.object as KubeObject) } : result;
   }
 
   /** The MVCC store this resource lives in. */
@@ -113,14 +128,14 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- reads
 
-  get(namespace: string, name: string): KubeObject {
+  async get(namespace: string, name: string): Promise<KubeObject> {
     const v = this.store.get(this.key(namespace, name));
     if (!v) throw notFound(this.groupResource, name);
-    return this.toExternal(v.value);
+    return this.external(v.value);
   }
 
   /** Lists with selectors and pagination over one consistent snapshot. */
-  list(namespace: string, opts: ListOptions): KubeObject {
+  async list(namespace: string, opts: ListOptions): Promise<KubeObject> {
     const filter = compileListFilter(this.info, opts);
     let atRevision: number | undefined;
     let after: string | undefined;
@@ -163,7 +178,7 @@ export class ResourceStore {
       apiVersion: this.apiVersion,
       kind: this.info.listKind,
       metadata,
-      items: page.map((v) => this.toExternal(v.value)),
+      items: await this.toExternal(page.map((v) => v.value)),
     } as unknown as KubeObject;
   }
 
@@ -189,7 +204,7 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- writes
 
-  create(namespace: string, body: KubeObject, opts: WriteOptions): WriteResult {
+  async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
     const { object: obj, warnings } = this.decode(body, opts.fieldValidation);
     this.checkNamespaceMatches(obj, namespace);
     if (this.info.namespaced) obj.metadata.namespace = namespace;
@@ -205,49 +220,59 @@ export class ResourceStore {
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
       ...this.strategy.validate(obj),
     ]);
-    if (opts.dryRun) return this.external({ object: obj, warnings, created: true });
+    if (opts.dryRun) return { object: obj, warnings, created: true };
+    const toStore = await this.internal(obj);
     for (let attempt = 0; ; attempt++) {
       try {
-        const stored = this.store.create(this.key(namespace, obj.metadata.name!), obj);
-        return this.external({ object: stored.value, warnings, created: true });
+        const stored = this.store.create(this.key(namespace, toStore.metadata.name!), toStore);
+        return this.externalResult({ object: stored.value, warnings, created: true });
       } catch (e) {
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
-        if (!wantsGeneratedName || attempt >= maxGenerateNameAttempts) throw alreadyExists(this.groupResource, obj.metadata.name!);
-        obj.metadata.name = generateName(obj.metadata.generateName!);
+        if (!wantsGeneratedName || attempt >= maxGenerateNameAttempts) throw alreadyExists(this.groupResource, toStore.metadata.name!);
+        toStore.metadata.name = generateName(toStore.metadata.generateName!);
       }
     }
   }
 
   /** PUT: replaces the object (or, for `status`, only its status). */
-  update(namespace: string, name: string, body: KubeObject, opts: WriteOptions, subresource = ''): WriteResult {
-    const { object: obj, warnings } = this.decode(body, opts.fieldValidation);
-    this.checkNamespaceMatches(obj, namespace);
-    if (obj.metadata.name !== name) {
-      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+  async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
+    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation);
+    this.checkNamespaceMatches(decoded, namespace);
+    if (decoded.metadata.name !== name) {
+      throw badRequest(`the name of the object (${decoded.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     }
-    const current = this.store.get(this.key(namespace, name));
-    if (!current) {
-      if (this.strategy.allowCreateOnUpdate && subresource === '') {
-        if (obj.metadata.resourceVersion) throw notFound(this.groupResource, name);
-        return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' });
+    const rv = decoded.metadata.resourceVersion;
+    if (rv) parseResourceVersion(String(rv), null);
+    // An unconditional update (no resourceVersion) is retried when a concurrent write intervenes.
+    for (let attempt = 0; ; attempt++) {
+      const obj = attempt === 0 ? decoded : deepCopy(decoded);
+      const current = this.store.get(this.key(namespace, name));
+      if (!current) {
+        if (this.strategy.allowCreateOnUpdate && subresource === '') {
+          if (rv) throw notFound(this.groupResource, name);
+          return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' });
+        }
+        throw notFound(this.groupResource, name);
       }
-      throw notFound(this.groupResource, name);
+      if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
+      try {
+        const result = await this.applyUpdate(current, obj, opts.dryRun, subresource);
+        return { ...result, warnings: [...warnings, ...result.warnings] };
+      } catch (e) {
+        if (isStoreConflict(e) && !rv && attempt < maxPatchConflictRetries) continue;
+        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
+        throw e;
+      }
     }
-    const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== String(current.rev)) {
-      parseResourceVersion(String(rv), null);
-      throw conflict(this.groupResource, name, objectModifiedMessage);
-    }
-    const result = this.external(this.applyUpdate(current, obj, opts.dryRun, subresource));
-    return { ...result, warnings: [...warnings, ...result.warnings] };
   }
 
   /** PATCH: applies the patch to the current object, retrying when a concurrent write intervenes. */
-  patch(namespace: string, name: string, patchType: string, body: Buffer, opts: WriteOptions, subresource = ''): WriteResult {
+  async patch(namespace: string, name: string, patchType: string, body: Buffer, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
     for (let attempt = 0; ; attempt++) {
       const current = this.store.get(this.key(namespace, name));
       if (!current) throw notFound(this.groupResource, name);
-      const patched = applyPatchBounded(() => this.deps.patcher(deepCopy(this.toExternal(current.value)), patchType, body));
+      const served = deepCopy(await this.external(current.value));
+      const patched = applyPatchBounded(() => this.deps.patcher(served, patchType, body));
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
       const { object: obj, warnings } = this.decode(patched, opts.fieldValidation, 'patch');
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -257,10 +282,11 @@ export class ResourceStore {
         throw conflict(this.groupResource, name, objectModifiedMessage);
       }
       try {
-        const result = this.external(this.applyUpdate(current, obj, opts.dryRun, subresource));
+        const result = await this.applyUpdate(current, obj, opts.dryRun, subresource);
         return { ...result, warnings: [...warnings, ...result.warnings] };
       } catch (e) {
-        if (e instanceof StoreError && e.code === 'Conflict' && attempt < maxPatchConflictRetries) continue;
+        if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
+        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
         throw e;
       }
     }
@@ -271,8 +297,9 @@ export class ResourceStore {
    * defaults, validates, bumps generation, skips no-op writes, and completes a
    * deletion once the last finalizer is gone.
    */
-  private applyUpdate(current: Versioned, incoming: KubeObject, dryRun: boolean, subresource: string): WriteResult {
-    const old = current.value;
+  private async applyUpdate(current: Versioned, incoming: KubeObject, dryRun: boolean, subresource: string): Promise<WriteResult> {
+    // The strategy sees both objects in the served shape.
+    const old = await this.external(current.value);
     let obj: KubeObject;
     if (subresource === 'status') {
       obj = { ...deepCopy(old), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
@@ -280,8 +307,8 @@ export class ResourceStore {
       obj = { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
     } else {
       obj = incoming;
-      obj.apiVersion = this.storedAs.apiVersion;
-      obj.kind = this.storedAs.kind;
+      obj.apiVersion = this.apiVersion;
+      obj.kind = this.info.kind;
       if (this.strategy.hasStatusSubresource) {
         if (old.status === undefined) delete obj.status;
         else obj.status = deepCopy(old.status);
@@ -313,18 +340,30 @@ export class ResourceStore {
     if (m.deletionTimestamp && this.finalizersOf(obj).length === 0) {
       if (dryRun) return { object: obj, warnings: [], created: false };
       const gone = this.store.delete(current.key, current.rev);
-      return { object: gone.value, warnings: [], created: false };
+      return this.externalResult({ object: gone.value, warnings: [], created: false });
     }
     if (dryRun) return { object: obj, warnings: [], created: false };
-    const stored = this.store.update(current.key, current.rev, obj);
-    return { object: stored.value, warnings: [], created: false };
+    const stored = this.store.update(current.key, current.rev, await this.internal(obj));
+    return this.externalResult({ object: stored.value, warnings: [], created: false });
   }
 
   /**
    * DELETE: removes the object, or marks it for deletion while finalizers remain
    * (adding foregroundDeletion or orphan for those propagation policies).
    */
-  delete(namespace: string, name: string, opts: DeleteOptions): { object: KubeObject | Status; deleted: boolean } {
+  async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject | Status; deleted: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deleteOnce(namespace, name, opts);
+      } catch (e) {
+        if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
+        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
+        throw e;
+      }
+    }
+  }
+
+  private async deleteOnce(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject | Status; deleted: boolean }> {
     // kube's NamespaceLifecycle admission keeps the system namespaces.
     if (this.info.group === '' && this.info.resource === 'namespaces' && immortalNamespaces.has(name)) {
       throw forbidden(this.groupResource, name, 'this namespace may not be deleted');
@@ -356,7 +395,7 @@ export class ResourceStore {
     const pending = [...finalizers, ...this.specFinalizers(current.value)];
     if (pending.length > 0) {
       if (meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
-        return { object: this.toExternal(current.value), deleted: false };
+        return { object: await this.external(current.value), deleted: false };
       }
       const marked = deepCopy(current.value);
       marked.metadata.finalizers = finalizers;
@@ -365,24 +404,24 @@ export class ResourceStore {
       if (this.info.group === '' && this.info.resource === 'namespaces') {
         (marked as { status?: unknown }).status = { ...(marked.status as object), phase: 'Terminating' };
       }
-      if (opts.dryRun) return { object: this.toExternal(marked), deleted: false };
+      if (opts.dryRun) return { object: await this.external(marked), deleted: false };
       const stored = this.store.update(current.key, current.rev, marked);
-      return { object: this.toExternal(stored.value), deleted: false };
+      return { object: await this.external(stored.value), deleted: false };
     }
-    if (opts.dryRun) return { object: this.deletedAnswer(current.value), deleted: true };
+    if (opts.dryRun) return { object: await this.deletedAnswer(current.value), deleted: true };
     const gone = this.store.delete(current.key, current.rev);
-    return { object: this.deletedAnswer(gone.value), deleted: true };
+    return { object: await this.deletedAnswer(gone.value), deleted: true };
   }
 
   /** DELETE on the collection: deletes every object the selectors match. */
-  deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): KubeObject {
-    const list = this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector }) as unknown as {
+  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject> {
+    const list = await this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector }) as unknown as {
       items: KubeObject[];
     };
     const deleted: KubeObject[] = [];
     for (const item of list.items) {
       try {
-        const r = this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
+        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
         deleted.push(r.deleted || !isStatus(r.object) ? (r.object as KubeObject) : item);
       } catch (e) {
         if (!(e instanceof StatusError && e.code === 404)) throw e;
@@ -391,8 +430,8 @@ export class ResourceStore {
     return { apiVersion: this.apiVersion, kind: this.info.listKind, metadata: { resourceVersion: String(this.store.revision) }, items: deleted } as unknown as KubeObject;
   }
 
-  private deletedAnswer(obj: KubeObject): KubeObject | Status {
-    return this.strategy.returnsDeletedObject ? this.toExternal(obj) : successStatus(this.groupResource, obj.metadata.name ?? '', obj.metadata.uid);
+  private async deletedAnswer(obj: KubeObject): Promise<KubeObject | Status> {
+    return this.strategy.returnsDeletedObject ? this.external(obj) : successStatus(this.groupResource, obj.metadata.name ?? '', obj.metadata.uid);
   }
 
   /** Finalizers that block deletion: metadata.finalizers, and spec.finalizers for namespaces. */
@@ -417,10 +456,10 @@ export class ResourceStore {
     copy.apiVersion = expected;
     copy.kind = this.info.kind;
     copy.metadata ??= {};
+    const metaError = objectMetaDecodeError(this.info, copy, source);
+    if (metaError) throw badRequest(metaError);
     dropEmptyMetadata(copy.metadata);
-    const decoded = this.deps.decoder(copy, validation, source);
-    if (this.deps.conversion) decoded.object = this.deps.conversion.toStorage(decoded.object);
-    return decoded;
+    return this.deps.decoder(copy, validation, source);
   }
 
   private checkNamespaceMatches(obj: KubeObject, namespace: string): void {
@@ -466,6 +505,10 @@ function dropEmptyMetadata(m: KubeObject['metadata']): void {
     const v = meta[key];
     if (v === null || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0)) delete meta[key];
   }
+}
+
+function isStoreConflict(e: unknown): boolean {
+  return e instanceof StoreError && e.code === 'Conflict';
 }
 
 function isStatus(o: unknown): o is Status {

@@ -13,7 +13,10 @@
  *   events.k8s.io Events), which converts, and then fails the version check:
  *   `the API version in the data (events.k8s.io/v1) does not match the expected API version (v1)`
  */
-import { apiVersionOf } from '@operant/apimachinery';
+import { apiVersionOf, type OpenApiSchema } from '@operant/apimachinery';
+import { resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
+import { findTypeError } from '../openapi/type-check.js';
+import { cannotBeHandledMessage } from '../openapi/unknown-fields.js';
 import { builtinResources } from './builtin-resources.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -100,4 +103,22 @@ export function typeMetaMismatch(info: ResourceInfo, body: Record<string, unknow
 export function metadataTypeError(info: ResourceInfo, metadata: unknown): string | undefined {
   if (metadata === undefined || metadata === null || jsonTypeName(metadata) === 'object') return undefined;
   return `${info.kind} in version ${JSON.stringify(info.version)} cannot be handled as a ${info.kind}: json: cannot unmarshal ${jsonTypeName(metadata)} into Go struct field ${info.kind}.metadata of type v1.ObjectMeta`;
+}
+
+/** Just the metadata of an object, as a schema: every kind's ObjectMeta decodes the same way. */
+const withObjectMeta: OpenApiSchema = {
+  type: 'object',
+  properties: { metadata: { $ref: schemaRef('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') } },
+};
+
+/**
+ * kube's message when `obj.metadata` holds a value of the wrong type (`labels`
+ * holding a number, ...), for every kind, custom resources included; normalizes
+ * the nulls in it as decoding does. `source` is `patch` for a patched object,
+ * whose errors kube reports bare.
+ */
+export function objectMetaDecodeError(info: ResourceInfo, obj: Record<string, unknown>, source: 'body' | 'patch'): string | undefined {
+  const err = findTypeError({ metadata: obj.metadata }, withObjectMeta, resolveBuiltinSchema, info.kind);
+  if (err === undefined) return undefined;
+  return source === 'patch' ? err : cannotBeHandledMessage(info.kind, info.version, err);
 }

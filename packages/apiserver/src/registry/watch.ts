@@ -3,7 +3,7 @@
  * change, with selectors applied the way kube's watch cache applies them (an
  * object leaving the selector arrives as DELETED, entering it as ADDED).
  */
-import { StatusError, badRequest } from '@operant/apimachinery';
+import { StatusError, badRequest, internalError, type KubeObject } from '@operant/apimachinery';
 import { StoreError, type StorageEvent } from '../storage/types.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
 import { listPrefix } from './keys.js';
@@ -39,17 +39,45 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     }
   }
   const rv = rvText === '' ? 0 : parseResourceVersion(rvText);
+  // Conversion may answer later (a conversion webhook): events wait in a chain to keep their order.
+  let chain: Promise<void> | undefined;
+  let stopped = false;
+  const later = (deliver: () => Promise<void>): void => {
+    const next = (chain ?? Promise.resolve())
+      .then(deliver)
+      .catch((err: unknown) => {
+        if (!stopped) sink('ERROR', err instanceof StatusError ? err.status : internalError(String(err)).status);
+      });
+    chain = next;
+    void next.then(() => {
+      if (chain === next) chain = undefined;
+    });
+  };
+  const emit = (events: Array<[WatchEventType, KubeObject]>): void => {
+    if (events.length === 0) return;
+    const converted = rs.toExternal(events.map((e) => e[1]));
+    if (!chain && !(converted instanceof Promise)) {
+      events.forEach((e, i) => sink(e[0], converted[i]));
+      return;
+    }
+    later(async () => {
+      const objs = await converted;
+      if (!stopped) events.forEach((e, i) => sink(e[0], objs[i]));
+    });
+  };
   // Bookmarks carry the store's revision: every event up to it has been delivered, matching or not.
   const bookmark = (annotations?: Record<string, string>): void => {
     const metadata: Record<string, unknown> = { resourceVersion: String(store.revision) };
     if (annotations) metadata.annotations = annotations;
-    sink('BOOKMARK', { kind: rs.info.kind, apiVersion: rs.apiVersion, metadata });
+    const send = (): void => sink('BOOKMARK', { kind: rs.info.kind, apiVersion: rs.apiVersion, metadata });
+    if (chain) later(async () => send());
+    else send();
   };
 
   let from: number;
   if (rv === 0 || sendInitial) {
     const { items, revision } = store.list(prefix);
-    for (const v of items) if (filter.matches(v.value)) sink('ADDED', rs.toExternal(v.value));
+    emit(items.filter((v) => filter.matches(v.value)).map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
     from = revision;
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
   } else {
@@ -60,16 +88,16 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     if (e.rev <= from) return;
     const now = filter.matches(e.value);
     const before = e.prev !== undefined && filter.matches(e.prev);
-    const value = rs.toExternal(e.value);
+    const value = e.value;
     if (e.type === 'ADDED') {
-      if (now) sink('ADDED', value);
+      if (now) emit([['ADDED', value]]);
     } else if (e.type === 'DELETED') {
-      if (before) sink('DELETED', value);
-    } else if (now && before) sink('MODIFIED', value);
-    else if (now) sink('ADDED', value);
+      if (before) emit([['DELETED', value]]);
+    } else if (now && before) emit([['MODIFIED', value]]);
+    else if (now) emit([['ADDED', value]]);
     // Leaving the selector: kube's watch cache sends the object as it was when it
     // last matched, at the event's resourceVersion (cacheWatcher.convertToWatchEvent).
-    else if (before) sink('DELETED', rs.toExternal({ ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rev) } }));
+    else if (before) emit([['DELETED', { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rev) } }]]);
   };
 
   let handle: StoreWatch;
@@ -84,7 +112,10 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     throw e;
   }
   return {
-    stop: () => handle.stop(),
+    stop: () => {
+      stopped = true;
+      handle.stop();
+    },
     bookmark: () => {
       if (opts.allowWatchBookmarks) bookmark();
     },

@@ -152,7 +152,7 @@ export function noneConversion(info: ResourceInfo, storageVersion: string): Stor
 }
 
 /** Whether any node of a schema declares a default. */
-function hasDefaults(schema: OpenApiSchema): boolean {
+export function hasDefaults(schema: OpenApiSchema): boolean {
   if (schema.default !== undefined) return true;
   const children: OpenApiSchema[] = [
     ...Object.values(schema.properties ?? {}),

@@ -12,7 +12,8 @@ import { resourcePrefix } from '../registry/keys.js';
 import type { MvccStore, StoreWatch } from '../storage/mvcc-store.js';
 import { asCrd, crdCleanupFinalizer, type CustomResourceDefinition } from './types.js';
 import { isEstablished } from './strategy.js';
-import { customResourceDecoder, customResourceInfo, customResourcePatcher, customResourceStrategy, noneConversion } from './custom-resources.js';
+import { customResourceDecoder, customResourceInfo, customResourcePatcher, customResourceStrategy, hasDefaults, noneConversion } from './custom-resources.js';
+import { webhookConversion } from './webhook-conversion.js';
 
 const crdPrefix = '/apiextensions.k8s.io/customresourcedefinitions/';
 const retryMs = 100;
@@ -67,7 +68,10 @@ export class CustomResourceServing {
         store: this.store,
         decoder: customResourceDecoder(info),
         patcher: customResourcePatcher(),
-        conversion: noneConversion(info, storage),
+        conversion:
+          crd.spec.conversion?.strategy === 'Webhook'
+            ? webhookConversion(crd, info, storage, this.store, info.custom?.schema && hasDefaults(info.custom.schema) ? info.custom.schema : undefined)
+            : noneConversion(info, storage),
       });
       this.catalog.add(rs);
       now.push({ group: info.group, version: info.version, resource: info.resource });

@@ -5,47 +5,9 @@
  * its source snippet and caret.
  */
 import type { ValidationRule } from './decl-types.js';
+import { goQuote } from '../schema/go-text.js';
 
-/** Go's `strconv.Quote`: double quotes, backslash escapes, control characters as `\xNN`. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c >= 0x80 && c < 0xa0) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
-}
+export { goQuote };
 
 /**
  * The `%#v` rendering of a validation rule, as kube prints it in

@@ -27,7 +27,7 @@ import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
 import { loadOrCreateServingMaterial } from './tls/material.js';
-import { kubeconfigYaml, writeKubeconfig } from './tls/kubeconfig.js';
+import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
 import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
@@ -160,7 +160,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   serverAddress = `${urlHost}:${port}`;
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
-  const kubeconfig = kubeconfigYaml({ server: url, caPem: material.ca.certPem, token: material.adminToken });
+  const kubeconfig = kubeconfigText({ server: url, caPem: material.ca.certPem, token: material.adminToken });
   if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
   await ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
   namespaces.start();

@@ -1,30 +1,19 @@
-/**
- * Certificates for the embedded server: an ECDSA P-256 CA, serving
- * certificates and client certificates, built as DER and signed with
- * node:crypto. Hand-encoding the few fields an X.509 certificate needs keeps
- * a certificate library (and its ~150 ms of module loading) off the start-up
- * path; Node's X509Certificate checks the results in the tests.
- */
-import { X509Certificate, createHash, createPrivateKey, generateKeyPair as generateKeyPairCb, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import { promisify } from 'node:util';
-import {
-  bitString,
-  boolean,
-  children,
-  explicit,
-  implicitPrimitive,
-  namedBits,
-  objectIdentifier,
-  octetString,
-  readElement,
-  sequence,
-  set,
-  smallInteger,
-  time,
-  unsignedInteger,
-  utf8String,
-} from './der.js';
+import type * as X509 from '@peculiar/x509';
+
+let library: Promise<typeof X509> | undefined;
+
+/**
+ * @peculiar/x509 takes over 100 ms to load (tsyringe, ASN.1 schemas), so it is loaded
+ * when a certificate is first made, not at start-up: a server restarted on its data
+ * dir reuses its certificates and never loads it. tsyringe needs the Reflect metadata
+ * polyfill loaded first.
+ */
+function x509Library(): Promise<typeof X509> {
+  library ??= import('reflect-metadata').then(() => import('@peculiar/x509'));
+  return library;
+}
 
 /** A certificate and its private key, both PEM (the key as PKCS#8 `PRIVATE KEY`). */
 export interface CertificateAndKey {
@@ -46,6 +35,14 @@ export interface ClientCertificateOptions {
   organizations: string[];
 }
 
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+// @peculiar/x509 signs with its default provider, Node's global webcrypto (Node >= 19).
+const { subtle } = webcrypto;
+const keyAlgorithm: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
+const signingAlgorithm: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The CA outlives many serving certificates, so a persisted CA keeps old kubeconfigs valid. */
 const CA_VALIDITY_DAYS = 3650;
@@ -53,47 +50,30 @@ const LEAF_VALIDITY_DAYS = 365;
 /** Backdating tolerates small clock differences between this process and its clients. */
 const BACKDATE_MS = 5 * 60 * 1000;
 
-const OID = {
-  ecdsaWithSha256: '1.2.840.10045.4.3.2',
-  commonName: '2.5.4.3',
-  organization: '2.5.4.10',
-  subjectKeyIdentifier: '2.5.29.14',
-  keyUsage: '2.5.29.15',
-  subjectAltName: '2.5.29.17',
-  basicConstraints: '2.5.29.19',
-  authorityKeyIdentifier: '2.5.29.35',
-  extKeyUsage: '2.5.29.37',
-  serverAuth: '1.3.6.1.5.5.7.3.1',
-  clientAuth: '1.3.6.1.5.5.7.3.2',
-} as const;
-
-/** KeyUsage bit numbers (RFC 5280 4.2.1.3). */
-const KEY_USAGE = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 } as const;
-
-const signatureAlgorithm = sequence(objectIdentifier(OID.ecdsaWithSha256));
-
 /**
  * Creates a self-signed ECDSA P-256 certificate authority (basicConstraints CA:true, keyCertSign).
  * It is valid for ten years.
  */
 export async function generateCertificateAuthority(commonName = 'operant-ca'): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
   const keys = await generateKeyPair();
   const now = Date.now();
-  const subject = name([[OID.commonName, commonName]]);
-  const spki = keys.publicKey.export({ type: 'spki', format: 'der' });
-  const certDer = signCertificate(keys.privateKey, {
-    issuer: subject,
-    subject,
-    spki,
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: [{ CN: [commonName] }],
+    keys,
+    signingAlgorithm,
     notBefore: new Date(now - BACKDATE_MS),
     notAfter: new Date(now + CA_VALIDITY_DAYS * DAY_MS),
     extensions: [
-      extension(OID.basicConstraints, true, sequence(boolean(true))),
-      extension(OID.keyUsage, true, namedBits([KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign, KEY_USAGE.digitalSignature])),
-      extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(spki))),
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { certPem: pem('CERTIFICATE', certDer), keyPem: privateKeyPem(keys.privateKey) };
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
 /**
@@ -104,6 +84,7 @@ export async function issueServingCertificate(
   ca: CertificateAndKey,
   options: ServingCertificateOptions,
 ): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
   const { dnsNames, ipAddresses } = options;
   if (dnsNames.length === 0 && ipAddresses.length === 0) {
     throw new Error('a serving certificate needs at least one DNS name or IP address');
@@ -112,13 +93,13 @@ export async function issueServingCertificate(
     if (isIP(ip) === 0) throw new Error(`not an IP address: ${JSON.stringify(ip)}`);
   }
   const commonName = options.commonName ?? dnsNames[0] ?? ipAddresses[0];
-  const names = [
-    ...dnsNames.map((value) => implicitPrimitive(2, Buffer.from(value, 'ascii'))),
-    ...ipAddresses.map((value) => implicitPrimitive(7, ipBytes(value))),
+  const names: X509.JsonGeneralName[] = [
+    ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
+    ...ipAddresses.map((value) => ({ type: 'ip' as const, value })),
   ];
-  return issueLeaf(ca, name([[OID.commonName, commonName]]), [
-    extension(OID.extKeyUsage, false, sequence(objectIdentifier(OID.serverAuth))),
-    extension(OID.subjectAltName, false, sequence(...names)),
+  return issueLeaf(ca, [{ CN: [commonName] }], [
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    new x509.SubjectAlternativeNameExtension(names),
   ]);
 }
 
@@ -130,117 +111,56 @@ export async function issueClientCertificate(
   ca: CertificateAndKey,
   options: ClientCertificateOptions,
 ): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
   // One RDN per attribute, as Go's pkix.Name.ToRDNSequence writes them.
-  const subject = name([...options.organizations.map((o) => [OID.organization, o] as const), [OID.commonName, options.commonName] as const]);
-  return issueLeaf(ca, subject, [extension(OID.extKeyUsage, false, sequence(objectIdentifier(OID.clientAuth)))]);
+  const subject: X509.JsonName = [
+    ...options.organizations.map((o) => ({ O: [o] })),
+    { CN: [options.commonName] },
+  ];
+  return issueLeaf(ca, subject, [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])]);
 }
 
-async function issueLeaf(ca: CertificateAndKey, subject: Buffer, extensions: Buffer[]): Promise<CertificateAndKey> {
-  const caCert = new X509Certificate(ca.certPem);
-  const caKey = createPrivateKey(ca.keyPem);
-  const keys = await generateKeyPair();
+async function issueLeaf(
+  ca: CertificateAndKey,
+  subject: X509.JsonName,
+  extensions: X509.Extension[],
+): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const [caKey, keys] = await Promise.all([importPrivateKey(ca.keyPem), generateKeyPair()]);
   const now = Date.now();
-  const notAfter = Math.min(now + LEAF_VALIDITY_DAYS * DAY_MS, Date.parse(caCert.validTo));
-  const caParts = tbsParts(caCert.raw);
-  const certDer = signCertificate(caKey, {
-    // Reuse the CA's encoded subject so issuer matching (a byte comparison in Go) cannot drift.
-    issuer: caParts.subject,
+  const notAfter = Math.min(now + LEAF_VALIDITY_DAYS * DAY_MS, caCert.notAfter.getTime());
+  const cert = await x509.X509CertificateGenerator.create({
     subject,
-    spki: keys.publicKey.export({ type: 'spki', format: 'der' }),
+    // Reuse the CA's encoded subject so issuer matching (a byte comparison in Go) cannot drift.
+    issuer: caCert.subjectName,
+    publicKey: keys.publicKey,
+    signingKey: caKey,
+    signingAlgorithm,
     notBefore: new Date(now - BACKDATE_MS),
     notAfter: new Date(notAfter),
     extensions: [
-      extension(OID.basicConstraints, true, sequence()),
-      extension(OID.keyUsage, true, namedBits([KEY_USAGE.digitalSignature])),
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       ...extensions,
-      extension(OID.authorityKeyIdentifier, false, sequence(implicitPrimitive(0, keyIdentifier(caParts.spki)))),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
     ],
   });
-  return { certPem: pem('CERTIFICATE', certDer), keyPem: privateKeyPem(keys.privateKey) };
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
-interface TbsFields {
-  issuer: Buffer;
-  subject: Buffer;
-  spki: Buffer;
-  notBefore: Date;
-  notAfter: Date;
-  extensions: Buffer[];
+async function generateKeyPair(): Promise<CryptoKeyPair> {
+  return subtle.generateKey(keyAlgorithm, true, ['sign', 'verify']);
 }
 
-/** Encodes a v3 TBSCertificate with a random positive serial, signs it with ECDSA-SHA256 and returns the DER certificate. */
-function signCertificate(signingKey: KeyObject, f: TbsFields): Buffer {
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] & 0x7f) | 0x40; // positive and minimal, 16 bytes
-  const tbs = sequence(
-    explicit(0, smallInteger(2)), // v3
-    unsignedInteger(serial),
-    signatureAlgorithm,
-    f.issuer,
-    sequence(time(f.notBefore), time(f.notAfter)),
-    f.subject,
-    f.spki,
-    explicit(3, sequence(...f.extensions)),
-  );
-  const signature = sign('sha256', tbs, { key: signingKey, dsaEncoding: 'der' });
-  return sequence(tbs, signatureAlgorithm, bitString(signature));
-}
-
-/** A Name: one RDN (a SET with one attribute) per entry, values as UTF8String. */
-function name(attributes: ReadonlyArray<readonly [string, string]>): Buffer {
-  return sequence(...attributes.map(([oid, value]) => set(sequence(objectIdentifier(oid), utf8String(value)))));
-}
-
-function extension(oid: string, critical: boolean, value: Buffer): Buffer {
-  return critical ? sequence(objectIdentifier(oid), boolean(true), octetString(value)) : sequence(objectIdentifier(oid), octetString(value));
-}
-
-/** The key identifier of RFC 5280 4.2.1.2 method 1: SHA-1 of the subjectPublicKey bits. */
-function keyIdentifier(spki: Buffer): Buffer {
-  const [, subjectPublicKey] = children(readElement(spki).content);
-  return createHash('sha1').update(subjectPublicKey.content.subarray(1)).digest();
-}
-
-/** The encoded subject Name and SubjectPublicKeyInfo of a DER certificate. */
-function tbsParts(certDer: Buffer): { subject: Buffer; spki: Buffer } {
-  const [tbs] = children(readElement(certDer).content);
-  const fields = children(tbs.content);
-  const i = fields[0].tag === 0xa0 ? 1 : 0; // skip the explicit version
-  // serial, signature, issuer, validity, subject, subjectPublicKeyInfo
-  return { subject: fields[i + 4].encoded, spki: fields[i + 5].encoded };
-}
-
-/** The 4 or 16 bytes of an IPv4 or IPv6 address. */
-function ipBytes(ip: string): Buffer {
-  if (isIP(ip) === 4) return Buffer.from(ip.split('.').map(Number));
-  let text = ip.replace(/%.*$/, '');
-  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hextets.
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number);
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const headParts = head ? head.split(':') : [];
-  const tailParts = tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : Array(8 - headParts.length - tailParts.length).fill('0');
-  const hextets = [...headParts, ...fill, ...tailParts];
-  const out = Buffer.alloc(16);
-  hextets.forEach((h, i) => out.writeUInt16BE(parseInt(h, 16), i * 2));
-  return out;
-}
-
-function pem(label: string, der: Buffer): string {
+async function privateKeyPem(key: CryptoKey): Promise<string> {
+  const der = Buffer.from(await subtle.exportKey('pkcs8', key));
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+  return `-----BEGIN PRIVATE KEY-----\n${lines.join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
-const generateEcKeyPair = promisify(generateKeyPairCb);
-
-function generateKeyPair(): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
-  return generateEcKeyPair('ec', { namedCurve: 'P-256' });
-}
-
-function privateKeyPem(key: KeyObject): string {
-  return pem('PRIVATE KEY', key.export({ type: 'pkcs8', format: 'der' }));
+/** Imports an ECDSA P-256 key from PEM; accepts PKCS#8 and SEC1 (`EC PRIVATE KEY`, as openssl writes). */
+async function importPrivateKey(pem: string): Promise<CryptoKey> {
+  const der = createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
+  return subtle.importKey('pkcs8', der, keyAlgorithm, false, ['sign']);
 }

@@ -17,7 +17,7 @@ import {
   issueClientCertificate,
   issueServingCertificate,
 } from './certificates.js';
-import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
+import { kubeconfigText, writeKubeconfig } from './kubeconfig.js';
 import { loadOrCreateServingMaterial } from './material.js';
 
 const KUBECTL = '/usr/bin/kubectl';
@@ -155,7 +155,7 @@ describe('certificates', () => {
       }
       const token = 'test-token-abc';
       const path = join(dir, host, 'kubeconfig');
-      await writeKubeconfig(path, kubeconfigYaml({ server: `https://${host}:${port}`, caPem: ca.certPem, token }));
+      await writeKubeconfig(path, kubeconfigText({ server: `https://${host}:${port}`, caPem: ca.certPem, token }));
       seen.length = 0;
       const { stdout } = await promisify(execFile)(KUBECTL, ['--kubeconfig', path, 'get', '--raw', '/version'], {
         timeout: 30_000,
@@ -173,7 +173,7 @@ describe('certificates', () => {
 
 describe('kubeconfig', () => {
   it('renders a kubeconfig with the CA, token and current context', () => {
-    const yaml = kubeconfigYaml({ server: 'https://127.0.0.1:6443', caPem: 'PEM', token: 'yes' });
+    const yaml = kubeconfigText({ server: 'https://127.0.0.1:6443', caPem: 'PEM', token: 'yes' });
     const config = parse(yaml) as Record<string, unknown>;
     assert.deepEqual(config, {
       apiVersion: 'v1',
@@ -187,7 +187,7 @@ describe('kubeconfig', () => {
       preferences: {},
     });
     // Go's YAML 1.1 parser would read a bare `yes` as a boolean.
-    assert.match(yaml, /token: "yes"/);
+    assert.match(yaml, /"token": "yes"/);
   });
 
   it('writes atomically with mode 0600, replacing an existing file', async () => {

@@ -1,0 +1,45 @@
+/**
+ * Cold start: spawn to the `ready` line, for `operant server` in memory, on a
+ * fresh data dir, and restarting on an existing one, against the Node floor
+ * (a bare `node -e` HTTP server). Rounds interleave the four so that machine
+ * noise falls on all of them alike.
+ */
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { startNodeFloor, startOperant } from './processes.js';
+
+export interface ColdStartResult {
+  floor: number[];
+  memory: number[];
+  dataDirFirst: number[];
+  dataDirRestart: number[];
+  /** A data dir left behind, whose pki/ the baselines borrow. */
+  dataDir: string;
+}
+
+export async function coldStart(workDir: string, rounds: number): Promise<ColdStartResult> {
+  const r: ColdStartResult = { floor: [], memory: [], dataDirFirst: [], dataDirRestart: [], dataDir: '' };
+  // One unmeasured start of each, so the OS file cache is warm for all alike.
+  await (await startNodeFloor()).stop();
+  await (await startOperant(join(workDir, 'kc-warm'))).stop();
+  for (let i = 0; i < rounds; i++) {
+    const floor = await startNodeFloor();
+    r.floor.push(floor.readyMs);
+    await floor.stop();
+
+    const mem = await startOperant(join(workDir, `kc-mem-${i}`));
+    r.memory.push(mem.readyMs);
+    await mem.stop();
+
+    const dataDir = mkdtempSync(join(workDir, 'data-'));
+    const first = await startOperant(join(workDir, `kc-dd-${i}`), dataDir);
+    r.dataDirFirst.push(first.readyMs);
+    await first.stop();
+
+    const again = await startOperant(join(workDir, `kc-dd-${i}`), dataDir);
+    r.dataDirRestart.push(again.readyMs);
+    await again.stop();
+    r.dataDir = dataDir;
+  }
+  return r;
+}

@@ -1,0 +1,39 @@
+/**
+ * Creates per second over HTTPS with keep-alive on several connections, for
+ * `operant server` in memory and with SQLite, against a bare Node HTTPS server
+ * answering the same JSON (the ceiling this client and machine allow).
+ */
+import { Client, closedLoop } from './client.js';
+import { configMap } from './fixtures.js';
+
+export interface CreateTargets {
+  bare: Client;
+  memory: Client;
+  sqlite: Client;
+}
+
+export interface CreatesResult {
+  bare: number[];
+  memory: number[];
+  sqlite: number[];
+}
+
+const path = '/api/v1/namespaces/default/configmaps';
+
+async function createsPerSecond(client: Client, tag: string, concurrency: number, durationMs: number): Promise<number> {
+  const r = await closedLoop(concurrency, { durationMs }, async (w, i) => {
+    await client.ok('POST', path, configMap(`${tag}-${w}-${i}`));
+  });
+  return r.perSecond;
+}
+
+export async function creates(targets: CreateTargets, opts: { rounds: number; concurrency: number; durationMs: number }): Promise<CreatesResult> {
+  const result: CreatesResult = { bare: [], memory: [], sqlite: [] };
+  const order = ['bare', 'memory', 'sqlite'] as const;
+  // Warm-up: TLS handshakes, JIT, the first objects.
+  for (const name of order) await createsPerSecond(targets[name], `warm`, opts.concurrency, 300);
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const name of order) result[name].push(await createsPerSecond(targets[name], `r${round}`, opts.concurrency, opts.durationMs));
+  }
+  return result;
+}

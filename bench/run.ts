@@ -1,0 +1,167 @@
+/**
+ * `npm run bench`: measures the embedded API server and prints a table. Each
+ * figure comes with a baseline measured in the same run (the Node floor for
+ * start-up, a bare Node HTTPS server for throughput and latency, plain parsed
+ * JSON for memory), their ratio, and the spread over repeats as the measure
+ * of machine noise.
+ *
+ * Arguments select sections (default: all): start creates list watch memory.
+ * Environment: BENCH_ROUNDS (default 3) sets the repeats of the throughput
+ * figures; BENCH_CONNECTIONS (default 16) the concurrent connections.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, readKubeconfig } from './client.js';
+import { coldStart } from './cold-start.js';
+import { creates } from './creates.js';
+import { listPods } from './list.js';
+import { fanout, type FanoutRun } from './watch-fanout.js';
+import { memoryPerPod, type MemoryFigures } from './memory.js';
+import { startBareServer, startOperant, type ReadyProcess } from './processes.js';
+import { fmt, render, row, type Row } from './table.js';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const startRounds = 7;
+const podCount = 10_000;
+const watchers = 100;
+const changes = 10_000;
+/** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
+const watchRounds = Math.min(rounds, 2);
+const all = ['start', 'creates', 'list', 'watch', 'memory'];
+const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
+for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
+
+const t0 = performance.now();
+const log = (text: string): void => {
+  process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${text}\n`);
+};
+const workDir = mkdtempSync(join(tmpdir(), 'operant-bench-'));
+const processes: ReadyProcess[] = [];
+const clients: Client[] = [];
+
+async function started(p: Promise<ReadyProcess>): Promise<ReadyProcess> {
+  const ready = await p;
+  processes.push(ready);
+  return ready;
+}
+
+function client(endpoint: ConstructorParameters<typeof Client>[0], conns: number): Client {
+  const c = new Client(endpoint, conns);
+  clients.push(c);
+  return c;
+}
+
+async function main(): Promise<Row[]> {
+  const rows: Row[] = [];
+  let pkiDataDir: string | undefined;
+
+  if (sections.has('start')) {
+    log(`cold start: ${startRounds} rounds`);
+    const cold = await coldStart(workDir, startRounds);
+    const floor = '(node -e HTTP server)';
+    rows.push(row('Cold start to ready, in memory', cold.memory, cold.floor, fmt.ms, floor, '< 100 ms', (v) => v < 100));
+    rows.push(row('Cold start to ready, new data dir', cold.dataDirFirst, cold.floor, fmt.ms, floor));
+    rows.push(row('Cold start to ready, existing data dir', cold.dataDirRestart, cold.floor, fmt.ms, floor));
+    pkiDataDir = cold.dataDir;
+  }
+  if (!sections.has('creates') && !sections.has('list') && !sections.has('watch')) return rows;
+
+  // The bare servers borrow the API server's certificate (pki/ of a data dir).
+  if (!pkiDataDir) {
+    pkiDataDir = join(workDir, 'pki-source');
+    await (await startOperant(join(workDir, 'kc-pki'), pkiDataDir)).stop();
+  }
+  const pki = join(pkiDataDir, 'pki');
+  const tls = { certFile: join(pki, 'apiserver.crt'), keyFile: join(pki, 'apiserver.key'), caPem: readFileSync(join(pki, 'ca.crt'), 'utf8') };
+  await started(startOperant(join(workDir, 'kc-memory')));
+  const memory = client(readKubeconfig(join(workDir, 'kc-memory')), connections);
+  const bareServer = await started(startBareServer(tls));
+  const bare = client({ url: bareServer.url, caPem: tls.caPem, token: 'unused' }, connections);
+  const ceiling = `(bare HTTPS, ${connections} conns)`;
+
+  if (sections.has('creates')) {
+    log(`creates/s: ${rounds} rounds of 2 s each, ${connections} connections`);
+    const sqliteServer = await started(startOperant(join(workDir, 'kc-sqlite'), join(workDir, 'sqlite-data')));
+    const sqlite = client(readKubeconfig(join(workDir, 'kc-sqlite')), connections);
+    const c = await creates({ bare, memory, sqlite }, { rounds, concurrency: connections, durationMs: 2000 });
+    for (const [name, values] of Object.entries(c)) log(`  ${name}: ${values.map(fmt.rate).join(', ')}`);
+    rows.push(row('Creates/s, in memory', c.memory, c.bare, fmt.rate, ceiling, '≥ 5,000/s', (v) => v >= 5000));
+    rows.push(row('Creates/s, SQLite (fsync per commit)', c.sqlite, c.bare, fmt.rate, ceiling));
+    sqlite.close();
+    await sqliteServer.stop();
+  }
+
+  if (sections.has('list')) {
+    log(`list: ${podCount} pods`);
+    const list = await listPods(memory, tls, { count: podCount, repeats: 7, workDir });
+    log(`  created ${podCount} pods in ${(list.populateMs / 1000).toFixed(1)} s (${fmt.rate((podCount / list.populateMs) * 1000)}); the list is ${fmt.bytes(list.bytes)}`);
+    const what = '(bare HTTPS sending the same bytes)';
+    rows.push(row(`List ${podCount.toLocaleString('en-US')} pods (${fmt.bytes(list.bytes)} JSON), time`, list.ours, list.bare, fmt.ms, what));
+    const perSecond = (ms: number[]): number[] => ms.map((v) => (podCount / v) * 1000);
+    rows.push(row(`List ${podCount.toLocaleString('en-US')} pods, pods/s`, perSecond(list.ours), perSecond(list.bare), fmt.rate, what));
+  }
+
+  if (sections.has('watch')) {
+    log(`watch fan-out: ${watchers} watchers, ${changes} changes, ${watchRounds} rounds`);
+    await memory.ok('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fanout' } }));
+    const ours: FanoutRun[] = [];
+    const base: FanoutRun[] = [];
+    const collection = '/api/v1/namespaces/fanout/configmaps';
+    for (let r = 0; r < watchRounds; r++) {
+      base.push(await fanout(bare, collection, undefined, { watchers, changes, writers: 4, tag: `f${r}` }));
+      const list = JSON.parse((await memory.ok('GET', `${collection}?limit=1`)).toString('utf8')) as { metadata: { resourceVersion: string } };
+      ours.push(await fanout(memory, collection, list.metadata.resourceVersion, { watchers, changes, writers: 4, tag: `f${r}` }));
+      log(`  round ${r + 1}: ours p50 ${fmt.ms(ours[r].p50)} p99 ${fmt.ms(ours[r].p99)}; bare p50 ${fmt.ms(base[r].p50)} p99 ${fmt.ms(base[r].p99)}`);
+    }
+    const what = '(bare HTTPS fan-out)';
+    rows.push(row(`Watch fan-out ${watchers}×${changes.toLocaleString('en-US')}, latency p50`, ours.map((x) => x.p50), base.map((x) => x.p50), fmt.ms, what));
+    rows.push(row('Watch fan-out, latency p99', ours.map((x) => x.p99), base.map((x) => x.p99), fmt.ms, what));
+    rows.push(row('Watch fan-out, events delivered/s', ours.map((x) => x.deliveredPerSecond), base.map((x) => x.deliveredPerSecond), fmt.rate, what));
+  }
+  for (const c of clients.splice(0)) c.close();
+  for (const p of processes.splice(0)) await p.stop();
+  return rows;
+}
+
+async function memorySection(): Promise<{ rows: Row[]; jsonBytesPerPod: number }> {
+  const runs = Math.max(2, rounds - 1);
+  log(`memory per pod: ${runs} runs of ${podCount} pods (fresh child processes with --expose-gc)`);
+  const mem: Array<{ server: MemoryFigures; plain: MemoryFigures }> = [];
+  for (let r = 0; r < runs; r++) mem.push(await memoryPerPod(podCount, workDir, r));
+  const what = `(same pods as parsed JSON in a Map${mem[0].server.gc ? '' : '; no gc: rough'})`;
+  const pick = (side: 'server' | 'plain', k: 'heapPerPod' | 'rssPerPod'): number[] => mem.map((m) => m[side][k]);
+  return {
+    rows: [
+      row('Memory per stored pod, heap', pick('server', 'heapPerPod'), pick('plain', 'heapPerPod'), fmt.bytes, what),
+      row('Memory per stored pod, RSS', pick('server', 'rssPerPod'), pick('plain', 'rssPerPod'), fmt.bytes, what),
+    ],
+    jsonBytesPerPod: mem[0].server.jsonBytesPerPod,
+  };
+}
+
+const loadBefore = loadavg()[0];
+try {
+  const rows = await main();
+  let podJson = '';
+  if (sections.has('memory')) {
+    const m = await memorySection();
+    rows.push(...m.rows);
+    podJson = `; a pod is ${fmt.bytes(m.jsonBytesPerPod)} of JSON`;
+  }
+  const cpu = cpus();
+  process.stdout.write(
+    `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +
+      `${startRounds} start rounds, ${rounds} rounds otherwise (${watchRounds} for watch), ${connections} connections${podJson}; ` +
+      `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after.\n` +
+      'Ratio = Operant ÷ baseline (times: multiple of the floor; rates: fraction of the ceiling). ' +
+      'Noise = (max − min) ÷ median over the repeats, Operant / baseline.\n\n',
+  );
+  process.stdout.write(`${render(rows)}\n`);
+  log('done');
+} finally {
+  for (const c of clients) c.close();
+  for (const p of processes) await p.stop().catch(() => undefined);
+  rmSync(workDir, { recursive: true, force: true });
+}

@@ -1,0 +1,70 @@
+/**
+ * Watch fan-out: 100 watchers on one collection, 10,000 creates; the delivery
+ * latency of each event to each watcher, from the moment its create was sent
+ * to the moment the watcher's chunk with it arrived. The baseline is a bare
+ * Node HTTPS server that writes each created object to every open stream.
+ */
+import { Client, closedLoop } from './client.js';
+import { configMap } from './fixtures.js';
+
+export interface FanoutRun {
+  p50: number;
+  p99: number;
+  max: number;
+  /** events delivered per second, over all watchers */
+  deliveredPerSecond: number;
+  /** creates per second while fanning out */
+  writesPerSecond: number;
+}
+
+const sentPattern = /"sent":"([0-9.]+)"/;
+
+/**
+ * `collection` is the collection path; `startRevision` the resourceVersion to
+ * watch from (undefined for the bare server, which ignores it).
+ */
+export async function fanout(
+  client: Client,
+  collection: string,
+  startRevision: string | undefined,
+  opts: { watchers: number; changes: number; writers: number; tag: string },
+): Promise<FanoutRun> {
+  const latencies = new Float64Array(opts.watchers * opts.changes);
+  let received = 0;
+  let stray = 0;
+  const query = `?watch=true${startRevision ? `&resourceVersion=${startRevision}` : ''}`;
+  const streams = await Promise.all(
+    Array.from({ length: opts.watchers }, () =>
+      client.watch(`${collection}${query}`, (line, at) => {
+        const m = sentPattern.exec(line);
+        if (!m) {
+          stray++;
+          return;
+        }
+        latencies[received++] = at - Number(m[1]);
+      }),
+    ),
+  );
+  const expected = opts.watchers * opts.changes;
+  try {
+    const t0 = performance.now();
+    const writes = await closedLoop(opts.writers, { total: opts.changes }, async (_w, i) => {
+      await client.ok('POST', collection, configMap(`${opts.tag}-${i}`, { sent: String(performance.now()) }));
+    });
+    const deadline = performance.now() + 60_000;
+    while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    const elapsed = (performance.now() - t0) / 1000;
+    if (received < expected) throw new Error(`watchers received ${received} of ${expected} events (${stray} other lines)`);
+    const sorted = latencies.sort();
+    const at = (p: number): number => sorted[Math.ceil(p * sorted.length) - 1];
+    return {
+      p50: at(0.5),
+      p99: at(0.99),
+      max: sorted[sorted.length - 1],
+      deliveredPerSecond: expected / elapsed,
+      writesPerSecond: writes.perSecond,
+    };
+  } finally {
+    for (const s of streams) s.close();
+  }
+}

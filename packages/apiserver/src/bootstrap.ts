@@ -1,10 +1,13 @@
 /** The objects every cluster starts with: the default, kube-system, kube-public and kube-node-lease namespaces. */
-import { StatusError } from '@operant/apimachinery';
+import { StatusError, type KubeObject } from '@operant/apimachinery';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.js';
 import type { ResourceCatalog } from './registry/catalog.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export async function bootstrap(catalog: ResourceCatalog): Promise<void> {
+  await createMissing(catalog, 'clusterroles', bootstrapClusterRoles() as unknown as KubeObject[]);
+  await createMissing(catalog, 'clusterrolebindings', bootstrapClusterRoleBindings() as unknown as KubeObject[]);
   const namespaces = catalog.lookup('', 'v1', 'namespaces')!;
   for (const name of initialNamespaces) {
     try {
@@ -49,5 +52,17 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
   } catch (e) {
     if (!(e instanceof StatusError && e.code === 409)) throw e;
     await endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
+  }
+}
+
+/** The default RBAC objects every cluster has (kept as they are when they already exist). */
+async function createMissing(catalog: ResourceCatalog, resource: string, objects: KubeObject[]): Promise<void> {
+  const rs = catalog.lookup('rbac.authorization.k8s.io', 'v1', resource)!;
+  for (const obj of objects) {
+    try {
+      await rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' });
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 409)) throw e;
+    }
   }
 }

@@ -8,8 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { timingSafeEqual } from 'node:crypto';
-import { badRequest, methodNotAllowed, unauthorized } from '@operant/apimachinery';
+import { badRequest, methodNotAllowed } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
@@ -32,6 +31,9 @@ import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
+import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
+import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
+import { serveTokenRequest } from './http/token-request.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
@@ -107,7 +109,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
     ipAddresses: ['127.0.0.1', '::1', '10.96.0.1', ...(host !== '127.0.0.1' && host !== 'localhost' && host !== '0.0.0.0' && host !== '::' ? [host] : [])],
   });
-  const adminToken = Buffer.from(material.adminToken);
+  const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
+  const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
@@ -127,12 +130,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const url = requestUrl(req.url);
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (isPublic(path)) return servePublic(path, res);
-    if (!authenticated(req, adminToken)) throw unauthorized();
+    const user = await access.identify(req);
     if (!servedMethods.has(req.method ?? '')) throw methodNotAllowed();
     const rr = parseResourcePath(path, req.method ?? 'GET', url.searchParams);
+    access.authorize(rr ? resourceAttributes(user, rr, path) : nonResourceAttributes(user, req.method ?? 'GET', path));
     if (rr) {
-      if (rr.group === 'authorization.k8s.io' || rr.group === 'authentication.k8s.io') return serveReview(req, res, rr, catalog);
-      return resources.handle(req, res, rr, url.searchParams);
+      if (rr.group === 'authorization.k8s.io' || rr.group === 'authentication.k8s.io') return serveReview(req, res, rr, catalog, access, user);
+      if (rr.group === '' && rr.resource === 'serviceaccounts' && rr.subresource === 'token') {
+        return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
+      }
+      return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {
       const aggregated = wantsAggregated(req.headers.accept);
@@ -149,7 +156,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
 
   const server: Server = options.insecureHttp
     ? createHttpServer(handler)
-    : createHttpsServer({ cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: false }, handler);
+    : // Clients may present a certificate signed by the CA; the authenticator judges it, so a
+      // bad certificate can still fall back to a token, as in kube.
+      createHttpsServer({ cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: true, rejectUnauthorized: false }, handler);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
@@ -212,13 +221,6 @@ function servePublic(path: string, res: ServerResponse): void {
   if (path === '/version') return sendJson(res, 200, kubeVersion);
   res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
   res.end('ok');
-}
-
-function authenticated(req: IncomingMessage, token: Buffer): boolean {
-  const header = req.headers.authorization ?? '';
-  if (!header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  return given.length === token.length && timingSafeEqual(given, token);
 }
 
 function sendOr404(res: ServerResponse, body: object | undefined): void {

@@ -9,7 +9,7 @@ import { before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasKubectl, kubectl, kubectlOk } from './harness.js';
 import { applyYaml, header, kit, kubectlFails, row, serverForFile, tableRows } from './kubectl-support.js';
-import { crdYaml, fixture, fixturePath } from './crd-support.js';
+import { crdYaml, fixturePath } from './crd-support.js';
 
 const server = serverForFile();
 
@@ -334,6 +334,14 @@ spec:
     assert.deepEqual(users.spec, { engine: 'mysql', size: 'small' });
     const list = await kubectlOk(s, ['get', 'databases.v1beta1.data.example.com', '-o', 'name']);
     assert.deepEqual(list.trim().split('\n'), ['database.data.example.com/orders', 'database.data.example.com/users']);
+
+    // A version listed in storedVersions may not be dropped from spec.versions.
+    const dropped = await kubectlFails(s, ['apply', '-f', '-'], { input: twoVersions('v1').replace(/  - name: v1beta1\n[\s\S]*?(?=  - name: v1\n)/, '') });
+    assert.equal(
+      dropped.stderr.trim(),
+      'The CustomResourceDefinition "databases.data.example.com" is invalid: status.storedVersions[1]: Invalid value: "v1beta1": missing from spec.versions; ' +
+        'v1beta1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1beta1 and removes v1beta1 from status.storedVersions',
+    );
   });
 });
 

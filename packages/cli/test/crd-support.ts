@@ -2,16 +2,10 @@
  * Shared pieces of the CRD kubectl tests: the fixture CRDs, a builder for small
  * CRDs, and a reader for kubectl's report of a 422 Invalid error.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
-
-/** A file of test/fixtures, as text. */
-export function fixture(name: string): string {
-  return readFileSync(join(fixtures, name), 'utf8');
-}
 
 /** The path of a file of test/fixtures. */
 export function fixturePath(name: string): string {

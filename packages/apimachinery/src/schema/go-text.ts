@@ -90,3 +90,22 @@ export function goJson(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/**
+ * Go's `%#v` of a decoded JSON value, as kube's field errors print a compound bad
+ * value: `map[string]interface {}{"name":"http", "port":80}`, `[]interface {}{"a", 1}`;
+ * keys sorted, elements of maps and slices printed as their dynamic value, nil
+ * elements as `interface {}(nil)`.
+ */
+export function goSharpV(value: unknown, element = false): string {
+  if (value === null || value === undefined) return element ? 'interface {}(nil)' : '<nil>';
+  if (typeof value === 'string') return goQuote(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return goNumber(value);
+  if (Array.isArray(value)) return `[]interface {}{${value.map((v) => goSharpV(v, true)).join(', ')}}`;
+  const o = value as Record<string, unknown>;
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
+  return `map[string]interface {}{${keys.map((k) => `${goQuote(k)}:${goSharpV(o[k], true)}`).join(', ')}}`;
+}

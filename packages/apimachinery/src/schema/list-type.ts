@@ -5,12 +5,15 @@
  */
 import type { FieldError } from '../field-errors.js';
 import type { OpenApiSchema } from '../openapi-schema.js';
-import { goJson } from './go-text.js';
+import { goJson, goSharpV } from './go-text.js';
 import { compileOptional, type CompiledSchema } from './compiled.js';
 import { childPath, indexPath, keyPath } from './paths.js';
 import { isObject } from './schema-node.js';
 
 function duplicate(field: string, value: unknown): FieldError {
+  // kube prints a compound value with Go's %#v (`map[string]interface {}{"name":"http"}`), given
+  // here as the text after "Duplicate value: ".
+  if (typeof value === 'object' && value !== null) return { type: 'FieldValueDuplicate', field, hasValue: false, detail: goSharpV(value) };
   // Go prints a nil value as "null" (quoted).
   return { type: 'FieldValueDuplicate', field, value: value === null ? 'null' : value, hasValue: true, detail: '' };
 }

@@ -251,10 +251,77 @@ function validateNumber(s: CompiledSchema, path: string, data: number): Result {
   return res;
 }
 
-function validateSlice(s: CompiledSchema, path: string, data: unknown[]): Result {
+/**
+ * The old value a node of the new object correlates with, on update (kube's
+ * CorrelatedObject): object fields and map values by key, items of
+ * `x-kubernetes-list-type: map` lists by their keys; nothing else correlates.
+ */
+interface Correlation {
+  readonly old: unknown;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function keyCorrelation(old: unknown, key: string): Correlation | undefined {
+  return isPlainObject(old) && Object.hasOwn(old, key) && old[key] !== undefined ? { old: old[key] } : undefined;
+}
+
+function listMapKeyEqual(keys: readonly string[], a: unknown, b: unknown): boolean {
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  return keys.every((k) => jsonEqual(a[k], b[k]));
+}
+
+function itemCorrelation(s: CompiledSchema, old: unknown, item: unknown): Correlation | undefined {
+  if (s.listType !== 'map' || !Array.isArray(old)) return undefined;
+  const found = old.find((o) => listMapKeyEqual(s.listMapKeys, o, item));
+  return found === undefined ? undefined : { old: found };
+}
+
+/**
+ * kube's CachedDeepEqual of a correlated node: lists of type map compare item by key
+ * (order does not matter), other lists as a whole; an object field without a schema
+ * does not correlate, so its object is not equal.
+ */
+function correlatedEqual(old: unknown, now: unknown, s: CompiledSchema | undefined): boolean {
+  if ((old === null || old === undefined) && (now === null || now === undefined)) return true;
+  if (Array.isArray(old) && Array.isArray(now)) {
+    if (old.length !== now.length) return false;
+    if (s?.listType !== 'map') return jsonEqual(old, now);
+    return now.every((item) => {
+      const c = itemCorrelation(s, old, item);
+      return c !== undefined && correlatedEqual(c.old, item, s.items);
+    });
+  }
+  if (isPlainObject(old) && isPlainObject(now)) {
+    const keys = Object.keys(now);
+    if (keys.length !== Object.keys(old).length) return false;
+    return keys.every((k) => {
+      const child = s?.properties.get(k) ?? s?.additionalProperties?.schema;
+      return child !== undefined && Object.hasOwn(old, k) && correlatedEqual(old[k], now[k], child);
+    });
+  }
+  return jsonEqual(old, now);
+}
+
+/** Drops the errors of a node whose value equals its correlated old value. */
+function ratchet(result: Result, corr: Correlation | undefined, data: unknown, s: CompiledSchema | undefined): Result {
+  if (result.valid || corr === undefined || !correlatedEqual(corr.old, data, s)) return result;
+  const ratcheted = new Result();
+  ratcheted.matchCount = result.matchCount;
+  return ratcheted;
+}
+
+function validateSlice(s: CompiledSchema, path: string, data: unknown[], corr: Correlation | undefined): Result {
   const result = new Result();
   const items = s.items;
-  if (items) for (let i = 0; i < data.length; i++) result.merge(validateNode(items, `${path}[${i}]`, data[i]));
+  if (items) {
+    for (let i = 0; i < data.length; i++) {
+      const c = corr && itemCorrelation(s, corr.old, data[i]);
+      result.merge(ratchet(validateNode(items, `${path}[${i}]`, data[i], c), c, data[i], items));
+    }
+  }
   const { minItems, maxItems } = s;
   if (minItems !== undefined && data.length < minItems) {
     result.add({
@@ -314,7 +381,7 @@ function validateEnum(s: CompiledSchema, path: string, data: unknown): Result | 
   });
 }
 
-function validateObject(s: CompiledSchema, path: string, data: Record<string, unknown>): Result {
+function validateObject(s: CompiledSchema, path: string, data: Record<string, unknown>, corr: Correlation | undefined): Result {
   const { minProperties, maxProperties, properties } = s;
   if (minProperties !== undefined || maxProperties !== undefined) {
     let count = 0;
@@ -354,13 +421,16 @@ function validateObject(s: CompiledSchema, path: string, data: Record<string, un
   } else if (ap?.schema) {
     for (const k in data) {
       if (Object.hasOwn(data, k) && data[k] !== undefined && !properties.has(k)) {
-        res.merge(validateNode(ap.schema, `${path}.${k}`, data[k]));
+        const c = corr && keyCorrelation(corr.old, k);
+        res.merge(ratchet(validateNode(ap.schema, `${path}.${k}`, data[k], c), c, data[k], ap.schema));
       }
     }
   }
   for (const [name, prop] of properties) {
     const v = Object.hasOwn(data, name) ? data[name] : undefined;
-    if (v !== undefined) res.merge(validateNode(prop, path ? `${path}.${name}` : name, v));
+    if (v === undefined) continue;
+    const c = corr && keyCorrelation(corr.old, name);
+    res.merge(ratchet(validateNode(prop, path ? `${path}.${name}` : name, v, c), c, v, prop));
   }
   for (const k of s.required) {
     if (!Object.hasOwn(data, k) || data[k] === undefined) {
@@ -374,7 +444,7 @@ function composite(message: string): OpenApiError {
   return { code: 'composite', name: '', message };
 }
 
-function validateJunctors(s: CompiledSchema, path: string, data: unknown): Result {
+function validateJunctors(s: CompiledSchema, path: string, data: unknown, corr: Correlation | undefined): Result {
   const main = new Result();
   main.matchCount++;
   if (!s.hasJunctors) return main;
@@ -383,7 +453,7 @@ function validateJunctors(s: CompiledSchema, path: string, data: unknown): Resul
     let best: Result | undefined;
     let firstSuccess: Result | undefined;
     for (const sub of s.anyOf) {
-      const r = validateNode(sub, path, data);
+      const r = validateNode(sub, path, data, corr);
       if (r.valid) {
         best = undefined;
         firstSuccess = r;
@@ -399,7 +469,7 @@ function validateJunctors(s: CompiledSchema, path: string, data: unknown): Resul
     let firstSuccess: Result | undefined;
     let validated = 0;
     for (const sub of s.oneOf) {
-      const r = validateNode(sub, path, data);
+      const r = validateNode(sub, path, data, corr);
       if (r.valid) {
         validated++;
         best = undefined;
@@ -419,7 +489,7 @@ function validateJunctors(s: CompiledSchema, path: string, data: unknown): Resul
   if (s.allOf.length > 0) {
     let validated = 0;
     for (const sub of s.allOf) {
-      const r = validateNode(sub, path, data);
+      const r = validateNode(sub, path, data, corr);
       if (r.valid) validated++;
       main.merge(r);
     }
@@ -427,12 +497,12 @@ function validateJunctors(s: CompiledSchema, path: string, data: unknown): Resul
       main.add(composite(`${quoted} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`));
     }
   }
-  if (s.not && validateNode(s.not, path, data).valid) main.add(composite(`${quoted} must not validate the schema (not)`));
+  if (s.not && validateNode(s.not, path, data, corr).valid) main.add(composite(`${quoted} must not validate the schema (not)`));
   return main;
 }
 
 /** kube-openapi's SchemaValidator.Validate for one value against one schema node. */
-function validateNode(s: CompiledSchema | undefined, path: string, data: unknown): Result {
+function validateNode(s: CompiledSchema | undefined, path: string, data: unknown, corr?: Correlation): Result {
   const result = new Result();
   if (!s) return result;
   if (data === null || data === undefined) {
@@ -445,7 +515,7 @@ function validateNode(s: CompiledSchema | undefined, path: string, data: unknown
     result.merge(validateType(s, path, data));
     result.matchCount++;
   }
-  result.merge(validateJunctors(s, path, data));
+  result.merge(validateJunctors(s, path, data, corr));
   result.matchCount++;
   if (kind === 'string') {
     result.merge(validateString(s, path, data as string));
@@ -458,13 +528,13 @@ function validateNode(s: CompiledSchema | undefined, path: string, data: unknown
     result.merge(validateNumber(s, path, data as number));
     result.matchCount++;
   } else if (kind === 'slice') {
-    result.merge(validateSlice(s, path, data as unknown[]));
+    result.merge(validateSlice(s, path, data as unknown[], corr));
     result.matchCount++;
   }
   result.merge(validateEnum(s, path, data));
   result.matchCount++;
   if (kind === 'map') {
-    result.merge(validateObject(s, path, data as Record<string, unknown>));
+    result.merge(validateObject(s, path, data as Record<string, unknown>, corr));
     result.matchCount++;
   }
   result.matchCount++;
@@ -486,7 +556,9 @@ function tooMany(field: string, actual: number, max: number): FieldError {
 /** apiextensions' kubeOpenAPIResultToFieldErrors: the cause types and values kube reports. */
 function toFieldError(fieldPath: string, e: OpenApiError): FieldError {
   if (e.code === 'composite') {
-    return { type: 'FieldValueInvalid', field: fieldPath, value: '', hasValue: true, detail: e.message };
+    // A plain error of kube-openapi is reported at the path validation started from; for a
+    // custom resource that is a nil *field.Path, which prints as "<nil>".
+    return { type: 'FieldValueInvalid', field: fieldPath === '' ? '<nil>' : fieldPath, value: '', hasValue: true, detail: e.message };
   }
   const field = e.name && e.name !== '.' ? childPath(fieldPath, e.name.replace(/^\./, '')) : fieldPath;
   const value = e.value === undefined ? '' : e.value;
@@ -523,7 +595,12 @@ function toFieldError(fieldPath: string, e: OpenApiError): FieldError {
  * Field paths are `path` followed by the value's own path (`spec.replicas`); the
  * messages name the value's own path (`spec.replicas in body ...`).
  */
-export function validateOpenApiValue(value: unknown, schema: OpenApiSchema | undefined, path = ''): FieldError[] {
-  const result = validateNode(compileOptional(schema), '', value);
+export function validateOpenApiValue(value: unknown, schema: OpenApiSchema | undefined, path = '', old?: unknown): FieldError[] {
+  const s = compileOptional(schema);
+  // On update, errors of values unchanged from the old object are ratcheted (kube's
+  // CRDValidationRatcheting, on by default): tightening a schema does not block updates
+  // that leave the now-invalid values alone.
+  const corr = old === undefined ? undefined : { old };
+  const result = ratchet(validateNode(s, '', value, corr), corr, value, s);
   return result.errors.map((e) => toFieldError(path, e));
 }

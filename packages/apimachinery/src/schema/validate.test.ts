@@ -149,26 +149,26 @@ describe('validateValue: one keyword at a time', () => {
     assert.deepEqual(check({ type: 'integer', allOf: [{ minimum: 1 }, { maximum: 3 }] }, 2), []);
     assert.deepEqual(check({ type: 'integer', allOf: [{ minimum: 1 }, { maximum: 3 }] }, 4), [
       'spec.f: Invalid value: 4: spec.f in body should be less than or equal to 3',
-      'Invalid value: "": "spec.f" must validate all the schemas (allOf)',
+      '<nil>: Invalid value: "": "spec.f" must validate all the schemas (allOf)',
     ]);
     assert.deepEqual(check({ type: 'integer', allOf: [{ minimum: 5 }, { maximum: 3 }] }, 4), [
       'spec.f: Invalid value: 4: spec.f in body should be greater than or equal to 5',
       'spec.f: Invalid value: 4: spec.f in body should be less than or equal to 3',
-      'Invalid value: "": "spec.f" must validate all the schemas (allOf). None validated',
+      '<nil>: Invalid value: "": "spec.f" must validate all the schemas (allOf). None validated',
     ]);
     // kube's own "bad delta" case: the error of the best-matching branch is kept.
     const delta: OpenApiSchema = { anyOf: [{ type: 'string', maxLength: 5 }, { type: 'number', minimum: 0 }] };
     assert.deepEqual(check(delta, 'hello'), []);
     assert.deepEqual(check(delta, 3), []);
     assert.deepEqual(check(delta, 'foobarbaz'), [
-      'Invalid value: "": "spec.f" must validate at least one schema (anyOf)',
+      '<nil>: Invalid value: "": "spec.f" must validate at least one schema (anyOf)',
       'spec.f: Too long: may not be more than 5 bytes',
     ]);
     const one: OpenApiSchema = { type: 'integer', oneOf: [{ minimum: 5 }, { maximum: 10 }] };
     assert.deepEqual(check(one, 2), []);
-    assert.deepEqual(check(one, 7), ['Invalid value: "": "spec.f" must validate one and only one schema (oneOf). Found 2 valid alternatives']);
+    assert.deepEqual(check(one, 7), ['<nil>: Invalid value: "": "spec.f" must validate one and only one schema (oneOf). Found 2 valid alternatives']);
     assert.deepEqual(check({ type: 'string', not: { enum: ['bad'] } }, 'good'), []);
-    assert.deepEqual(check({ type: 'string', not: { enum: ['bad'] } }, 'bad'), ['Invalid value: "": "spec.f" must not validate the schema (not)']);
+    assert.deepEqual(check({ type: 'string', not: { enum: ['bad'] } }, 'bad'), ['<nil>: Invalid value: "": "spec.f" must not validate the schema (not)']);
   });
 
   test('x-kubernetes-int-or-string', () => {
@@ -177,7 +177,7 @@ describe('validateValue: one keyword at a time', () => {
     assert.deepEqual(check(ios, 'http'), []);
     assert.deepEqual(check(ios, true), [
       'spec.f: Invalid value: "boolean": spec.f in body must be of type integer,string: "boolean"',
-      'Invalid value: "": "spec.f" must validate at least one schema (anyOf)',
+      '<nil>: Invalid value: "": "spec.f" must validate at least one schema (anyOf)',
       'spec.f: Invalid value: "boolean": spec.f in body must be of type integer: "boolean"',
     ]);
   });
@@ -216,10 +216,10 @@ describe('validateValue: one keyword at a time', () => {
       items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
     };
     assert.deepEqual(check(map, [{ name: 'a', port: 1 }, { name: 'b', port: 1 }]), []);
-    assert.deepEqual(check(map, [{ name: 'a', port: 1 }, { name: 'a', port: 2 }]), ['spec.f[1]: Duplicate value: {"name":"a"}']);
+    assert.deepEqual(check(map, [{ name: 'a', port: 1 }, { name: 'a', port: 2 }]), ['spec.f[1]: Duplicate value: map[string]interface {}{"name":"a"}']);
     const twoKeys: OpenApiSchema = { ...map, 'x-kubernetes-list-map-keys': ['name', 'port'] };
     assert.deepEqual(check(twoKeys, [{ name: 'a', port: 1 }, { name: 'a', port: 2 }]), []);
-    assert.deepEqual(check(twoKeys, [{ name: 'a', port: 1 }, { port: 1, name: 'a' }]), ['spec.f[1]: Duplicate value: {"name":"a","port":1}']);
+    assert.deepEqual(check(twoKeys, [{ name: 'a', port: 1 }, { port: 1, name: 'a' }]), ['spec.f[1]: Duplicate value: map[string]interface {}{"name":"a", "port":1}']);
     // Sets nested in a map use kube's key paths.
     const inMap: OpenApiSchema = { type: 'object', additionalProperties: set };
     assert.deepEqual(check(inMap, { k: ['x', 'x'] }), ['spec.f[k][1]: Duplicate value: "x"']);
@@ -319,7 +319,7 @@ describe('validateValue: several errors at once', () => {
       "spec.ports[1].name: Invalid value: \"A\": spec.ports[1].name in body should match '^[a-z]+$'",
       'spec.ports: Too many: 3: must have at most 2 items',
       'spec.image: Required value',
-      'spec.ports[1]: Duplicate value: {"name":"A"}',
+      'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"A"}',
     ]);
   });
 
@@ -327,6 +327,54 @@ describe('validateValue: several errors at once', () => {
     assert.deepEqual(messages(validateValue(15, { type: 'integer', maximum: 10 }, 'spec.x.default')), [
       'spec.x.default: Invalid value: 15:  in body should be less than or equal to 10',
     ]);
+  });
+});
+
+describe('validateValue on update: ratcheting', () => {
+  const schema: OpenApiSchema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          size: { type: 'string', enum: ['S', 'M'] },
+          color: { type: 'string', maxLength: 2 },
+          tags: { type: 'array', maxItems: 2, items: { type: 'string' } },
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } },
+          },
+          roles: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        },
+      },
+    },
+  };
+  const update = (now: object, old: object) => messages(validateValue({ spec: now }, schema, '', { old: { spec: old } }));
+
+  test('unchanged invalid values pass; changed ones are reported', () => {
+    const old = { size: 'XL', color: 'red', tags: ['a', 'b', 'c'] };
+    assert.deepEqual(update(old, old), []);
+    assert.deepEqual(update({ ...old, color: 'rd' }, old), []);
+    assert.deepEqual(update({ ...old, size: 'XXL' }, old), ['spec.size: Unsupported value: "XXL": supported values: "S", "M"']);
+    // A list that is not a map list is one value: any change re-checks it whole.
+    assert.deepEqual(update({ ...old, tags: ['c', 'b', 'a'] }, old), ['spec.tags: Too many: 3: must have at most 2 items']);
+    // Without an old object (create), everything is checked.
+    assert.equal(messages(validateValue({ spec: old }, schema)).length, 3);
+  });
+
+  test('items of a map list correlate by key, whatever their order', () => {
+    const old = { ports: [{ name: 'a', port: 500 }, { name: 'b', port: 1 }] };
+    assert.deepEqual(update({ ports: [{ name: 'b', port: 2 }, { name: 'a', port: 500 }] }, old), []);
+    assert.deepEqual(update({ ports: [{ name: 'c', port: 500 }] }, old), [
+      'spec.ports[0].port: Invalid value: 500: spec.ports[0].port in body should be less than or equal to 100',
+    ]);
+  });
+
+  test('list uniqueness is only checked when the old object had unique lists', () => {
+    assert.deepEqual(update({ roles: ['a', 'a', 'b'] }, { roles: ['a', 'a'] }), []);
+    assert.deepEqual(update({ roles: ['a', 'a'] }, { roles: ['a'] }), ['spec.roles[1]: Duplicate value: "a"']);
   });
 });
 

@@ -16,6 +16,12 @@ export interface ValidateValueOptions {
    * checked). False for a custom resource, whose metadata its store validates.
    */
   isResourceRoot?: boolean;
+  /**
+   * On update, the old object: errors of values it already had are ratcheted, as kube
+   * does with CRDValidationRatcheting (on by default), and list uniqueness is only
+   * checked when the old object satisfied it.
+   */
+  old?: unknown;
 }
 
 /**
@@ -36,9 +42,11 @@ export function validateValue(
   path = '',
   opts: ValidateValueOptions = {},
 ): FieldError[] {
+  const { old } = opts;
   return [
-    ...validateOpenApiValue(value, schema, path),
+    ...validateOpenApiValue(value, schema, path, old),
+    // Embedded resources are checked alike on create and update, as in kube.
     ...validateEmbeddedResources(value, schema, path, opts.isResourceRoot ?? false),
-    ...validateListTypes(value, schema, path),
+    ...(old === undefined || validateListTypes(old, schema, path).length === 0 ? validateListTypes(value, schema, path) : []),
   ];
 }

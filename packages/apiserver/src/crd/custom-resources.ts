@@ -18,6 +18,7 @@ import {
   pruneValue,
   unsupportedMediaType,
   validateValue,
+  type FieldError,
   type KubeObject,
   type OpenApiSchema,
 } from '@operant/apimachinery';
@@ -68,15 +69,31 @@ export function customResourceInfo(crd: CustomResourceDefinition, version: CrdVe
   };
 }
 
+/** The schema errors after which kube does not evaluate a custom resource's CEL rules (its hasBlockingErr). */
+const celBlockingErrors = new Set<FieldError['type']>(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/** kube's `field.Invalid(nil, nil, ...)` when it skips the CEL rules: a nil path and a nil value. */
+const celSkipped: FieldError = {
+  type: 'FieldValueInvalid',
+  field: '<nil>',
+  value: 'null',
+  hasValue: true,
+  detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
+
 /** Validation and defaulting of one version's custom resources. */
 export function customResourceStrategy(info: ResourceInfo, terminating: () => boolean): Strategy {
   const schema = info.custom?.schema;
   const rules = schema ? compileSchemaRules(schema, '').rules : undefined;
   const validate = (obj: KubeObject, old: KubeObject | undefined) => {
     if (!schema) return [];
-    const errs = validateValue(obj, schema, '', { isResourceRoot: true });
-    // CEL rules run only on objects that pass the schema, as in kube.
-    if (errs.length === 0 && rules) errs.push(...evaluateRules(rules, obj, old, ''));
+    const errs = validateValue(obj, schema, '', { isResourceRoot: true, old });
+    if (!rules || rules.empty) return errs;
+    // As kube: CEL rules are skipped when the object does not have the schema's shape (a wrong
+    // type, a missing required field, an unsupported enum value, too long, too many), with a
+    // note saying so; after lesser errors (bounds, patterns, duplicates) they still run.
+    if (errs.some((e) => celBlockingErrors.has(e.type))) errs.push(celSkipped);
+    else errs.push(...evaluateRules(rules, obj, old, ''));
     return errs;
   };
   return baseStrategy({

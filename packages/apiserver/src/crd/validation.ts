@@ -41,7 +41,10 @@ export function validateCrdUpdate(crd: CustomResourceDefinition, old: CustomReso
   immutable('spec.names.plural', crd.spec.names?.plural, old.spec.names?.plural);
   const versions = new Set((crd.spec.versions ?? []).map((v) => v.name));
   (crd.status?.storedVersions ?? []).forEach((v, i) => {
-    if (!versions.has(v)) errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, v, 'must appear in spec.versions'));
+    if (!versions.has(v)) {
+      const detail = `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`;
+      errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, v, detail));
+    }
   });
   return errs;
 }

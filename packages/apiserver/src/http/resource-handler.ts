@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, isJsonObject, methodNotAllowed, notFound, type KubeObject } from '@operant/apimachinery';
+import type { UserInfo } from '../auth/authn/user-info.js';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { assertRevisionReached, type ResourceStore } from '../registry/resource-store.js';
 import { tableForResource } from '../tables/for-resource.js';
@@ -29,7 +30,7 @@ export class ResourceHandler {
     private readonly options: ResourceHandlerOptions,
   ) {}
 
-  async handle(req: IncomingMessage, res: ServerResponse, rr: ResourceRequest, query: URLSearchParams): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, rr: ResourceRequest, query: URLSearchParams, user?: UserInfo): Promise<void> {
     const rs = this.catalog.lookup(rr.group, rr.version, rr.resource);
     if (!rs) throw notFoundPath();
     if (!rs.info.namespaced && rr.namespace !== '' && rr.resource !== 'namespaces') throw notFoundPath();
@@ -39,7 +40,7 @@ export class ResourceHandler {
     const deprecation = rs.info.custom?.deprecationWarning;
     if (deprecation) addWarnings(res, [deprecation]);
     const form = negotiate(req.headers.accept);
-    if (rr.subresource === 'scale') return this.scale(req, res, rs, rr, form);
+    if (rr.subresource === 'scale') return this.scale(req, res, rs, rr, user);
 
     switch (rr.verb) {
       case 'get': {
@@ -62,34 +63,34 @@ export class ResourceHandler {
       case 'create': {
         const body = await readBody(req);
         const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
-        const result = await rs.create(rr.namespace, obj, writeOptions(query));
+        const result = await rs.create(rr.namespace, obj, { ...writeOptions(query), user });
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
       }
       case 'update': {
         const body = await readBody(req);
         const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
-        const result = await rs.update(rr.namespace, rr.name, obj, writeOptions(query), rr.subresource);
+        const result = await rs.update(rr.namespace, rr.name, obj, { ...writeOptions(query), user }, rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
       }
       case 'patch': {
         const body = await readBody(req);
-        const result = await rs.patch(rr.namespace, rr.name, mediaType(req.headers['content-type']), body, writeOptions(query), rr.subresource);
+        const result = await rs.patch(rr.namespace, rr.name, mediaType(req.headers['content-type']), body, { ...writeOptions(query), user }, rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query);
       }
       case 'delete': {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
-        const result = await rs.delete(rr.namespace, rr.name, deleteOptions(query, parsed));
+        const result = await rs.delete(rr.namespace, rr.name, { ...deleteOptions(query, parsed), user });
         if (isJsonObject(result.object) && result.object.kind === 'Status') return sendJson(res, 200, result.object);
         return this.sendObject(res, rs, result.object as KubeObject, form, query);
       }
       case 'deletecollection': {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
-        const list = await rs.deleteCollection(rr.namespace, listOptions(query), deleteOptions(query, parsed));
+        const list = await rs.deleteCollection(rr.namespace, listOptions(query), { ...deleteOptions(query, parsed), user });
         return sendJson(res, 200, list);
       }
     }
@@ -102,15 +103,14 @@ export class ResourceHandler {
   }
 
   /** The scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
-  private async scale(req: IncomingMessage, res: ServerResponse, rs: ResourceStore, rr: ResourceRequest, form: ResponseForm): Promise<void> {
+  private async scale(req: IncomingMessage, res: ServerResponse, rs: ResourceStore, rr: ResourceRequest, user: UserInfo | undefined): Promise<void> {
     const current = await rs.get(rr.namespace, rr.name);
     const paths = rs.info.custom?.scale;
     if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current, paths));
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
     const patch = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
-    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')));
-    void form;
+    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user });
     sendJson(res, 200, scaleOf(result.object as KubeObject, paths));
   }
 }

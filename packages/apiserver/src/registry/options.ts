@@ -1,4 +1,8 @@
 /** The options of each verb, parsed from the query string and DeleteOptions body. */
+import type { UserInfo } from '../auth/authn/user-info.js';
+
+/** Who the server's own controllers act as (kube's loopback client is in system:masters). */
+export const serverUser: UserInfo = { username: 'system:apiserver', groups: ['system:masters'] };
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
@@ -6,6 +10,8 @@ export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
   fieldManager?: string;
+  /** Who makes the request (admission webhooks see it); the server itself when absent. */
+  user?: UserInfo;
 }
 
 export interface ListOptions {
@@ -25,6 +31,8 @@ export interface WatchOptions extends ListOptions {
 
 export interface DeleteOptions {
   dryRun: boolean;
+  /** Who makes the request (admission webhooks see it); the server itself when absent. */
+  user?: UserInfo;
   propagationPolicy?: PropagationPolicy;
   orphanDependents?: boolean;
   gracePeriodSeconds?: number;

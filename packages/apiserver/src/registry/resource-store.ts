@@ -481,9 +481,13 @@ export class ResourceStore {
     }
   }
 
-  private nameValidator(): 'subdomain' | 'label' {
-    return this.info.group === '' && (this.info.resource === 'namespaces' || this.info.resource === 'services') ? 'label' : 'subdomain';
+  /** kube's name rule per kind: DNS labels for namespaces and services, path segments for RBAC objects. */
+  private nameValidator(): 'subdomain' | 'label' | 'path-segment' {
+    if (this.info.group === '' && (this.info.resource === 'namespaces' || this.info.resource === 'services')) return 'label';
+    if (this.info.group === 'rbac.authorization.k8s.io') return 'path-segment';
+    return 'subdomain';
   }
+
 
   private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
     if (errs.length) throw invalid(this.info.group, this.info.kind, obj.metadata.name ?? '', errs);

@@ -33,6 +33,7 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
+import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
@@ -93,6 +94,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const store = new MvccStore({ historyCapacity: options.historyCapacity, persistence });
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
+  const admission = new AdmissionChain(store);
   const strategies = builtinStrategies(allocator);
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
@@ -101,7 +103,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const sharesCoreEvents = info.group === 'events.k8s.io' && info.resource === 'events';
     const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
     const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
-    catalog.add(new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), conversion }));
+    catalog.add(new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), conversion, admission }));
   }
   await bootstrap(catalog);
 
@@ -119,7 +121,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const openapi = new OpenApiRoutes(catalog);
   const namespaces = new NamespaceController(catalog);
   const gc = new GarbageCollector(catalog);
-  const customResources = new CustomResourceServing(catalog, store);
+  const customResources = new CustomResourceServing(catalog, store, admission);
   customResources.start();
 
   let serverAddress = '';

@@ -8,6 +8,7 @@
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { ResourceStore } from '../registry/resource-store.js';
+import type { AdmissionChain } from '../admission/dispatcher.js';
 import { resourcePrefix } from '../registry/keys.js';
 import type { MvccStore, StoreWatch } from '../storage/mvcc-store.js';
 import { asCrd, crdCleanupFinalizer, type CustomResourceDefinition } from './types.js';
@@ -31,6 +32,7 @@ export class CustomResourceServing {
   constructor(
     private readonly catalog: ResourceCatalog,
     private readonly store: MvccStore,
+    private readonly admission?: AdmissionChain,
   ) {}
 
   start(): void {
@@ -68,6 +70,7 @@ export class CustomResourceServing {
         store: this.store,
         decoder: customResourceDecoder(info),
         patcher: customResourcePatcher(),
+        admission: this.admission,
         conversion:
           crd.spec.conversion?.strategy === 'Webhook'
             ? webhookConversion(crd, info, storage, this.store, info.custom?.schema && hasDefaults(info.custom.schema) ? info.custom.schema : undefined)

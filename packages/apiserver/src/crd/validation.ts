@@ -106,7 +106,6 @@ function validateSpec(spec: CrdSpec): FieldError[] {
   });
   if (versions.length && !unique) errs.push(fieldErrors.invalid('spec.versions', versions, 'must contain unique version names'));
   if (versions.length && storage !== 1) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
-  if (versions.length && !versions.some((v) => v.served)) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have at least one version marked as served'));
 
   const names = spec.names ?? ({} as CrdNames);
   if (!names.plural) errs.push(fieldErrors.required('spec.names.plural', ''));

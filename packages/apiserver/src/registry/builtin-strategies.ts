@@ -8,6 +8,7 @@ import { baseStrategy, type Strategy } from './strategy.js';
 import { defaultPodSpec, defaultPodTemplate, podQosClass } from './pod-defaults.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
+import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -251,9 +252,17 @@ function validateDataKeys(o: KubeObject, fields: string[]): FieldError[] {
   return errs;
 }
 
+function webhookConfigurationStrategy(mutating: boolean): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    applyDefaults: (o) => defaultWebhookConfiguration(o, mutating),
+    validate: (o) => validateWebhookConfiguration(o, mutating),
+    validateUpdate: (o, old) => validateWebhookConfigurationUpdate(o, old, mutating),
+  });
+}
+
 /** Builds the strategy table, keyed by `<group>/<resource>`. */
 export function builtinStrategies(allocator: ClusterIpAllocator): Map<string, Strategy> {
-  const generational = baseStrategy({ tracksGeneration: true });
   return new Map<string, Strategy>([
     ['/pods', podStrategy()],
     ['/services', serviceStrategy(allocator)],
@@ -266,7 +275,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator): Map<string, St
     ['apps/deployments', deploymentStrategy()],
     ['apps/replicasets', workloadStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
-    ['admissionregistration.k8s.io/mutatingwebhookconfigurations', generational],
-    ['admissionregistration.k8s.io/validatingwebhookconfigurations', generational],
+    ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
+    ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],
   ]);
 }

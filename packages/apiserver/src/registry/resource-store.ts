@@ -29,7 +29,10 @@ import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
 import { fillCreateMeta, generateName, nowTimestamp, sameIgnoringVersion, specChanged } from './object-meta.js';
-import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions, WriteResult } from './options.js';
+import { serverUser, type DeleteOptions, type FieldValidation, type ListOptions, type WriteOptions, type WriteResult } from './options.js';
+import type { AdmissionChain } from '../admission/dispatcher.js';
+import type { AdmissionAttributes, OperationOptionsObject } from '../admission/types.js';
+import { toReviewUserInfo, type UserInfo } from '../auth/authn/index.js';
 import type { ResourceInfo } from './resource-info.js';
 import type { Strategy } from './strategy.js';
 import { compileListFilter, type ListFilter } from './list-filter.js';
@@ -70,6 +73,8 @@ export interface ResourceStoreDeps {
   decoder: ObjectDecoder;
   patcher: PatchApplier;
   conversion?: StorageConversion;
+  /** Admission webhooks: mutating before defaulting and validation, validating after. */
+  admission?: AdmissionChain;
 }
 
 const maxGenerateNameAttempts = 8;
@@ -205,21 +210,28 @@ export class ResourceStore {
   // ---------------------------------------------------------------- writes
 
   async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
-    const { object: obj, warnings } = this.decode(body, opts.fieldValidation);
+    const decoded = this.decode(body, opts.fieldValidation);
+    let obj = decoded.object;
+    const warnings = [...decoded.warnings];
     this.checkNamespaceMatches(obj, namespace);
     if (this.info.namespaced) obj.metadata.namespace = namespace;
     else delete obj.metadata.namespace;
     // kube's NamespaceLifecycle admission runs before the object is prepared and validated.
     this.checkNamespaceActive(obj);
+    this.strategy.applyDefaults(obj);
+    // Mutating webhooks see the object before the server fills in uid, timestamps and a generated name.
+    const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
+    obj = mutated.object ?? obj;
+    warnings.push(...mutated.warnings);
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
-    this.strategy.applyDefaults(obj);
     this.strategy.prepareForCreate(obj);
     this.throwIfInvalid(obj, [
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
       ...this.strategy.validate(obj),
     ]);
+    warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
     if (opts.dryRun) return { object: obj, warnings, created: true };
     const toStore = await this.internal(obj);
     for (let attempt = 0; ; attempt++) {
@@ -256,7 +268,7 @@ export class ResourceStore {
       }
       if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
       try {
-        const result = await this.applyUpdate(current, obj, opts.dryRun, subresource);
+        const result = await this.applyUpdate(current, obj, opts, subresource);
         return { ...result, warnings: [...warnings, ...result.warnings] };
       } catch (e) {
         if (isStoreConflict(e) && !rv && attempt < maxPatchConflictRetries) continue;
@@ -282,7 +294,7 @@ export class ResourceStore {
         throw conflict(this.groupResource, name, objectModifiedMessage);
       }
       try {
-        const result = await this.applyUpdate(current, obj, opts.dryRun, subresource);
+        const result = await this.applyUpdate(current, obj, opts, subresource);
         return { ...result, warnings: [...warnings, ...result.warnings] };
       } catch (e) {
         if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
@@ -297,9 +309,25 @@ export class ResourceStore {
    * defaults, validates, bumps generation, skips no-op writes, and completes a
    * deletion once the last finalizer is gone.
    */
-  private async applyUpdate(current: Versioned, incoming: KubeObject, dryRun: boolean, subresource: string): Promise<WriteResult> {
+  private async applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string): Promise<WriteResult> {
+    const dryRun = opts.dryRun;
     // The strategy sees both objects in the served shape.
     const old = await this.external(current.value);
+    const warnings: string[] = [];
+    if (subresource === '') {
+      incoming.apiVersion = this.apiVersion;
+      incoming.kind = this.info.kind;
+      if (this.strategy.hasStatusSubresource) {
+        if (old.status === undefined) delete incoming.status;
+        else incoming.status = deepCopy(old.status);
+      }
+      this.strategy.applyDefaults(incoming);
+    }
+    if (subresource !== 'finalize') {
+      const mutated = await this.admitMutating('UPDATE', incoming, old, subresource, opts);
+      if (mutated.object) incoming = mutated.object;
+      warnings.push(...mutated.warnings);
+    }
     let obj: KubeObject;
     if (subresource === 'status') {
       obj = { ...deepCopy(old), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
@@ -307,13 +335,6 @@ export class ResourceStore {
       obj = { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
     } else {
       obj = incoming;
-      obj.apiVersion = this.apiVersion;
-      obj.kind = this.info.kind;
-      if (this.strategy.hasStatusSubresource) {
-        if (old.status === undefined) delete obj.status;
-        else obj.status = deepCopy(old.status);
-      }
-      this.strategy.applyDefaults(obj);
       this.strategy.prepareForUpdate(obj, old);
     }
     const m = obj.metadata;
@@ -336,15 +357,17 @@ export class ResourceStore {
       if (added.length) errs.push({ type: 'FieldValueForbidden', field: 'metadata.finalizers', hasValue: false, detail: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` });
     }
     this.throwIfInvalid(obj, errs);
-    if (sameIgnoringVersion(obj, old)) return { object: old, warnings: [], created: false };
+    // Validating webhooks run on no-op updates too, as in kube.
+    if (subresource !== 'finalize') warnings.push(...(await this.admitValidating('UPDATE', obj, old, subresource, opts)));
+    if (sameIgnoringVersion(obj, old)) return { object: old, warnings, created: false };
     if (m.deletionTimestamp && this.finalizersOf(obj).length === 0) {
-      if (dryRun) return { object: obj, warnings: [], created: false };
+      if (dryRun) return { object: obj, warnings, created: false };
       const gone = this.store.delete(current.key, current.rev);
-      return this.externalResult({ object: gone.value, warnings: [], created: false });
+      return this.externalResult({ object: gone.value, warnings, created: false });
     }
-    if (dryRun) return { object: obj, warnings: [], created: false };
+    if (dryRun) return { object: obj, warnings, created: false };
     const stored = this.store.update(current.key, current.rev, await this.internal(obj));
-    return this.externalResult({ object: stored.value, warnings: [], created: false });
+    return this.externalResult({ object: stored.value, warnings, created: false });
   }
 
   /**
@@ -393,10 +416,21 @@ export class ResourceStore {
       finalizers.push(addFinalizer);
     }
     const pending = [...finalizers, ...this.specFinalizers(current.value)];
+    if (pending.length > 0 && meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
+      return { object: await this.external(current.value), deleted: false };
+    }
+    const oldObject = await this.external(current.value);
+    const deleteOpts = {
+      kind: 'DeleteOptions' as const,
+      dryRun: opts.dryRun ? ['All'] : undefined,
+      propagationPolicy: opts.propagationPolicy,
+      gracePeriodSeconds: opts.gracePeriodSeconds,
+      preconditions: opts.preconditions,
+      orphanDependents: opts.orphanDependents,
+    };
+    await this.admitMutating('DELETE', undefined, oldObject, '', opts, deleteOpts);
+    await this.admitValidating('DELETE', undefined, oldObject, '', opts, deleteOpts);
     if (pending.length > 0) {
-      if (meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
-        return { object: await this.external(current.value), deleted: false };
-      }
       const marked = deepCopy(current.value);
       marked.metadata.finalizers = finalizers;
       marked.metadata.deletionTimestamp ??= nowTimestamp();
@@ -443,6 +477,70 @@ export class ResourceStore {
     if (this.info.group !== '' || this.info.resource !== 'namespaces') return [];
     const f = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
     return Array.isArray(f) ? (f as string[]) : [];
+  }
+
+  // ---------------------------------------------------------------- admission
+
+  private admissionAttributes(
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    subresource: string,
+    opts: { dryRun: boolean; user?: UserInfo; fieldManager?: string; fieldValidation?: string },
+    options?: OperationOptionsObject,
+  ): AdmissionAttributes {
+    const subject = object ?? oldObject!;
+    const meta = subject.metadata;
+    return {
+      kind: { group: this.info.group, version: this.info.version, kind: this.info.kind },
+      resource: { group: this.info.group, version: this.info.version, resource: this.info.resource },
+      subResource: subresource,
+      // Under generateName the name is still empty when webhooks see a create, as in kube.
+      name: meta.name ?? '',
+      namespace: this.info.namespaced ? (meta.namespace ?? '') : '',
+      operation,
+      userInfo: { ...toReviewUserInfo(opts.user ?? serverUser), username: (opts.user ?? serverUser).username },
+      object,
+      oldObject,
+      dryRun: opts.dryRun,
+      options: options ?? {
+        kind: operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
+        dryRun: opts.dryRun ? ['All'] : undefined,
+        fieldManager: opts.fieldManager,
+        fieldValidation: opts.fieldValidation,
+      },
+    };
+  }
+
+  /** Mutating webhooks; a mutated custom resource is pruned again, as kube does. */
+  private async admitMutating(
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    subresource: string,
+    opts: WriteOptions | DeleteOptions,
+    options?: OperationOptionsObject,
+  ): Promise<{ object?: KubeObject; warnings: string[] }> {
+    const chain = this.deps.admission;
+    if (!chain) return { warnings: [] };
+    const result = await chain.admit(this.admissionAttributes(operation, object, oldObject, subresource, opts, options), {
+      applyDefaults: (o) => this.strategy.applyDefaults(o),
+    });
+    if (!result.patched || !result.object) return { warnings: result.warnings };
+    return { object: this.deps.decoder(result.object, 'Ignore').object, warnings: result.warnings };
+  }
+
+  private async admitValidating(
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    subresource: string,
+    opts: WriteOptions | DeleteOptions,
+    options?: OperationOptionsObject,
+  ): Promise<string[]> {
+    const chain = this.deps.admission;
+    if (!chain) return [];
+    return (await chain.validate(this.admissionAttributes(operation, object, oldObject, subresource, opts, options))).warnings;
   }
 
   // ---------------------------------------------------------------- helpers

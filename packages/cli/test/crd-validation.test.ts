@@ -490,3 +490,28 @@ properties:
     assert.deepEqual(invalidCauses(created.stderr, 'Tee', 't2'), ['spec.size: Unsupported value: "huge": supported values: "S", "M", "L"']);
   });
 });
+
+describe('bad input: a clear 4xx, nothing stored, the server stays up', () => {
+  before(() => installGadgets());
+
+  kit('a CR over the 3 MiB request limit gets 413', async () => {
+    const s = server();
+    const body = JSON.stringify({ apiVersion: 'kitchen.example.com/v1', kind: 'Gadget', metadata: { name: 'huge', namespace: 'default' }, spec: { raw: { data: 'x'.repeat(3 * 1024 * 1024) } } });
+    const r = await kubectlFails(s, ['create', '-f', '-'], { input: body });
+    assert.equal(r.stderr.trim(), 'Error from server (RequestEntityTooLarge): error when creating "STDIN": Request entity too large: limit is 3145728');
+    assert.match((await kubectlFails(s, ['get', 'gadget', 'huge'])).stderr, /NotFound/);
+  });
+
+  kit('JSON nested deeper than kube decodes gets 400; a deep but acceptable object is stored', async () => {
+    const s = server();
+    const nest = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const head = '{"apiVersion":"kitchen.example.com/v1","kind":"Gadget","metadata":{"name":"NAME","namespace":"default"},"spec":{"raw":';
+    const tooDeep = await kubectlFails(s, ['create', '--raw', '/apis/kitchen.example.com/v1/namespaces/default/gadgets', '-f', '-'], {
+      input: head.replace('NAME', 'deeper') + nest(20000) + '}}',
+    });
+    assert.match(tooDeep.stderr, /^Error from server \(BadRequest\): the object provided is unrecognized \(must be of type Gadget\): couldn't get version\/kind; json parse error: .*exceeded max depth/m);
+    const ok = await kubectlOk(s, ['create', '--raw', '/apis/kitchen.example.com/v1/namespaces/default/gadgets', '-f', '-'], { input: head.replace('NAME', 'deep') + nest(100) + '}}' });
+    assert.equal(JSON.parse(ok).metadata.name, 'deep');
+    assert.equal((await kubectlOk(s, ['get', 'gadget', 'deep', '-o', 'name'])).trim(), 'gadget.kitchen.example.com/deep');
+  });
+});

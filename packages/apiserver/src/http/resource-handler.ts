@@ -84,6 +84,7 @@ export class ResourceHandler {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
         const result = await rs.delete(rr.namespace, rr.name, { ...deleteOptions(query, parsed), user });
+        addWarnings(res, result.warnings);
         if (isJsonObject(result.object) && result.object.kind === 'Status') return sendJson(res, 200, result.object);
         return this.sendObject(res, rs, result.object as KubeObject, form, query);
       }

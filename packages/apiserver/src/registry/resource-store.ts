@@ -374,7 +374,7 @@ export class ResourceStore {
    * DELETE: removes the object, or marks it for deletion while finalizers remain
    * (adding foregroundDeletion or orphan for those propagation policies).
    */
-  async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject | Status; deleted: boolean }> {
+  async delete(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.deleteOnce(namespace, name, opts);
@@ -386,7 +386,7 @@ export class ResourceStore {
     }
   }
 
-  private async deleteOnce(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject | Status; deleted: boolean }> {
+  private async deleteOnce(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     // kube's NamespaceLifecycle admission keeps the system namespaces.
     if (this.info.group === '' && this.info.resource === 'namespaces' && immortalNamespaces.has(name)) {
       throw forbidden(this.groupResource, name, 'this namespace may not be deleted');
@@ -417,7 +417,7 @@ export class ResourceStore {
     }
     const pending = [...finalizers, ...this.specFinalizers(current.value)];
     if (pending.length > 0 && meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
-      return { object: await this.external(current.value), deleted: false };
+      return { object: await this.external(current.value), deleted: false, warnings: [] };
     }
     const oldObject = await this.external(current.value);
     const deleteOpts = {
@@ -428,8 +428,10 @@ export class ResourceStore {
       preconditions: opts.preconditions,
       orphanDependents: opts.orphanDependents,
     };
-    await this.admitMutating('DELETE', undefined, oldObject, '', opts, deleteOpts);
-    await this.admitValidating('DELETE', undefined, oldObject, '', opts, deleteOpts);
+    const warnings = [
+      ...(await this.admitMutating('DELETE', undefined, oldObject, '', opts, deleteOpts)).warnings,
+      ...(await this.admitValidating('DELETE', undefined, oldObject, '', opts, deleteOpts)),
+    ];
     if (pending.length > 0) {
       const marked = deepCopy(current.value);
       marked.metadata.finalizers = finalizers;
@@ -438,13 +440,13 @@ export class ResourceStore {
       if (this.info.group === '' && this.info.resource === 'namespaces') {
         (marked as { status?: unknown }).status = { ...(marked.status as object), phase: 'Terminating' };
       }
-      if (opts.dryRun) return { object: await this.external(marked), deleted: false };
+      if (opts.dryRun) return { object: await this.external(marked), deleted: false, warnings };
       const stored = this.store.update(current.key, current.rev, marked);
-      return { object: await this.external(stored.value), deleted: false };
+      return { object: await this.external(stored.value), deleted: false, warnings };
     }
-    if (opts.dryRun) return { object: await this.deletedAnswer(current.value), deleted: true };
+    if (opts.dryRun) return { object: await this.deletedAnswer(current.value), deleted: true, warnings };
     const gone = this.store.delete(current.key, current.rev);
-    return { object: await this.deletedAnswer(gone.value), deleted: true };
+    return { object: await this.deletedAnswer(gone.value), deleted: true, warnings };
   }
 
   /** DELETE on the collection: deletes every object the selectors match. */
@@ -607,6 +609,13 @@ function dropEmptyMetadata(m: KubeObject['metadata']): void {
     const v = meta[key];
     if (v === null || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0)) delete meta[key];
   }
+}
+
+/** A delete's answer: the object (still there with finalizers, or gone) or a Status, and webhook warnings. */
+export interface DeleteResult {
+  object: KubeObject | Status;
+  deleted: boolean;
+  warnings: string[];
 }
 
 function isStoreConflict(e: unknown): boolean {

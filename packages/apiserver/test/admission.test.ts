@@ -1,0 +1,146 @@
+/**
+ * Admission webhooks through the running server: real HTTPS webhook servers
+ * in this test, registered with real webhook configurations, and the real
+ * kubectl printing what users see.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateCertificateAuthority, issueServingCertificate } from '../src/tls/certificates.js';
+import { TestApi, type Json } from './support/api-client.js';
+
+type Obj = Record<string, any>;
+const kubectlPath = '/usr/bin/kubectl';
+
+function kubectl(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(kubectlPath, ['--kubeconfig', kubeconfig, ...args], { env: { ...process.env, KUBECACHEDIR: join(kubeconfig, '..', 'cache') } }, (err, stdout, stderr) =>
+      resolve({ code: err ? 1 : 0, stdout, stderr }),
+    );
+    if (input !== undefined) child.stdin!.end(input);
+  });
+}
+
+describe('admission webhooks through the server', () => {
+  let api: TestApi;
+  let webhook: Server;
+  let dir: string;
+  let kubeconfig: string;
+  const reviews: Obj[] = [];
+
+  before(async () => {
+    api = await TestApi.start();
+    dir = mkdtempSync(join(tmpdir(), 'operant-admission-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, api.server.kubeconfig);
+    const ca = await generateCertificateAuthority('admission-test-ca');
+    const serving = await issueServingCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    webhook = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString()) as Obj;
+        reviews.push(review);
+        const request = review.request;
+        const response: Obj = { uid: request.uid, allowed: true };
+        if (req.url!.startsWith('/mutate')) {
+          const patch = [
+            { op: 'add', path: '/metadata/labels/injected', value: 'yes' },
+            { op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'sidecar:1' } },
+          ];
+          response.patchType = 'JSONPatch';
+          response.patch = Buffer.from(JSON.stringify(patch)).toString('base64');
+        } else if (request.object?.data?.forbidden !== undefined) {
+          response.allowed = false;
+          response.status = { code: 403, message: 'forbidden keys are not allowed here' };
+        } else if (request.operation === 'DELETE') {
+          response.warnings = [`deleting ${request.name}`];
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      });
+    });
+    webhook.listen(0, '127.0.0.1');
+    await once(webhook, 'listening');
+    const base = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+    const caBundle = Buffer.from(ca.certPem).toString('base64');
+    await api.createNamespace('hooked');
+    await api.ok('PATCH', '/api/v1/namespaces/hooked', { metadata: { labels: { webhooks: 'on' } } }, 200, { 'Content-Type': 'application/merge-patch+json' });
+    await api.ok('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'inject' },
+      webhooks: [{
+        name: 'inject.example.com',
+        clientConfig: { url: `${base}/mutate`, caBundle },
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+        namespaceSelector: { matchLabels: { webhooks: 'on' } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      }],
+    }, 201);
+    await api.ok('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'guard' },
+      webhooks: [{
+        name: 'guard.example.com',
+        clientConfig: { url: `${base}/validate`, caBundle },
+        rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      }],
+    }, 201);
+  });
+
+  after(async () => {
+    webhook.close();
+    await api.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a mutating webhook adds a label and a container to pods in a selected namespace only', async () => {
+    const pod = (ns: string): Json => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: ns, labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
+    const hooked: Json = await api.ok('POST', '/api/v1/namespaces/hooked/pods', pod('hooked'), 201);
+    assert.equal(hooked.metadata.labels.injected, 'yes');
+    assert.deepEqual(hooked.spec.containers.map((c: Obj) => c.name), ['app', 'sidecar']);
+    // The webhook's container got the server's defaults, as kube applies them after mutation.
+    assert.equal(hooked.spec.containers[1].terminationMessagePath, '/dev/termination-log');
+    const review = reviews.find((r) => r.request.resource.resource === 'pods');
+    assert.equal(review?.request.operation, 'CREATE');
+    assert.equal(review?.request.userInfo.username, 'kubernetes-admin');
+    assert.equal(review?.request.object.metadata.uid, undefined, 'webhooks see the object before the server fills in its uid');
+    const plain: Json = await api.ok('POST', '/api/v1/namespaces/default/pods', pod('default'), 201);
+    assert.equal(plain.metadata.labels?.injected, undefined);
+    assert.equal(plain.spec.containers.length, 1);
+  });
+
+  it('a validating webhook denies with its message and code, and kubectl prints it', { skip: !existsSync(kubectlPath) && 'kubectl not found at /usr/bin/kubectl' }, async () => {
+    const r = await kubectl(kubeconfig, ['create', 'configmap', 'bad', '--from-literal=forbidden=1']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /admission webhook "guard\.example\.com" denied the request: forbidden keys are not allowed here/);
+    const missing = await api.request('GET', '/api/v1/namespaces/default/configmaps/bad');
+    assert.equal(missing.status, 404, 'nothing was stored');
+    const denied = await api.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad' }, data: { forbidden: '1' } });
+    // The webhook's code reaches the client; it gave no reason, so kube's Status has none.
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.code, 403);
+    assert.match(denied.body.message, /^admission webhook "guard\.example\.com" denied the request: forbidden keys are not allowed here$/);
+  });
+
+  it('DELETE goes through validating webhooks with the old object, and their warnings reach kubectl', { skip: !existsSync(kubectlPath) && 'kubectl not found at /usr/bin/kubectl' }, async () => {
+    await api.ok('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gone' }, data: { a: '1' } }, 201);
+    const r = await kubectl(kubeconfig, ['delete', 'configmap', 'gone']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Warning: deleting gone/);
+    const review = reviews.findLast((x) => x.request.operation === 'DELETE');
+    assert.equal(review?.request.oldObject.data.a, '1');
+    assert.equal(review?.request.object, null);
+  });
+});

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import { customResourceDefinitions } from '../openapi/custom-resource-schemas.js';
+import { openApiV2Json, openApiV2Protobuf, openApiV2ProtobufAccepts, openApiV2ProtobufType } from '../openapi/v2-document.js';
 import { openApiDocumentHash, openApiV3Document, openApiV3Index, openApiV3PathKey, type GroupVersion } from '../openapi/document.js';
 import { notFoundPath } from './resource-handler.js';
 
@@ -26,7 +27,14 @@ export class OpenApiRoutes {
     });
   }
 
-  serve(_req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): void {
+  serve(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): void {
+    if (path === '/openapi/v2') {
+      const protobuf = openApiV2ProtobufAccepts.some((t) => (req.headers.accept ?? '').includes(t));
+      const body = protobuf ? openApiV2Protobuf() : Buffer.from(openApiV2Json());
+      res.writeHead(200, { 'Content-Type': protobuf ? openApiV2ProtobufType : 'application/json', 'Content-Length': body.length });
+      res.end(body);
+      return;
+    }
     if (path === '/openapi/v3') {
       const index = openApiV3Index(this.served(), (gv) => this.render(gv).hash);
       return send(res, JSON.stringify(index), false);

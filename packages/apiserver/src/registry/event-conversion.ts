@@ -27,8 +27,13 @@ function rename(obj: KubeObject, apiVersion: string, from: 0 | 1): KubeObject {
   return out as KubeObject;
 }
 
+/** An events.k8s.io/v1 Event in its core/v1 shape. */
+export function eventToCore(obj: KubeObject): KubeObject {
+  return rename(obj, 'v1', 0);
+}
+
 export const eventsV1Conversion: StorageConversion = {
   storedAs: { apiVersion: 'v1', kind: 'Event' },
-  toStorage: (objs) => objs.map((o) => rename(o, 'v1', 0)),
+  toStorage: (objs) => objs.map(eventToCore),
   fromStorage: (objs) => objs.map((o) => rename(o, 'events.k8s.io/v1', 1)),
 };

@@ -10,6 +10,7 @@
  * when the field is absent.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import { eventToCore } from '../registry/event-conversion.js';
 import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ControllerRevision, Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
@@ -28,7 +29,6 @@ import type {
   ServiceAccount,
   ServicePort,
 } from 'kubernetes-types/core/v1.js';
-import type { Event as EventsEvent } from 'kubernetes-types/events/v1.js';
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import type { RoleBinding, Subject } from 'kubernetes-types/rbac/v1.js';
 import {
@@ -732,27 +732,9 @@ function coreEventFields(obj: KubeObject): EventFields {
   };
 }
 
-/** events.k8s.io/v1 fields mapped as kube's conversion to the internal Event maps them. */
+/** events.k8s.io/v1 Events print as their core/v1 shape, the one they are stored in. */
 function eventsEventFields(obj: KubeObject): EventFields {
-  const e = view<EventsEvent>(obj);
-  return {
-    name: nameOf(obj),
-    type: e.type ?? '',
-    reason: e.reason ?? '',
-    message: e.note ?? '',
-    involvedKind: e.regarding?.kind ?? '',
-    involvedName: e.regarding?.name ?? '',
-    fieldPath: e.regarding?.fieldPath ?? '',
-    sourceComponent: e.deprecatedSource?.component ?? '',
-    sourceHost: e.deprecatedSource?.host ?? '',
-    reportingController: e.reportingController ?? '',
-    reportingInstance: e.reportingInstance ?? '',
-    firstTimestamp: e.deprecatedFirstTimestamp,
-    lastTimestamp: e.deprecatedLastTimestamp,
-    eventTime: e.eventTime,
-    count: e.deprecatedCount ?? 0,
-    series: e.series ? { count: e.series.count ?? 0, lastObservedTime: e.series.lastObservedTime } : undefined,
-  };
+  return coreEventFields(eventToCore(obj));
 }
 
 function eventCells(e: EventFields, now: Date): TableCell[] {

@@ -17,22 +17,10 @@ import {
   splitServiceAccountUsername,
   type UserInfo,
 } from './user-info.js';
+import type { RequestAttributes } from '../rbac/attributes.js';
 
-/** What an authorizer decides on (k8s.io/apiserver's authorizer.Attributes). */
-export interface AuthorizationAttributes {
-  user: UserInfo;
-  verb: string;
-  /** Whether this is a request for an API resource (else for a non-resource `path`). */
-  resourceRequest: boolean;
-  apiGroup: string;
-  apiVersion: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  /** The URL path of a non-resource request. */
-  path: string;
-}
+/** What an authorizer decides on: the RBAC authorizer's request attributes. */
+export type AuthorizationAttributes = RequestAttributes;
 
 /** An authorizer's answer; `reason` is appended to the Forbidden message when the request is denied. */
 export interface AuthorizationDecision {

@@ -7,20 +7,9 @@ import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding } f
 
 export type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding };
 
-/**
- * Who a request is made by (k8s.io/apiserver's user.Info). Same shape as
- * authentication.k8s.io/v1 UserInfo, so the authenticator's UserInfo fits as it is.
- */
-export interface UserInfo {
-  /** The user name, e.g. `kubernetes-admin` or `system:serviceaccount:default:op`. */
-  username: string;
-  /** A unique value that tells apart users of the same name over time. */
-  uid?: string;
-  /** The groups the user is in. */
-  groups: string[];
-  /** Additional facts from the authenticator. */
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from '../authn/user-info.js';
+
+export type { UserInfo };
 
 /** One request as the authorizer sees it (kube's authorizer.AttributesRecord). */
 export interface RequestAttributes {

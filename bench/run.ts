@@ -5,7 +5,11 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch memory.
+ * Arguments select sections (default: all): start creates list watch crd memory.
+ * `crd` measures a CRD's schema checks: creates/s and latency of a custom
+ * resource under a CRD with a realistic schema and CEL rules, against the same
+ * kind under a CRD without checks on the same server, and the in-process time of
+ * the validation path step by step.
  * Environment: BENCH_ROUNDS (default 3) sets the repeats of the throughput
  * figures; BENCH_CONNECTIONS (default 16) the concurrent connections.
  */
@@ -15,10 +19,13 @@ import { join } from 'node:path';
 import { Client, readKubeconfig } from './client.js';
 import { coldStart } from './cold-start.js';
 import { creates } from './creates.js';
+import { countFields, countRules, checkedSchema } from './crd-fixtures.js';
+import { crdCreates, installCrds, validationPath } from './crd.js';
 import { listPods } from './list.js';
 import { fanout, type FanoutRun } from './watch-fanout.js';
 import { memoryPerPod, type MemoryFigures } from './memory.js';
 import { startBareServer, startOperant, type ReadyProcess } from './processes.js';
+import { median } from './stats.js';
 import { fmt, render, row, type Row } from './table.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -29,7 +36,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'memory'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -125,6 +132,54 @@ async function main(): Promise<Row[]> {
   return rows;
 }
 
+async function crdSection(): Promise<Row[]> {
+  const fields = countFields(checkedSchema);
+  const rules = countRules(checkedSchema);
+  log(`crd: creates/s of a custom resource (${fields} fields, ${rules} CEL rules) vs. a CRD without checks: ${rounds} rounds of 2 s each, ${connections} connections`);
+  await started(startOperant(join(workDir, 'kc-crd')));
+  const c = client(readKubeconfig(join(workDir, 'kc-crd')), connections);
+  await installCrds(c);
+  const http = await crdCreates(c, { rounds, concurrency: connections, durationMs: 2000 });
+  for (const [side, rs] of Object.entries(http)) {
+    log(`  ${side}: ${rs.map((r) => `${fmt.rate(r.perSecond)} p50 ${fmt.ms(r.p50)} p99 ${fmt.ms(r.p99)}`).join('; ')}`);
+  }
+  c.close();
+  for (const p of processes.splice(0)) await p.stop();
+
+  const batch = 5000;
+  log(`crd: validation path in process, ${rounds} batches of ${batch} objects per schema`);
+  const path = validationPath({ repeats: rounds, batch });
+  const pick = (side: 'checked' | 'unchecked', k: keyof (typeof path.checked)[number]): number[] => path[side].map((t) => t[k]);
+  log(`  compileSchemaRules of the checked schema (once per CRD write): ${fmt.ms(path.compileMs)}`);
+  for (const side of ['unchecked', 'checked'] as const) {
+    log(`  ${side}: ${path[side].map((t) => `prune ${fmt.us(t.prune)} defaults ${fmt.us(t.defaults)} validate ${fmt.us(t.validate)} cel ${fmt.us(t.cel)} = ${fmt.us(t.total)}, response defaulting ${fmt.us(t.readDefaults)}`).join('; ')}`);
+  }
+  const rate = (side: 'checked' | 'unchecked'): number[] => http[side].map((r) => r.perSecond);
+  const perCreateUs = (side: 'checked' | 'unchecked'): number[] => rate(side).map((v) => 1e6 / v);
+  const extraUs = median(perCreateUs('checked')) - median(perCreateUs('unchecked'));
+  const extraPathUs = median(pick('checked', 'total')) - median(pick('unchecked', 'total'));
+  log(`  server time per create (1 ÷ creates/s): checked ${fmt.us(median(perCreateUs('checked')))}, unchecked ${fmt.us(median(perCreateUs('unchecked')))}: checks add ${fmt.us(extraUs)}, the in-process path ${fmt.us(extraPathUs)} of it`);
+
+  const what = '(same kind, CRD without checks)';
+  const unchecked = median(rate('unchecked'));
+  const latency = (side: 'checked' | 'unchecked', k: 'p50' | 'p99'): number[] => http[side].map((r) => r[k]);
+  const inProcess = '(same path, schema without checks)';
+  const share = '(server time per checked create, 1 ÷ creates/s)';
+  const step = (name: string, values: number[]): Row => row(`  ${name}`, values, perCreateUs('checked'), fmt.us, share);
+  return [
+    row(`CR creates/s, ${fields}-field schema + ${rules} CEL rules`, rate('checked'), rate('unchecked'), fmt.rate, what, 'checks cost < 2× (ratio > 0.5)', (v) => v / unchecked > 0.5),
+    row('CR create latency p50', latency('checked', 'p50'), latency('unchecked', 'p50'), fmt.ms, what),
+    row('CR create latency p99', latency('checked', 'p99'), latency('unchecked', 'p99'), fmt.ms, what),
+    row('CR validation path in process, per object', pick('checked', 'total'), pick('unchecked', 'total'), fmt.us, inProcess),
+    step('prune (pruneValue)', pick('checked', 'prune')),
+    step('default (applyDefaults)', pick('checked', 'defaults')),
+    step('validate (validateValue)', pick('checked', 'validate')),
+    step(`CEL, ${rules} rules on create (evaluateRules)`, pick('checked', 'cel')),
+    step('CEL on update (transition rule too)', path.celOnUpdate),
+    step('response defaulting (deepCopy + applyDefaults)', pick('checked', 'readDefaults')),
+  ];
+}
+
 async function memorySection(): Promise<{ rows: Row[]; jsonBytesPerPod: number }> {
   const runs = Math.max(2, rounds - 1);
   log(`memory per pod: ${runs} runs of ${podCount} pods (fresh child processes with --expose-gc)`);
@@ -144,6 +199,7 @@ async function memorySection(): Promise<{ rows: Row[]; jsonBytesPerPod: number }
 const loadBefore = loadavg()[0];
 try {
   const rows = await main();
+  if (sections.has('crd')) rows.push(...(await crdSection()));
   let podJson = '';
   if (sections.has('memory')) {
     const m = await memorySection();
@@ -156,7 +212,11 @@ try {
       `${startRounds} start rounds, ${rounds} rounds otherwise (${watchRounds} for watch), ${connections} connections${podJson}; ` +
       `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after.\n` +
       'Ratio = Operant ÷ baseline (times: multiple of the floor; rates: fraction of the ceiling). ' +
-      'Noise = (max − min) ÷ median over the repeats, Operant / baseline.\n\n',
+      'Noise = (max − min) ÷ median over the repeats, Operant / baseline.' +
+      (sections.has('crd')
+        ? ' CR rows: the baseline is the same kind under a CRD without checks; indented rows are steps of the validation path in process, their ratio a share of the server time per checked create.'
+        : '') +
+      '\n\n',
   );
   process.stdout.write(`${render(rows)}\n`);
   log('done');

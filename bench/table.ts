@@ -12,6 +12,7 @@ export interface Row {
 
 export const fmt = {
   ms: (v: number): string => (v < 10 ? `${v.toFixed(2)} ms` : `${v.toFixed(0)} ms`),
+  us: (v: number): string => (v < 10 ? `${v.toFixed(2)} µs` : v < 100 ? `${v.toFixed(1)} µs` : `${v.toFixed(0)} µs`),
   rate: (v: number): string => `${Math.round(v).toLocaleString('en-US')}/s`,
   bytes: (v: number): string => (v >= 1024 * 1024 ? `${(v / 1024 / 1024).toFixed(1)} MiB` : v >= 1024 ? `${(v / 1024).toFixed(1)} KiB` : `${Math.round(v)} B`),
   pct: (v: number): string => (Number.isNaN(v) ? 'n/a' : `${(v * 100).toFixed(0)}%`),

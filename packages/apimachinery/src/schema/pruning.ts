@@ -66,18 +66,6 @@ function skipPrune(x: unknown, s: CompiledSchema | undefined, path: string, unkn
   }
 }
 
-const rootViews = new WeakMap<OpenApiSchema, OpenApiSchema>();
-
-/** The schema seen as a resource root, the same object every time so that it compiles once. */
-function rootView(schema: OpenApiSchema | undefined): OpenApiSchema {
-  if (!schema) return asResourceRoot(undefined);
-  let view = rootViews.get(schema);
-  if (!view) {
-    view = asResourceRoot(schema);
-    rootViews.set(schema, view);
-  }
-  return view;
-}
 
 /**
  * Removes, in place, the object fields of `value` that `schema` does not specify:
@@ -89,6 +77,6 @@ function rootView(schema: OpenApiSchema | undefined): OpenApiSchema {
  */
 export function pruneValue(value: unknown, schema: OpenApiSchema | undefined, opts: PruneOptions): string[] {
   const unknown: string[] = [];
-  prune(value, compileOptional(opts.isResourceRoot ? rootView(schema) : schema), '', unknown);
+  prune(value, compileOptional(opts.isResourceRoot ? asResourceRoot(schema) : schema), '', unknown);
   return unknown.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

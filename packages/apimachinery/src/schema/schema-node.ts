@@ -109,6 +109,16 @@ export const metaFields: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'm
  * when the value is a whole resource (so its apiVersion, kind and metadata are kept).
  */
 export function asResourceRoot(s: OpenApiSchema | undefined): OpenApiSchema {
-  if (s && isEmbeddedResource(s)) return s;
-  return { ...(s ?? {}), 'x-kubernetes-embedded-resource': true };
+  if (!s) return emptyRoot;
+  if (isEmbeddedResource(s)) return s;
+  // The same view every time, so that schemas compiled from it are cached once.
+  let view = rootViews.get(s);
+  if (!view) {
+    view = { ...s, 'x-kubernetes-embedded-resource': true };
+    rootViews.set(s, view);
+  }
+  return view;
 }
+
+const rootViews = new WeakMap<OpenApiSchema, OpenApiSchema>();
+const emptyRoot: OpenApiSchema = { 'x-kubernetes-embedded-resource': true };

@@ -33,6 +33,8 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
+import { RbacWriteGuard } from './auth/rbac-write-guard.js';
+import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { crdStrategy } from './crd/strategy.js';
@@ -113,6 +115,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   });
   const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
   const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
+  // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
+  const rbacWrites = new RbacWriteGuard(catalog, access.rbac);
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
@@ -121,6 +125,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const openapi = new OpenApiRoutes(catalog);
   const namespaces = new NamespaceController(catalog);
   const gc = new GarbageCollector(catalog);
+  const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission);
   customResources.start();
 
@@ -141,7 +146,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === '' && rr.resource === 'serviceaccounts' && rr.subresource === 'token') {
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
-      return resources.handle(req, res, rr, url.searchParams, user);
+      return resources.handle(await rbacWrites.check(req, rr, user), res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {
       const aggregated = wantsAggregated(req.headers.accept);
@@ -176,6 +181,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   await ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
   namespaces.start();
   gc.start();
+  clusterRoleAggregation.start();
 
   let stopped: Promise<void> | undefined;
   return {
@@ -188,6 +194,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       stopped ??= new Promise<void>((resolve) => {
         namespaces.stop();
         gc.stop();
+        clusterRoleAggregation.stop();
         customResources.stop();
         server.close(() => {
           store.close();

@@ -1,7 +1,8 @@
 /**
  * ClusterRole aggregation (kube's ClusterRoleAggregationController): a ClusterRole with
  * `aggregationRule.clusterRoleSelectors` has the rules of every other ClusterRole whose
- * labels match one of the selectors. Computed on demand instead of by a controller.
+ * labels match one of the selectors. The authorizer computes it when it reads the roles (so
+ * a change is in effect at once), and aggregation-controller.ts writes it into the stored roles.
  */
 import { labelSelectorFromObject, type LabelSelector } from '@operant/apimachinery';
 import type { ClusterRole, PolicyRule } from './attributes.js';

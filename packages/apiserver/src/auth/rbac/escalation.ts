@@ -148,9 +148,46 @@ function isPrivileged(user: UserInfo): boolean {
   return user.groups.includes(systemMastersGroup);
 }
 
+/** kube's NewForbidden on an RBAC object (a create under generateName has no name yet: none is quoted). */
 function forbiddenOn(target: EscalationTarget, why: string): StatusError {
-  const message = `${target.resource}.${rbacGroup} ${JSON.stringify(target.name)} is forbidden: ${why}`;
-  return new StatusError(403, 'Forbidden', message, { name: target.name, group: rbacGroup, kind: target.resource });
+  const subject = target.name ? `${target.resource}.${rbacGroup} ${JSON.stringify(target.name)}` : `${target.resource}.${rbacGroup}`;
+  const details = target.name ? { name: target.name, group: rbacGroup, kind: target.resource } : { group: rbacGroup, kind: target.resource };
+  return new StatusError(403, 'Forbidden', `${subject} is forbidden: ${why}`, details);
+}
+
+/**
+ * kube's RoleEscalationAuthorized: whether `user` may `escalate` on `resource` (`roles` or
+ * `clusterroles`) in `namespace`, for the object `name` of the request path (`""` on create).
+ */
+export function escalationAuthorized(user: UserInfo, resource: string, namespace: string, name: string, authorizer: Authorizer): boolean {
+  return authorizer.authorize(resourceAttrs(user, 'escalate', rbacGroup, resource, namespace, name)).allowed;
+}
+
+/**
+ * kube's BindingAuthorized: whether `user` may `bind` the role `roleRef` names, in the
+ * binding's namespace (`""` for a ClusterRoleBinding). False for any other kind of roleRef.
+ */
+export function bindingAuthorized(user: UserInfo, roleRef: RoleBinding['roleRef'], namespace: string, authorizer: Authorizer): boolean {
+  const resource = roleRef.kind === 'ClusterRole' ? 'clusterroles' : roleRef.kind === 'Role' ? 'roles' : '';
+  if (!resource) return false;
+  return authorizer.authorize(resourceAttrs(user, 'bind', roleRef.apiGroup ?? '', resource, namespace, roleRef.name)).allowed;
+}
+
+/** What kube asks of a user who sets or changes an aggregationRule: everything (`*` on `*.*` and on every URL). */
+const fullAuthority: PolicyRule[] = [
+  { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+  { nonResourceURLs: ['*'], verbs: ['*'] },
+];
+
+/**
+ * kube's check on a ClusterRole with an aggregationRule (which can gather anything): unless
+ * the user holds full authority cluster-wide, kube's 403 `clusterroles.rbac.authorization.k8s.io
+ * "x" is forbidden: must have cluster-admin privileges to use the aggregationRule`.
+ */
+export function confirmCanAggregate(user: UserInfo, authorizer: Authorizer, target: EscalationTarget): StatusError | undefined {
+  if (isPrivileged(user)) return undefined;
+  if (missingRules(user, fullAuthority, '', authorizer).length === 0) return undefined;
+  return forbiddenOn(target, 'must have cluster-admin privileges to use the aggregationRule');
 }
 
 /** The text of kube's ConfirmNoEscalation error, or undefined when the user holds every rule. */
@@ -208,11 +245,7 @@ export function confirmCanBind(
   target: EscalationTarget,
 ): StatusError | undefined {
   if (isPrivileged(user)) return undefined;
-  const resource = roleRef.kind === 'ClusterRole' ? 'clusterroles' : roleRef.kind === 'Role' ? 'roles' : '';
-  if (resource && roleRef.apiGroup === rbacGroup) {
-    const bind = resourceAttrs(user, 'bind', rbacGroup, resource, namespace, roleRef.name);
-    if (authorizer.authorize(bind).allowed) return undefined;
-  }
+  if (bindingAuthorized(user, roleRef, namespace, authorizer)) return undefined;
   const msg = escalationMessage(user, roleRules, namespace, authorizer);
   return msg === undefined ? undefined : forbiddenOn(target, msg);
 }

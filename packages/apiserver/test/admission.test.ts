@@ -33,6 +33,8 @@ describe('admission webhooks through the server', () => {
   let dir: string;
   let kubeconfig: string;
   const reviews: Obj[] = [];
+  let webhookBase = '';
+  let webhookCa = '';
 
   before(async () => {
     api = await TestApi.start();
@@ -49,7 +51,16 @@ describe('admission webhooks through the server', () => {
         reviews.push(review);
         const request = review.request;
         const response: Obj = { uid: request.uid, allowed: true };
-        if (req.url!.startsWith('/mutate')) {
+        if (req.url!.startsWith('/hang')) return; // never answers
+        if (req.url!.startsWith('/widget')) {
+          response.patchType = 'JSONPatch';
+          response.patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/spec/size', value: 'large' }])).toString('base64');
+        } else if (req.url!.startsWith('/scale')) {
+          if (request.object.spec.replicas > 5) {
+            response.allowed = false;
+            response.status = { code: 422, message: 'at most 5 replicas' };
+          }
+        } else if (req.url!.startsWith('/mutate')) {
           const patch = [
             { op: 'add', path: '/metadata/labels/injected', value: 'yes' },
             { op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'sidecar:1' } },
@@ -70,6 +81,8 @@ describe('admission webhooks through the server', () => {
     await once(webhook, 'listening');
     const base = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
     const caBundle = Buffer.from(ca.certPem).toString('base64');
+    webhookBase = base;
+    webhookCa = caBundle;
     await api.createNamespace('hooked');
     await api.ok('PATCH', '/api/v1/namespaces/hooked', { metadata: { labels: { webhooks: 'on' } } }, 200, { 'Content-Type': 'application/merge-patch+json' });
     await api.ok('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
@@ -99,7 +112,19 @@ describe('admission webhooks through the server', () => {
     }, 201);
   });
 
+  /** Registers one more webhook configuration pointing at this test's server. */
+  async function register(kind: 'Mutating' | 'Validating', name: string, path: string, rule: Obj, extra: Obj = {}): Promise<void> {
+    const plural = kind === 'Mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
+    await api.ok('POST', `/apis/admissionregistration.k8s.io/v1/${plural}`, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: `${kind}WebhookConfiguration`,
+      metadata: { name },
+      webhooks: [{ name: `${name}.example.com`, clientConfig: { url: `${webhookBase}${path}`, caBundle: webhookCa }, rules: [rule], sideEffects: 'None', admissionReviewVersions: ['v1'], ...extra }],
+    }, 201);
+  }
+
   after(async () => {
+    webhook.closeAllConnections();
     webhook.close();
     await api.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -142,5 +167,58 @@ describe('admission webhooks through the server', () => {
     const review = reviews.findLast((x) => x.request.operation === 'DELETE');
     assert.equal(review?.request.oldObject.data.a, '1');
     assert.equal(review?.request.object, null);
+  });
+
+  it('the scale subresource goes through webhooks as an autoscaling/v1 Scale on deployments/scale', async () => {
+    await register('Validating', 'scale-guard', '/scale', { operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] });
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    await api.ok('POST', '/apis/apps/v1/namespaces/default/deployments', deployment, 201);
+    const scalePath = '/apis/apps/v1/namespaces/default/deployments/web/scale';
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const ok: Json = await api.ok('PATCH', scalePath, { spec: { replicas: 3 } }, 200, merge);
+    assert.equal(ok.spec.replicas, 3);
+    const review = reviews.findLast((r) => r.request.subResource === 'scale');
+    assert.deepEqual(review?.request.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    assert.deepEqual(review?.request.resource, { group: 'apps', version: 'v1', resource: 'deployments' });
+    assert.equal(review?.request.oldObject.spec.replicas, 1);
+    const denied = await api.request('PATCH', scalePath, { spec: { replicas: 9 } }, merge);
+    assert.equal(denied.status, 422);
+    assert.match(denied.body.message, /admission webhook "scale-guard\.example\.com" denied the request: at most 5 replicas/);
+    const now: Json = await api.ok('GET', '/apis/apps/v1/namespaces/default/deployments/web');
+    assert.equal(now.spec.replicas, 3, 'the denied scale changed nothing');
+  });
+
+  it('a mutating webhook on a custom resource', async () => {
+    await api.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.hooks.example.com' },
+      spec: {
+        group: 'hooks.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'string', enum: ['small', 'large'] }, color: { type: 'string' } } } } } } }],
+      },
+    }, 201);
+    await register('Mutating', 'widget-sizer', '/widget', { operations: ['CREATE'], apiGroups: ['hooks.example.com'], apiVersions: ['v1'], resources: ['widgets'] });
+    const created: Json = await api.ok('POST', '/apis/hooks.example.com/v1/namespaces/default/widgets', { apiVersion: 'hooks.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { color: 'red' } }, 201);
+    assert.deepEqual(created.spec, { color: 'red', size: 'large' });
+  });
+
+  it('a webhook that never answers fails the request with Fail and is skipped with Ignore', async () => {
+    await register('Validating', 'hang-fail', '/hang', { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }, { timeoutSeconds: 1, failurePolicy: 'Fail' });
+    await register('Validating', 'hang-ignore', '/hang', { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['serviceaccounts'] }, { timeoutSeconds: 1, failurePolicy: 'Ignore' });
+    const [failed, ignored] = await Promise.all([
+      api.request('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } }),
+      api.request('POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } }),
+    ]);
+    assert.equal(failed.status, 500);
+    assert.match(failed.body.message, /^Internal error occurred: failed calling webhook "hang-fail\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=1s": context deadline exceeded$/);
+    assert.equal(ignored.status, 201);
   });
 });

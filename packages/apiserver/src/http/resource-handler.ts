@@ -15,7 +15,7 @@ import type { ResourceRequest } from './request-info.js';
 import { addWarnings, sendJson, sendText } from './respond.js';
 import { serializedList } from './serialize.js';
 import { serveWatch, type WatchServingOptions } from './watch-handler.js';
-import { scaleOf, scalePatchFrom } from './scale.js';
+import { replicasOfPatch, scaleOf, scalePatchFrom, scaleReplicasPatch } from './scale.js';
 
 export interface ResourceHandlerOptions extends WatchServingOptions {}
 
@@ -110,8 +110,17 @@ export class ResourceHandler {
     if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current, paths));
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
-    const patch = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
-    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user });
+    const requested = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
+    const opts = { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user };
+    // Webhooks see the change as autoscaling/v1 Scale objects on <resource>/scale, as in kube.
+    const oldScale = scaleOf(current, paths) as KubeObject;
+    const newScale = { ...oldScale, spec: { replicas: replicasOfPatch(requested, paths) } } as KubeObject;
+    const admitted = await rs.admitScale(oldScale, newScale, opts);
+    const replicas = (admitted.scale.spec as { replicas?: unknown } | undefined)?.replicas;
+    const rv = (requested.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+    const patch = typeof replicas === 'number' ? scaleReplicasPatch(replicas, paths, rv) : requested;
+    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { ...opts, skipAdmission: true });
+    addWarnings(res, [...admitted.warnings, ...result.warnings]);
     sendJson(res, 200, scaleOf(result.object as KubeObject, paths));
   }
 }

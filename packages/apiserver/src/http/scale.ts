@@ -3,7 +3,7 @@ import { applyJsonPatch, applyMergePatch, badRequest, unsupportedMediaType, type
 import { parseJson } from './body.js';
 import { parsePatchBody } from './patch-body.js';
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 function selectorString(selector: unknown): string {
   const s = (selector ?? {}) as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
@@ -59,7 +59,7 @@ export function scaleOf(obj: KubeObject, paths?: ScalePaths): object {
 }
 
 /** The merge patch to the main object that a PUT or PATCH of its Scale asks for. */
-export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', body: Buffer, contentType: string, paths?: ScalePaths): object {
+export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', body: Buffer, contentType: string, paths?: ScalePaths): Json {
   let scale: Json;
   if (verb === 'update') scale = parseJson(body) as Json;
   else {
@@ -73,7 +73,17 @@ export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', bo
     throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`);
   }
   const rv = (scale.metadata as Json | undefined)?.resourceVersion;
+  return scaleReplicasPatch(replicas, paths, typeof rv === 'string' ? rv : undefined);
+}
+
+/** The merge patch setting the replicas a Scale asks for (with its resourceVersion as a precondition). */
+export function scaleReplicasPatch(replicas: number, paths: ScalePaths | undefined, resourceVersion?: string): Json {
   const patch: Json = nestedAt(paths?.specReplicasPath ?? '.spec.replicas', replicas);
-  if (typeof rv === 'string' && rv !== '') patch.metadata = { resourceVersion: rv };
+  if (resourceVersion) patch.metadata = { resourceVersion };
   return patch;
+}
+
+/** The replicas a merge patch built by {@link scaleReplicasPatch} sets. */
+export function replicasOfPatch(patch: Json, paths: ScalePaths | undefined): number {
+  return readPath(patch, paths?.specReplicasPath ?? '.spec.replicas') as number;
 }

@@ -12,6 +12,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** Who makes the request (admission webhooks see it); the server itself when absent. */
   user?: UserInfo;
+  /** Set when admission already ran on a subresource view of the change (the Scale of `<resource>/scale`). */
+  skipAdmission?: boolean;
 }
 
 export interface ListOptions {

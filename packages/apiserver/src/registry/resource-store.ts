@@ -524,7 +524,7 @@ export class ResourceStore {
     options?: OperationOptionsObject,
   ): Promise<{ object?: KubeObject; warnings: string[] }> {
     const chain = this.deps.admission;
-    if (!chain) return { warnings: [] };
+    if (!chain || ('skipAdmission' in opts && opts.skipAdmission)) return { warnings: [] };
     const result = await chain.admit(this.admissionAttributes(operation, object, oldObject, subresource, opts, options), {
       applyDefaults: (o) => this.strategy.applyDefaults(o),
     });
@@ -541,8 +541,25 @@ export class ResourceStore {
     options?: OperationOptionsObject,
   ): Promise<string[]> {
     const chain = this.deps.admission;
-    if (!chain) return [];
+    if (!chain || ('skipAdmission' in opts && opts.skipAdmission)) return [];
     return (await chain.validate(this.admissionAttributes(operation, object, oldObject, subresource, opts, options))).warnings;
+  }
+
+  /**
+   * Admission for the scale subresource: webhooks see autoscaling/v1 Scale objects
+   * on `<resource>/scale`, as kube sends them; returns the Scale they admitted.
+   */
+  async admitScale(oldScale: KubeObject, newScale: KubeObject, opts: WriteOptions): Promise<{ scale: KubeObject; warnings: string[] }> {
+    const chain = this.deps.admission;
+    if (!chain) return { scale: newScale, warnings: [] };
+    const attrs = (object: KubeObject): AdmissionAttributes => ({
+      ...this.admissionAttributes('UPDATE', object, oldScale, 'scale', opts),
+      kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    });
+    const mutated = await chain.admit(attrs(newScale));
+    const scale = mutated.object ?? newScale;
+    const validated = await chain.validate(attrs(scale));
+    return { scale, warnings: [...mutated.warnings, ...validated.warnings] };
   }
 
   // ---------------------------------------------------------------- helpers

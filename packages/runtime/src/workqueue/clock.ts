@@ -1,0 +1,52 @@
+/**
+ * Time as the work queues see it. Queues and rate limiters take a Clock so that
+ * tests can drive delays deterministically (see {@link FakeClock}) instead of sleeping.
+ */
+
+/** A scheduled callback that can be cancelled. */
+export interface Timer {
+  /** Cancels the callback; a no-op once it has run. */
+  cancel(): void;
+}
+
+/** Options for {@link Clock.setTimer}. */
+export interface TimerOptions {
+  /** A background timer must not keep the process alive (e.g. a metrics ticker). */
+  background?: boolean;
+}
+
+/**
+ * A monotonic millisecond clock with one-shot timers.
+ *
+ * @example
+ * ```ts
+ * const clock: Clock = realClock;
+ * const start = clock.now();
+ * const timer = clock.setTimer(() => console.log(clock.now() - start), 100);
+ * timer.cancel();
+ * ```
+ */
+export interface Clock {
+  /** Milliseconds from an arbitrary origin; never goes backwards. */
+  now(): number;
+  /** Calls `callback` once, `delayMs` milliseconds from now. */
+  setTimer(callback: () => void, delayMs: number, options?: TimerOptions): Timer;
+}
+
+/**
+ * The process clock: `performance.now()` (monotonic, unaffected by wall-clock
+ * changes) and Node's timers.
+ *
+ * @example
+ * ```ts
+ * const queue = new DelayingQueue({ clock: realClock });
+ * ```
+ */
+export const realClock: Clock = {
+  now: () => performance.now(),
+  setTimer(callback, delayMs, options) {
+    const handle = setTimeout(callback, delayMs);
+    if (options?.background) handle.unref();
+    return { cancel: () => clearTimeout(handle) };
+  },
+};

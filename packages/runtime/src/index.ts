@@ -1,1 +1,5 @@
 export * from './workqueue/index.js';
+export * from './client/index.js';
+export * from './config/index.js';
+export * from './kind.js';
+export * from './cache/index.js';

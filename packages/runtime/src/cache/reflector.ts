@@ -1,0 +1,411 @@
+/**
+ * The reflector keeps a {@link Store} equal to the server's state of one
+ * collection and reports every change it makes.
+ *
+ * How (client-go's reflector.go and kube-rs's watcher.rs, in spirit):
+ * 1. List, replace the store's contents, and note the list's resourceVersion.
+ * 2. Watch from that resourceVersion with bookmarks; apply each event and note
+ *    its resourceVersion (bookmarks only move the resourceVersion on).
+ * 3. When the server ends a watch (its timeout), watch again from the last
+ *    resourceVersion seen: no relist, nothing re-delivered.
+ * 4. On a 410 (an ERROR event with code 410, or a thrown error with code 410)
+ *    the server no longer has that history: relist, and report the difference
+ *    from the store: adds, updates, and deletes as tombstones for what vanished.
+ * 5. On any other failure, report it (logger and metrics), wait an exponential,
+ *    jittered delay, and try again: the watch from the last resourceVersion, or
+ *    the list if there is none yet. The reflector only stops on its signal.
+ */
+import type { KubeObject } from '@operant/apimachinery';
+import { realClock, type Clock, type Timer } from '../workqueue/clock.js';
+import type { ListerWatcher, ListWatchOptions, WatchEvent } from './list-watch.js';
+import type { InformerEvent } from './events.js';
+import type { Store } from './store.js';
+import { objectKey } from './keys.js';
+import { Backoff, type BackoffOptions } from './backoff.js';
+import { abortable, sleep } from './abort.js';
+import { stderrLogger, type CacheLogger } from './logger.js';
+import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
+import { WatchStalledError, WatchStatusError, errorMessage, failureReason, isResourceExpired } from './watch-errors.js';
+
+/** A watch that ends by itself sooner than this with no event at all is suspicious: the next one waits a backoff delay. */
+const minHealthyWatchMs = 1000;
+/** How long past its requested timeout a watch the server has not ended is given before it is presumed dead. */
+const stallGraceMs = 30_000;
+/** How long a stopped watch's source is given to close its connection. */
+const closeGraceMs = 1000;
+
+/**
+ * Configuration of a {@link Reflector}.
+ *
+ * @example
+ * ```ts
+ * const options: ReflectorOptions<PodObject> = {
+ *   name: 'pods',
+ *   listerWatcher,
+ *   store,
+ *   scope: { namespace: 'default' },
+ *   onEvent: (ev) => console.log(ev.type),
+ * };
+ * ```
+ */
+export interface ReflectorOptions<T extends KubeObject> {
+  /** Names the reflector in logs and metrics (e.g. `pods`, `deployments.apps`). */
+  name: string;
+  listerWatcher: ListerWatcher<T>;
+  /** The store to keep in sync; the reflector is its only writer. */
+  store: Store<T>;
+  /** Namespace and selectors of the lists and watches. */
+  scope?: ListWatchOptions;
+  /** Told of every change, after the store has been updated. */
+  onEvent: (event: InformerEvent<T>) => void;
+  /** Called once, after the first list has been applied and its events reported. */
+  onSynced?: () => void;
+  /** Re-deliver every cached object as an update this often (0 or absent: never). */
+  resyncPeriodMs?: number;
+  /** Delays between retries (default 800 ms doubling to 30 s, with jitter). */
+  backoff?: BackoffOptions;
+  /**
+   * Each watch asks the server to end it after a random time between this and
+   * twice this (default 300 s, as client-go), which spreads reconnects; 0 leaves
+   * the duration to the server. A watch the server has not ended 30 s past its
+   * timeout (a dead connection) is abandoned, reported as `WatchStalled`, and replaced.
+   */
+  watchTimeoutSeconds?: number;
+  logger?: CacheLogger;
+  metrics?: ReflectorMetricsProvider;
+  clock?: Clock;
+  /** Random source for jitter (tests make it deterministic). */
+  random?: () => number;
+}
+
+/**
+ * A snapshot of a reflector's health.
+ *
+ * @example
+ * ```ts
+ * const { errors, lastSyncTime } = informer.stats();
+ * ```
+ */
+export interface ReflectorStats {
+  /** The last resourceVersion seen (from a list, an event or a bookmark). */
+  resourceVersion: string | undefined;
+  /** The first list has been applied. */
+  synced: boolean;
+  /** Lists done, the first included. */
+  lists: number;
+  /** Watch requests started. */
+  watches: number;
+  /** Failures reported (410s included). */
+  errors: number;
+  /** Failures since the last success. */
+  consecutiveFailures: number;
+  /** Epoch milliseconds at which the cache was last known to be in sync. */
+  lastSyncTime: number | undefined;
+  /** The message of the last failure. */
+  lastError: string | undefined;
+}
+
+/**
+ * Lists and watches one collection into a store, forever, until its signal aborts.
+ *
+ * @example
+ * ```ts
+ * const store = new Store<PodObject>();
+ * const reflector = new Reflector({ name: 'pods', listerWatcher, store, onEvent: (ev) => queue.add(ev) });
+ * const controller = new AbortController();
+ * const done = reflector.run(controller.signal);
+ * // ... later
+ * controller.abort();
+ * await done;
+ * ```
+ */
+export class Reflector<T extends KubeObject> {
+  private readonly name: string;
+  private readonly lw: ListerWatcher<T>;
+  private readonly store: Store<T>;
+  private readonly scope: ListWatchOptions;
+  private readonly logger: CacheLogger;
+  private readonly metrics: ReflectorMetricsProvider;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly backoff: Backoff;
+  private readonly watchTimeoutSeconds: number;
+  private running = false;
+  private needsList = true;
+  /** 410s since the last watch event: after the first, relists wait a backoff delay. */
+  private expiredInARow = 0;
+  private readonly state: ReflectorStats = {
+    resourceVersion: undefined,
+    synced: false,
+    lists: 0,
+    watches: 0,
+    errors: 0,
+    consecutiveFailures: 0,
+    lastSyncTime: undefined,
+    lastError: undefined,
+  };
+
+  constructor(private readonly options: ReflectorOptions<T>) {
+    this.name = options.name;
+    this.lw = options.listerWatcher;
+    this.store = options.store;
+    this.scope = pickScope(options.scope);
+    this.logger = options.logger ?? stderrLogger;
+    this.metrics = options.metrics ?? noopReflectorMetricsProvider;
+    this.clock = options.clock ?? realClock;
+    this.random = options.random ?? Math.random;
+    this.backoff = new Backoff(options.backoff, this.clock, this.random);
+    this.watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
+  }
+
+  /** A copy of the current health figures. */
+  stats(): ReflectorStats {
+    return { ...this.state };
+  }
+
+  /** True once the first list has been applied. */
+  hasSynced(): boolean {
+    return this.state.synced;
+  }
+
+  /**
+   * Lists and watches until `signal` aborts; resolves then, never rejects.
+   * Pending requests, sleeps and the resync timer all end with the signal.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) throw new Error(`reflector ${this.name} is already running`);
+    this.running = true;
+    const stopResync = this.startResync(signal);
+    let phase: ReflectorPhase = 'list';
+    try {
+      while (!signal.aborted) {
+        try {
+          if (this.needsList) {
+            phase = 'list';
+            await this.listAndReplace(signal);
+            if (signal.aborted) break;
+          }
+          phase = 'watch';
+          const healthy = await this.watchOnce(signal);
+          if (!healthy && !signal.aborted) {
+            const delay = this.backoff.next();
+            this.logger.debug({ informer: this.name, retryInMs: delay }, 'watch ended early without events; waiting before the next one');
+            await sleep(delay, signal, this.clock);
+          }
+        } catch (err) {
+          if (signal.aborted) break;
+          await this.recover(err, phase, signal);
+        }
+      }
+    } finally {
+      stopResync();
+      this.running = false;
+    }
+  }
+
+  private async listAndReplace(signal: AbortSignal): Promise<void> {
+    const started = this.clock.now();
+    const result = await abortable(Promise.resolve().then(() => this.lw.list({ ...this.scope, signal })), signal);
+    if (signal.aborted) return;
+    const initial = !this.state.synced;
+    const diff = this.store.replace(result.items);
+    this.needsList = false;
+    this.state.lists++;
+    this.state.consecutiveFailures = 0;
+    this.setResourceVersion(result.resourceVersion);
+    this.metrics.listed(this.name, result.items.length, (this.clock.now() - started) / 1000);
+    this.logger.debug(
+      { informer: this.name, items: result.items.length, resourceVersion: result.resourceVersion, added: diff.added.length, updated: diff.updated.length, deleted: diff.deleted.length },
+      initial ? 'listed' : 'relisted',
+    );
+    for (const object of diff.added) this.emit({ type: 'add', object, isInInitialList: initial });
+    for (const { old, current } of diff.updated) this.emit({ type: 'update', oldObject: old, object: current });
+    for (const tombstone of diff.deleted) this.emit({ type: 'delete', object: tombstone });
+    if (initial) {
+      this.state.synced = true;
+      this.options.onSynced?.();
+    }
+  }
+
+  /** One watch, from the last resourceVersion until it ends; false when it ended suspiciously early. */
+  private async watchOnce(signal: AbortSignal): Promise<boolean> {
+    const watchAbort = new AbortController();
+    const onAbort = (): void => watchAbort.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timeoutSeconds = this.watchTimeoutSeconds > 0 ? Math.floor(this.watchTimeoutSeconds * (1 + this.random())) : undefined;
+    let watchdog: Timer | undefined;
+    if (timeoutSeconds !== undefined) {
+      const afterMs = timeoutSeconds * 1000 + stallGraceMs;
+      watchdog = this.clock.setTimer(() => watchAbort.abort(new WatchStalledError(afterMs)), afterMs);
+    }
+    this.state.watches++;
+    this.metrics.watchStarted(this.name);
+    const started = this.clock.now();
+    let events = 0;
+    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    try {
+      iterator = this.lw
+        .watch({ ...this.scope, resourceVersion: this.state.resourceVersion ?? '', allowWatchBookmarks: true, timeoutSeconds, signal: watchAbort.signal })
+        [Symbol.asyncIterator]();
+      for (;;) {
+        const next = await abortable(iterator.next(), watchAbort.signal);
+        if (next.done) break;
+        events++;
+        this.apply(next.value);
+      }
+    } finally {
+      watchdog?.cancel();
+      signal.removeEventListener('abort', onAbort);
+      if (!watchAbort.signal.aborted) watchAbort.abort();
+      await this.close(iterator);
+    }
+    return events > 0 || this.clock.now() - started >= minHealthyWatchMs;
+  }
+
+  /**
+   * Ends a watch's iterator and waits, up to a bound, for it to finish (its
+   * connection closed), so that stopping leaves nothing open behind. A source
+   * that ignores its signal is not waited for beyond the bound.
+   */
+  private async close(iterator: AsyncIterator<WatchEvent<T>> | undefined): Promise<void> {
+    if (!iterator?.return) return;
+    let closing: Promise<unknown>;
+    try {
+      closing = Promise.resolve(iterator.return()).catch(() => {});
+    } catch {
+      return; // a source whose return() throws has nothing left to close
+    }
+    let timer: Timer | undefined;
+    const bound = new Promise<void>((resolve) => (timer = realClock.setTimer(resolve, closeGraceMs)));
+    await Promise.race([closing, bound]);
+    timer?.cancel();
+  }
+
+  private apply(event: WatchEvent<T>): void {
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.applyUpsert(event.object);
+        break;
+      case 'DELETED':
+        this.applyDelete(event.object);
+        break;
+      case 'BOOKMARK':
+        this.noteProgress(event.object);
+        break;
+      case 'ERROR':
+        throw new WatchStatusError(event.object);
+      default:
+        this.logger.warn({ informer: this.name, type: String((event as { type: unknown }).type) }, 'ignoring a watch event of unknown type');
+    }
+  }
+
+  private applyUpsert(obj: T): void {
+    const key = this.keyOrSkip(obj);
+    if (key === undefined) return;
+    const cached = this.store.get(key);
+    const rv = obj.metadata.resourceVersion;
+    // The same version again (e.g. an ADDED for what the list already had): nothing changed.
+    if (cached && rv !== undefined && cached.metadata.resourceVersion === rv) {
+      this.noteProgress(obj);
+      return;
+    }
+    const { old, current } = this.store.upsert(obj);
+    this.noteProgress(obj);
+    this.emit(old ? { type: 'update', oldObject: old, object: current } : { type: 'add', object: current, isInInitialList: false });
+  }
+
+  private applyDelete(obj: T): void {
+    const key = this.keyOrSkip(obj);
+    if (key === undefined) return;
+    const old = this.store.delete(key);
+    this.noteProgress(obj);
+    if (old) this.emit({ type: 'delete', object: this.store.prepare(obj) });
+  }
+
+  private keyOrSkip(obj: T): string | undefined {
+    try {
+      return objectKey(obj);
+    } catch (err) {
+      this.logger.warn({ informer: this.name, err }, 'ignoring a watch event whose object has no name');
+      return undefined;
+    }
+  }
+
+  /** A watch event arrived: the cache is current as of its resourceVersion. */
+  private noteProgress(obj: KubeObject): void {
+    this.expiredInARow = 0;
+    this.state.consecutiveFailures = 0;
+    const rv = obj.metadata?.resourceVersion;
+    if (rv) this.setResourceVersion(rv);
+    else this.markSynced();
+  }
+
+  private setResourceVersion(rv: string): void {
+    this.state.resourceVersion = rv;
+    this.markSynced();
+  }
+
+  private markSynced(): void {
+    const now = Date.now();
+    this.state.lastSyncTime = now;
+    this.metrics.synced(this.name, now / 1000);
+  }
+
+  /** Reports a failure and waits as appropriate before the loop tries again. */
+  private async recover(err: unknown, phase: ReflectorPhase, signal: AbortSignal): Promise<void> {
+    const reason = failureReason(err);
+    const message = errorMessage(err);
+    this.state.errors++;
+    this.state.consecutiveFailures++;
+    this.state.lastError = message;
+    this.metrics.errored(this.name, phase, reason);
+    const fields = { informer: this.name, phase, reason, err: message, resourceVersion: this.state.resourceVersion };
+    if (isResourceExpired(err)) {
+      // The server's history no longer reaches our resourceVersion: only a relist can tell what changed.
+      this.needsList = true;
+      this.expiredInARow++;
+      if (this.expiredInARow === 1) {
+        this.logger.info(fields, 'resourceVersion expired; relisting');
+        return;
+      }
+    }
+    const delay = this.backoff.next();
+    const failure = { ...fields, retryInMs: delay, consecutiveFailures: this.state.consecutiveFailures };
+    if (phase === 'list') this.logger.error(failure, 'list failed; retrying');
+    else this.logger.warn(failure, this.needsList ? 'watch failed; relisting' : 'watch failed; resuming from the last resourceVersion');
+    await sleep(delay, signal, this.clock);
+  }
+
+  private emit(event: InformerEvent<T>): void {
+    try {
+      this.options.onEvent(event);
+    } catch (err) {
+      this.logger.error({ informer: this.name, err, event: event.type }, 'event consumer threw');
+    }
+  }
+
+  /** Schedules periodic re-delivery of the cache as updates; returns the canceller. */
+  private startResync(signal: AbortSignal): () => void {
+    const period = this.options.resyncPeriodMs ?? 0;
+    if (period <= 0) return () => {};
+    let timer: Timer | undefined;
+    const tick = (): void => {
+      if (signal.aborted) return;
+      if (this.state.synced) {
+        for (const obj of this.store.list()) this.emit({ type: 'update', oldObject: obj, object: obj, resync: true });
+      }
+      timer = this.clock.setTimer(tick, period);
+    };
+    timer = this.clock.setTimer(tick, period);
+    return () => timer?.cancel();
+  }
+}
+
+function pickScope(scope: ListWatchOptions | undefined): ListWatchOptions {
+  const out: ListWatchOptions = {};
+  if (scope?.namespace) out.namespace = scope.namespace;
+  if (scope?.labelSelector) out.labelSelector = scope.labelSelector;
+  if (scope?.fieldSelector) out.fieldSelector = scope.fieldSelector;
+  return out;
+}

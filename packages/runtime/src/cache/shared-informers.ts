@@ -1,0 +1,185 @@
+/**
+ * One informer per (kind, namespace, selectors, metadata-only), shared by every
+ * controller that asks for it, so a kind is listed and watched once per process
+ * however many controllers read it (client-go's SharedInformerFactory).
+ */
+import { parseFieldSelector, parseLabelSelector, type KubeObject } from '@operant/apimachinery';
+import type { Kind } from '../kind.js';
+import type { ListerWatcher } from './list-watch.js';
+import type { PartialObjectMetadata } from '../client/index.js';
+import type { Transform } from './transform.js';
+import type { IndexFunc } from './indexes.js';
+import { Informer, type InformerOptions } from './informer.js';
+
+/**
+ * Makes ListerWatchers for kinds. The runtime's `Client` is one, so a factory
+ * is usually made with `new SharedInformerFactory(client)`.
+ *
+ * @example
+ * ```ts
+ * class FakeSource implements ListerWatcherSource {
+ *   listerWatcher<T extends KubeObject>(kind: Kind<T>): ListerWatcher<T>;
+ *   listerWatcher(kind: Kind, options: { metadataOnly: true }): ListerWatcher<PartialObjectMetadata>;
+ *   listerWatcher(kind: Kind): ListerWatcher<KubeObject> {
+ *     return fakes.get(kind.plural)!;
+ *   }
+ * }
+ * ```
+ */
+export interface ListerWatcherSource {
+  /** Lists and watches whole objects. */
+  listerWatcher<T extends KubeObject>(kind: Kind<T>): ListerWatcher<T>;
+  /**
+   * Lists and watches `PartialObjectMetadata` (the server's metadata-only
+   * responses): a metadata-only informer is an ordinary informer over such a ListerWatcher.
+   */
+  listerWatcher(kind: Kind, options: { metadataOnly: true }): ListerWatcher<PartialObjectMetadata>;
+}
+
+/**
+ * Options shared by every informer of a factory.
+ *
+ * @example
+ * ```ts
+ * new SharedInformerFactory(source, { namespace: 'team-a', transform: dropManagedFields, logger });
+ * ```
+ */
+export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'name' | 'indexers' | 'labelSelector' | 'fieldSelector'>;
+
+/**
+ * What selects one shared informer.
+ *
+ * @example
+ * ```ts
+ * factory.informerFor(Pod, { fieldSelector: 'spec.nodeName=node-1' });
+ * ```
+ */
+export interface InformerRequest<T extends KubeObject> {
+  /** Overrides the factory's namespace (`''` for all namespaces). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /**
+   * A transform for this informer, replacing the factory's. Every request for
+   * the same informer must pass the same function (or none).
+   */
+  transform?: Transform<T>;
+  /** Indexes to add (an index already present under the same name is kept). */
+  indexers?: Record<string, IndexFunc<T>>;
+}
+
+interface Entry {
+  informer: Informer<KubeObject>;
+  transform: Transform<KubeObject> | undefined;
+}
+
+/**
+ * Hands out shared informers and starts them together.
+ *
+ * @example
+ * ```ts
+ * const factory = new SharedInformerFactory(source, { transform: dropManagedFields });
+ * const pods = factory.informerFor(Pod);          // the same instance for every caller
+ * const foos = factory.informerFor(Foo, { namespace: 'default' });
+ * const ac = new AbortController();
+ * factory.startAll(ac.signal);
+ * await factory.waitForCacheSync(ac.signal);
+ * ```
+ */
+export class SharedInformerFactory {
+  private readonly entries = new Map<string, Entry>();
+  private startSignal: AbortSignal | undefined;
+
+  constructor(
+    private readonly source: ListerWatcherSource,
+    private readonly options: SharedInformerFactoryOptions = {},
+  ) {}
+
+  /** The shared informer for `kind` within the requested scope, created on first request. */
+  informerFor<T extends KubeObject>(kind: Kind<T>, request: InformerRequest<T> = {}): Informer<T> {
+    return this.obtain(kind, request, false, () => this.source.listerWatcher(kind));
+  }
+
+  /** The shared metadata-only informer for `kind`: names, labels, annotations, owners and versions, at a fraction of the memory. */
+  metadataInformerFor(kind: Kind, request: InformerRequest<PartialObjectMetadata> = {}): Informer<PartialObjectMetadata> {
+    return this.obtain(kind, request, true, () => this.source.listerWatcher(kind, { metadataOnly: true }));
+  }
+
+  /**
+   * Starts every informer not yet started; informers requested later start at
+   * once. All stop when `signal` aborts.
+   */
+  startAll(signal: AbortSignal): void {
+    this.startSignal = signal;
+    for (const { informer } of this.entries.values()) if (informer.state === 'new') informer.start(signal);
+  }
+
+  /** Resolves true once every started informer has synced, false if `signal` aborts or one stops first. */
+  async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
+    const started = [...this.entries.values()].filter((e) => e.informer.state !== 'new');
+    const results = await Promise.all(started.map((e) => e.informer.waitForCacheSync(signal)));
+    return results.every(Boolean);
+  }
+
+  /** Stops every informer; resolves once all have ended. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.informer.stop()));
+  }
+
+  /** The informers created so far. */
+  informers(): Informer<KubeObject>[] {
+    return [...this.entries.values()].map((e) => e.informer);
+  }
+
+  private obtain<T extends KubeObject>(kind: Kind, request: InformerRequest<T>, metadataOnly: boolean, makeLw: () => ListerWatcher<T>): Informer<T> {
+    const namespace = kind.namespaced ? (request.namespace ?? this.options.namespace ?? '') : '';
+    const labelSelector = canonical(request.labelSelector, parseLabelSelector);
+    const fieldSelector = canonical(request.fieldSelector, parseFieldSelector);
+    const key = JSON.stringify([kind.group, kind.version, kind.plural, namespace, labelSelector, fieldSelector, metadataOnly]);
+    const transform = (request.transform ?? this.options.transform) as Transform<KubeObject> | undefined;
+    let entry = this.entries.get(key);
+    if (entry) {
+      if (request.transform && entry.transform !== transform) {
+        throw new Error(`the shared informer ${entry.informer.name} already exists with a different transform`);
+      }
+    } else {
+      const informer = new Informer<T>(makeLw(), {
+        ...this.options,
+        name: informerName(kind, namespace, metadataOnly, labelSelector, fieldSelector),
+        namespace: namespace || undefined,
+        labelSelector: request.labelSelector,
+        fieldSelector: request.fieldSelector,
+        transform: transform as Transform<T> | undefined,
+      });
+      entry = { informer: informer as unknown as Informer<KubeObject>, transform };
+      this.entries.set(key, entry);
+      if (this.startSignal) entry.informer.start(this.startSignal);
+    }
+    const informer = entry.informer as unknown as Informer<T>;
+    for (const [name, fn] of Object.entries(request.indexers ?? {})) {
+      try {
+        informer.store.addIndexer(name, fn);
+      } catch {
+        // Another controller registered this index first; index names are shared.
+      }
+    }
+    return informer;
+  }
+}
+
+/** `pods`, `deployments.apps`, `pods@default`, `secrets(metadata)`, `pods?labelSelector=app=web`. */
+function informerName(kind: Kind, namespace: string, metadataOnly: boolean, labelSelector: string, fieldSelector: string): string {
+  const resource = kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
+  const query = [labelSelector && `labelSelector=${labelSelector}`, fieldSelector && `fieldSelector=${fieldSelector}`].filter(Boolean).join('&');
+  return `${resource}${metadataOnly ? '(metadata)' : ''}${namespace ? `@${namespace}` : ''}${query ? `?${query}` : ''}`;
+}
+
+/** A selector's canonical text (so `b=2,a=1` and `a=1,b=2` share an informer); unparsable text is kept as is for the server to reject. */
+function canonical(selector: string | undefined, parse: (text: string) => { toString(): string }): string {
+  if (!selector) return '';
+  try {
+    return parse(selector).toString();
+  } catch {
+    return selector;
+  }
+}

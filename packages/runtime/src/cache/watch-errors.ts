@@ -1,0 +1,121 @@
+/**
+ * Classifying list and watch failures: a 410 (the requested resourceVersion is
+ * older than the server keeps) means relist; anything else means retry later.
+ * Works on the client's typed errors and on anything ApiError-like carrying a
+ * numeric `code`, `statusCode` or `status.code`.
+ */
+
+/** The Status an ERROR watch event carries, as far as the reflector reads it. */
+interface StatusLike {
+  code?: unknown;
+  reason?: unknown;
+  message?: unknown;
+}
+
+/**
+ * A watch ended with an ERROR event; `status` is the metav1.Status it carried.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof WatchStatusError && err.code === 410) relist();
+ * ```
+ */
+export class WatchStatusError extends Error {
+  readonly code: number | undefined;
+  readonly reason: string | undefined;
+  constructor(readonly status: unknown) {
+    const s = (typeof status === 'object' && status !== null ? status : {}) as StatusLike;
+    super(typeof s.message === 'string' ? s.message : `watch ERROR event: ${JSON.stringify(status)}`);
+    this.name = 'WatchStatusError';
+    this.code = typeof s.code === 'number' ? s.code : undefined;
+    this.reason = typeof s.reason === 'string' ? s.reason : undefined;
+  }
+}
+
+/**
+ * A watch was not ended by the server well past the timeout it asked for: the
+ * connection is presumed dead and is replaced.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof WatchStalledError) log.warn({}, 'watch stalled');
+ * ```
+ */
+export class WatchStalledError extends Error {
+  constructor(afterMs: number) {
+    super(`the server did not end the watch within ${afterMs} ms`);
+    this.name = 'WatchStalledError';
+  }
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+/**
+ * The HTTP status code an error carries, if any.
+ *
+ * @example
+ * ```ts
+ * statusCodeOf(new StatusError(404, 'NotFound', 'pods "x" not found')); // 404
+ * ```
+ */
+export function statusCodeOf(err: unknown): number | undefined {
+  for (const candidate of [field(err, 'code'), field(err, 'statusCode'), field(field(err, 'status'), 'code'), field(field(err, 'body'), 'code')]) {
+    if (typeof candidate === 'number') return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * True when the error means "your resourceVersion is too old": relist.
+ *
+ * @example
+ * ```ts
+ * isResourceExpired({ code: 410 }); // true
+ * ```
+ */
+export function isResourceExpired(err: unknown): boolean {
+  if (statusCodeOf(err) === 410) return true;
+  const reason = field(err, 'reason') ?? field(field(err, 'status'), 'reason');
+  return reason === 'Expired' || reason === 'Gone';
+}
+
+/**
+ * A short, low-cardinality reason for metrics: the Status reason, a transport
+ * error code, `HTTP<code>`, or the error's name.
+ *
+ * @example
+ * ```ts
+ * failureReason(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })); // 'ECONNREFUSED'
+ * ```
+ */
+export function failureReason(err: unknown): string {
+  const reason = field(err, 'reason') ?? field(field(err, 'status'), 'reason');
+  if (typeof reason === 'string' && reason) return reason;
+  if (err instanceof WatchStalledError) return 'WatchStalled';
+  const code = field(err, 'code');
+  if (typeof code === 'string' && code) return code;
+  const status = statusCodeOf(err);
+  if (status !== undefined) return `HTTP${status}`;
+  return err instanceof Error ? err.name : 'Error';
+}
+
+/**
+ * A readable message for any thrown value.
+ *
+ * @example
+ * ```ts
+ * errorMessage({ code: 410, message: 'gone' }); // 'gone'
+ * ```
+ */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  const message = field(err, 'message');
+  if (typeof message === 'string') return message;
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Keep-alive HTTP(S) agents carrying the config's TLS material. A client has
+ * one agent per client certificate in use; a credential plugin that rotates its
+ * certificate gets a new agent, and old ones are retired once several exist.
+ */
+import { createHash } from 'node:crypto';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { ClientCertificate, TlsConfig } from '../config/index.js';
+
+/** Agents kept at once; past this, the oldest is destroyed (its watches end and are re-established by their owners). */
+const maxAgents = 4;
+
+/**
+ * Hands out the agent for a client certificate (or none).
+ *
+ * @example
+ * ```ts
+ * const agents = new AgentPool(new URL('https://127.0.0.1:6443'), config.tls);
+ * const agent = agents.get(undefined);
+ * agents.destroy();
+ * ```
+ */
+export class AgentPool {
+  private readonly agents = new Map<string, HttpAgent>();
+  private readonly secure: boolean;
+
+  constructor(
+    server: URL,
+    private readonly tls: TlsConfig,
+  ) {
+    this.secure = server.protocol === 'https:';
+  }
+
+  get(certificate: ClientCertificate | undefined): HttpAgent {
+    const cert = certificate ?? this.tls.clientCertificate;
+    const key = cert ? createHash('sha256').update(cert.cert).update('\0').update(cert.key).digest('hex') : '';
+    let agent = this.agents.get(key);
+    if (agent) return agent;
+    agent = this.create(cert);
+    this.agents.set(key, agent);
+    if (this.agents.size > maxAgents) {
+      const [oldestKey, oldest] = this.agents.entries().next().value as [string, HttpAgent];
+      this.agents.delete(oldestKey);
+      oldest.destroy();
+    }
+    return agent;
+  }
+
+  private create(cert: ClientCertificate | undefined): HttpAgent {
+    if (!this.secure) return new HttpAgent({ keepAlive: true });
+    return new HttpsAgent({
+      keepAlive: true,
+      ca: this.tls.ca,
+      cert: cert?.cert,
+      key: cert?.key,
+      rejectUnauthorized: !this.tls.insecureSkipTlsVerify,
+      servername: this.tls.serverName,
+    });
+  }
+
+  /** Closes every connection, including open watches. */
+  destroy(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Errors the API server answers with, as typed values: a metav1.Status turned
+ * into an {@link ApiError}, and predicates in the manner of client-go's
+ * `apierrors.IsNotFound` and friends. Transport failures (connection refused,
+ * TLS) stay ordinary Errors.
+ */
+import type { Status, StatusDetails, StatusReason } from '@operant/apimachinery';
+
+/**
+ * A request the server refused, with its metav1.Status.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.get(ConfigMap, 'missing', { namespace: 'default' });
+ * } catch (e) {
+ *   if (e instanceof ApiError) console.log(e.code, e.reason, e.message); // 404 NotFound configmaps "missing" not found
+ * }
+ * ```
+ */
+export class ApiError extends Error {
+  /** The HTTP status code. */
+  readonly code: number;
+  /** kube's reason (`NotFound`, `Conflict`, ...); derived from the code when the server sent no Status. */
+  readonly reason: StatusReason | undefined;
+  readonly details: StatusDetails | undefined;
+  /** The Status as sent, or one built from a non-Status answer. */
+  readonly status: Status;
+  /** `GET https://host/api/v1/...`, for messages. */
+  readonly request: string;
+
+  constructor(status: Status, request: string) {
+    super(status.message || `the server responded with ${status.code}${status.reason ? ` (${status.reason})` : ''}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = status.code;
+    this.reason = status.reason;
+    this.details = status.details;
+    this.request = request;
+  }
+}
+
+/** The reason client-go assumes for a code when the answer was not a Status (`newUnstructuredResponseError`). */
+function reasonForCode(code: number): StatusReason | undefined {
+  switch (code) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 406:
+      return 'NotAcceptable';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Gone';
+    case 413:
+      return 'RequestEntityTooLarge';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'ServerTimeout';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether a decoded body is a metav1.Status (e.g. what a delete answers when the object is gone at once).
+ *
+ * @example
+ * ```ts
+ * const res = await client.delete(ConfigMap, 'settings');
+ * if (isStatus(res)) console.log(res.status); // Success
+ * ```
+ */
+export function isStatus(body: unknown): body is Status {
+  return typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind === 'Status' && typeof (body as { code?: unknown }).code === 'number';
+}
+
+/**
+ * The error for an unsuccessful answer: its Status when it sent one, else a
+ * Status made from the code and the body's text (as client-go does).
+ */
+export function apiErrorFromResponse(code: number, body: string, request: string): ApiError {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(body);
+  } catch {
+    decoded = undefined;
+  }
+  if (isStatus(decoded) && decoded.status !== 'Success') {
+    // Some servers put 0 or the wrong code in the body; the HTTP code is authoritative.
+    return new ApiError({ ...decoded, code: decoded.code || code }, request);
+  }
+  const text = body.trim();
+  const message = text ? `the server responded with ${code}: ${text.slice(0, 500)}` : `the server responded with ${code}`;
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, message };
+  const reason = reasonForCode(code);
+  if (reason) status.reason = reason;
+  return new ApiError(status, request);
+}
+
+/**
+ * True when `err` is an ApiError with `reason`, or with no known reason and the
+ * code that reason goes with (client-go's `ReasonForError` fallback).
+ */
+function is(err: unknown, reason: StatusReason, code: number): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (err.reason === reason) return true;
+  return !knownReasons.has(err.reason ?? '') && err.code === code;
+}
+
+const knownReasons = new Set<string>([
+  'BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'AlreadyExists', 'Conflict', 'Gone', 'Invalid', 'ServerTimeout', 'Timeout',
+  'TooManyRequests', 'MethodNotAllowed', 'NotAcceptable', 'RequestEntityTooLarge', 'UnsupportedMediaType', 'InternalError', 'Expired',
+  'ServiceUnavailable',
+]);
+
+/**
+ * 404: the object (or the resource) does not exist.
+ *
+ * @example
+ * ```ts
+ * const cm = await client.get(ConfigMap, 'settings').catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+ * ```
+ */
+export function isNotFound(err: unknown): boolean {
+  return is(err, 'NotFound', 404);
+}
+
+/**
+ * 409 Conflict: a stale resourceVersion ("the object has been modified"); requeue and retry on fresh data.
+ *
+ * @example
+ * ```ts
+ * if (isConflict(e)) return { requeue: true }; // quietly: someone else wrote first
+ * ```
+ */
+export function isConflict(err: unknown): boolean {
+  return is(err, 'Conflict', 409);
+}
+
+/**
+ * 409 AlreadyExists: a create of a name that is taken.
+ *
+ * @example
+ * ```ts
+ * await client.create(ConfigMap, cm).catch((e) => { if (!isAlreadyExists(e)) throw e; });
+ * ```
+ */
+export function isAlreadyExists(err: unknown): boolean {
+  return err instanceof ApiError && err.reason === 'AlreadyExists';
+}
+
+/**
+ * 403 Forbidden: RBAC refused, or a namespace is terminating.
+ *
+ * @example
+ * ```ts
+ * if (isForbidden(e)) log.error({ err: e }, 'missing RBAC permission');
+ * ```
+ */
+export function isForbidden(err: unknown): boolean {
+  return is(err, 'Forbidden', 403);
+}
+
+/**
+ * 401 Unauthorized: the credentials were not accepted.
+ *
+ * @example
+ * ```ts
+ * if (isUnauthorized(e)) console.error('the kubeconfig credentials were refused');
+ * ```
+ */
+export function isUnauthorized(err: unknown): boolean {
+  return is(err, 'Unauthorized', 401);
+}
+
+/**
+ * 422 Invalid: validation failed; `err.details.causes` lists each field error.
+ *
+ * @example
+ * ```ts
+ * if (isInvalid(e)) for (const c of (e as ApiError).details?.causes ?? []) console.log(c.field, c.message);
+ * ```
+ */
+export function isInvalid(err: unknown): boolean {
+  return is(err, 'Invalid', 422);
+}
+
+/**
+ * 400 BadRequest.
+ *
+ * @example
+ * ```ts
+ * if (isBadRequest(e)) console.error(e); // e.g. a malformed selector or strict field validation
+ * ```
+ */
+export function isBadRequest(err: unknown): boolean {
+  return is(err, 'BadRequest', 400);
+}
+
+/**
+ * 410 Gone: a watch's resourceVersion is older than the server keeps (relist).
+ *
+ * @example
+ * ```ts
+ * if (isGone(e)) return relist();
+ * ```
+ */
+export function isGone(err: unknown): boolean {
+  return is(err, 'Gone', 410);
+}
+
+/**
+ * 410 Expired: a too-old resourceVersion or an expired continue token (relist).
+ *
+ * @example
+ * ```ts
+ * if (isResourceExpired(e)) return listFromScratch();
+ * ```
+ */
+export function isResourceExpired(err: unknown): boolean {
+  return err instanceof ApiError && err.reason === 'Expired';
+}
+
+/**
+ * 429 TooManyRequests; `err.details.retryAfterSeconds` says when to retry, if the server said.
+ *
+ * @example
+ * ```ts
+ * if (isTooManyRequests(e)) return { requeueAfter: ((e as ApiError).details?.retryAfterSeconds ?? 1) * 1000 };
+ * ```
+ */
+export function isTooManyRequests(err: unknown): boolean {
+  return is(err, 'TooManyRequests', 429);
+}

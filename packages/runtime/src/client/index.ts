@@ -1,0 +1,42 @@
+/**
+ * The API client: typed and unstructured CRUD, patches, subresources, watch,
+ * typed Status errors, request throttling and metrics, and the ListerWatcher
+ * informers are built on.
+ */
+export {
+  ApiError,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isStatus,
+  isTooManyRequests,
+  isUnauthorized,
+} from './api-error.js';
+export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from './lister-watcher.js';
+export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from './metrics.js';
+export type {
+  ApplyOptions,
+  DeleteAllOfOptions,
+  DeleteOptions,
+  FieldValidation,
+  GetOptions,
+  KubeList,
+  LabelSelector,
+  ListOptions,
+  NamespaceOptions,
+  PartialObjectMetadata,
+  PatchOptions,
+  PatchType,
+  PropagationPolicy,
+  RequestOptions,
+  Scale,
+  WatchOptions,
+  WriteOptions,
+} from './options.js';
+export { RequestRateLimiter } from './rate-limiter.js';

@@ -1,0 +1,51 @@
+/**
+ * A hook for request metrics with client-go's meanings, so the manager can
+ * export `rest_client_requests_total{code,method,host}` and
+ * `rest_client_request_duration_seconds{verb,host}` (and the rate limiter's
+ * `rest_client_rate_limiter_duration_seconds`) without the client knowing Prometheus.
+ */
+
+/** One finished request (one HTTP attempt). */
+export interface RequestObservation {
+  /** The HTTP method: `GET`, `POST`, `PUT`, `PATCH`, `DELETE`. */
+  method: string;
+  /** `host:port` of the server. */
+  host: string;
+  /** The HTTP status code as a string, or `<error>` when no response came (client-go's label value). */
+  code: string;
+  /**
+   * Seconds from the start of the request (rate-limiter wait included, as in
+   * client-go) to the end of the response body; for watches, to the response headers.
+   */
+  latencySeconds: number;
+  /** Seconds of that spent waiting for the client-side rate limiter. */
+  rateLimiterSeconds: number;
+}
+
+/**
+ * Receives one call per request. Implementations must be cheap and must not throw.
+ *
+ * @example
+ * ```ts
+ * const metrics: RequestMetrics = {
+ *   observeRequest: (r) => {
+ *     requestsTotal.inc({ code: r.code, method: r.method, host: r.host });
+ *     requestDuration.observe({ verb: r.method, host: r.host }, r.latencySeconds);
+ *   },
+ * };
+ * const client = Client.fromConfig(config, { metrics });
+ * ```
+ */
+export interface RequestMetrics {
+  observeRequest(observation: RequestObservation): void;
+}
+
+/**
+ * Records nothing: the default.
+ *
+ * @example
+ * ```ts
+ * const client = Client.fromConfig(config, { metrics: noopRequestMetrics });
+ * ```
+ */
+export const noopRequestMetrics: RequestMetrics = Object.freeze({ observeRequest: () => undefined });

@@ -1,0 +1,131 @@
+/**
+ * The options and result shapes of the client's methods, named after their
+ * metav1 counterparts (GetOptions, ListOptions, CreateOptions, PatchOptions,
+ * DeleteOptions) and sent as kube-apiserver expects them.
+ */
+import type { KubeObject } from '@operant/apimachinery';
+
+/** Every method takes a signal to abort it. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * For namespaced kinds, the namespace; defaults to the object's own
+ * `metadata.namespace`, then the client's default namespace (the context's).
+ * Ignored for cluster-scoped kinds.
+ */
+export interface NamespaceOptions {
+  namespace?: string;
+}
+
+/**
+ * A label selector: kube's string syntax (`app=web,tier in (a,b)`) or a map of
+ * labels that must all match.
+ */
+export type LabelSelector = string | Readonly<Record<string, string>>;
+
+/** Options of {@link Client.get}. */
+export interface GetOptions extends RequestOptions, NamespaceOptions {
+  /** `0` lets the server answer from its cache; omitted reads the latest. */
+  resourceVersion?: string;
+}
+
+/** Options of {@link Client.list}. Without a namespace, a namespaced kind is listed in all namespaces. */
+export interface ListOptions extends RequestOptions, NamespaceOptions {
+  labelSelector?: LabelSelector;
+  fieldSelector?: string;
+  /** Page size; the answer's `metadata.continue` fetches the next page. */
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+/** How the server validates fields it does not know: `Strict` refuses, `Warn` (default) warns, `Ignore` drops silently. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options of writes (create, update, updateStatus, updateScale). */
+export interface WriteOptions extends RequestOptions, NamespaceOptions {
+  /** Validate and admit, but store nothing (`dryRun=All`). */
+  dryRun?: boolean;
+  /** The manager recorded in managedFields. */
+  fieldManager?: string;
+  fieldValidation?: FieldValidation;
+}
+
+/** Patch body formats: JSON merge patch, RFC 6902 JSON patch, strategic merge patch (built-ins only), server-side apply. */
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+/** Options of {@link Client.patch}. */
+export interface PatchOptions extends WriteOptions {
+  /** Default `merge`. */
+  type?: PatchType;
+  /** Server-side apply only: take over fields owned by other managers. */
+  force?: boolean;
+  /** Patch a subresource, e.g. `status` or `scale`. */
+  subresource?: string;
+}
+
+/** Options of {@link Client.apply} (server-side apply); a field manager is required. */
+export interface ApplyOptions extends RequestOptions, NamespaceOptions {
+  fieldManager: string;
+  force?: boolean;
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+  subresource?: string;
+}
+
+/** What happens to dependents: deleted in the background, deleted first (foreground), or orphaned. */
+export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+
+/** Options of {@link Client.delete}. */
+export interface DeleteOptions extends RequestOptions, NamespaceOptions {
+  propagationPolicy?: PropagationPolicy;
+  /** Delete only if the object still has this uid and/or resourceVersion (else 409). */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+/** Options of {@link Client.deleteAllOf}: which objects of a namespace, and how. */
+export interface DeleteAllOfOptions extends RequestOptions, NamespaceOptions {
+  labelSelector?: LabelSelector;
+  fieldSelector?: string;
+  propagationPolicy?: PropagationPolicy;
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+/** Options of {@link Client.watch}. Without a namespace, a namespaced kind is watched in all namespaces. */
+export interface WatchOptions extends RequestOptions, NamespaceOptions {
+  labelSelector?: LabelSelector;
+  fieldSelector?: string;
+  /** Start after this revision (usually a list's); omitted starts with synthetic ADDED events for what exists. */
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** The server ends the watch after this long (the iteration then ends). */
+  timeoutSeconds?: number;
+  sendInitialEvents?: boolean;
+  resourceVersionMatch?: 'NotOlderThan';
+}
+
+/** A list of objects as the server sends it. */
+export interface KubeList<T extends KubeObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  items: T[];
+}
+
+/** The autoscaling/v1 Scale of a kind with a scale subresource. */
+export interface Scale extends KubeObject {
+  spec: { replicas?: number };
+  status?: { replicas: number; selector?: string };
+}
+
+/** Only an object's metadata (metadata-only lists and watches). */
+export interface PartialObjectMetadata extends KubeObject {
+  apiVersion?: 'meta.k8s.io/v1';
+  kind?: 'PartialObjectMetadata';
+}

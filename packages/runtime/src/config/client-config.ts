@@ -1,0 +1,50 @@
+/**
+ * A loaded configuration: everything a client needs to reach and authenticate
+ * to one API server, however it was found (kubeconfig files, inline text, the
+ * in-cluster service account).
+ */
+import type { ClientCertificate, CredentialProvider } from './credentials.js';
+
+/** How to trust the server and which certificate to present. */
+export interface TlsConfig {
+  /** PEM of the CAs to trust; the system's roots when absent. */
+  ca?: string;
+  /** Accept any server certificate (kubeconfig `insecure-skip-tls-verify`). */
+  insecureSkipTlsVerify: boolean;
+  /** Name to verify the server certificate against (kubeconfig `tls-server-name`), instead of the URL's host. */
+  serverName?: string;
+  /** A client certificate from the kubeconfig (credential plugins may supply one per request instead). */
+  clientCertificate?: ClientCertificate;
+}
+
+/** Who to act as (kubeconfig `as`, `as-groups`, `as-uid`, `as-user-extra`). */
+export interface Impersonation {
+  user?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/**
+ * A configuration to build a {@link Client} from.
+ *
+ * @example
+ * ```ts
+ * const config = await loadKubeConfig();
+ * console.log(config.server, config.namespace, config.credentials.description);
+ * const client = Client.fromConfig(config);
+ * ```
+ */
+export interface ClientConfig {
+  /** Base URL of the API server, without a trailing slash: `https://127.0.0.1:6443`. */
+  server: string;
+  /** The default namespace: the context's, the service account's, or `default`. */
+  namespace: string;
+  tls: TlsConfig;
+  credentials: CredentialProvider;
+  impersonate?: Impersonation;
+  /** Where it came from: the kubeconfig files (in merge order), or `in-cluster`. */
+  source: { kind: 'kubeconfig' | 'in-cluster'; files: string[]; context?: string; cluster?: string; user?: string };
+  /** Settings that were read but are not honoured (e.g. `proxy-url`), in words. */
+  warnings: string[];
+}

@@ -1,0 +1,207 @@
+/**
+ * The lock leader election takes: a coordination.k8s.io/v1 Lease read and
+ * written through the client with optimistic concurrency (client-go's
+ * `resourcelock.LeaseLock`).
+ */
+import type { KubeObject } from '@operant/apimachinery';
+import type { Client } from '../client/client.js';
+import { isNotFound } from '../client/api-error.js';
+import { defineKind } from '../kind.js';
+
+/**
+ * The spec of a coordination.k8s.io/v1 Lease. Times are `MicroTime` strings
+ * (RFC 3339 with microseconds).
+ *
+ * @example
+ * ```ts
+ * const spec: LeaseSpec = { holderIdentity: 'host_1b4e', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:00.000000Z', leaseTransitions: 0 };
+ * ```
+ */
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+/**
+ * A coordination.k8s.io/v1 Lease.
+ *
+ * @example
+ * ```ts
+ * const lease: LeaseObject = await client.get(Lease, 'my-operator', { namespace: 'default' });
+ * console.log(lease.spec?.holderIdentity);
+ * ```
+ */
+export interface LeaseObject extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+/**
+ * The Lease kind.
+ *
+ * @example
+ * ```ts
+ * const leases = await client.list(Lease, { namespace: 'kube-system' });
+ * ```
+ */
+export const Lease = defineKind<LeaseObject>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true });
+
+/**
+ * What a lock holds, as client-go's `LeaderElectionRecord`. An empty
+ * `holderIdentity` means nobody holds it (it was released).
+ *
+ * @example
+ * ```ts
+ * const now = new Date();
+ * const record: LeaderElectionRecord = { holderIdentity: 'host_1b4e', leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaderTransitions: 0 };
+ * ```
+ */
+export interface LeaderElectionRecord {
+  holderIdentity: string;
+  leaseDurationSeconds: number;
+  acquireTime: Date;
+  renewTime: Date;
+  leaderTransitions: number;
+}
+
+/**
+ * A record as read, with its raw form: two reads with the same `raw` mean nobody wrote in between.
+ *
+ * @example
+ * ```ts
+ * const read: LockState | undefined = await lock.get();
+ * if (read && read.raw !== lastRaw) console.log('the holder renewed or changed');
+ * ```
+ */
+export interface LockState {
+  record: LeaderElectionRecord;
+  raw: string;
+}
+
+/**
+ * Where a leader-election record lives (client-go's `resourcelock.Interface`).
+ * Writes are conditional on the last read or write: a concurrent writer makes them fail.
+ *
+ * @example
+ * ```ts
+ * const lock: ResourceLock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
+ * ```
+ */
+export interface ResourceLock {
+  /** Who this process is. */
+  readonly identity: string;
+  /** `namespace/name`, for logs. */
+  describe(): string;
+  /** The current record, or undefined when the lock object does not exist. */
+  get(signal?: AbortSignal): Promise<LockState | undefined>;
+  /** Creates the lock object with `record`; fails if it exists. */
+  create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<LockState>;
+  /** Replaces the record; fails if the object changed since this lock last read or wrote it. */
+  update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<LockState>;
+}
+
+/**
+ * Options of {@link LeaseLock}.
+ *
+ * @example
+ * ```ts
+ * const options: LeaseLockOptions = { name: 'my-operator', namespace: 'operators', identity: leaderIdentity() };
+ * ```
+ */
+export interface LeaseLockOptions {
+  name: string;
+  namespace: string;
+  identity: string;
+}
+
+/**
+ * A {@link ResourceLock} on a Lease.
+ *
+ * @example
+ * ```ts
+ * const lock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
+ * const current = await lock.get();
+ * console.log(current?.record.holderIdentity ?? 'no lease yet');
+ * ```
+ */
+export class LeaseLock implements ResourceLock {
+  readonly identity: string;
+  private readonly name: string;
+  private readonly namespace: string;
+  private lease: LeaseObject | undefined;
+
+  constructor(
+    private readonly client: Client,
+    options: LeaseLockOptions,
+  ) {
+    this.name = options.name;
+    this.namespace = options.namespace;
+    this.identity = options.identity;
+  }
+
+  describe(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  async get(signal?: AbortSignal): Promise<LockState | undefined> {
+    try {
+      this.lease = await this.client.get(Lease, this.name, { namespace: this.namespace, signal });
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+    return stateOf(this.lease);
+  }
+
+  async create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<LockState> {
+    const lease: LeaseObject = { metadata: { name: this.name, namespace: this.namespace }, spec: recordToSpec(record) };
+    this.lease = await this.client.create(Lease, lease, { namespace: this.namespace, signal });
+    return stateOf(this.lease);
+  }
+
+  async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<LockState> {
+    if (!this.lease) throw new Error(`lease ${this.describe()} not read yet: call get or create first`);
+    const next: LeaseObject = { ...this.lease, spec: recordToSpec(record) };
+    this.lease = await this.client.update(Lease, next, { namespace: this.namespace, signal });
+    return stateOf(this.lease);
+  }
+}
+
+function stateOf(lease: LeaseObject): LockState {
+  const spec = lease.spec ?? {};
+  return { record: specToRecord(spec), raw: JSON.stringify(recordToSpec(specToRecord(spec))) };
+}
+
+/** A Lease spec holding `record` (client-go's `LeaderElectionRecordToLeaseSpec`). */
+export function recordToSpec(record: LeaderElectionRecord): LeaseSpec {
+  return {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    acquireTime: microTime(record.acquireTime),
+    renewTime: microTime(record.renewTime),
+    leaseTransitions: record.leaderTransitions,
+  };
+}
+
+/** The record a Lease spec holds (client-go's `LeaseSpecToLeaderElectionRecord`); missing fields read as empty. */
+export function specToRecord(spec: LeaseSpec): LeaderElectionRecord {
+  return {
+    holderIdentity: spec.holderIdentity ?? '',
+    leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
+    acquireTime: parseTime(spec.acquireTime),
+    renewTime: parseTime(spec.renewTime),
+    leaderTransitions: spec.leaseTransitions ?? 0,
+  };
+}
+
+/** metav1.MicroTime's wire form: RFC 3339 in UTC with six fractional digits (`2025-01-01T00:00:00.123000Z`). */
+export function microTime(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function parseTime(text: string | undefined): Date {
+  const ms = text ? Date.parse(text) : NaN;
+  return new Date(Number.isNaN(ms) ? 0 : ms);
+}

@@ -1,0 +1,408 @@
+/**
+ * The manager against the real embedded API server: leader election between
+ * two managers (release on shutdown, takeover after a crash, stepping down
+ * when the lease is lost), the order of start and stop, `/metrics` with
+ * controller-runtime's names, `/healthz` and `/readyz`, runnable failures,
+ * the shutdown grace period, and a process that exits by itself afterwards.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import type { KubeObject } from '@operant/apimachinery';
+import { Client } from '../client/client.js';
+import { loadKubeConfig } from '../config/load.js';
+import { silentLogger } from '../cache/logger.js';
+import { defineKind } from '../kind.js';
+import { WorkQueue } from '../workqueue/queue.js';
+import { Lease, microTime } from './lease-lock.js';
+import { LeaderElectionLostError, Manager, ShutdownTimeoutError } from './manager.js';
+import type { ManagerOptions } from './options.js';
+import type { Runnable } from './runnable.js';
+
+const ConfigMap = defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
+const Widget = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+const Crd = defineKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+
+const timing = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
+const quietLogger = { ...silentLogger };
+
+async function waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A runnable that records when it runs and, on abort, takes `drainMs` to stop. */
+class Probe implements Runnable {
+  running = false;
+  starts = 0;
+  stoppedAt = 0;
+  onStop: () => void | Promise<void> = () => {};
+  constructor(
+    readonly needLeaderElection: boolean,
+    private readonly drainMs = 0,
+  ) {}
+  async start(signal: AbortSignal): Promise<void> {
+    this.running = true;
+    this.starts++;
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await new Promise((r) => setTimeout(r, this.drainMs));
+    await this.onStop();
+    this.running = false;
+    this.stoppedAt = performance.now();
+  }
+}
+
+async function get(address: { host: string; port: number } | undefined, path: string): Promise<{ status: number; body: string }> {
+  assert.ok(address, 'the server is bound');
+  const res = await fetch(`http://${address.host}:${address.port}${path}`);
+  return { status: res.status, body: await res.text() };
+}
+
+describe('Manager against the embedded server', () => {
+  let server: RunningApiServer;
+  let client: Client;
+  let idNo = 0;
+
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  });
+  after(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  function create(options: ManagerOptions = {}): Promise<Manager> {
+    return Manager.create({ kubeconfig: { kubeconfigText: server.kubeconfig }, logger: quietLogger, client: { qps: Infinity }, ...options });
+  }
+
+  test('two managers, one lease: only the leader runs leader runnables; shutdown releases the lease and the other takes over at once', async () => {
+    const id = `mgr-${++idNo}`;
+    const le = { id, ...timing };
+    const [a, b] = [await create({ leaderElection: le }), await create({ leaderElection: le })];
+    const probes = new Map<Manager, { leader: Probe; everywhere: Probe }>();
+    for (const m of [a, b]) {
+      const p = { leader: new Probe(true, 150), everywhere: new Probe(false) };
+      m.add(p.leader);
+      m.add(p.everywhere);
+      probes.set(m, p);
+    }
+    const acA = new AbortController();
+    const acB = new AbortController();
+    const runA = a.start(acA.signal);
+    await a.elected();
+    const runB = b.start(acB.signal);
+    await waitFor(() => probes.get(b)!.everywhere.running, 'b runs its runnables that need no leader');
+    await new Promise((r) => setTimeout(r, 1200)); // more than a lease duration
+    assert.equal(probes.get(a)!.leader.running, true);
+    assert.equal(probes.get(b)!.leader.running, false, 'the follower does not run leader runnables');
+    assert.equal(a.isLeader, true);
+    assert.equal(b.isLeader, false);
+    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
+
+    // The lease must still be held while the leader's runnables drain.
+    let holderWhileDraining: string | undefined;
+    probes.get(a)!.leader.onStop = async () => {
+      holderWhileDraining = (await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity;
+    };
+    const t0 = performance.now();
+    acA.abort();
+    await runA;
+    assert.equal(holderWhileDraining, a.identity, 'the lease is released only after the leader runnables stopped');
+    assert.equal(probes.get(a)!.leader.running, false);
+    assert.equal(probes.get(a)!.everywhere.running, false);
+    await b.elected();
+    const takeoverMs = performance.now() - t0;
+    assert.ok(takeoverMs < 800, `b led ${takeoverMs.toFixed(0)} ms after a was asked to stop (lease duration 1000 ms)`);
+    await waitFor(() => probes.get(b)!.leader.running, 'b runs its leader runnable');
+    const lease = await client.get(Lease, id, { namespace: 'default' });
+    assert.equal(lease.spec?.holderIdentity, b.identity);
+    assert.equal(lease.spec?.leaseTransitions, 1);
+    assert.equal(probes.get(a)!.leader.starts, 1);
+    acB.abort();
+    await runB;
+    const released = await client.get(Lease, id, { namespace: 'default' });
+    assert.equal(released.spec?.holderIdentity, '');
+    assert.equal(released.spec?.leaseDurationSeconds, 1);
+  });
+
+  test('a leader that dies without releasing is replaced after the lease expires', async () => {
+    const id = `mgr-${++idNo}`;
+    const a = await create({ leaderElection: { id, ...timing, releaseOnCancel: false } });
+    const b = await create({ leaderElection: { id, ...timing } });
+    const pa = new Probe(true);
+    const pb = new Probe(true);
+    a.add(pa);
+    b.add(pb);
+    const acA = new AbortController();
+    const acB = new AbortController();
+    const runA = a.start(acA.signal);
+    await a.elected();
+    const runB = b.start(acB.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(pb.running, false);
+    const t0 = performance.now();
+    acA.abort(); // stops renewing, leaves the lease as it was
+    await runA;
+    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
+    await b.elected();
+    const takeoverMs = performance.now() - t0;
+    assert.ok(takeoverMs >= 800, `b took over after ${takeoverMs.toFixed(0)} ms, not before the 1 s lease expired`);
+    assert.ok(takeoverMs < 1600, `b took over after ${takeoverMs.toFixed(0)} ms, within the lease duration plus a retry`);
+    await waitFor(() => pb.running, 'b runs its leader runnable');
+    acB.abort();
+    await runB;
+  });
+
+  test('a manager that loses its lease stops its leader runnables and start() rejects', async () => {
+    const id = `mgr-${++idNo}`;
+    const m = await create({ leaderElection: { id, ...timing } });
+    const leader = new Probe(true);
+    const everywhere = new Probe(false);
+    m.add(leader);
+    m.add(everywhere);
+    const run = m.start(new AbortController().signal);
+    await m.elected();
+    await waitFor(() => leader.running, 'the leader runnable');
+    const lease = await client.get(Lease, id, { namespace: 'default' });
+    const now = microTime(new Date());
+    await client.update(Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
+    await assert.rejects(run, (err) => err instanceof LeaderElectionLostError && err.lease === `default/${id}`);
+    assert.equal(leader.running, false);
+    assert.equal(everywhere.running, false);
+    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, 'usurper', 'a manager never releases a lease it lost');
+  });
+
+  test('/metrics serves controller-runtime names from the client, queues, controllers and leader election', async () => {
+    const id = `mgr-${++idNo}`;
+    const m = await create({ leaderElection: { id, ...timing }, metricsPort: 0, metricsHost: '127.0.0.1' });
+    const configMaps = m.informers.informerFor(ConfigMap, { namespace: 'default' });
+    const queue = new WorkQueue<string>({ name: 'configmaps', metricsProvider: m.metrics.workqueue });
+    m.add({
+      async start(signal) {
+        signal.addEventListener('abort', () => queue.shutDown(), { once: true });
+        const reg = configMaps.addEventHandler({ add: (cm) => queue.add(`${cm.metadata.namespace}/${cm.metadata.name}`) });
+        m.metrics.controller.maxConcurrentReconciles('configmaps', 1);
+        for (;;) {
+          const item = await queue.get();
+          if (item.shutdown) break;
+          const t = performance.now();
+          m.metrics.controller.activeWorkers('configmaps', 1);
+          await m.client.get(ConfigMap, item.key.split('/')[1]!, { namespace: 'default' }).catch(() => undefined);
+          m.metrics.controller.activeWorkers('configmaps', 0);
+          m.metrics.controller.reconcileTotal('configmaps', 'success');
+          m.metrics.controller.reconcileTime('configmaps', (performance.now() - t) / 1000);
+          queue.done(item.key);
+        }
+        reg.remove();
+      },
+    });
+    await client.create(ConfigMap, { metadata: { name: `metrics-${id}`, namespace: 'default' }, data: {} });
+    const ac = new AbortController();
+    const run = m.start(ac.signal);
+    await m.elected();
+    await waitFor(() => queue.len() === 0 && m.metricsAddress !== undefined, 'the queue to drain');
+    // The work-in-progress gauges are sampled every 500 ms.
+    let scrape = await get(m.metricsAddress, '/metrics');
+    for (let i = 0; i < 30 && !scrape.body.includes('workqueue_unfinished_work_seconds{'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      scrape = await get(m.metricsAddress, '/metrics');
+    }
+    const { status, body } = scrape;
+    assert.equal(status, 200);
+    for (const name of [
+      'controller_runtime_reconcile_total{controller="configmaps",result="success"}',
+      'controller_runtime_reconcile_errors_total{controller="configmaps"} 0',
+      'controller_runtime_terminal_reconcile_errors_total{controller="configmaps"} 0',
+      'controller_runtime_reconcile_panics_total{controller="configmaps"} 0',
+      'controller_runtime_reconcile_time_seconds_bucket{le="0.005",controller="configmaps"}',
+      'controller_runtime_active_workers{controller="configmaps"} 0',
+      'controller_runtime_max_concurrent_reconciles{controller="configmaps"} 1',
+      'workqueue_depth{name="configmaps",controller="configmaps"} 0',
+      'workqueue_adds_total{name="configmaps",controller="configmaps"}',
+      'workqueue_queue_duration_seconds_bucket{le="1e-8",name="configmaps",controller="configmaps"}',
+      'workqueue_work_duration_seconds_count{name="configmaps",controller="configmaps"}',
+      'workqueue_retries_total',
+      'workqueue_unfinished_work_seconds{name="configmaps",controller="configmaps"}',
+      'workqueue_longest_running_processor_seconds{name="configmaps",controller="configmaps"}',
+      `rest_client_requests_total{code="200",method="GET",host="127.0.0.1:${server.port}"}`,
+      `rest_client_requests_total{code="201",method="POST",host="127.0.0.1:${server.port}"}`, // the lease's creation
+      `rest_client_request_duration_seconds_bucket{le="0.005",verb="GET",host="127.0.0.1:${server.port}"}`,
+      `leader_election_master_status{name="${id}"} 1`,
+      'informer_last_sync_timestamp_seconds{name="configmaps@default"}',
+      'process_resident_memory_bytes',
+    ]) {
+      assert.ok(body.includes(name), `/metrics has ${name}`);
+    }
+    assert.equal((await get(m.metricsAddress, '/other')).status, 404);
+    ac.abort();
+    await run;
+    queue.shutDown();
+    await assert.rejects(fetch(`http://127.0.0.1:${m.metricsAddress!.port}/metrics`), 'the metrics server is closed');
+  });
+
+  test('/healthz passes; /readyz fails until the caches have synced, and again while shutting down', async () => {
+    await client.delete(Crd, 'widgets.example.com').catch(() => undefined);
+    const m = await create({ healthPort: 0, healthHost: '127.0.0.1' });
+    m.informers.informerFor(Widget); // the CRD is not installed yet: the informer cannot list
+    const started = new Probe(false);
+    m.add(started);
+    let healthy = true;
+    m.addHealthCheck('custom', () => healthy);
+    const ac = new AbortController();
+    const run = m.start(ac.signal);
+    await waitFor(() => m.healthAddress !== undefined, 'the health server');
+
+    assert.deepEqual(await get(m.healthAddress, '/healthz'), { status: 200, body: 'ok' });
+    assert.equal((await get(m.healthAddress, '/healthz/ping')).status, 200);
+    const notReady = await get(m.healthAddress, '/readyz?verbose');
+    assert.equal(notReady.status, 503);
+    assert.match(notReady.body, /^\[-\]informers failed: caches have not synced yet$/m);
+    assert.match(notReady.body, /^\[\+\]shutdown ok$/m);
+    assert.match(notReady.body, /readyz check failed\n$/);
+    assert.equal(started.running, false, 'runnables wait for the caches');
+
+    healthy = false;
+    const unhealthy = await get(m.healthAddress, '/healthz');
+    assert.equal(unhealthy.status, 500);
+    assert.match(unhealthy.body, /^\[-\]custom failed: reason withheld$/m);
+    healthy = true;
+    assert.equal((await get(m.healthAddress, '/healthz/nope')).status, 404);
+    assert.equal((await get(m.healthAddress, '/metrics')).status, 404);
+
+    await client.create(Crd, {
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    } as KubeObject);
+    await waitFor(() => started.running, 'the caches to sync and the runnables to start', 10_000);
+    assert.deepEqual(await get(m.healthAddress, '/readyz'), { status: 200, body: 'ok' });
+    const verbose = await get(m.healthAddress, '/readyz?verbose');
+    assert.equal(verbose.status, 200);
+    assert.match(verbose.body, /^\[\+\]informers ok\n\[\+\]shutdown ok\nreadyz check passed\n$/);
+
+    // While the runnables drain, readiness fails and liveness holds.
+    let duringShutdown: { readyz: number; healthz: number } | undefined;
+    started.onStop = async () => {
+      duringShutdown = { readyz: (await get(m.healthAddress, '/readyz')).status, healthz: (await get(m.healthAddress, '/healthz')).status };
+    };
+    ac.abort();
+    await run;
+    assert.deepEqual(duringShutdown, { readyz: 503, healthz: 200 });
+    await client.delete(Crd, 'widgets.example.com');
+  });
+
+  test('a failing runnable stops the manager and start() rejects with its error', async () => {
+    const m = await create();
+    const other = new Probe(false);
+    m.add(other);
+    m.add({ needLeaderElection: false, start: async () => Promise.reject(new Error('boom')) });
+    await assert.rejects(m.start(new AbortController().signal), /boom/);
+    assert.equal(other.running, false);
+    await assert.rejects(m.start(new AbortController().signal), /only once/);
+    assert.throws(() => m.add(new Probe(false)), /stopped/);
+  });
+
+  test('runnables that outlive the grace period: start() rejects and the lease is left to expire', async () => {
+    const id = `mgr-${++idNo}`;
+    const m = await create({ leaderElection: { id, ...timing }, gracefulShutdownTimeoutMs: 200 });
+    const stuck = new Probe(true, 600);
+    m.add(stuck);
+    const ac = new AbortController();
+    const run = m.start(ac.signal);
+    await m.elected();
+    await waitFor(() => stuck.running, 'the stuck runnable');
+    const t0 = performance.now();
+    ac.abort();
+    await assert.rejects(run, (err) => err instanceof ShutdownTimeoutError && err.timeoutMs === 200);
+    assert.ok(performance.now() - t0 < 550, 'start() returned at the end of the grace period');
+    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, m.identity, 'not released');
+    await waitFor(() => !stuck.running, 'the stuck runnable to end');
+  });
+
+  test('without leader election, leader runnables start at once; a runnable added later starts too', async () => {
+    const m = await create();
+    const early = new Probe(true);
+    m.add(early);
+    const ac = new AbortController();
+    const run = m.start(ac.signal);
+    await m.elected();
+    await waitFor(() => early.running, 'the early runnable');
+    assert.equal(m.isLeader, true);
+    const late = new Probe(true);
+    m.add(late);
+    await waitFor(() => late.running, 'the late runnable');
+    ac.abort();
+    await run;
+    assert.equal(early.running || late.running, false);
+  });
+
+  test('an already aborted signal: start() returns at once and leaves nothing running', async () => {
+    const m = await create({ healthPort: 0, healthHost: '127.0.0.1', leaderElection: { id: `mgr-${++idNo}`, ...timing } });
+    const p = new Probe(true);
+    m.add(p);
+    const ac = new AbortController();
+    ac.abort();
+    await m.start(ac.signal);
+    assert.equal(p.starts, 0);
+  });
+});
+
+describe('Manager shutdown', () => {
+  test('leaves no timers, sockets or servers behind: a process running a manager exits by itself', async () => {
+    const runtimeIndex = new URL('../index.ts', import.meta.url).href;
+    const script = `
+      const { startApiServer } = await import('@operant/apiserver');
+      const rt = await import(${JSON.stringify(runtimeIndex)});
+      const server = await startApiServer({ port: 0 });
+      const mgr = await rt.Manager.create({
+        kubeconfig: { kubeconfigText: server.kubeconfig },
+        leaderElection: { id: 'exit-test', leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
+        metricsPort: 0, metricsHost: '127.0.0.1', healthPort: 0, healthHost: '127.0.0.1',
+        logger: rt.silentLogger,
+      });
+      const ConfigMap = rt.defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
+      mgr.informers.informerFor(ConfigMap);
+      const queue = new rt.WorkQueue({ name: 'exit', metricsProvider: mgr.metrics.workqueue });
+      mgr.add({ start: async (signal) => { queue.add('a'); await new Promise((r) => signal.addEventListener('abort', r)); queue.shutDown(); } });
+      const ac = new AbortController();
+      const done = mgr.start(ac.signal);
+      await mgr.elected();
+      for (const [addr, path] of [[mgr.metricsAddress, '/metrics'], [mgr.healthAddress, '/readyz']]) {
+        const res = await fetch('http://127.0.0.1:' + addr.port + path);
+        await res.text();
+      }
+      ac.abort();
+      await done;
+      await server.stop();
+      console.log('stopped');
+    `;
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../../../', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let stoppedAt = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += String(d);
+      if (stdout.includes('stopped') && !stoppedAt) stoppedAt = performance.now();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    clearTimeout(killer);
+    assert.equal(code, 0, `child exited with ${code}; stderr: ${stderr}`);
+    assert.ok(stoppedAt > 0, `the child stopped its manager; stdout: ${stdout}; stderr: ${stderr}`);
+    assert.ok(performance.now() - stoppedAt < 2000, 'the child exited right after stopping, with nothing left to keep it alive');
+  });
+});

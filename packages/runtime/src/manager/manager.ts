@@ -1,0 +1,362 @@
+/**
+ * The manager (controller-runtime's `pkg/manager`): one client, one shared
+ * informer cache and one metrics registry for every controller of an
+ * operator; it starts the caches, then the runnables that need no leader,
+ * then campaigns for the Lease and starts the others only while leading;
+ * serves `/metrics`, `/healthz` and `/readyz`; and on shutdown stops the
+ * runnables within a grace period, stops the caches and releases the Lease.
+ */
+import { SharedInformerFactory } from '../cache/shared-informers.js';
+import { Client } from '../client/client.js';
+import type { ClientConfig } from '../config/client-config.js';
+import { loadKubeConfig, type LoadKubeConfigOptions } from '../config/load.js';
+import { childLogger, stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
+import { metricsHandler } from '../metrics/handler.js';
+import { MetricsRegistry } from '../metrics/registry.js';
+import { HealthChecks, type HealthCheck } from './health.js';
+import { listen, type RunningServer, type ServerAddress } from './http-server.js';
+import { leaderIdentity } from './identity.js';
+import { LeaderElector } from './leader-election.js';
+import { LeaseLock } from './lease-lock.js';
+import type { LeaderElectionConfig, ManagerOptions } from './options.js';
+import { RunnableGroup, type Runnable } from './runnable.js';
+import { settlesWithin } from './timing.js';
+
+/**
+ * Why {@link Manager.start} rejected after this replica stopped being the
+ * leader without being asked to (the Lease could not be renewed in time):
+ * its leader runnables have been stopped; the process should exit, as a Go
+ * operator does, and be restarted to campaign again.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await mgr.start(handleSignals());
+ * } catch (err) {
+ *   if (err instanceof LeaderElectionLostError) process.exitCode = 1;
+ * }
+ * ```
+ */
+export class LeaderElectionLostError extends Error {
+  constructor(readonly lease: string) {
+    super(`leader election lost: lease ${lease} could not be renewed`);
+    this.name = 'LeaderElectionLostError';
+  }
+}
+
+/**
+ * Why {@link Manager.start} rejected when runnables did not return within the
+ * grace period after shutdown began. The Lease is then left to expire rather
+ * than released, so a stuck reconcile never overlaps a successor's.
+ *
+ * @example
+ * ```ts
+ * await mgr.start(signal).catch((err) => {
+ *   if (err instanceof ShutdownTimeoutError) console.error(err.message);
+ * });
+ * ```
+ */
+export class ShutdownTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`runnables did not stop within the graceful shutdown timeout of ${timeoutMs} ms`);
+    this.name = 'ShutdownTimeoutError';
+  }
+}
+
+type Phase = 'new' | 'running' | 'stopping' | 'stopped';
+
+/**
+ * Runs an operator's controllers with shared clients and caches, leader
+ * election, metrics, health probes and graceful shutdown.
+ *
+ * @example
+ * ```ts
+ * const mgr = await Manager.create({ leaderElection: { id: 'sidecarset-operator' }, metricsPort: 8080, healthPort: 8081 });
+ * const pods = mgr.informers.informerFor(Pod);
+ * mgr.add({ start: (signal) => runMyController(mgr.client, pods, signal) }); // leader only
+ * mgr.add({ needLeaderElection: false, start: (signal) => serveWebhooks(signal) }); // every replica
+ * mgr.addReadyCheck('webhooks', () => webhooksListening());
+ * await mgr.start(handleSignals());
+ * ```
+ */
+export class Manager {
+  /** The client every controller shares; requests are counted in `rest_client_*`. */
+  readonly client: Client;
+  /** The shared informer cache; informers requested before `start` sync before any runnable starts. */
+  readonly informers: SharedInformerFactory;
+  /** The metrics served on `/metrics`; hand `metrics.controller` and `metrics.workqueue` to controllers and queues. */
+  readonly metrics: MetricsRegistry;
+  readonly logger: ControllerLogger;
+  /** This replica's leader-election identity, when leader election is on. */
+  readonly identity: string | undefined;
+
+  private readonly log: ControllerLogger;
+  private readonly leaderElection: LeaderElectionConfig | undefined;
+  private readonly healthz = new HealthChecks('healthz', 500);
+  private readonly readyz = new HealthChecks('readyz', 503);
+  private readonly others: RunnableGroup;
+  private readonly leaders: RunnableGroup;
+  private readonly stopping = new AbortController();
+  private readonly electedPromise: Promise<void>;
+  private resolveElected: () => void = () => {};
+  private phase: Phase = 'new';
+  private cachesSynced = false;
+  private failure: unknown;
+  private readonly elector: LeaderElector | undefined;
+  private leaseName = '';
+  private metricsServer: RunningServer | undefined;
+  private healthServer: RunningServer | undefined;
+
+  private constructor(
+    config: ClientConfig,
+    private readonly options: ManagerOptions,
+  ) {
+    this.metrics = options.metrics ?? new MetricsRegistry();
+    this.logger = options.logger ?? stderrControllerLogger;
+    this.log = childLogger(this.logger, { component: 'manager' });
+    this.client = Client.fromConfig(config, { ...options.client, metrics: this.metrics.restClient });
+    this.informers = new SharedInformerFactory(this.client, {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...options.cache,
+      metrics: this.metrics.informers,
+    });
+    this.leaderElection = options.leaderElection;
+    this.identity = this.leaderElection ? (this.leaderElection.identity ?? leaderIdentity()) : undefined;
+    this.elector = this.leaderElection && this.identity ? this.makeElector(this.leaderElection, this.identity) : undefined;
+    this.others = new RunnableGroup((err, stopping) => this.runnableFailed(err, stopping));
+    this.leaders = new RunnableGroup((err, stopping) => this.runnableFailed(err, stopping));
+    this.electedPromise = new Promise((resolve) => (this.resolveElected = resolve));
+    this.healthz.add('ping', () => true);
+    this.readyz.add('informers', () => this.checkCaches());
+    this.readyz.add('shutdown', () => {
+      if (this.phase === 'stopping' || this.phase === 'stopped') throw new Error('the manager is shutting down');
+    });
+  }
+
+  private makeElector(config: LeaderElectionConfig, identity: string): LeaderElector {
+    const namespace = config.namespace ?? this.client.namespace;
+    this.leaseName = `${namespace}/${config.id}`;
+    return new LeaderElector(new LeaseLock(this.client, { name: config.id, namespace, identity }), {
+      name: config.id,
+      leaseDurationMs: config.leaseDurationMs,
+      renewDeadlineMs: config.renewDeadlineMs,
+      retryPeriodMs: config.retryPeriodMs,
+      // The manager releases the lease itself, once the leader runnables have stopped.
+      releaseOnCancel: false,
+      metrics: this.metrics.leaderElection,
+      logger: childLogger(this.logger, { component: 'leader-election' }),
+      onStartedLeading: () => {
+        if (this.stopping.signal.aborted) return;
+        this.leaders.start();
+        this.resolveElected();
+      },
+    });
+  }
+
+  /**
+   * Makes a manager: loads the configuration (unless one is given) and creates
+   * the client, the informer cache and the metrics. Nothing runs until {@link start}.
+   *
+   * @example
+   * ```ts
+   * const mgr = await Manager.create({ kubeconfig: { context: 'staging' }, healthPort: 8081 });
+   * ```
+   */
+  static async create(options: ManagerOptions = {}): Promise<Manager> {
+    const config = isClientConfig(options.kubeconfig) ? options.kubeconfig : await loadKubeConfig(options.kubeconfig ?? {});
+    return new Manager(config, options);
+  }
+
+  /**
+   * Adds a runnable. Before `start` it waits for its turn; afterwards it starts
+   * at once if its group runs (leader runnables only while leading).
+   */
+  add(runnable: Runnable): void {
+    if (this.phase === 'stopping' || this.phase === 'stopped') throw new Error('cannot add a runnable to a manager that has stopped');
+    (runnable.needLeaderElection === false ? this.others : this.leaders).add(runnable);
+  }
+
+  /**
+   * Adds a liveness check to `/healthz` (which always has `ping`).
+   *
+   * @example
+   * ```ts
+   * mgr.addHealthCheck('event-loop', () => lagMs() < 5_000);
+   * ```
+   */
+  addHealthCheck(name: string, check: HealthCheck): void {
+    this.healthz.add(name, check);
+  }
+
+  /**
+   * Adds a readiness check to `/readyz` (which always has `informers`: every
+   * running informer has synced, and `shutdown`: the manager is not stopping).
+   *
+   * @example
+   * ```ts
+   * mgr.addReadyCheck('webhook', () => webhookServer.listening);
+   * ```
+   */
+  addReadyCheck(name: string, check: HealthCheck): void {
+    this.readyz.add(name, check);
+  }
+
+  /** Where `/metrics` is served, once {@link start} has bound it. */
+  get metricsAddress(): ServerAddress | undefined {
+    return this.metricsServer?.address;
+  }
+
+  /** Where `/healthz` and `/readyz` are served, once {@link start} has bound them. */
+  get healthAddress(): ServerAddress | undefined {
+    return this.healthServer?.address;
+  }
+
+  /** True while this replica leads (always true once started without leader election). */
+  get isLeader(): boolean {
+    return this.leaderElection ? (this.elector?.isLeader() ?? false) : this.leaders.started;
+  }
+
+  /**
+   * Resolves when leader runnables start: on winning the election, or as soon
+   * as the manager runs when leader election is off (controller-runtime's `Elected()`).
+   * Stays pending on a replica that never leads.
+   */
+  elected(): Promise<void> {
+    return this.electedPromise;
+  }
+
+  /**
+   * Runs until `signal` aborts, then shuts down gracefully and resolves. In
+   * order: binds the metrics and health servers, starts the informers and
+   * waits for them to sync, starts the runnables that need no leader, then
+   * (with leader election) campaigns and starts the leader runnables on
+   * winning. Rejects when a runnable rejects, a server cannot bind, leadership
+   * is lost ({@link LeaderElectionLostError}) or runnables outlive the grace
+   * period ({@link ShutdownTimeoutError}); everything is stopped first. A manager starts once.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.phase !== 'new') throw new Error('a manager can be started only once');
+    this.phase = 'running';
+    const onAbort = (): void => this.stopping.abort();
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const cacheStop = new AbortController();
+    const electionStop = new AbortController();
+    let election: Promise<void> = Promise.resolve();
+    try {
+      await this.startServers();
+      if (!this.stopping.signal.aborted) {
+        this.informers.startAll(cacheStop.signal);
+        this.cachesSynced = await this.informers.waitForCacheSync(this.stopping.signal);
+      }
+      if (!this.stopping.signal.aborted) this.others.start();
+      if (!this.stopping.signal.aborted) election = this.startLeaderElection(electionStop.signal);
+      await aborted(this.stopping.signal);
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      await this.shutdown(cacheStop, electionStop, election);
+    }
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private async startServers(): Promise<void> {
+    if (this.options.metricsPort !== undefined) {
+      const serve = metricsHandler(this.metrics);
+      this.metricsServer = await listen(this.options.metricsHost ?? '0.0.0.0', this.options.metricsPort, (req, res, path) => {
+        if (path !== '/metrics') return false;
+        serve(req, res);
+        return true;
+      });
+      this.log.info({ address: this.metricsServer.address }, 'serving metrics');
+    }
+    if (this.options.healthPort !== undefined) {
+      this.healthServer = await listen(this.options.healthHost ?? '0.0.0.0', this.options.healthPort, async (req, res, path) => {
+        for (const checks of [this.healthz, this.readyz]) {
+          const base = `/${checks.endpoint}`;
+          if (path === base || path.startsWith(`${base}/`)) {
+            await checks.serve(req, res, path.slice(base.length));
+            return true;
+          }
+        }
+        return false;
+      });
+      this.log.info({ address: this.healthServer.address }, 'serving health probes');
+    }
+  }
+
+  private startLeaderElection(signal: AbortSignal): Promise<void> {
+    const elector = this.elector;
+    if (!elector) {
+      this.leaders.start();
+      this.resolveElected();
+      return Promise.resolve();
+    }
+    return elector.run(signal).then(
+      (outcome) => {
+        if (outcome === 'lost') this.fail(new LeaderElectionLostError(this.leaseName));
+      },
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  /**
+   * controller-runtime's stop procedure: leader runnables, then the others,
+   * then the caches, all within the grace period; then the Lease is released
+   * (only if everything stopped in time) and the servers and client are closed.
+   */
+  private async shutdown(cacheStop: AbortController, electionStop: AbortController, election: Promise<void>): Promise<void> {
+    this.phase = 'stopping';
+    this.stopping.abort();
+    const graceMs = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    this.log.info({ graceMs }, 'stopping runnables');
+    const stopped = (async () => {
+      await this.leaders.stop();
+      await this.others.stop();
+      cacheStop.abort();
+      await this.informers.stopAll();
+    })();
+    const inTime = await settlesWithin(stopped, graceMs);
+    if (!inTime) this.fail(new ShutdownTimeoutError(graceMs));
+    electionStop.abort();
+    await election;
+    if (inTime && this.elector && (this.leaderElection?.releaseOnCancel ?? true)) await this.elector.release();
+    // servers left open
+    this.client.close();
+    this.phase = 'stopped';
+    this.log.info({}, 'manager stopped');
+  }
+
+  private runnableFailed(err: unknown, stopping: boolean): void {
+    if (stopping) {
+      this.log.error({ err }, 'runnable failed while stopping');
+      return;
+    }
+    this.log.error({ err }, 'runnable failed; stopping the manager');
+    this.fail(err);
+  }
+
+  private fail(err: unknown): void {
+    if (this.failure === undefined) this.failure = err;
+    this.stopping.abort();
+  }
+
+  private checkCaches(): void {
+    if (!this.cachesSynced) throw new Error('caches have not synced yet');
+    const unsynced = this.informers
+      .informers()
+      .filter((i) => i.running && !i.hasSynced())
+      .map((i) => i.name);
+    if (unsynced.length > 0) throw new Error(`caches not synced: ${unsynced.join(', ')}`);
+  }
+}
+
+function isClientConfig(value: ClientConfig | LoadKubeConfigOptions | undefined): value is ClientConfig {
+  return value !== undefined && 'server' in value && 'credentials' in value;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,77 @@
+/**
+ * What a manager is made from: where the cluster is, leader election, the
+ * metrics and health endpoints, and the shutdown grace period.
+ */
+import type { SharedInformerFactoryOptions } from '../cache/shared-informers.js';
+import type { ClientOptions } from '../client/client.js';
+import type { ClientConfig } from '../config/client-config.js';
+import type { LoadKubeConfigOptions } from '../config/load.js';
+import type { ControllerLogger } from '../controller/logger.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+
+/**
+ * Leader election settings (controller-runtime's `LeaderElection*` options).
+ *
+ * @example
+ * ```ts
+ * const le: LeaderElectionConfig = { id: 'sidecarset-operator', namespace: 'kruise-system', leaseDurationMs: 15_000 };
+ * ```
+ */
+export interface LeaderElectionConfig {
+  /** The Lease's name, shared by every replica of the operator. */
+  id: string;
+  /** The Lease's namespace; default the client's namespace (the context's, or the pod's service-account namespace). */
+  namespace?: string;
+  /** Default 15 s (see {@link LeaderElectorOptions.leaseDurationMs}). */
+  leaseDurationMs?: number;
+  /** Default 10 s. */
+  renewDeadlineMs?: number;
+  /** Default 2 s. */
+  retryPeriodMs?: number;
+  /** This replica's identity; default host name + `_` + a random UUID. */
+  identity?: string;
+  /**
+   * Release the Lease on a graceful shutdown, once the leader's runnables have
+   * stopped, so a successor starts at once; default true. With false the Lease
+   * is left to expire (as after a crash).
+   */
+  releaseOnCancel?: boolean;
+}
+
+/**
+ * Options of {@link Manager.create}.
+ *
+ * @example
+ * ```ts
+ * const options: ManagerOptions = {
+ *   kubeconfig: { path: '.operant/kubeconfig' },
+ *   leaderElection: { id: 'sidecarset-operator' },
+ *   metricsPort: 8080,
+ *   healthPort: 8081,
+ * };
+ * ```
+ */
+export interface ManagerOptions {
+  /** A loaded configuration, or options for {@link loadKubeConfig}; default what `loadKubeConfig()` finds. */
+  kubeconfig?: ClientConfig | LoadKubeConfigOptions;
+  /** Client settings (QPS, burst, user agent); request metrics are the manager's. */
+  client?: Omit<ClientOptions, 'metrics'>;
+  /** Settings for every shared informer (namespace, transform, resync...); metrics are the manager's. */
+  cache?: Omit<SharedInformerFactoryOptions, 'metrics'>;
+  /** Campaign for a Lease and run leader-election runnables only while leading; default off (they run at once). */
+  leaderElection?: LeaderElectionConfig;
+  /** Serve `/metrics` on this port (0 = any free port); default no metrics server. */
+  metricsPort?: number;
+  /** Default `0.0.0.0`, so Prometheus can reach a pod. */
+  metricsHost?: string;
+  /** Serve `/healthz` and `/readyz` on this port (0 = any free port); default no health server. */
+  healthPort?: number;
+  /** Default `0.0.0.0`, so the kubelet can probe a pod. */
+  healthHost?: string;
+  /** How long runnables get to stop after the start signal aborts; default 30 s. */
+  gracefulShutdownTimeoutMs?: number;
+  /** Where metrics are recorded; default a new {@link MetricsRegistry} per manager. */
+  metrics?: MetricsRegistry;
+  /** The manager's logger, also given to the informers (pino's signature); default warnings and errors to stderr. */
+  logger?: ControllerLogger;
+}

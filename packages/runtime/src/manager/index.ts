@@ -14,8 +14,6 @@ export {
   Lease,
   LeaseLock,
   microTime,
-  recordToSpec,
-  specToRecord,
   type LeaderElectionRecord,
   type LeaseLockOptions,
   type LeaseObject,

@@ -174,7 +174,7 @@ function stateOf(lease: LeaseObject): LockState {
   return { record: specToRecord(spec), raw: JSON.stringify(recordToSpec(specToRecord(spec))) };
 }
 
-/** A Lease spec holding `record` (client-go's `LeaderElectionRecordToLeaseSpec`). */
+/** A Lease spec holding `record` (client-go's `LeaderElectionRecordToLeaseSpec`). Internal. */
 export function recordToSpec(record: LeaderElectionRecord): LeaseSpec {
   return {
     holderIdentity: record.holderIdentity,
@@ -185,7 +185,7 @@ export function recordToSpec(record: LeaderElectionRecord): LeaseSpec {
   };
 }
 
-/** The record a Lease spec holds (client-go's `LeaseSpecToLeaderElectionRecord`); missing fields read as empty. */
+/** The record a Lease spec holds (client-go's `LeaseSpecToLeaderElectionRecord`); missing fields read as empty. Internal. */
 export function specToRecord(spec: LeaseSpec): LeaderElectionRecord {
   return {
     holderIdentity: spec.holderIdentity ?? '',
@@ -196,7 +196,14 @@ export function specToRecord(spec: LeaseSpec): LeaderElectionRecord {
   };
 }
 
-/** metav1.MicroTime's wire form: RFC 3339 in UTC with six fractional digits (`2025-01-01T00:00:00.123000Z`). */
+/**
+ * metav1.MicroTime's wire form: RFC 3339 in UTC with six fractional digits.
+ *
+ * @example
+ * ```ts
+ * microTime(new Date('2025-01-01T00:00:00.123Z')); // '2025-01-01T00:00:00.123000Z'
+ * ```
+ */
 export function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

@@ -15,7 +15,7 @@ import { Client } from '../client/client.js';
 import { loadKubeConfig } from '../config/load.js';
 import { silentLogger } from '../cache/logger.js';
 import { defineKind } from '../kind.js';
-import { WorkQueue } from '../workqueue/queue.js';
+import { TerminalError } from '../controller/errors.js';
 import { Lease, microTime } from './lease-lock.js';
 import { LeaderElectionLostError, Manager, ShutdownTimeoutError } from './manager.js';
 import type { ManagerOptions } from './options.js';
@@ -27,6 +27,10 @@ const Crd = defineKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'Cu
 
 const timing = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
 const quietLogger = { ...silentLogger };
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 async function waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -86,11 +90,18 @@ describe('Manager against the embedded server', () => {
     const le = { id, ...timing };
     const [a, b] = [await create({ leaderElection: le }), await create({ leaderElection: le })];
     const probes = new Map<Manager, { leader: Probe; everywhere: Probe }>();
+    const reconciled = new Map<Manager, string[]>();
+    await client.create(ConfigMap, { metadata: { name: `cm-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
     for (const m of [a, b]) {
       const p = { leader: new Probe(true, 150), everywhere: new Probe(false) };
       m.add(p.leader);
       m.add(p.everywhere);
       probes.set(m, p);
+      const seen: string[] = [];
+      reconciled.set(m, seen);
+      m.controller(`configmaps-${id}`)
+        .for(ConfigMap, { informer: { namespace: 'default', labelSelector: `test=${id}` } })
+        .reconcile((req) => void seen.push(req.name));
     }
     const acA = new AbortController();
     const acB = new AbortController();
@@ -101,6 +112,8 @@ describe('Manager against the embedded server', () => {
     await new Promise((r) => setTimeout(r, 1200)); // more than a lease duration
     assert.equal(probes.get(a)!.leader.running, true);
     assert.equal(probes.get(b)!.leader.running, false, 'the follower does not run leader runnables');
+    assert.deepEqual(reconciled.get(a), [`cm-${id}`], 'the leader reconciles');
+    assert.deepEqual(reconciled.get(b), [], 'the follower does not reconcile');
     assert.equal(a.isLeader, true);
     assert.equal(b.isLeader, false);
     assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
@@ -120,6 +133,7 @@ describe('Manager against the embedded server', () => {
     const takeoverMs = performance.now() - t0;
     assert.ok(takeoverMs < 800, `b led ${takeoverMs.toFixed(0)} ms after a was asked to stop (lease duration 1000 ms)`);
     await waitFor(() => probes.get(b)!.leader.running, 'b runs its leader runnable');
+    await waitFor(() => reconciled.get(b)!.length === 1, 'b reconciles');
     const lease = await client.get(Lease, id, { namespace: 'default' });
     assert.equal(lease.spec?.holderIdentity, b.identity);
     assert.equal(lease.spec?.leaseTransitions, 1);
@@ -153,7 +167,7 @@ describe('Manager against the embedded server', () => {
     await b.elected();
     const takeoverMs = performance.now() - t0;
     assert.ok(takeoverMs >= 800, `b took over after ${takeoverMs.toFixed(0)} ms, not before the 1 s lease expired`);
-    assert.ok(takeoverMs < 1600, `b took over after ${takeoverMs.toFixed(0)} ms, within the lease duration plus a retry`);
+    assert.ok(takeoverMs < 1800, `b took over after ${takeoverMs.toFixed(0)} ms, within the lease duration plus a retry`);
     await waitFor(() => pb.running, 'b runs its leader runnable');
     acB.abort();
     await runB;
@@ -178,35 +192,24 @@ describe('Manager against the embedded server', () => {
     assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, 'usurper', 'a manager never releases a lease it lost');
   });
 
-  test('/metrics serves controller-runtime names from the client, queues, controllers and leader election', async () => {
+  test('/metrics serves controller-runtime names from a controller, its queue, the client and leader election', async () => {
     const id = `mgr-${++idNo}`;
     const m = await create({ leaderElection: { id, ...timing }, metricsPort: 0, metricsHost: '127.0.0.1' });
-    const configMaps = m.informers.informerFor(ConfigMap, { namespace: 'default' });
-    const queue = new WorkQueue<string>({ name: 'configmaps', metricsProvider: m.metrics.workqueue });
-    m.add({
-      async start(signal) {
-        signal.addEventListener('abort', () => queue.shutDown(), { once: true });
-        const reg = configMaps.addEventHandler({ add: (cm) => queue.add(`${cm.metadata.namespace}/${cm.metadata.name}`) });
-        m.metrics.controller.maxConcurrentReconciles('configmaps', 1);
-        for (;;) {
-          const item = await queue.get();
-          if (item.shutdown) break;
-          const t = performance.now();
-          m.metrics.controller.activeWorkers('configmaps', 1);
-          await m.client.get(ConfigMap, item.key.split('/')[1]!, { namespace: 'default' }).catch(() => undefined);
-          m.metrics.controller.activeWorkers('configmaps', 0);
-          m.metrics.controller.reconcileTotal('configmaps', 'success');
-          m.metrics.controller.reconcileTime('configmaps', (performance.now() - t) / 1000);
-          queue.done(item.key);
-        }
-        reg.remove();
-      },
-    });
-    await client.create(ConfigMap, { metadata: { name: `metrics-${id}`, namespace: 'default' }, data: {} });
+    await client.create(ConfigMap, { metadata: { name: `ok-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
+    await client.create(ConfigMap, { metadata: { name: `bad-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
+    let reconciles = 0;
+    m.controller('configmaps')
+      .for(ConfigMap, { informer: { namespace: 'default', labelSelector: `test=${id}` } })
+      .maxConcurrentReconciles(2)
+      .reconcile(async (req, { client: c }) => {
+        reconciles++;
+        await c.get(ConfigMap, req.name, { namespace: req.namespace });
+        if (req.name.startsWith('bad-')) throw new TerminalError('refusing');
+      });
     const ac = new AbortController();
     const run = m.start(ac.signal);
     await m.elected();
-    await waitFor(() => queue.len() === 0 && m.metricsAddress !== undefined, 'the queue to drain');
+    await waitFor(() => reconciles === 2 && m.metricsAddress !== undefined, 'both reconciles');
     // The work-in-progress gauges are sampled every 500 ms.
     let scrape = await get(m.metricsAddress, '/metrics');
     for (let i = 0; i < 30 && !scrape.body.includes('workqueue_unfinished_work_seconds{'); i++) {
@@ -215,34 +218,42 @@ describe('Manager against the embedded server', () => {
     }
     const { status, body } = scrape;
     assert.equal(status, 200);
-    for (const name of [
-      'controller_runtime_reconcile_total{controller="configmaps",result="success"}',
-      'controller_runtime_reconcile_errors_total{controller="configmaps"} 0',
-      'controller_runtime_terminal_reconcile_errors_total{controller="configmaps"} 0',
+    const q = 'name="configmaps",controller="configmaps"';
+    for (const line of [
+      'controller_runtime_reconcile_total{controller="configmaps",result="success"} 1',
+      'controller_runtime_reconcile_total{controller="configmaps",result="error"} 1',
+      'controller_runtime_reconcile_total{controller="configmaps",result="requeue"} 0',
+      'controller_runtime_reconcile_total{controller="configmaps",result="requeue_after"} 0',
+      'controller_runtime_reconcile_errors_total{controller="configmaps"} 1',
+      'controller_runtime_terminal_reconcile_errors_total{controller="configmaps"} 1',
       'controller_runtime_reconcile_panics_total{controller="configmaps"} 0',
-      'controller_runtime_reconcile_time_seconds_bucket{le="0.005",controller="configmaps"}',
+      'controller_runtime_reconcile_time_seconds_count{controller="configmaps"} 2',
       'controller_runtime_active_workers{controller="configmaps"} 0',
-      'controller_runtime_max_concurrent_reconciles{controller="configmaps"} 1',
-      'workqueue_depth{name="configmaps",controller="configmaps"} 0',
-      'workqueue_adds_total{name="configmaps",controller="configmaps"}',
-      'workqueue_queue_duration_seconds_bucket{le="1e-8",name="configmaps",controller="configmaps"}',
-      'workqueue_work_duration_seconds_count{name="configmaps",controller="configmaps"}',
-      'workqueue_retries_total',
-      'workqueue_unfinished_work_seconds{name="configmaps",controller="configmaps"}',
-      'workqueue_longest_running_processor_seconds{name="configmaps",controller="configmaps"}',
+      'controller_runtime_max_concurrent_reconciles{controller="configmaps"} 2',
+      `workqueue_depth{${q}} 0`,
+      `workqueue_adds_total{${q}} 2`,
+      `workqueue_queue_duration_seconds_count{${q}} 2`,
+      `workqueue_work_duration_seconds_count{${q}} 2`,
+      `leader_election_master_status{name="${id}"} 1`,
+    ]) {
+      assert.match(body, new RegExp(`^${escape(line)}$`, 'm'), `/metrics has ${line}`);
+    }
+    for (const prefix of [
+      `workqueue_queue_duration_seconds_bucket{le="1e-8",${q}}`,
+      `workqueue_unfinished_work_seconds{${q}}`,
+      `workqueue_longest_running_processor_seconds{${q}}`,
+      'controller_runtime_reconcile_time_seconds_bucket{le="0.005",controller="configmaps"}',
       `rest_client_requests_total{code="200",method="GET",host="127.0.0.1:${server.port}"}`,
       `rest_client_requests_total{code="201",method="POST",host="127.0.0.1:${server.port}"}`, // the lease's creation
       `rest_client_request_duration_seconds_bucket{le="0.005",verb="GET",host="127.0.0.1:${server.port}"}`,
-      `leader_election_master_status{name="${id}"} 1`,
-      'informer_last_sync_timestamp_seconds{name="configmaps@default"}',
-      'process_resident_memory_bytes',
+      'informer_last_sync_timestamp_seconds{name="configmaps@default?labelSelector=test=',
+      'process_resident_memory_bytes ',
     ]) {
-      assert.ok(body.includes(name), `/metrics has ${name}`);
+      assert.ok(body.includes(prefix), `/metrics has ${prefix}`);
     }
     assert.equal((await get(m.metricsAddress, '/other')).status, 404);
     ac.abort();
     await run;
-    queue.shutDown();
     await assert.rejects(fetch(`http://127.0.0.1:${m.metricsAddress!.port}/metrics`), 'the metrics server is closed');
   });
 
@@ -330,7 +341,7 @@ describe('Manager against the embedded server', () => {
   });
 
   test('without leader election, leader runnables start at once; a runnable added later starts too', async () => {
-    const m = await create();
+    const m = await create({ kubeconfig: await loadKubeConfig({ kubeconfigText: server.kubeconfig }) }); // a loaded ClientConfig
     const early = new Probe(true);
     m.add(early);
     const ac = new AbortController();
@@ -344,6 +355,21 @@ describe('Manager against the embedded server', () => {
     ac.abort();
     await run;
     assert.equal(early.running || late.running, false);
+  });
+
+  test('a port in use: start() rejects; bad leader-election durations: create() rejects', async () => {
+    const first = await create({ healthPort: 0, healthHost: '127.0.0.1' });
+    const ac = new AbortController();
+    const run = first.start(ac.signal);
+    await waitFor(() => first.healthAddress !== undefined, 'the health server');
+    const second = await create({ healthPort: first.healthAddress!.port, healthHost: '127.0.0.1' });
+    const runnable = new Probe(false);
+    second.add(runnable);
+    await assert.rejects(second.start(new AbortController().signal), /EADDRINUSE/);
+    assert.equal(runnable.starts, 0);
+    ac.abort();
+    await run;
+    await assert.rejects(create({ leaderElection: { id: 'x', leaseDurationMs: 1000, renewDeadlineMs: 2000 } }), RangeError);
   });
 
   test('an already aborted signal: start() returns at once and leaves nothing running', async () => {

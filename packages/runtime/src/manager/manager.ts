@@ -10,6 +10,7 @@ import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { Client } from '../client/client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import { loadKubeConfig, type LoadKubeConfigOptions } from '../config/load.js';
+import { controllerBuilder, type ControllerBuilder, type ControllerDeps } from '../controller/builder.js';
 import { childLogger, stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
 import { metricsHandler } from '../metrics/handler.js';
 import { MetricsRegistry } from '../metrics/registry.js';
@@ -80,7 +81,10 @@ type Phase = 'new' | 'running' | 'stopping' | 'stopped';
  * ```
  */
 export class Manager {
-  /** The client every controller shares; requests are counted in `rest_client_*`. */
+  /**
+   * The client every controller shares; requests are counted in `rest_client_*`.
+   * Its connections are closed when the manager stops (it stays usable: new requests reconnect).
+   */
   readonly client: Client;
   /** The shared informer cache; informers requested before `start` sync before any runnable starts. */
   readonly informers: SharedInformerFactory;
@@ -101,7 +105,7 @@ export class Manager {
   private resolveElected: () => void = () => {};
   private phase: Phase = 'new';
   private cachesSynced = false;
-  private failure: unknown;
+  private failure: { error: unknown } | undefined;
   private readonly elector: LeaderElector | undefined;
   private leaseName = '';
   private metricsServer: RunningServer | undefined;
@@ -165,6 +169,36 @@ export class Manager {
   static async create(options: ManagerOptions = {}): Promise<Manager> {
     const config = isClientConfig(options.kubeconfig) ? options.kubeconfig : await loadKubeConfig(options.kubeconfig ?? {});
     return new Manager(config, options);
+  }
+
+  /**
+   * Starts building a controller wired to this manager: its client, shared
+   * informers, logger and metrics (`controller_runtime_*` and `workqueue_*`
+   * under the controller's name). The controller is added when `reconcile`
+   * builds it, and runs only on the leader.
+   *
+   * @example
+   * ```ts
+   * mgr.controller('sidecarset')
+   *   .for(SidecarSet)
+   *   .owns(ControllerRevision)
+   *   .watches(Pod, (pod) => requestsFor(pod))
+   *   .withEventFilter(generationChanged())
+   *   .maxConcurrentReconciles(4)
+   *   .reconcile(async (req, { client, log }) => ({ requeueAfter: 30_000 }));
+   * await mgr.start(handleSignals());
+   * ```
+   */
+  controller(name: string, options: Omit<ControllerDeps, 'client' | 'informers' | 'onBuild'> = {}): ControllerBuilder {
+    return controllerBuilder(name, {
+      metrics: this.metrics.controller,
+      queueMetrics: this.metrics.workqueue,
+      logger: this.logger,
+      ...options,
+      client: this.client,
+      informers: this.informers,
+      onBuild: (controller) => this.add(controller),
+    });
   }
 
   /**
@@ -244,7 +278,7 @@ export class Manager {
     const electionStop = new AbortController();
     let election: Promise<void> = Promise.resolve();
     try {
-      await this.startServers();
+      if (!this.stopping.signal.aborted) await this.startServers();
       if (!this.stopping.signal.aborted) {
         this.informers.startAll(cacheStop.signal);
         this.cachesSynced = await this.informers.waitForCacheSync(this.stopping.signal);
@@ -258,7 +292,7 @@ export class Manager {
       signal.removeEventListener('abort', onAbort);
       await this.shutdown(cacheStop, electionStop, election);
     }
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure) throw this.failure.error;
   }
 
   private async startServers(): Promise<void> {
@@ -318,11 +352,16 @@ export class Manager {
       await this.informers.stopAll();
     })();
     const inTime = await settlesWithin(stopped, graceMs);
-    if (!inTime) this.fail(new ShutdownTimeoutError(graceMs));
+    if (!inTime) {
+      this.fail(new ShutdownTimeoutError(graceMs));
+      // Whatever is stuck, the caches stop now, so that they do not keep the process alive.
+      cacheStop.abort();
+      await settlesWithin(this.informers.stopAll(), 1000);
+    }
     electionStop.abort();
     await election;
     if (inTime && this.elector && (this.leaderElection?.releaseOnCancel ?? true)) await this.elector.release();
-    // servers left open
+    await Promise.all([this.metricsServer?.close(), this.healthServer?.close()]);
     this.client.close();
     this.phase = 'stopped';
     this.log.info({}, 'manager stopped');
@@ -338,7 +377,7 @@ export class Manager {
   }
 
   private fail(err: unknown): void {
-    if (this.failure === undefined) this.failure = err;
+    this.failure ??= { error: err };
     this.stopping.abort();
   }
 

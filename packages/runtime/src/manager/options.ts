@@ -22,11 +22,11 @@ export interface LeaderElectionConfig {
   id: string;
   /** The Lease's namespace; default the client's namespace (the context's, or the pod's service-account namespace). */
   namespace?: string;
-  /** Default 15 s (see {@link LeaderElectorOptions.leaseDurationMs}). */
+  /** How long others wait for a silent leader before taking over; default 15 s. */
   leaseDurationMs?: number;
-  /** Default 10 s. */
+  /** How long the leader retries a renewal before it steps down (and `start` rejects); default 10 s. */
   renewDeadlineMs?: number;
-  /** Default 2 s. */
+  /** The interval between attempts to acquire or renew; default 2 s. */
   retryPeriodMs?: number;
   /** This replica's identity; default host name + `_` + a random UUID. */
   identity?: string;
@@ -52,7 +52,7 @@ export interface LeaderElectionConfig {
  * ```
  */
 export interface ManagerOptions {
-  /** A loaded configuration, or options for {@link loadKubeConfig}; default what `loadKubeConfig()` finds. */
+  /** A loaded configuration, or options for `loadKubeConfig`; default what `loadKubeConfig()` finds. */
   kubeconfig?: ClientConfig | LoadKubeConfigOptions;
   /** Client settings (QPS, burst, user agent); request metrics are the manager's. */
   client?: Omit<ClientOptions, 'metrics'>;

@@ -2,6 +2,7 @@
  * The string functions of cel-go's strings extension that cel-js lacks or implements
  * differently: ASCII-only case mapping, `charAt`, `replace`, `format` and `strings.quote`.
  */
+import { quoteEscaped } from '../schema/go-text.js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
 import { CelLibraryError } from './issues.js';
 import { chargeTraversal } from './meter.js';
@@ -84,41 +85,7 @@ function formatDouble(v: number): string {
 
 /** A CEL string literal for `s` (cel-go `strings.quote`). */
 export function quoteString(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    switch (ch) {
-      case '\\':
-        out += '\\\\';
-        break;
-      case '"':
-        out += '\\"';
-        break;
-      case '\n':
-        out += '\\n';
-        break;
-      case '\r':
-        out += '\\r';
-        break;
-      case '\t':
-        out += '\\t';
-        break;
-      case '\x07':
-        out += '\\a';
-        break;
-      case '\b':
-        out += '\\b';
-        break;
-      case '\f':
-        out += '\\f';
-        break;
-      case '\v':
-        out += '\\v';
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out + '"';
+  return quoteEscaped(s, false);
 }
 
 function formatInteger(v: unknown, radix: number, verb: string): string {

@@ -4,43 +4,39 @@
  * integer: "string"`.
  */
 
+/** The escapes Go and CEL both write by name. */
+const namedEscapes: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+};
+
 /** Go's strconv.Quote for the strings that occur in practice. */
 export function goQuote(s: string): string {
+  return quoteEscaped(s, true);
+}
+
+/**
+ * `s` in double quotes with Go's backslash escapes (`\"`, `\\`, `\a`, `\b`, `\f`, `\n`,
+ * `\r`, `\t`, `\v`); other control characters as `\xNN` when `hexControls`, as Go's
+ * strconv.Quote writes them, or as they are, as cel-go's `strings.quote` leaves them.
+ */
+export function quoteEscaped(s: string, hexControls: boolean): string {
   let out = '"';
   for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        break;
-      case '\\':
-        out += '\\\\';
-        break;
-      case '\x07':
-        out += '\\a';
-        break;
-      case '\b':
-        out += '\\b';
-        break;
-      case '\f':
-        out += '\\f';
-        break;
-      case '\n':
-        out += '\\n';
-        break;
-      case '\r':
-        out += '\\r';
-        break;
-      case '\t':
-        out += '\\t';
-        break;
-      case '\v':
-        out += '\\v';
-        break;
-      default:
-        if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-        else out += ch;
+    const escaped = namedEscapes[ch];
+    if (escaped !== undefined) {
+      out += escaped;
+      continue;
     }
+    const c = ch.codePointAt(0)!;
+    out += hexControls && (c < 0x20 || c === 0x7f) ? `\\x${c.toString(16).padStart(2, '0')}` : ch;
   }
   return `${out}"`;
 }

@@ -609,11 +609,6 @@ export class ResourceStore {
   private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
     if (errs.length) throw invalid(this.info.group, this.info.kind, obj.metadata.name ?? '', errs);
   }
-
-  /** Whether an object passes a list filter; used by watch. */
-  matches(filter: ListFilter, obj: KubeObject): boolean {
-    return filter.matches(obj);
-  }
 }
 
 /**

@@ -19,6 +19,7 @@ const files = only.length > 0 ? only : findTests('packages').sort();
 const result = spawnSync(
   process.execPath,
   ['--conditions=source', '--import', 'tsx', '--test', '--test-concurrency=2', ...files],
-  { stdio: 'inherit' },
+  // Operators under test log at warn unless asked: info lines would bury the test report.
+  { stdio: 'inherit', env: { OPERANT_LOG_LEVEL: 'warn', ...process.env } },
 );
 process.exit(result.status ?? 1);

@@ -6,3 +6,4 @@ export * from './cache/index.js';
 export * from './controller/index.js';
 export * from './manager/index.js';
 export * from './metrics/index.js';
+export * from './logging/index.js';

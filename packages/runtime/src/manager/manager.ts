@@ -11,7 +11,8 @@ import { Client } from '../client/client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import { loadKubeConfig, type LoadKubeConfigOptions } from '../config/load.js';
 import { controllerBuilder, type ControllerBuilder, type ControllerDeps } from '../controller/builder.js';
-import { childLogger, stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
+import { childLogger, type ControllerLogger } from '../controller/logger.js';
+import { createLogger } from '../logging/logger.js';
 import { metricsHandler } from '../metrics/handler.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { HealthChecks, type HealthCheck } from './health.js';
@@ -116,7 +117,7 @@ export class Manager {
     private readonly options: ManagerOptions,
   ) {
     this.metrics = options.metrics ?? new MetricsRegistry();
-    this.logger = options.logger ?? stderrControllerLogger;
+    this.logger = options.logger ?? createLogger();
     this.log = childLogger(this.logger, { component: 'manager' });
     this.client = Client.fromConfig(config, { ...options.client, metrics: this.metrics.restClient });
     this.informers = new SharedInformerFactory(this.client, {

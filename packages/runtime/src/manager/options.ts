@@ -72,6 +72,6 @@ export interface ManagerOptions {
   gracefulShutdownTimeoutMs?: number;
   /** Where metrics are recorded; default a new {@link MetricsRegistry} per manager. */
   metrics?: MetricsRegistry;
-  /** The manager's logger, also given to the informers (pino's signature); default warnings and errors to stderr. */
+  /** The manager's logger, also given to the informers (pino's signature); default {@link createLogger}'s pino logger (JSON to stderr, pretty on a terminal). */
   logger?: ControllerLogger;
 }

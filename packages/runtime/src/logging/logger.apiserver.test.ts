@@ -1,0 +1,133 @@
+/**
+ * The pino logger: JSON lines, the pretty format, the environment settings,
+ * and the per-reconcile fields of a real controller against the embedded server.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import { Client } from '../client/index.js';
+import { loadKubeConfig } from '../config/load.js';
+import { SharedInformerFactory } from '../cache/shared-informers.js';
+import { controllerBuilder } from '../controller/builder.js';
+import { defineKind } from '../kind.js';
+import { createLogger } from './logger.js';
+
+const ConfigMap = defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
+
+/** Collects what the logger writes, and lets a test await a line. */
+class Lines extends Writable {
+  readonly text: string[] = [];
+  private waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line) continue;
+      this.text.push(line);
+      this.waiters = this.waiters.filter((w) => !(w.match(line) && (w.resolve(line), true)));
+    }
+    done();
+  }
+  next(match: (line: string) => boolean): Promise<string> {
+    const seen = this.text.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ match, resolve }));
+  }
+}
+
+describe('createLogger', () => {
+  test('writes one JSON object per line with pino levels, fields and serialized errors', () => {
+    const out = new Lines();
+    const log = createLogger({ destination: out, level: 'debug', format: 'json' });
+    log.child({ controller: 'web' }).warn({ err: new Error('boom'), attempt: 2 }, 'reconcile failed');
+    log.debug({}, 'details');
+    const [first, second] = out.text.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(first?.level, 40);
+    assert.equal(first?.msg, 'reconcile failed');
+    assert.equal(first?.controller, 'web');
+    assert.equal(first?.attempt, 2);
+    assert.equal((first?.err as { message: string }).message, 'boom');
+    assert.match((first?.err as { stack: string }).stack, /Error: boom/);
+    assert.equal(second?.level, 20);
+  });
+
+  test('drops lines below the level', () => {
+    const out = new Lines();
+    createLogger({ destination: out, level: 'warn', format: 'json' }).info({}, 'hidden');
+    assert.deepEqual(out.text, []);
+  });
+
+  test('the pretty format writes readable lines, not JSON', () => {
+    const out = new Lines();
+    createLogger({ destination: out, format: 'pretty' }).info({ namespace: 'web' }, 'reconciled');
+    const text = out.text.join('\n');
+    assert.match(text, /INFO.*reconciled/);
+    assert.match(text, /namespace: "web"/);
+    assert.throws(() => JSON.parse(out.text[0] ?? ''));
+  });
+
+  test('reads its level and format from the environment, and refuses unknown values', () => {
+    const saved = process.env.OPERANT_LOG_LEVEL;
+    try {
+      process.env.OPERANT_LOG_LEVEL = 'error';
+      const out = new Lines();
+      createLogger({ destination: out, format: 'json' }).warn({}, 'hidden');
+      assert.deepEqual(out.text, []);
+      process.env.OPERANT_LOG_LEVEL = 'loud';
+      assert.throws(() => createLogger({ destination: out }), /OPERANT_LOG_LEVEL=loud is not one of fatal, error, warn, info, debug, trace, silent/);
+    } finally {
+      if (saved === undefined) delete process.env.OPERANT_LOG_LEVEL;
+      else process.env.OPERANT_LOG_LEVEL = saved;
+    }
+  });
+});
+
+describe('a reconcile logs through a child logger', () => {
+  let server: RunningApiServer;
+  let client: Client;
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  });
+  after(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  test('carrying controller, group, kind, namespace, name and reconcile id', async () => {
+    const out = new Lines();
+    const logger = createLogger({ destination: out, level: 'debug', format: 'json' });
+    const informers = new SharedInformerFactory(client, { logger });
+    const ids: string[] = [];
+    const controller = controllerBuilder('configmap-logger', { client, informers, logger })
+      .for(ConfigMap)
+      .reconcile((req, { log, reconcileId }) => {
+        if (req.name === 'logged') {
+          ids.push(reconcileId);
+          log.info({ step: 'done' }, 'reconciled the config map');
+        }
+      });
+    const stop = new AbortController();
+    informers.startAll(stop.signal);
+    const running = controller.start(stop.signal);
+    await client.create(ConfigMap, { metadata: { name: 'logged', namespace: 'default' } });
+    const line = JSON.parse(await out.next((l) => l.includes('reconciled the config map'))) as Record<string, unknown>;
+    stop.abort();
+    await running;
+    await informers.stopAll();
+    assert.deepEqual(
+      { ...line, time: undefined },
+      {
+        level: 30,
+        time: undefined,
+        msg: 'reconciled the config map',
+        controller: 'configmap-logger',
+        controllerGroup: '',
+        controllerKind: 'ConfigMap',
+        namespace: 'default',
+        name: 'logged',
+        reconcileID: ids[0],
+        step: 'done',
+      },
+    );
+  });
+});

@@ -7,3 +7,4 @@ export * from './controller/index.js';
 export * from './manager/index.js';
 export * from './metrics/index.js';
 export * from './logging/index.js';
+export * from './builtins.js';

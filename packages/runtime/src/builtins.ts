@@ -1,0 +1,102 @@
+/**
+ * Kind values for Kubernetes' built-in resources, typed with the
+ * `kubernetes-types` declarations (kept in step with k8s.io/api), so that
+ * `client.get(Deployment, ...)` returns a typed Deployment.
+ */
+import type { KubeObject } from '@operant/apimachinery';
+import type * as admissionregistrationv1 from 'kubernetes-types/admissionregistration/v1.js';
+import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
+import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+import type * as batchv1 from 'kubernetes-types/batch/v1.js';
+import type * as coordinationv1 from 'kubernetes-types/coordination/v1.js';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type * as eventsv1 from 'kubernetes-types/events/v1.js';
+import type * as rbacv1 from 'kubernetes-types/rbac/v1.js';
+import { defineKind, type Kind } from './kind.js';
+
+/**
+ * A `kubernetes-types` object made usable as a runtime object: metadata is
+ * always present on what the server returns, and the runtime's generic code
+ * reads it without checks.
+ *
+ * @example
+ * ```ts
+ * const pod: Typed<corev1.Pod> = await client.get(Pod, 'web', { namespace: 'default' });
+ * ```
+ */
+export type Typed<T> = T & KubeObject;
+
+type Scope = 'namespaced' | 'cluster';
+
+function builtin<T>(group: string, version: string, kind: string, plural: string, scope: Scope): Kind<Typed<T>> {
+  return defineKind<Typed<T>>({ group, version, kind, plural, namespaced: scope === 'namespaced' });
+}
+
+/** core/v1 Pod. @example `await client.list(Pod, { namespace: 'default' })` */
+export const Pod = builtin<corev1.Pod>('', 'v1', 'Pod', 'pods', 'namespaced');
+/** core/v1 Service. @example `await client.get(Service, 'web', { namespace: 'default' })` */
+export const Service = builtin<corev1.Service>('', 'v1', 'Service', 'services', 'namespaced');
+/** core/v1 Endpoints. @example `await client.get(Endpoints, 'web', { namespace: 'default' })` */
+export const Endpoints = builtin<corev1.Endpoints>('', 'v1', 'Endpoints', 'endpoints', 'namespaced');
+/** core/v1 ConfigMap. @example `await client.get(ConfigMap, 'settings', { namespace: 'default' })` */
+export const ConfigMap = builtin<corev1.ConfigMap>('', 'v1', 'ConfigMap', 'configmaps', 'namespaced');
+/** core/v1 Secret. @example `await client.get(Secret, 'tls', { namespace: 'default' })` */
+export const Secret = builtin<corev1.Secret>('', 'v1', 'Secret', 'secrets', 'namespaced');
+/** core/v1 ServiceAccount. @example `await client.get(ServiceAccount, 'default', { namespace: 'default' })` */
+export const ServiceAccount = builtin<corev1.ServiceAccount>('', 'v1', 'ServiceAccount', 'serviceaccounts', 'namespaced');
+/** core/v1 Event (what `kubectl describe` lists). @example `await client.list(CoreEvent, { namespace: 'default' })` */
+export const CoreEvent = builtin<corev1.Event>('', 'v1', 'Event', 'events', 'namespaced');
+/** core/v1 Namespace. @example `await client.get(Namespace, 'default')` */
+export const Namespace = builtin<corev1.Namespace>('', 'v1', 'Namespace', 'namespaces', 'cluster');
+/** core/v1 Node. @example `await client.list(Node)` */
+export const Node = builtin<corev1.Node>('', 'v1', 'Node', 'nodes', 'cluster');
+/** apps/v1 Deployment. @example `await client.get(Deployment, 'web', { namespace: 'default' })` */
+export const Deployment = builtin<appsv1.Deployment>('apps', 'v1', 'Deployment', 'deployments', 'namespaced');
+/** apps/v1 ReplicaSet. @example `await client.list(ReplicaSet, { namespace: 'default' })` */
+export const ReplicaSet = builtin<appsv1.ReplicaSet>('apps', 'v1', 'ReplicaSet', 'replicasets', 'namespaced');
+/** apps/v1 StatefulSet. @example `await client.get(StatefulSet, 'db', { namespace: 'default' })` */
+export const StatefulSet = builtin<appsv1.StatefulSet>('apps', 'v1', 'StatefulSet', 'statefulsets', 'namespaced');
+/** apps/v1 DaemonSet. @example `await client.get(DaemonSet, 'agent', { namespace: 'kube-system' })` */
+export const DaemonSet = builtin<appsv1.DaemonSet>('apps', 'v1', 'DaemonSet', 'daemonsets', 'namespaced');
+/** apps/v1 ControllerRevision. @example `await client.list(ControllerRevision, { namespace: 'default' })` */
+export const ControllerRevision = builtin<appsv1.ControllerRevision>('apps', 'v1', 'ControllerRevision', 'controllerrevisions', 'namespaced');
+/** batch/v1 Job. @example `await client.get(Job, 'migrate', { namespace: 'default' })` */
+export const Job = builtin<batchv1.Job>('batch', 'v1', 'Job', 'jobs', 'namespaced');
+/** batch/v1 CronJob. @example `await client.get(CronJob, 'backup', { namespace: 'default' })` */
+export const CronJob = builtin<batchv1.CronJob>('batch', 'v1', 'CronJob', 'cronjobs', 'namespaced');
+/** coordination.k8s.io/v1 Lease. @example `await client.get(CoordinationLease, 'my-operator', { namespace: 'default' })` */
+export const CoordinationLease = builtin<coordinationv1.Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', 'namespaced');
+/** events.k8s.io/v1 Event. @example `await client.list(EventsV1Event, { namespace: 'default' })` */
+export const EventsV1Event = builtin<eventsv1.Event>('events.k8s.io', 'v1', 'Event', 'events', 'namespaced');
+/** rbac.authorization.k8s.io/v1 Role. @example `await client.get(Role, 'reader', { namespace: 'default' })` */
+export const Role = builtin<rbacv1.Role>('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', 'namespaced');
+/** rbac.authorization.k8s.io/v1 RoleBinding. @example `await client.get(RoleBinding, 'reader', { namespace: 'default' })` */
+export const RoleBinding = builtin<rbacv1.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', 'namespaced');
+/** rbac.authorization.k8s.io/v1 ClusterRole. @example `await client.get(ClusterRole, 'view')` */
+export const ClusterRole = builtin<rbacv1.ClusterRole>('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', 'cluster');
+/** rbac.authorization.k8s.io/v1 ClusterRoleBinding. @example `await client.get(ClusterRoleBinding, 'cluster-admin')` */
+export const ClusterRoleBinding = builtin<rbacv1.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', 'cluster');
+/** apiextensions.k8s.io/v1 CustomResourceDefinition. @example `await client.get(CustomResourceDefinition, 'foos.samplecontroller.k8s.io')` */
+export const CustomResourceDefinition = builtin<apiextensionsv1.CustomResourceDefinition>(
+  'apiextensions.k8s.io',
+  'v1',
+  'CustomResourceDefinition',
+  'customresourcedefinitions',
+  'cluster',
+);
+/** admissionregistration.k8s.io/v1 MutatingWebhookConfiguration. @example `await client.get(MutatingWebhookConfiguration, 'sidecarset')` */
+export const MutatingWebhookConfiguration = builtin<admissionregistrationv1.MutatingWebhookConfiguration>(
+  'admissionregistration.k8s.io',
+  'v1',
+  'MutatingWebhookConfiguration',
+  'mutatingwebhookconfigurations',
+  'cluster',
+);
+/** admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration. @example `await client.get(ValidatingWebhookConfiguration, 'sidecarset')` */
+export const ValidatingWebhookConfiguration = builtin<admissionregistrationv1.ValidatingWebhookConfiguration>(
+  'admissionregistration.k8s.io',
+  'v1',
+  'ValidatingWebhookConfiguration',
+  'validatingwebhookconfigurations',
+  'cluster',
+);

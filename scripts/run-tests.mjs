@@ -15,7 +15,7 @@ function findTests(dir, out = []) {
 }
 
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : findTests('packages').sort();
+const files = only.length > 0 ? only : [...findTests('packages'), ...findTests('examples')].sort();
 const result = spawnSync(
   process.execPath,
   ['--conditions=source', '--import', 'tsx', '--test', '--test-concurrency=2', ...files],

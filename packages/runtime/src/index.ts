@@ -8,3 +8,7 @@ export * from './manager/index.js';
 export * from './metrics/index.js';
 export * from './logging/index.js';
 export * from './builtins.js';
+export * from './helpers/index.js';
+export * from './events/index.js';
+export type { KubeObject, ObjectMeta, OwnerReference } from '@operant/apimachinery';
+export * from './webhook/index.js';

@@ -22,5 +22,18 @@ export {
   type ListerWatcherSource,
   type SharedInformerFactoryOptions,
   type InformerRequest,
+  type InformerScopeRequest,
+  type KindCacheScope,
+  type ResolvedScope,
 } from './shared-informers.js';
+export {
+  CacheReader,
+  CacheNotStartedError,
+  CacheScopeError,
+  type CacheReaderOptions,
+  type CacheGetOptions,
+  type CacheListOptions,
+} from './reader.js';
+export { fieldIndexName, fieldIndexFunc, namespacedIndexValue, allNamespacesKey, type FieldExtractor } from './field-index.js';
+export { deepCopyJson } from './copy.js';
 export { FakeListerWatcher, type FakeListerWatcherOptions, type FakeCall } from './fake-lister-watcher.js';

@@ -117,4 +117,23 @@ describe('SharedInformerFactory', () => {
     assert.equal(await factory.waitForCacheSync(ac.signal), false);
     await factory.stopAll();
   });
+
+  test('per-kind scopes apply to every request that names none; lookup finds without creating', () => {
+    const source = new FakeSource();
+    const factory = new SharedInformerFactory(source, {
+      logger: silentLogger,
+      namespace: 'team',
+      byKind: [{ kind: Pod, namespace: 'pods-ns', labelSelector: 'b=2,a=1' }, { kind: Node, fieldSelector: 'metadata.name=n1' }],
+    });
+    assert.equal(factory.lookup(Pod), undefined);
+    assert.deepEqual(source.made, [], 'lookup creates nothing');
+    const pods = factory.informerFor(Pod);
+    assert.equal(pods.name, 'pods@pods-ns?labelSelector=a=1,b=2');
+    assert.equal(factory.lookup(Pod), pods);
+    assert.equal(factory.lookup(Pod, {}, true), undefined, 'the metadata informer is another');
+    assert.deepEqual(factory.scopeOf(Pod), { namespace: 'pods-ns', labelSelector: 'a=1,b=2', fieldSelector: '' });
+    assert.deepEqual(factory.scopeOf(Deployment), { namespace: 'team', labelSelector: '', fieldSelector: '' }, "other kinds: the factory's namespace");
+    assert.equal(factory.informerFor(Pod, { namespace: 'x' }).name, 'pods@x?labelSelector=a=1,b=2', 'a request overrides only what it names');
+    assert.equal(factory.informerFor(Node).name, 'nodes?fieldSelector=metadata.name=n1');
+  });
 });

@@ -44,7 +44,49 @@ export interface ListerWatcherSource {
  * new SharedInformerFactory(source, { namespace: 'team-a', transform: dropManagedFields, logger });
  * ```
  */
-export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'name' | 'indexers' | 'labelSelector' | 'fieldSelector'>;
+export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'name' | 'indexers' | 'labelSelector' | 'fieldSelector'> & {
+  /**
+   * Per-kind scopes (controller-runtime's `cache.Options.ByObject`): the
+   * namespace and selectors every informer of that kind gets unless a request
+   * names its own, so controllers and the cache reader share one scoped informer.
+   */
+  byKind?: readonly KindCacheScope[];
+};
+
+/**
+ * Restricts what the cache holds of one kind: a namespace and/or server-side
+ * label and field selectors. Objects outside the scope are not cached.
+ *
+ * @example
+ * ```ts
+ * const scope: KindCacheScope = { kind: Secret, namespace: 'operator-system', labelSelector: 'app.kubernetes.io/managed-by=my-operator' };
+ * new SharedInformerFactory(client, { byKind: [scope] });
+ * ```
+ */
+export interface KindCacheScope {
+  kind: Kind;
+  /** Cache only this namespace (namespaced kinds); overrides the factory's namespace. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/**
+ * The scope an informer of a kind lists and watches, as the factory resolves it.
+ *
+ * @example
+ * ```ts
+ * const { namespace } = factory.scopeOf(Secret); // '' means all namespaces
+ * ```
+ */
+export interface ResolvedScope {
+  /** `''` for all namespaces (always `''` for cluster-scoped kinds). */
+  namespace: string;
+  /** Canonical text; `''` when none. */
+  labelSelector: string;
+  /** Canonical text; `''` when none. */
+  fieldSelector: string;
+}
 
 /**
  * What selects one shared informer.
@@ -68,6 +110,16 @@ export interface InformerRequest<T extends KubeObject> {
   indexers?: Record<string, IndexFunc<T>>;
 }
 
+/**
+ * The part of an {@link InformerRequest} that selects an informer's scope.
+ *
+ * @example
+ * ```ts
+ * const request: InformerScopeRequest = { namespace: 'default', labelSelector: 'app=web' };
+ * ```
+ */
+export type InformerScopeRequest = Pick<InformerRequest<KubeObject>, 'namespace' | 'labelSelector' | 'fieldSelector'>;
+
 interface Entry {
   informer: Informer<KubeObject>;
   transform: Transform<KubeObject> | undefined;
@@ -88,12 +140,18 @@ interface Entry {
  */
 export class SharedInformerFactory {
   private readonly entries = new Map<string, Entry>();
+  private readonly scopes = new Map<string, KindCacheScope>();
+  private readonly options: Omit<SharedInformerFactoryOptions, 'byKind'>;
   private startSignal: AbortSignal | undefined;
 
   constructor(
     private readonly source: ListerWatcherSource,
-    private readonly options: SharedInformerFactoryOptions = {},
-  ) {}
+    options: SharedInformerFactoryOptions = {},
+  ) {
+    const { byKind, ...informerOptions } = options;
+    this.options = informerOptions;
+    for (const scope of byKind ?? []) this.scopes.set(resourceId(scope.kind), scope);
+  }
 
   /** The shared informer for `kind` within the requested scope, created on first request. */
   informerFor<T extends KubeObject>(kind: Kind<T>, request: InformerRequest<T> = {}): Informer<T> {
@@ -103,6 +161,38 @@ export class SharedInformerFactory {
   /** The shared metadata-only informer for `kind`: names, labels, annotations, owners and versions, at a fraction of the memory. */
   metadataInformerFor(kind: Kind, request: InformerRequest<PartialObjectMetadata> = {}): Informer<PartialObjectMetadata> {
     return this.obtain(kind, request, true, () => this.source.listerWatcher(kind, { metadataOnly: true }));
+  }
+
+  /**
+   * The informer that {@link informerFor} (or {@link metadataInformerFor}) would
+   * return for `request`, if it exists already; never creates one.
+   *
+   * @example
+   * ```ts
+   * const pods = factory.lookup(Pod); // undefined until someone asked for the Pod informer
+   * const podMeta = factory.lookup(Pod, {}, true);
+   * ```
+   */
+  lookup(kind: Kind, request: InformerScopeRequest = {}, metadataOnly = false): Informer<KubeObject> | undefined {
+    return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+  }
+
+  /**
+   * The namespace and selectors an informer of `kind` gets for `request`: the
+   * request's, else the kind's scope (`byKind`), else the factory's namespace.
+   *
+   * @example
+   * ```ts
+   * factory.scopeOf(Secret); // { namespace: 'operator-system', labelSelector: 'app=x', fieldSelector: '' }
+   * ```
+   */
+  scopeOf(kind: Kind, request: InformerScopeRequest = {}): ResolvedScope {
+    const scope = this.scopes.get(resourceId(kind));
+    return {
+      namespace: kind.namespaced ? (request.namespace ?? scope?.namespace ?? this.options.namespace ?? '') : '',
+      labelSelector: canonical(request.labelSelector ?? scope?.labelSelector, parseLabelSelector),
+      fieldSelector: canonical(request.fieldSelector ?? scope?.fieldSelector, parseFieldSelector),
+    };
   }
 
   /**
@@ -132,10 +222,9 @@ export class SharedInformerFactory {
   }
 
   private obtain<T extends KubeObject>(kind: Kind, request: InformerRequest<T>, metadataOnly: boolean, makeLw: () => ListerWatcher<T>): Informer<T> {
-    const namespace = kind.namespaced ? (request.namespace ?? this.options.namespace ?? '') : '';
-    const labelSelector = canonical(request.labelSelector, parseLabelSelector);
-    const fieldSelector = canonical(request.fieldSelector, parseFieldSelector);
-    const key = JSON.stringify([kind.group, kind.version, kind.plural, namespace, labelSelector, fieldSelector, metadataOnly]);
+    const scope = this.scopeOf(kind, request);
+    const { namespace, labelSelector, fieldSelector } = scope;
+    const key = this.entryKey(kind, scope, metadataOnly);
     const transform = (request.transform ?? this.options.transform) as Transform<KubeObject> | undefined;
     let entry = this.entries.get(key);
     if (entry) {
@@ -147,8 +236,8 @@ export class SharedInformerFactory {
         ...this.options,
         name: informerName(kind, namespace, metadataOnly, labelSelector, fieldSelector),
         namespace: namespace || undefined,
-        labelSelector: request.labelSelector,
-        fieldSelector: request.fieldSelector,
+        labelSelector: labelSelector || undefined,
+        fieldSelector: fieldSelector || undefined,
         transform: transform as Transform<T> | undefined,
       });
       entry = { informer: informer as unknown as Informer<KubeObject>, transform };
@@ -165,6 +254,15 @@ export class SharedInformerFactory {
     }
     return informer;
   }
+
+  private entryKey(kind: Kind, scope: ResolvedScope, metadataOnly: boolean): string {
+    return JSON.stringify([kind.group, kind.version, kind.plural, scope.namespace, scope.labelSelector, scope.fieldSelector, metadataOnly]);
+  }
+}
+
+/** A kind's resource, version aside: `pods`, `deployments.apps`. */
+function resourceId(kind: Kind): string {
+  return kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
 }
 
 /** `pods`, `deployments.apps`, `pods@default`, `secrets(metadata)`, `pods?labelSelector=app=web`. */

@@ -38,6 +38,8 @@ export interface StoreReader<T extends KubeObject> {
    * at once. The function must be pure (same object, same values).
    */
   addIndexer(name: string, fn: IndexFunc<T>): void;
+  /** Whether an index named `name` exists. */
+  hasIndex(name: string): boolean;
   /** The objects indexed under `value` in index `name`; throws for an unknown index. */
   byIndex(name: string, value: string): T[];
   /** The keys indexed under `value` in index `name`. */
@@ -159,6 +161,10 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
 
   addIndexer(name: string, fn: IndexFunc<T>): void {
     this.indexes.add(name, fn, this.items.entries());
+  }
+
+  hasIndex(name: string): boolean {
+    return this.indexes.has(name);
   }
 
   byIndex(name: string, value: string): T[] {

@@ -4,10 +4,13 @@
  * delete-collection and watch, on top of one throttled, authenticated transport.
  */
 import type { IncomingMessage } from 'node:http';
-import type { KubeObject, Status } from '@operant/apimachinery';
+import { escapeFieldSelectorValue, type KubeObject, type Status } from '@operant/apimachinery';
 import type { ListerWatcher, WatchEvent } from '../cache/list-watch.js';
+import { keyFor } from '../cache/keys.js';
+import type { CacheReader } from '../cache/reader.js';
 import type { ClientConfig } from '../config/index.js';
 import { apiVersionOfKind, collectionPath, objectPath, type Kind } from '../kind.js';
+import { isStatus } from './api-error.js';
 import { KindListerWatcher, type ListerWatcherOptions } from './lister-watcher.js';
 import { noopRequestMetrics, type RequestMetrics } from './metrics.js';
 import type {
@@ -26,6 +29,7 @@ import type {
 } from './options.js';
 import { dryRunValue, labelSelectorString, queryString } from './query.js';
 import { RequestRateLimiter } from './rate-limiter.js';
+import { WriteTracker, type PendingWrite, type ReadYourWritesOptions, type WriteOutcome } from './read-your-writes.js';
 import { Transport, type HttpRequest } from './transport.js';
 import { watchEvents } from './watch-stream.js';
 
@@ -84,6 +88,33 @@ const patchContentTypes: Record<PatchType, string> = {
 
 const defaultUserAgent = `operant-runtime/0.1.0 (${process.platform}/${process.arch}) node/${process.version}`;
 
+/**
+ * Options of {@link Client.withCache}.
+ *
+ * @example
+ * ```ts
+ * const cached = client.withCache(reader, { readYourWrites: true });
+ * ```
+ */
+export interface CachedClientOptions {
+  /**
+   * After this client writes an object, a cached read of it waits until the
+   * cache shows that write (or a later state), reading live if that takes
+   * longer than the timeout (default 5 s). Covers create, update, updateStatus,
+   * patch, apply, delete and updateScale (not deleteAllOf). Default off, as in
+   * controller-runtime. Make one such client and share it: each registers an
+   * event handler on the informers it tracks.
+   */
+  readYourWrites?: boolean | ReadYourWritesOptions;
+}
+
+/** What a client with a cache reads through. */
+interface ClientCache {
+  reader: CacheReader;
+  tracker: WriteTracker | undefined;
+}
+
+const metadataGetAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const metadataWatchAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
@@ -105,16 +136,13 @@ export class Client {
   readonly namespace: string;
   readonly config: ClientConfig;
   private readonly transport: Transport;
+  private readonly cached: ClientCache | undefined;
 
-  private constructor(config: ClientConfig, options: ClientOptions) {
+  private constructor(config: ClientConfig, transport: Transport, cache?: ClientCache) {
     this.config = config;
     this.namespace = config.namespace;
-    this.transport = new Transport(config, {
-      limiter: new RequestRateLimiter(options.qps ?? 20, options.burst ?? 30),
-      metrics: options.metrics ?? noopRequestMetrics,
-      userAgent: options.userAgent ?? defaultUserAgent,
-      onWarning: options.onWarning ?? (() => undefined),
-    });
+    this.transport = transport;
+    this.cached = cache;
   }
 
   /**
@@ -126,33 +154,101 @@ export class Client {
    * ```
    */
   static fromConfig(config: ClientConfig, options: ClientOptions = {}): Client {
-    return new Client(config, options);
+    const transport = new Transport(config, {
+      limiter: new RequestRateLimiter(options.qps ?? 20, options.burst ?? 30),
+      metrics: options.metrics ?? noopRequestMetrics,
+      userAgent: options.userAgent ?? defaultUserAgent,
+      onWarning: options.onWarning ?? (() => undefined),
+    });
+    return new Client(config, transport);
   }
 
-  /** Reads one object; 404 rejects with an ApiError (see {@link isNotFound}). */
-  async get<T extends KubeObject>(kind: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
-    const path = objectPath(kind, this.ns(kind, opts.namespace), checkName(name)) + queryString({ resourceVersion: opts.resourceVersion });
-    return this.json<T>({ method: 'GET', path, signal: opts.signal });
+  /**
+   * A client whose `get` and `list` read from `reader`'s informer cache
+   * (controller-runtime's manager client), unless called with `live: true`;
+   * every other call goes to the server. It shares this client's connections,
+   * throttling and metrics.
+   *
+   * @example
+   * ```ts
+   * const reader = new CacheReader(new SharedInformerFactory(client));
+   * const cached = client.withCache(reader, { readYourWrites: true });
+   * reader.informers.startAll(signal);
+   * const cm = await cached.get(ConfigMap, 'settings', { namespace: 'default' }); // from the cache
+   * const fresh = await cached.get(ConfigMap, 'settings', { namespace: 'default', live: true }); // from the server
+   * ```
+   */
+  withCache(reader: CacheReader, options: CachedClientOptions = {}): Client {
+    const ryw = options.readYourWrites;
+    const tracker = ryw ? new WriteTracker(reader, ryw === true ? {} : ryw) : undefined;
+    return new Client(this.config, this.transport, { reader, tracker });
+  }
+
+  /**
+   * A client on the same connections that reads only from the server
+   * (controller-runtime's `mgr.GetAPIReader()`); itself when it has no cache.
+   *
+   * @example
+   * ```ts
+   * const live = mgr.client.withoutCache();
+   * ```
+   */
+  withoutCache(): Client {
+    return this.cached ? new Client(this.config, this.transport) : this;
+  }
+
+  /** The cache reads come from, when this client has one ({@link withCache}). */
+  get cache(): CacheReader | undefined {
+    return this.cached?.reader;
+  }
+
+  /**
+   * Reads one object; a missing one rejects with a NotFound ApiError (see
+   * {@link isNotFound}). A client with a cache reads it from the cache unless `live` is set.
+   */
+  async get<T extends KubeObject>(kind: Kind<T>, name: string, opts?: GetOptions & { metadataOnly?: false }): Promise<T>;
+  /** Reads one object's metadata only (a PartialObjectMetadata; from the kind's metadata-only informer when cached). */
+  async get(kind: Kind, name: string, opts: GetOptions & { metadataOnly: true }): Promise<PartialObjectMetadata>;
+  async get(kind: Kind, name: string, opts: GetOptions & { metadataOnly?: boolean } = {}): Promise<KubeObject> {
+    checkName(name);
+    const namespace = this.ns(kind, opts.namespace);
+    const metadataOnly = opts.metadataOnly ?? false;
+    const cache = this.cached;
+    if (cache && !opts.live) {
+      const visible = await this.settle(cache, kind, metadataOnly, { namespace, name }, opts.signal);
+      if (visible) return metadataOnly ? cache.reader.get(kind, name, { ...opts, namespace, metadataOnly: true }) : cache.reader.get(kind, name, { ...opts, namespace, metadataOnly: false });
+    }
+    const path = objectPath(kind, namespace, name) + queryString({ resourceVersion: opts.resourceVersion });
+    return this.json<KubeObject>({ method: 'GET', path, accept: metadataOnly ? metadataGetAccept : undefined, signal: opts.signal });
   }
 
   /**
    * Lists objects (one page when `limit` is set; `metadata.continue` then names
    * the next). Items get `apiVersion` and `kind` filled in when the server left them out.
+   * A client with a cache lists from the cache unless `live` is set.
    */
-  async list<T extends KubeObject>(kind: Kind<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
-    const list = await this.listWith<T>(kind, opts, 'application/json');
-    const apiVersion = apiVersionOfKind(kind);
-    for (const item of list.items) {
-      item.apiVersion ??= apiVersion;
-      item.kind ??= kind.kind;
+  async list<T extends KubeObject>(kind: Kind<T>, opts?: ListOptions & { metadataOnly?: false }): Promise<KubeList<T>>;
+  /** Lists metadata only (PartialObjectMetadata items; from the kind's metadata-only informer when cached). */
+  async list(kind: Kind, opts: ListOptions & { metadataOnly: true }): Promise<KubeList<PartialObjectMetadata>>;
+  async list(kind: Kind, opts: ListOptions & { metadataOnly?: boolean } = {}): Promise<KubeList<KubeObject>> {
+    const metadataOnly = opts.metadataOnly ?? false;
+    const cache = this.cached;
+    if (cache && !opts.live) {
+      if (opts.continue) throw new TypeError('a cached list has no pages: continue tokens need a live list ({ live: true })');
+      const namespace = kind.namespaced ? opts.namespace || undefined : undefined;
+      const visible = await this.settle(cache, kind, metadataOnly, { namespace }, opts.signal);
+      if (visible) return metadataOnly ? cache.reader.list(kind, { ...opts, metadataOnly: true }) : cache.reader.list(kind, { ...opts, metadataOnly: false });
     }
-    return list;
+    return metadataOnly ? this.listWith(kind, opts, metadataListAccept) : this.liveList(kind, opts);
   }
 
   /** Creates an object (in its own namespace, else `opts.namespace`, else the client's). */
   async create<T extends KubeObject>(kind: Kind<T>, obj: T, opts: WriteOptions = {}): Promise<T> {
-    const path = collectionPath(kind, this.ns(kind, opts.namespace, obj)) + writeQuery(opts);
-    return this.json<T>({ method: 'POST', path, body: JSON.stringify(withTypeMeta(kind, obj)), signal: opts.signal });
+    const namespace = this.ns(kind, opts.namespace, obj);
+    const path = collectionPath(kind, namespace) + writeQuery(opts);
+    return this.tracked(kind, namespace, obj.metadata?.name, opts.dryRun, true, () =>
+      this.json<T>({ method: 'POST', path, body: JSON.stringify(withTypeMeta(kind, obj)), signal: opts.signal }),
+    );
   }
 
   /** Replaces an object; its `metadata.resourceVersion` guards against lost updates (409 when stale, see {@link isConflict}). */
@@ -180,15 +276,18 @@ export class Client {
     if ((type === 'json') !== Array.isArray(patch)) {
       throw new TypeError(type === 'json' ? 'a json patch is a list of operations' : `a ${type} patch is an object, not a list`);
     }
+    const namespace = this.ns(kind, opts.namespace);
     const path =
-      objectPath(kind, this.ns(kind, opts.namespace), checkName(name), opts.subresource) +
+      objectPath(kind, namespace, checkName(name), opts.subresource) +
       queryString({
         dryRun: dryRunValue(opts.dryRun),
         fieldManager: opts.fieldManager,
         fieldValidation: opts.fieldValidation,
         force: type === 'apply' && opts.force !== undefined ? opts.force : undefined,
       });
-    return this.json<T>({ method: 'PATCH', path, body: JSON.stringify(patch), contentType: patchContentTypes[type], signal: opts.signal });
+    return this.tracked(kind, namespace, name, opts.dryRun, false, () =>
+      this.json<T>({ method: 'PATCH', path, body: JSON.stringify(patch), contentType: patchContentTypes[type], signal: opts.signal }),
+    );
   }
 
   /**
@@ -212,9 +311,10 @@ export class Client {
    * success Status when it is gone at once.
    */
   async delete<T extends KubeObject>(kind: Kind<T>, name: string, opts: DeleteOptions = {}): Promise<T | Status> {
-    const path = objectPath(kind, this.ns(kind, opts.namespace), checkName(name)) + queryString({ dryRun: dryRunValue(opts.dryRun) });
+    const namespace = this.ns(kind, opts.namespace);
+    const path = objectPath(kind, namespace, checkName(name)) + queryString({ dryRun: dryRunValue(opts.dryRun) });
     const body = deleteOptionsBody(opts);
-    return this.json<T | Status>({ method: 'DELETE', path, body, signal: opts.signal });
+    return this.tracked(kind, namespace, name, opts.dryRun, false, () => this.json<T | Status>({ method: 'DELETE', path, body, signal: opts.signal }), true);
   }
 
   /** Deletes every object of a kind in a namespace that matches the selectors (`deletecollection`). */
@@ -241,9 +341,11 @@ export class Client {
    */
   async updateScale(kind: Kind, scale: Scale, opts: WriteOptions = {}): Promise<Scale> {
     const name = checkName(scale.metadata?.name ?? '');
-    const path = objectPath(kind, this.ns(kind, opts.namespace, scale), name, 'scale') + writeQuery(opts);
+    const namespace = this.ns(kind, opts.namespace, scale);
+    const path = objectPath(kind, namespace, name, 'scale') + writeQuery(opts);
     const body = { apiVersion: 'autoscaling/v1', kind: 'Scale', ...scale };
-    return this.json<Scale>({ method: 'PUT', path, body: JSON.stringify(body), signal: opts.signal });
+    // A Scale carries its object's resourceVersion.
+    return this.tracked(kind, namespace, name, opts.dryRun, false, () => this.json<Scale>({ method: 'PUT', path, body: JSON.stringify(body), signal: opts.signal }));
   }
 
   /**
@@ -282,7 +384,7 @@ export class Client {
   listerWatcher(kind: Kind, options: ListerWatcherOptions & { metadataOnly?: boolean } = {}): ListerWatcher<KubeObject> {
     const accept = options.metadataOnly ? { list: metadataListAccept, watch: metadataWatchAccept } : { list: 'application/json', watch: 'application/json' };
     return new KindListerWatcher(kind, options, {
-      list: (opts) => (options.metadataOnly ? this.listWith(kind, opts, accept.list) : this.list(kind, opts)),
+      list: (opts) => (options.metadataOnly ? this.listWith(kind, opts, accept.list) : this.liveList(kind, opts)),
       watch: (opts) => this.watchWith(kind, opts, accept.watch),
     });
   }
@@ -292,12 +394,22 @@ export class Client {
     this.transport.close();
   }
 
+  private async liveList<T extends KubeObject>(kind: Kind, opts: ListOptions): Promise<KubeList<T>> {
+    const list = await this.listWith<T>(kind, opts, 'application/json');
+    const apiVersion = apiVersionOfKind(kind);
+    for (const item of list.items) {
+      item.apiVersion ??= apiVersion;
+      item.kind ??= kind.kind;
+    }
+    return list;
+  }
+
   private async listWith<T extends KubeObject>(kind: Kind, opts: ListOptions, accept: string): Promise<KubeList<T>> {
     const path =
       collectionPath(kind, kind.namespaced ? opts.namespace : undefined) +
       queryString({
         labelSelector: labelSelectorString(opts.labelSelector),
-        fieldSelector: opts.fieldSelector,
+        fieldSelector: withMatchingFields(opts.fieldSelector, opts.matchingFields),
         limit: opts.limit,
         continue: opts.continue,
         resourceVersion: opts.resourceVersion,
@@ -334,8 +446,48 @@ export class Client {
 
   private put<T extends KubeObject>(kind: Kind<T>, obj: T, subresource: string | undefined, opts: WriteOptions): Promise<T> {
     const name = checkName(obj.metadata?.name ?? '');
-    const path = objectPath(kind, this.ns(kind, opts.namespace, obj), name, subresource) + writeQuery(opts);
-    return this.json<T>({ method: 'PUT', path, body: JSON.stringify(withTypeMeta(kind, obj)), signal: opts.signal });
+    const namespace = this.ns(kind, opts.namespace, obj);
+    const path = objectPath(kind, namespace, name, subresource) + writeQuery(opts);
+    return this.tracked(kind, namespace, name, opts.dryRun, false, () =>
+      this.json<T>({ method: 'PUT', path, body: JSON.stringify(withTypeMeta(kind, obj)), signal: opts.signal }),
+    );
+  }
+
+  /**
+   * Runs a write, telling the read-your-writes tracker (when there is one)
+   * before it is sent and what the server answered after.
+   */
+  private async tracked<R extends KubeObject | Status>(
+    kind: Kind,
+    namespace: string | undefined,
+    name: string | undefined,
+    dryRun: boolean | undefined,
+    /** Only a create: the object did not exist before, so any cached state with the answer's uid is this write or later. */
+    created: boolean,
+    write: () => Promise<R>,
+    isDelete = false,
+  ): Promise<R> {
+    const tracker = this.cached?.tracker;
+    if (!tracker || dryRun) return write();
+    const pending: PendingWrite = tracker.begin(kind, namespace, name || undefined);
+    let result: R;
+    try {
+      result = await write();
+    } catch (e) {
+      pending.cancel();
+      throw e;
+    }
+    const outcome = writeOutcome(kind, namespace, name, result, created, isDelete);
+    if (outcome) pending.complete(outcome);
+    else pending.cancel();
+    return result;
+  }
+
+  /** Waits for this client's writes to show in the cache; false when they did not in time (read live then). */
+  private settle(cache: ClientCache, kind: Kind, metadataOnly: boolean, scope: { namespace?: string; name?: string }, signal: AbortSignal | undefined): Promise<boolean> {
+    if (!cache.tracker) return Promise.resolve(true);
+    const tracker = cache.tracker;
+    return cache.reader.syncedInformer(kind, metadataOnly, signal).then(() => tracker.settle(kind, metadataOnly, scope, signal));
   }
 
   private ns(kind: Kind, explicit: string | undefined, obj?: KubeObject): string | undefined {
@@ -347,6 +499,35 @@ export class Client {
     const res = await this.transport.send(req);
     return JSON.parse(res.body) as R;
   }
+}
+
+/** What the cache must show after a write, from the server's answer. */
+function writeOutcome(
+  kind: Kind,
+  namespace: string | undefined,
+  name: string | undefined,
+  result: KubeObject | Status,
+  created: boolean,
+  isDelete: boolean,
+): WriteOutcome | undefined {
+  if (isStatus(result)) {
+    return isDelete && name ? { type: 'deleted', key: keyFor(kind.namespaced ? namespace : undefined, name) } : undefined;
+  }
+  const meta = result.metadata;
+  const objName = meta?.name ?? name;
+  if (!objName) return undefined;
+  const key = keyFor(kind.namespaced ? (meta?.namespace ?? namespace) : undefined, objName);
+  const resourceVersion = meta?.resourceVersion;
+  if (isDelete) return { type: 'deleted', key, resourceVersion };
+  if (!resourceVersion) return undefined;
+  return { type: 'written', key, resourceVersion, uid: meta?.uid, created };
+}
+
+/** A field selector with `matchingFields` appended as exact requirements (values escaped). */
+function withMatchingFields(fieldSelector: string | undefined, matchingFields: Readonly<Record<string, string>> | undefined): string | undefined {
+  const extra = Object.entries(matchingFields ?? {}).map(([field, value]) => `${field}=${escapeFieldSelectorValue(value)}`);
+  if (extra.length === 0) return fieldSelector;
+  return [fieldSelector, ...extra].filter(Boolean).join(',');
 }
 
 function checkName(name: string): string {

@@ -17,11 +17,13 @@ export {
   isTooManyRequests,
   isUnauthorized,
 } from './api-error.js';
-export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export { Client, type CachedClientOptions, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export type { ReadYourWritesOptions } from './read-your-writes.js';
 export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from './lister-watcher.js';
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from './metrics.js';
 export type {
   ApplyOptions,
+  CacheReadOptions,
   DeleteAllOfOptions,
   DeleteOptions,
   FieldValidation,

@@ -25,16 +25,39 @@ export interface NamespaceOptions {
  */
 export type LabelSelector = string | Readonly<Record<string, string>>;
 
+/**
+ * How a client with a cache ({@link Client.withCache}) reads. Clients without
+ * a cache always read live and ignore these.
+ */
+export interface CacheReadOptions {
+  /** Read from the API server, not the informer cache. */
+  live?: boolean;
+  /**
+   * Cached reads only: return the cached object itself rather than a copy
+   * (faster; the object is shared and must not be changed).
+   */
+  unsafeDisableDeepCopy?: boolean;
+}
+
 /** Options of {@link Client.get}. */
-export interface GetOptions extends RequestOptions, NamespaceOptions {
-  /** `0` lets the server answer from its cache; omitted reads the latest. */
+export interface GetOptions extends RequestOptions, NamespaceOptions, CacheReadOptions {
+  /** `0` lets the server answer from its cache; omitted reads the latest. Ignored by cached reads. */
   resourceVersion?: string;
 }
 
-/** Options of {@link Client.list}. Without a namespace, a namespaced kind is listed in all namespaces. */
-export interface ListOptions extends RequestOptions, NamespaceOptions {
+/**
+ * Options of {@link Client.list}. Without a namespace, a namespaced kind is
+ * listed in all namespaces. Cached lists support `limit` (no continue tokens)
+ * and only exact field matches on indexed fields.
+ */
+export interface ListOptions extends RequestOptions, NamespaceOptions, CacheReadOptions {
   labelSelector?: LabelSelector;
   fieldSelector?: string;
+  /**
+   * Exact field values, controller-runtime's `MatchingFields`: answered from
+   * field indexes by a cached read, sent as a field selector by a live one.
+   */
+  matchingFields?: Readonly<Record<string, string>>;
   /** Page size; the answer's `metadata.continue` fetches the next page. */
   limit?: number;
   continue?: string;

@@ -58,7 +58,7 @@ describe('createLogger', () => {
 
   test('the pretty format writes readable lines, not JSON', () => {
     const out = new Lines();
-    createLogger({ destination: out, format: 'pretty' }).info({ namespace: 'web' }, 'reconciled');
+    createLogger({ destination: out, level: 'info', format: 'pretty' }).info({ namespace: 'web' }, 'reconciled');
     const text = out.text.join('\n');
     assert.match(text, /INFO.*reconciled/);
     assert.match(text, /namespace: "web"/);

@@ -6,6 +6,7 @@
  * serves `/metrics`, `/healthz` and `/readyz`; and on shutdown stops the
  * runnables within a grace period, stops the caches and releases the Lease.
  */
+import { CacheReader } from '../cache/reader.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { Client } from '../client/client.js';
 import type { ClientConfig } from '../config/client-config.js';
@@ -21,6 +22,11 @@ import { leaderIdentity } from './identity.js';
 import { LeaderElector } from './leader-election.js';
 import { LeaseLock } from './lease-lock.js';
 import type { LeaderElectionConfig, ManagerOptions } from './options.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CertificateSource } from '../webhook/contracts.js';
+import { directoryCertificateSource } from '../webhook/certs/directory-source.js';
+import { WebhookServer } from '../webhook/server.js';
 import { RunnableGroup, type Runnable } from './runnable.js';
 import { settlesWithin } from './timing.js';
 
@@ -83,10 +89,16 @@ type Phase = 'new' | 'running' | 'stopping' | 'stopped';
  */
 export class Manager {
   /**
-   * The client every controller shares; requests are counted in `rest_client_*`.
+   * The client every controller shares: `get` and `list` read from the shared
+   * informer cache (starting a kind's informer on first use), unless called
+   * with `live: true`; writes go to the server. Requests are counted in `rest_client_*`.
    * Its connections are closed when the manager stops (it stays usable: new requests reconnect).
    */
   readonly client: Client;
+  /** A client on the same connections that always reads from the server (controller-runtime's `GetAPIReader()`). */
+  readonly apiReader: Client;
+  /** The cache `client` reads from: add field indexes here (`mgr.cache.indexField(...)`), ideally before `start`. */
+  readonly cache: CacheReader;
   /** The shared informer cache; informers requested before `start` sync before any runnable starts. */
   readonly informers: SharedInformerFactory;
   /** The metrics served on `/metrics`; hand `metrics.controller` and `metrics.workqueue` to controllers and queues. */
@@ -111,20 +123,24 @@ export class Manager {
   private leaseName = '';
   private metricsServer: RunningServer | undefined;
   private healthServer: RunningServer | undefined;
+  private readonly webhook: WebhookServer | undefined;
 
   private constructor(
     config: ClientConfig,
     private readonly options: ManagerOptions,
+    webhookCertificates: CertificateSource | undefined,
   ) {
     this.metrics = options.metrics ?? new MetricsRegistry();
     this.logger = options.logger ?? createLogger();
     this.log = childLogger(this.logger, { component: 'manager' });
-    this.client = Client.fromConfig(config, { ...options.client, metrics: this.metrics.restClient });
-    this.informers = new SharedInformerFactory(this.client, {
-      ...(options.logger ? { logger: options.logger } : {}),
+    this.apiReader = Client.fromConfig(config, { ...options.client, metrics: this.metrics.restClient });
+    this.informers = new SharedInformerFactory(this.apiReader, {
+      logger: this.logger,
       ...options.cache,
       metrics: this.metrics.informers,
     });
+    this.cache = new CacheReader(this.informers);
+    this.client = this.apiReader.withCache(this.cache, { readYourWrites: options.client?.readYourWrites });
     this.leaderElection = options.leaderElection;
     this.identity = this.leaderElection ? (this.leaderElection.identity ?? leaderIdentity()) : undefined;
     this.elector = this.leaderElection && this.identity ? this.makeElector(this.leaderElection, this.identity) : undefined;
@@ -133,6 +149,16 @@ export class Manager {
     this.electedPromise = new Promise((resolve) => (this.resolveElected = resolve));
     this.healthz.add('ping', () => true);
     this.readyz.add('informers', () => this.checkCaches());
+    if (webhookCertificates) {
+      const { certDir: _certDir, certificates: _certificates, ...serverOptions } = options.webhook ?? {};
+      this.webhook = new WebhookServer({
+        ...serverOptions,
+        certificates: webhookCertificates,
+        metrics: this.metrics.webhook,
+        logger: childLogger(this.logger, { component: 'webhook' }),
+      });
+      this.readyz.add('webhook', this.webhook.startedChecker());
+    }
     this.readyz.add('shutdown', () => {
       if (this.phase === 'stopping' || this.phase === 'stopped') throw new Error('the manager is shutting down');
     });
@@ -141,7 +167,7 @@ export class Manager {
   private makeElector(config: LeaderElectionConfig, identity: string): LeaderElector {
     const namespace = config.namespace ?? this.client.namespace;
     this.leaseName = `${namespace}/${config.id}`;
-    return new LeaderElector(new LeaseLock(this.client, { name: config.id, namespace, identity }), {
+    return new LeaderElector(new LeaseLock(this.apiReader, { name: config.id, namespace, identity }), {
       name: config.id,
       leaseDurationMs: config.leaseDurationMs,
       renewDeadlineMs: config.renewDeadlineMs,
@@ -169,7 +195,11 @@ export class Manager {
    */
   static async create(options: ManagerOptions = {}): Promise<Manager> {
     const config = isClientConfig(options.kubeconfig) ? options.kubeconfig : await loadKubeConfig(options.kubeconfig ?? {});
-    return new Manager(config, options);
+    const webhook = options.webhook;
+    const certificates = webhook
+      ? (webhook.certificates ?? (await directoryCertificateSource(webhook.certDir ?? join(tmpdir(), 'k8s-webhook-server', 'serving-certs'))))
+      : undefined;
+    return new Manager(config, options, certificates);
   }
 
   /**
@@ -241,6 +271,23 @@ export class Manager {
     return this.metricsServer?.address;
   }
 
+  /**
+   * The webhook server, when the manager was created with `webhook` options:
+   * register admission and conversion handlers on it before {@link start}. It
+   * runs on every replica (not only the leader) and starts before the caches,
+   * since reading a multi-version custom resource may need its conversion webhook.
+   *
+   * @example
+   * ```ts
+   * const mgr = await Manager.create({ webhook: { port: 9443, certificates: local.source } });
+   * mgr.webhookServer.register(mutatePath(SidecarSet), defaulter(SidecarSet, { default: setDefaults }));
+   * ```
+   */
+  get webhookServer(): WebhookServer {
+    if (!this.webhook) throw new Error('this manager has no webhook server: pass the webhook option to Manager.create');
+    return this.webhook;
+  }
+
   /** Where `/healthz` and `/readyz` are served, once {@link start} has bound them. */
   get healthAddress(): ServerAddress | undefined {
     return this.healthServer?.address;
@@ -278,8 +325,15 @@ export class Manager {
     const cacheStop = new AbortController();
     const electionStop = new AbortController();
     let election: Promise<void> = Promise.resolve();
+    const webhookStop = new AbortController();
+    let webhook: Promise<void> = Promise.resolve();
     try {
       if (!this.stopping.signal.aborted) await this.startServers();
+      if (!this.stopping.signal.aborted && this.webhook) {
+        const server = this.webhook;
+        webhook = server.start(webhookStop.signal).catch((err: unknown) => this.fail(err));
+        await Promise.race([server.listening(), aborted(this.stopping.signal)]);
+      }
       if (!this.stopping.signal.aborted) {
         this.informers.startAll(cacheStop.signal);
         this.cachesSynced = await this.informers.waitForCacheSync(this.stopping.signal);
@@ -291,7 +345,10 @@ export class Manager {
       this.fail(err);
     } finally {
       signal.removeEventListener('abort', onAbort);
-      await this.shutdown(cacheStop, electionStop, election);
+      await this.shutdown(cacheStop, electionStop, election, async () => {
+        webhookStop.abort();
+        await webhook;
+      });
     }
     if (this.failure) throw this.failure.error;
   }
@@ -341,7 +398,12 @@ export class Manager {
    * then the caches, all within the grace period; then the Lease is released
    * (only if everything stopped in time) and the servers and client are closed.
    */
-  private async shutdown(cacheStop: AbortController, electionStop: AbortController, election: Promise<void>): Promise<void> {
+  private async shutdown(
+    cacheStop: AbortController,
+    electionStop: AbortController,
+    election: Promise<void>,
+    stopWebhooks: () => Promise<void>,
+  ): Promise<void> {
     this.phase = 'stopping';
     this.stopping.abort();
     const graceMs = this.options.gracefulShutdownTimeoutMs ?? 30_000;
@@ -362,6 +424,8 @@ export class Manager {
     electionStop.abort();
     await election;
     if (inTime && this.elector && (this.leaderElection?.releaseOnCancel ?? true)) await this.elector.release();
+    // Webhooks stop last, as in controller-runtime: the API server may call them until the very end.
+    await stopWebhooks();
     await Promise.all([this.metricsServer?.close(), this.healthServer?.close()]);
     this.client.close();
     this.phase = 'stopped';

@@ -3,11 +3,13 @@
  * metrics and health endpoints, and the shutdown grace period.
  */
 import type { SharedInformerFactoryOptions } from '../cache/shared-informers.js';
-import type { ClientOptions } from '../client/client.js';
+import type { CachedClientOptions, ClientOptions } from '../client/client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import type { LoadKubeConfigOptions } from '../config/load.js';
 import type { ControllerLogger } from '../controller/logger.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { CertificateSource } from '../webhook/contracts.js';
+import type { WebhookServerOptions } from '../webhook/server.js';
 
 /**
  * Leader election settings (controller-runtime's `LeaderElection*` options).
@@ -54,9 +56,12 @@ export interface LeaderElectionConfig {
 export interface ManagerOptions {
   /** A loaded configuration, or options for `loadKubeConfig`; default what `loadKubeConfig()` finds. */
   kubeconfig?: ClientConfig | LoadKubeConfigOptions;
-  /** Client settings (QPS, burst, user agent); request metrics are the manager's. */
-  client?: Omit<ClientOptions, 'metrics'>;
-  /** Settings for every shared informer (namespace, transform, resync...); metrics are the manager's. */
+  /** Client settings (QPS, burst, user agent, read-your-own-writes of `mgr.client`); request metrics are the manager's. */
+  client?: Omit<ClientOptions, 'metrics'> & CachedClientOptions;
+  /**
+   * Settings for every shared informer (namespace, transform, resync...), and
+   * per-kind scopes (`byKind`: namespace, label and field selectors); metrics are the manager's.
+   */
   cache?: Omit<SharedInformerFactoryOptions, 'metrics'>;
   /** Campaign for a Lease and run leader-election runnables only while leading; default off (they run at once). */
   leaderElection?: LeaderElectionConfig;
@@ -74,4 +79,24 @@ export interface ManagerOptions {
   metrics?: MetricsRegistry;
   /** The manager's logger, also given to the informers (pino's signature); default {@link createLogger}'s pino logger (JSON to stderr, pretty on a terminal). */
   logger?: ControllerLogger;
+  /** Serve admission and conversion webhooks (`mgr.webhookServer`) on every replica; default none. */
+  webhook?: ManagerWebhookOptions;
+}
+
+/**
+ * The manager's webhook server: where its certificate comes from, plus the
+ * server's own settings (port, host, limits, TLS). Without `certificates`,
+ * the pair is read from `certDir` and reloaded when it changes.
+ *
+ * @example
+ * ```ts
+ * const local = await ensureLocalCertificates('.operant/webhook-certs');
+ * await Manager.create({ webhook: { port: 9443, certificates: local.source } });     // a local run
+ * await Manager.create({ webhook: { certDir: '/tmp/k8s-webhook-server/serving-certs' } }); // in a cluster
+ * ```
+ */
+export interface ManagerWebhookOptions extends Omit<WebhookServerOptions, 'certificates' | 'metrics' | 'logger'> {
+  certificates?: CertificateSource;
+  /** Directory with `tls.crt` and `tls.key` (a mounted Secret); default controller-runtime's `<tmpdir>/k8s-webhook-server/serving-certs`. */
+  certDir?: string;
 }

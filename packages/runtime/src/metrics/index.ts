@@ -9,6 +9,7 @@ export { PrometheusControllerMetrics } from './controller-metrics.js';
 export { PrometheusQueueMetrics } from './workqueue-metrics.js';
 export { PrometheusRequestMetrics } from './rest-client-metrics.js';
 export { PrometheusInformerMetrics } from './informer-metrics.js';
+export { PrometheusWebhookMetrics } from './webhook-metrics.js';
 export {
   PrometheusLeaderElectionMetrics,
   noopLeaderElectionMetrics,

@@ -7,11 +7,13 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { ReflectorMetricsProvider } from '../cache/metrics.js';
 import type { RequestMetrics } from '../client/metrics.js';
 import type { ControllerMetrics } from '../controller/metrics.js';
+import type { WebhookMetrics } from '../webhook/metrics.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import { PrometheusControllerMetrics } from './controller-metrics.js';
 import { PrometheusInformerMetrics } from './informer-metrics.js';
 import { PrometheusLeaderElectionMetrics, type LeaderElectionMetrics } from './leader-election-metrics.js';
 import { PrometheusRequestMetrics } from './rest-client-metrics.js';
+import { PrometheusWebhookMetrics } from './webhook-metrics.js';
 import { PrometheusQueueMetrics } from './workqueue-metrics.js';
 
 /**
@@ -58,6 +60,8 @@ export class MetricsRegistry {
   readonly informers: ReflectorMetricsProvider;
   /** For leader election: `leader_election_*`. */
   readonly leaderElection: LeaderElectionMetrics;
+  /** For the webhook server (`new WebhookServer({ metrics })`): `controller_runtime_webhook_*`. */
+  readonly webhook: WebhookMetrics;
 
   constructor(options: MetricsRegistryOptions = {}) {
     this.registry = new Registry();
@@ -66,6 +70,7 @@ export class MetricsRegistry {
     this.controller = new PrometheusControllerMetrics(this.registry);
     this.informers = new PrometheusInformerMetrics(this.registry);
     this.leaderElection = new PrometheusLeaderElectionMetrics(this.registry);
+    this.webhook = new PrometheusWebhookMetrics(this.registry);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 

@@ -1,0 +1,225 @@
+/**
+ * The sample-controller against the embedded API server: in process (a Foo
+ * gets its Deployment, replicas follow the Foo, status follows the
+ * Deployment, events are recorded, a Deployment owned by someone else is
+ * refused, deleting the Foo collects the Deployment), and as the real
+ * `npm start` process driven with the real kubectl.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import {
+  Client,
+  CustomResourceDefinition,
+  Deployment,
+  EventRecorder,
+  EventsV1Event,
+  SharedInformerFactory,
+  createLogger,
+  loadKubeConfig,
+  type Informer,
+  type KubeObject,
+  type Typed,
+} from '@operant/runtime';
+import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
+import { FooController, MessageResourceSynced, messageResourceExists } from '../src/controller.js';
+import { FooKind, type Foo } from '../src/foo.js';
+
+const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = join(exampleDir, '..', '..');
+const kubectlPath = '/usr/bin/kubectl';
+const hasKubectl = existsSync(kubectlPath);
+const run = promisify(execFile);
+
+let server: RunningApiServer;
+let client: Client;
+let workDir: string;
+let kubeconfigPath: string;
+
+before(async () => {
+  server = await startApiServer({ port: 0 });
+  workDir = mkdtempSync(join(tmpdir(), 'sample-controller-'));
+  kubeconfigPath = join(workDir, 'kubeconfig');
+  writeFileSync(kubeconfigPath, server.kubeconfig);
+  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  const crd = parse(readFileSync(join(exampleDir, 'artifacts/examples/crd.yaml'), 'utf8')) as Typed<apiextensionsv1.CustomResourceDefinition>;
+  await client.create(CustomResourceDefinition, crd);
+});
+
+after(async () => {
+  client.close();
+  await server.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** Resolves once `check` holds, re-checking on every event of the informers (no polling). */
+/** Anything with informer-style change notifications. */
+interface Notifier {
+  addEventHandler(handler: { add(): void; update(): void; delete(): void }): { remove(): void };
+}
+
+function until<R>(informers: Notifier[], check: () => R | undefined, what: string, timeoutMs = 10_000): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const registrations: Array<{ remove(): void }> = [];
+    const finish = (fn: () => void): void => {
+      clearTimeout(timer);
+      for (const r of registrations) r.remove();
+      fn();
+    };
+    const test = (): void => {
+      const value = check();
+      if (value !== undefined && value !== false) finish(() => resolve(value));
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
+    for (const informer of informers) registrations.push(informer.addEventHandler({ add: test, update: test, delete: test }));
+    test();
+  });
+}
+
+describe('the Foo controller in process', () => {
+  const stop = new AbortController();
+  let informers: SharedInformerFactory;
+  let foos: Informer<Foo>;
+  let deployments: Informer<Typed<import('kubernetes-types/apps/v1.js').Deployment>>;
+  let events: Informer<Typed<import('kubernetes-types/events/v1.js').Event>>;
+  let recorder: EventRecorder;
+  let running: Promise<void>;
+  const ns = 'default';
+
+  before(async () => {
+    const logger = createLogger({ level: 'silent' });
+    informers = new SharedInformerFactory(client, { logger });
+    foos = informers.informerFor(FooKind);
+    deployments = informers.informerFor(Deployment);
+    events = informers.informerFor(EventsV1Event);
+    recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
+    const controller = new FooController({ client, foos, deployments, recorder, logger });
+    informers.startAll(stop.signal);
+    running = controller.run(2, stop.signal);
+    await informers.waitForCacheSync(stop.signal);
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await recorder.close();
+    await informers.stopAll();
+  });
+
+  const eventFor = (fooName: string, reason: string) => () =>
+    events.store
+      .list()
+      .find((e) => e.regarding?.name === fooName && e.reason === reason);
+
+  test('a Foo gets a Deployment it controls, with its replicas, and a Synced event', async () => {
+    const foo = await client.create(FooKind, { metadata: { name: 'alpha', namespace: ns }, spec: { deploymentName: 'alpha-web', replicas: 2 } });
+    const deployment = await until([deployments], () => deployments.store.get(`${ns}/alpha-web`), 'the Deployment');
+    assert.equal(deployment.spec?.replicas, 2);
+    assert.deepEqual(deployment.spec?.selector.matchLabels, { app: 'nginx', controller: 'alpha' });
+    assert.equal(deployment.spec?.template.spec?.containers[0]?.image, 'nginx:latest');
+    assert.deepEqual(deployment.metadata.ownerReferences, [
+      { apiVersion: 'samplecontroller.k8s.io/v1alpha1', kind: 'Foo', name: 'alpha', uid: foo.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
+    const synced = await until([events], eventFor('alpha', 'Synced'), 'the Synced event');
+    assert.equal(synced.type, 'Normal');
+    assert.equal(synced.note, MessageResourceSynced);
+    assert.equal(synced.reportingController, 'sample-controller');
+  });
+
+  test('the Deployment follows the Foo\'s replicas, and the Foo\'s status follows the Deployment', async () => {
+    const foo = await client.get(FooKind, 'alpha', { namespace: ns });
+    await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 3 } });
+    const scaled = await until([deployments], () => {
+      const d = deployments.store.get(`${ns}/alpha-web`);
+      return d?.spec?.replicas === 3 ? d : undefined;
+    }, 'the Deployment at 3 replicas');
+    // No deployment controller runs in the embedded server: play its part.
+    await client.updateStatus(Deployment, { ...scaled, status: { replicas: 3, availableReplicas: 3, readyReplicas: 3 } });
+    await until([foos], () => foos.store.get(`${ns}/alpha`)?.status?.availableReplicas === 3 || undefined, 'the Foo status at 3');
+  });
+
+  test('a Deployment of that name that the Foo does not control is left alone, with an ErrResourceExists warning', async () => {
+    const taken = await client.create(Deployment, {
+      metadata: { name: 'taken', namespace: ns },
+      spec: {
+        selector: { matchLabels: { app: 'other' } },
+        template: { metadata: { labels: { app: 'other' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+      },
+    });
+    await client.create(FooKind, { metadata: { name: 'beta', namespace: ns }, spec: { deploymentName: 'taken', replicas: 1 } });
+    const warning = await until([events], eventFor('beta', 'ErrResourceExists'), 'the ErrResourceExists event');
+    assert.equal(warning.type, 'Warning');
+    assert.equal(warning.note, messageResourceExists('taken'));
+    const after = await client.get(Deployment, 'taken', { namespace: ns });
+    assert.equal(after.metadata.resourceVersion, taken.metadata.resourceVersion);
+    assert.equal(after.metadata.ownerReferences, undefined);
+  });
+
+  test('deleting a Foo deletes its Deployment (garbage collection through the owner reference)', async () => {
+    await client.delete(FooKind, 'alpha', { namespace: ns });
+    await until([deployments], () => (deployments.store.get(`${ns}/alpha-web`) ? undefined : true), 'the Deployment to go');
+  });
+});
+
+describe('npm start -w examples/sample-controller, driven by kubectl', () => {
+  test('applies example-foo, makes its Deployment, reports Synced in kubectl describe, and stops on SIGTERM', { timeout: 60_000 }, async (t) => {
+    if (!hasKubectl) {
+      t.skip(`kubectl not found at ${kubectlPath}`);
+      return;
+    }
+    const kubectl = (...args: string[]) =>
+      run(kubectlPath, ['--kubeconfig', kubeconfigPath, ...args], { env: { ...process.env, KUBECACHEDIR: join(workDir, 'cache') } });
+    const child = spawn('npm', ['start', '-w', 'examples/sample-controller'], {
+      cwd: repoRoot,
+      env: { ...process.env, KUBECONFIG: kubeconfigPath, OPERANT_LOG_LEVEL: 'info', OPERANT_LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    child.stderr.on('data', (d: Buffer) => (logs += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (logs += d.toString()));
+    // 'close' waits for the pipes, which node (npm's child) holds until it exits.
+    const closed = once(child, 'close');
+    try {
+      const ns = 'kubectl-demo';
+      await kubectl('create', 'namespace', ns);
+      await kubectl('apply', '-f', join(exampleDir, 'artifacts/examples/crd.yaml'));
+      await kubectl('apply', '-n', ns, '-f', join(exampleDir, 'artifacts/examples/example-foo.yaml'));
+      const { stdout: waited } = await kubectl('wait', '-n', ns, '--for=create', 'deployment/example-foo', '--timeout=30s').catch(async () =>
+        // kubectl before 1.31 has no --for=create: wait on a field the controller sets instead.
+        kubectl('wait', '-n', ns, '--for=jsonpath={.spec.replicas}=1', 'deployment/example-foo', '--timeout=30s'),
+      );
+      assert.match(waited, /deployment.apps\/example-foo condition met/);
+      const { stdout: deployment } = await kubectl('get', '-n', ns, 'deployment', 'example-foo', '-o', 'jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.spec.replicas}');
+      assert.equal(deployment, 'Foo/example-foo 1');
+      // The Synced event is sent asynchronously: await it before describing.
+      const watching = new AbortController();
+      const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
+      const events = eventInformers.informerFor(EventsV1Event);
+      eventInformers.startAll(watching.signal);
+      await until([events], () => events.store.list().find((e) => e.reason === 'Synced'), 'the Synced event');
+      watching.abort();
+      await eventInformers.stopAll();
+      const described = (await kubectl('describe', '-n', ns, 'foo', 'example-foo')).stdout;
+      assert.match(described, /Normal\s+Synced\s+.*sample-controller\s+Foo synced successfully/);
+      const { stdout: table } = await kubectl('get', '-n', ns, 'foos');
+      assert.match(table, /^NAME\s+DEPLOYMENT\s+REPLICAS\s+AVAILABLE\s+AGE\n/);
+      assert.match(table, /example-foo\s+example-foo\s+1\s+/);
+      assert.match(logs, /"resourceName":"kubectl-demo\/example-foo","msg":"Successfully synced"/);
+    } finally {
+      // npm passes SIGTERM on to the node process it runs, as a container runtime's stop would reach it.
+      if (child.exitCode === null) child.kill('SIGTERM');
+    }
+    const [code, signal] = (await closed) as [number | null, string | null];
+    // npm re-raises the signal it forwarded; the controller itself stops cleanly and says so.
+    assert.ok(code === 0 || signal === 'SIGTERM', `npm ended with ${code ?? signal}: ${logs}`);
+    assert.match(logs, /sample-controller stopped/);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '@operant/apimachinery';
+import { deepCopyJson } from './copy.js';
+import { fieldIndexFunc, fieldIndexName, namespacedIndexValue } from './field-index.js';
+import { Store } from './store.js';
+
+interface Pod extends KubeObject {
+  spec?: { nodeName?: string; volumes?: string[] };
+}
+
+describe('field indexes', () => {
+  test('values are indexed per namespace and across namespaces (cluster-scoped objects only across)', () => {
+    const fn = fieldIndexFunc<Pod>((p) => p.spec?.volumes ?? []);
+    assert.deepEqual(fn({ metadata: { name: 'p', namespace: 'a' }, spec: { volumes: ['x', 'y'] } }), ['a/x', 'a/y', '__all_namespaces/x', '__all_namespaces/y']);
+    assert.deepEqual(fn({ metadata: { name: 'n' }, spec: { volumes: ['x'] } }), ['__all_namespaces/x']);
+    assert.equal(fieldIndexName('spec.nodeName'), 'field:spec.nodeName');
+    assert.equal(namespacedIndexValue('', 'v'), '__all_namespaces/v');
+  });
+
+  test('a store answers namespaced and all-namespace lookups from one index', () => {
+    const store = new Store<Pod>();
+    store.addIndexer(fieldIndexName('spec.nodeName'), fieldIndexFunc((p) => (p.spec?.nodeName ? [p.spec.nodeName] : [])));
+    for (const [ns, name, node] of [['a', 'p1', 'n1'], ['b', 'p2', 'n1'], ['a', 'p3', 'n2']] as const) store.upsert({ metadata: { namespace: ns, name }, spec: { nodeName: node } });
+    assert.deepEqual(store.indexKeys('field:spec.nodeName', '__all_namespaces/n1').sort(), ['a/p1', 'b/p2']);
+    assert.deepEqual(store.indexKeys('field:spec.nodeName', 'a/n1'), ['a/p1']);
+    assert.ok(store.hasIndex('field:spec.nodeName'));
+    assert.ok(!store.hasIndex('field:spec.other'));
+  });
+});
+
+describe('deepCopyJson', () => {
+  test('copies nested objects and arrays; the copy shares nothing', () => {
+    const original = { a: { b: [1, { c: 'x' }], d: null, e: true }, f: 'g' };
+    const copy = deepCopyJson(original);
+    assert.deepEqual(copy, original);
+    copy.a.b.push(2);
+    (copy.a.b[1] as { c: string }).c = 'changed';
+    assert.deepEqual(original, { a: { b: [1, { c: 'x' }], d: null, e: true }, f: 'g' });
+  });
+
+  test('a __proto__ key from JSON stays data', () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
+    const copy = deepCopyJson(parsed);
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+    assert.deepEqual(Object.keys(copy), ['__proto__', 'x']);
+    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
+  });
+});

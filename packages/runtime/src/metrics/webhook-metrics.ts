@@ -1,0 +1,97 @@
+/**
+ * The webhook server's {@link WebhookMetrics} hook as Prometheus metrics with
+ * controller-runtime's names and labels:
+ * `controller_runtime_webhook_latency_seconds{webhook}`,
+ * `controller_runtime_webhook_requests_total{webhook,code}`,
+ * `controller_runtime_webhook_requests_in_flight{webhook}`,
+ * `controller_runtime_webhook_admission_responses_total{webhook,allowed,admission_code}`,
+ * `controller_runtime_webhook_panics_total` and `controller_runtime_conversion_webhook_panics_total`.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { WebhookMetrics, WebhookReviewKind } from '../webhook/metrics.js';
+
+/** Prometheus' (client_golang) default buckets, which controller-runtime's latency histogram uses. */
+const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Records a webhook server's requests into a registry.
+ *
+ * @example
+ * ```ts
+ * const registry = new Registry();
+ * const server = new WebhookServer({ certificates, metrics: new PrometheusWebhookMetrics(registry) });
+ * // after a request: controller_runtime_webhook_requests_total{webhook="/mutate--v1-pod",code="200"} 1
+ * ```
+ */
+export class PrometheusWebhookMetrics implements WebhookMetrics {
+  private readonly latency: Histogram<'webhook'>;
+  private readonly total: Counter<'webhook' | 'code'>;
+  private readonly inFlight: Gauge<'webhook'>;
+  private readonly admission: Counter<'webhook' | 'allowed' | 'admission_code'>;
+  private readonly panics: Counter;
+  private readonly conversionPanics: Counter;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.latency = new Histogram({
+      name: 'controller_runtime_webhook_latency_seconds',
+      help: 'Histogram of the latency of processing admission requests',
+      labelNames: ['webhook'],
+      buckets: defaultBuckets,
+      registers,
+    });
+    this.total = new Counter({
+      name: 'controller_runtime_webhook_requests_total',
+      help: 'Total number of admission requests by HTTP status code.',
+      labelNames: ['webhook', 'code'],
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'controller_runtime_webhook_requests_in_flight',
+      help: 'Current number of admission requests being served.',
+      labelNames: ['webhook'],
+      registers,
+    });
+    this.admission = new Counter({
+      name: 'controller_runtime_webhook_admission_responses_total',
+      help: 'Total number of admission responses by status code and allowed status.',
+      labelNames: ['webhook', 'allowed', 'admission_code'],
+      registers,
+    });
+    this.panics = new Counter({ name: 'controller_runtime_webhook_panics_total', help: 'Total number of webhook panics', registers });
+    this.conversionPanics = new Counter({
+      name: 'controller_runtime_conversion_webhook_panics_total',
+      help: 'Total number of conversion webhook panics',
+      registers,
+    });
+    // As controller-runtime does, the panic counters exist from the start.
+    this.panics.inc(0);
+    this.conversionPanics.inc(0);
+  }
+
+  /** Makes the most likely series exist at zero, as controller-runtime's `InstrumentedHook` does. */
+  registered(path: string): void {
+    this.total.inc({ webhook: path, code: '200' }, 0);
+    this.total.inc({ webhook: path, code: '500' }, 0);
+    this.inFlight.set({ webhook: path }, 0);
+  }
+
+  requestStarted(path: string): void {
+    this.inFlight.inc({ webhook: path });
+  }
+
+  requestFinished(path: string, code: number, seconds: number): void {
+    this.inFlight.dec({ webhook: path });
+    this.total.inc({ webhook: path, code: String(code) });
+    this.latency.observe({ webhook: path }, seconds);
+  }
+
+  admissionResponse(path: string, allowed: boolean, code: number): void {
+    this.admission.inc({ webhook: path, allowed: String(allowed), admission_code: String(code) });
+  }
+
+  panicked(kind: WebhookReviewKind): void {
+    if (kind === 'conversion') this.conversionPanics.inc();
+    else this.panics.inc();
+  }
+}

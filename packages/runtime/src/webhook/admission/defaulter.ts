@@ -1,0 +1,55 @@
+/**
+ * Typed defaulting webhooks (controller-runtime's CustomDefaulter): `default`
+ * changes the object in place and the server answers with the JSON Patch
+ * between what was sent and what `default` left.
+ */
+import type { KubeObject } from '@operant/apimachinery';
+import type { Kind } from '../../kind.js';
+import type { WebhookHandler } from '../contracts.js';
+import { admissionHandler, decodeObject, responseForStatusError, type AdmissionContext, type AdmissionOptions } from './handler.js';
+import { kindMismatch, subjectOf } from './kind-check.js';
+import { allowed, denied, patched } from './responses.js';
+
+/**
+ * Sets defaults on an object of kind `T`. Return warnings to show the user, or
+ * throw to deny: a {@link ValidationError} (422, Invalid), an API error (its
+ * status) or any other error (403 with its message).
+ *
+ * @example
+ * ```ts
+ * const sidecarSetDefaults: CustomDefaulter<SidecarSetObject> = {
+ *   default(obj) {
+ *     obj.spec.updateStrategy ??= { type: 'RollingUpdate' };
+ *   },
+ * };
+ * ```
+ */
+export interface CustomDefaulter<T extends KubeObject> {
+  default(obj: T, ctx: AdmissionContext): void | readonly string[] | Promise<void | readonly string[]>;
+}
+
+/**
+ * A mutating webhook for `kind` (register it at {@link mutatePath}). DELETE
+ * requests are allowed untouched, as in controller-runtime.
+ *
+ * @example
+ * ```ts
+ * server.register(mutatePath(SidecarSet), defaulter(SidecarSet, sidecarSetDefaults, { client: mgr.client }));
+ * ```
+ */
+export function defaulter<T extends KubeObject>(kind: Kind<T>, impl: CustomDefaulter<T>, options: AdmissionOptions = {}): WebhookHandler {
+  return admissionHandler(async (req, ctx) => {
+    if (req.operation === 'DELETE') return allowed();
+    const mismatch = kindMismatch(kind, req);
+    if (mismatch) return mismatch;
+    const original = decodeObject(req, kind);
+    const obj = structuredClone(original);
+    let warnings: void | readonly string[];
+    try {
+      warnings = await impl.default(obj, ctx);
+    } catch (err) {
+      return responseForStatusError(err, req, subjectOf(kind, original)) ?? denied(err instanceof Error ? err.message : String(err));
+    }
+    return patched(original, obj, warnings ?? undefined);
+  }, options);
+}

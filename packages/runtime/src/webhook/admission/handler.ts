@@ -1,0 +1,192 @@
+/**
+ * Raw admission handlers: a function from an AdmissionRequest to an
+ * AdmissionResponse, for any kind (the Pod injection webhook), with typed
+ * decoding of `object`/`oldObject` and a client to read other resources.
+ */
+import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
+import { ApiError } from '../../client/api-error.js';
+import type { Client } from '../../client/client.js';
+import { childLogger } from '../../controller/logger.js';
+import type { Kind } from '../../kind.js';
+import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
+import { deniedWithStatus, errored } from './responses.js';
+import { completeReview, decodeAdmissionReview } from './review.js';
+import type { AdmissionRequest, AdmissionResponse } from './types.js';
+import { ValidationError } from './validation-error.js';
+
+/**
+ * What an admission handler is given besides the request.
+ *
+ * @example
+ * ```ts
+ * const handler: AdmissionHandler = async (req, ctx) => {
+ *   const sets = await ctx.client.list(SidecarSet);
+ *   ctx.log.info({ count: sets.items.length }, 'matching sidecar sets');
+ *   return allowed();
+ * };
+ * ```
+ */
+export interface AdmissionContext extends WebhookRequestContext {
+  /** The request being admitted (also handy in typed handlers). */
+  readonly request: AdmissionRequest;
+  /** True when the request will not be persisted: skip side effects. */
+  readonly dryRun: boolean;
+  /** The client given in {@link AdmissionOptions}; reading it without one throws. */
+  readonly client: Client;
+}
+
+/**
+ * Answers one admission request. Throwing a {@link ValidationError}, an
+ * `ApiError` or a `StatusError` denies with its status; throwing anything else
+ * is a panic: the server answers `status.code` 500 and counts it.
+ *
+ * @example
+ * ```ts
+ * const injectSidecar: AdmissionHandler = async (req) => {
+ *   const pod = decodeObject(req, Pod);
+ *   const mutated = structuredClone(pod);
+ *   mutated.spec.containers.push({ name: 'proxy', image: 'envoy' });
+ *   return patched(pod, mutated);
+ * };
+ * ```
+ */
+export type AdmissionHandler = (req: AdmissionRequest, ctx: AdmissionContext) => Promise<AdmissionResponse>;
+
+/**
+ * What admission handlers are given: the client they read other resources with
+ * (usually the manager's, `mgr.client`).
+ *
+ * @example
+ * ```ts
+ * server.register('/mutate-pods', admissionHandler(injectSidecar, { client: mgr.client }));
+ * ```
+ */
+export interface AdmissionOptions {
+  client?: Client;
+}
+
+/**
+ * A request body that cannot be decoded as the kind a handler expects: answered
+ * with `status.code` 400.
+ *
+ * @example
+ * ```ts
+ * try { decodeObject(req, Pod); } catch (err) { if (err instanceof DecodeError) return errored(400, err); }
+ * ```
+ */
+export class DecodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DecodeError';
+  }
+}
+
+/**
+ * Serves an {@link AdmissionHandler} as a webhook: decodes the AdmissionReview
+ * (v1 or v1beta1), calls the handler and answers in the same version with the
+ * request's uid.
+ *
+ * @example
+ * ```ts
+ * server.register('/mutate-pods', admissionHandler(injectSidecar, { client: mgr.client }));
+ * ```
+ */
+export function admissionHandler(handle: AdmissionHandler, options: AdmissionOptions = {}): WebhookHandler {
+  return async (body, base) => {
+    const { apiVersion, request } = decodeAdmissionReview(body);
+    const ctx = admissionContext(request, base, options);
+    let response: AdmissionResponse;
+    try {
+      response = await handle(request, ctx);
+    } catch (err) {
+      const answer = responseForStatusError(err, request);
+      if (!answer) throw err;
+      response = answer;
+    }
+    return completeReview(apiVersion, request, response);
+  };
+}
+
+function admissionContext(request: AdmissionRequest, base: WebhookRequestContext, options: AdmissionOptions): AdmissionContext {
+  const log = childLogger(base.log, {
+    uid: request.uid,
+    kind: request.kind.kind,
+    operation: request.operation,
+    ...(request.namespace ? { namespace: request.namespace } : {}),
+    ...(request.name ? { name: request.name } : {}),
+  });
+  return {
+    signal: base.signal,
+    log,
+    request,
+    dryRun: request.dryRun === true,
+    get client(): Client {
+      if (!options.client) throw new Error('this admission handler was given no client: pass { client } when creating it');
+      return options.client;
+    },
+  };
+}
+
+/**
+ * The denial for an error that carries its own answer: field errors (Invalid,
+ * 422), API errors (their Status) and decode errors (400); undefined otherwise.
+ * `subject` names the kind and object for the Invalid wording.
+ */
+export function responseForStatusError(err: unknown, request: AdmissionRequest, subject?: { group: string; kind: string; name: string }): AdmissionResponse | undefined {
+  if (err instanceof ValidationError) {
+    const who = subject ?? { group: request.kind.group, kind: request.kind.kind, name: objectName(request) };
+    return deniedWithStatus(invalid(who.group, who.kind, who.name, [...err.errors]).status, err.warnings);
+  }
+  if (err instanceof StatusError || err instanceof ApiError) return deniedWithStatus(err.status);
+  if (err instanceof DecodeError) return errored(400, err);
+  return undefined;
+}
+
+function objectName(request: AdmissionRequest): string {
+  return request.name ?? request.object?.metadata?.name ?? request.oldObject?.metadata?.name ?? '';
+}
+
+/** `apps.kruise.io/v1alpha1, Kind=SidecarSet`; `/v1, Kind=Pod` (Go's GroupVersionKind.String). */
+export function formatGroupVersionKind(k: { group: string; version: string; kind: string }): string {
+  return `${k.group}/${k.version}, Kind=${k.kind}`;
+}
+
+/**
+ * The request's `object` as a `kind` (e.g. a Pod); a {@link DecodeError} when
+ * it is absent (DELETE) or of another kind.
+ *
+ * @example
+ * ```ts
+ * const pod = decodeObject(req, Pod); // PodObject
+ * ```
+ */
+export function decodeObject<T extends KubeObject>(req: AdmissionRequest, kind?: Kind<T>): T {
+  return decodeField(req, 'object', kind);
+}
+
+/**
+ * The request's `oldObject` (UPDATE and DELETE) as a `kind`; a {@link DecodeError} when absent or of another kind.
+ *
+ * @example
+ * ```ts
+ * const before = decodeOldObject(req, SidecarSet);
+ * ```
+ */
+export function decodeOldObject<T extends KubeObject>(req: AdmissionRequest, kind?: Kind<T>): T {
+  return decodeField(req, 'oldObject', kind);
+}
+
+function decodeField<T extends KubeObject>(req: AdmissionRequest, field: 'object' | 'oldObject', kind: Kind<T> | undefined): T {
+  const value = req[field];
+  if (value === undefined || value === null) throw new DecodeError(`there is no content to decode: the request has no ${field}`);
+  if (typeof value !== 'object' || Array.isArray(value)) throw new DecodeError(`the request's ${field} is not an object`);
+  if (kind) {
+    const expected = kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
+    const apiVersion = value.apiVersion ?? expected;
+    const objectKind = value.kind ?? kind.kind;
+    if (apiVersion !== expected || objectKind !== kind.kind) {
+      throw new DecodeError(`cannot decode ${apiVersion}, Kind=${objectKind} as ${formatGroupVersionKind(kind)}`);
+    }
+  }
+  return value as T;
+}

@@ -1,0 +1,48 @@
+/**
+ * The paths controller-runtime serves typed webhooks on, so that generated
+ * webhook configurations and the server agree:
+ * `/mutate-<group with dots as dashes>-<version>-<lowercase kind>` and `/validate-...`.
+ */
+
+/** What a path is made of: a group, version and kind (a `Kind` value fits). */
+export interface PathKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/**
+ * `/mutate-apps-kruise-io-v1alpha1-sidecarset`; `/mutate--v1-pod` for the core group, as controller-runtime makes them.
+ *
+ * @example
+ * ```ts
+ * server.register(mutatePath(SidecarSet), defaulter(SidecarSet, sidecarSetDefaults));
+ * ```
+ */
+export function mutatePath(kind: PathKind): string {
+  return webhookPath('mutate', kind);
+}
+
+/**
+ * `/validate-apps-kruise-io-v1alpha1-sidecarset`.
+ *
+ * @example
+ * ```ts
+ * server.register(validatePath(SidecarSet), validator(SidecarSet, sidecarSetValidation));
+ * ```
+ */
+export function validatePath(kind: PathKind): string {
+  return webhookPath('validate', kind);
+}
+
+/**
+ * The path of a mutating or validating webhook for a kind.
+ *
+ * @example
+ * ```ts
+ * webhookPath('mutate', { group: '', version: 'v1', kind: 'Pod' }); // '/mutate--v1-pod'
+ * ```
+ */
+export function webhookPath(type: 'mutate' | 'validate', kind: PathKind): string {
+  return `/${type}-${kind.group.replaceAll('.', '-')}-${kind.version}-${kind.kind.toLowerCase()}`;
+}

@@ -1,0 +1,120 @@
+/**
+ * Building admission responses, with controller-runtime's codes and reasons
+ * (`Allowed`, `Denied`, `Errored`, `PatchResponseFromRaw`).
+ */
+import fastJsonPatch from 'fast-json-patch';
+import type { JsonPatchOperation, Status } from '@operant/apimachinery';
+import type { AdmissionResponse, AdmissionStatus } from './types.js';
+
+const reasonsByCode: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
+
+function withWarnings(response: AdmissionResponse, warnings: readonly string[] | undefined): AdmissionResponse {
+  if (warnings && warnings.length > 0) response.warnings = [...warnings];
+  return response;
+}
+
+/**
+ * Admits the request unchanged (`status.code` 200), with optional warnings for the user.
+ *
+ * @example
+ * ```ts
+ * return allowed(['spec.legacyField is deprecated; use spec.field']);
+ * ```
+ */
+export function allowed(warnings?: readonly string[]): AdmissionResponse {
+  return withWarnings({ allowed: true, status: { code: 200 } }, warnings);
+}
+
+/**
+ * Refuses the request; the user reads `admission webhook "<name>" denied the request: <message>`.
+ * The code defaults to 403 (reason Forbidden), as controller-runtime's `Denied`.
+ *
+ * @example
+ * ```ts
+ * if (!pod.metadata.labels?.app) return denied('pods need an app label');
+ * ```
+ */
+export function denied(message: string, code = 403, warnings?: readonly string[]): AdmissionResponse {
+  const status: AdmissionStatus = { code, message };
+  const reason = reasonsByCode[code];
+  if (reason) status.reason = reason;
+  return withWarnings({ allowed: false, status }, warnings);
+}
+
+/**
+ * Refuses the request because the webhook could not decide (a bad request, a
+ * failed lookup): `status.code` is `code`, the message the error's.
+ *
+ * @example
+ * ```ts
+ * try { ns = await ctx.client.get(Namespace, req.namespace!); } catch (err) { return errored(500, err); }
+ * ```
+ */
+export function errored(code: number, err: unknown): AdmissionResponse {
+  return { allowed: false, status: { code, message: err instanceof Error ? err.message : String(err) } };
+}
+
+/**
+ * Refuses the request with a whole metav1.Status (e.g. an Invalid error with
+ * its causes), as controller-runtime does with an `APIStatus` error.
+ *
+ * @example
+ * ```ts
+ * return deniedWithStatus(invalid('apps.kruise.io', 'SidecarSet', name, errs).status);
+ * ```
+ */
+export function deniedWithStatus(status: Status | AdmissionStatus, warnings?: readonly string[]): AdmissionResponse {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = status as Status;
+  return withWarnings({ allowed: false, status: { ...rest, metadata: {} } }, warnings);
+}
+
+/**
+ * Admits the request with the JSON Patch that turns `original` into `mutated`
+ * (base64, `patchType: 'JSONPatch'`); no patch when they are equal.
+ *
+ * @example
+ * ```ts
+ * const pod = decodeObject(req, Pod);
+ * const mutated = structuredClone(pod);
+ * mutated.spec.containers.push({ name: 'sidecar', image: 'busybox' });
+ * return patched(pod, mutated);
+ * ```
+ */
+export function patched(original: unknown, mutated: unknown, warnings?: readonly string[]): AdmissionResponse {
+  const ops = jsonPatchBetween(original, mutated);
+  const response: AdmissionResponse = { allowed: true, status: { code: 200 } };
+  if (ops.length > 0) {
+    response.patch = Buffer.from(JSON.stringify(ops)).toString('base64');
+    response.patchType = 'JSONPatch';
+  }
+  return withWarnings(response, warnings);
+}
+
+/**
+ * The JSON Patch (RFC 6902) operations that turn `original` into `mutated`.
+ *
+ * @example
+ * ```ts
+ * jsonPatchBetween({ a: 1 }, { a: 2 }); // [{ op: 'replace', path: '/a', value: 2 }]
+ * ```
+ */
+export function jsonPatchBetween(original: unknown, mutated: unknown): JsonPatchOperation[] {
+  if (!isContainer(original) || !isContainer(mutated)) {
+    throw new TypeError('a JSON Patch is computed between two objects');
+  }
+  return fastJsonPatch.compare(original, mutated) as JsonPatchOperation[];
+}
+
+function isContainer(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}

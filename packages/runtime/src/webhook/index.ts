@@ -1,0 +1,21 @@
+/**
+ * The webhook server and what it serves: admission (typed defaulters and
+ * validators, raw handlers) and conversion, with certificates from a
+ * generated CA or a watched directory.
+ */
+export type { CertificateSource, ServingCertificate, WebhookHandler, WebhookRequestContext } from './contracts.js';
+export {
+  WebhookServer,
+  defaultMaxRequestBytes,
+  defaultWebhookPort,
+  defaultWebhookTimeoutMs,
+  type WebhookServerAddress,
+  type WebhookServerOptions,
+} from './server.js';
+export { WebhookRequestError } from './errors.js';
+export { noopWebhookMetrics, type WebhookMetrics, type WebhookReviewKind } from './metrics.js';
+export * from './admission/index.js';
+
+export * from './certs/index.js';
+
+export * from './conversion/index.js';

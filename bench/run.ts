@@ -5,12 +5,16 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook.
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
  * the validation path step by step. `auth` measures RBAC authorization with 1,000
  * roles and bindings, and the latency added by a mutating and a validating webhook.
+ * `informer` measures @operant/runtime's informers against @kubernetes/client-node's
+ * makeInformer on the same server and pods (sync time, heap per cached pod, update
+ * events/s, spurious events after a server restart); `workqueue` the runtime's work
+ * queue against a plain deduplicating FIFO (see informer.ts and workqueue.ts).
  * Environment: BENCH_ROUNDS (default 3) sets the repeats of the throughput
  * figures; BENCH_CONNECTIONS (default 16) the concurrent connections.
  */
@@ -29,6 +33,9 @@ import { startBareServer, startOperant, type ReadyProcess } from './processes.js
 import { median } from './stats.js';
 import { fmt, render, row, type Row } from './table.js';
 import { authSection } from './auth.js';
+import { informerSection } from './informer.js';
+import { workqueueSection } from './workqueue.js';
+import { webhookSection } from './webhook.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -38,7 +45,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -209,6 +216,9 @@ try {
     podJson = `; a pod is ${fmt.bytes(m.jsonBytesPerPod)} of JSON`;
   }
   if (sections.has('auth')) rows.push(...(await authSection(workDir, rounds, log)));
+  if (sections.has('informer')) rows.push(...(await informerSection(workDir, rounds, log)));
+  if (sections.has('workqueue')) rows.push(...(await workqueueSection(rounds, log)));
+  if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
   const cpu = cpus();
   process.stdout.write(
     `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +
@@ -219,6 +229,11 @@ try {
       (sections.has('crd')
         ? ' CR rows: the baseline is the same kind under a CRD without checks; indented rows are steps of the validation path in process, their ratio a share of the server time per checked create.'
         : '') +
+      (sections.has('informer')
+        ? ' Informer rows: the baseline is @kubernetes/client-node 1.4.0 makeInformer on the same server and pods, each informer in its own process.'
+        : '') +
+      (sections.has('workqueue') ? ' Workqueue rows: the baseline is a Set-deduplicated array FIFO with the same async get.' : '') +
+      (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview.' : '') +
       '\n\n',
   );
   process.stdout.write(`${render(rows)}\n`);

@@ -27,9 +27,9 @@ import {
   loadKubeConfig,
   type Informer,
   type KubeObject,
+  type CustomResourceDefinitionObject,
   type Typed,
 } from '@operant/runtime';
-import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
 import { FooController, MessageResourceSynced, messageResourceExists } from '../src/controller.js';
 import { FooKind, type Foo } from '../src/foo.js';
 
@@ -50,7 +50,7 @@ before(async () => {
   kubeconfigPath = join(workDir, 'kubeconfig');
   writeFileSync(kubeconfigPath, server.kubeconfig);
   client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  const crd = parse(readFileSync(join(exampleDir, 'artifacts/examples/crd.yaml'), 'utf8')) as Typed<apiextensionsv1.CustomResourceDefinition>;
+  const crd = parse(readFileSync(join(exampleDir, 'artifacts/examples/crd.yaml'), 'utf8')) as Typed<CustomResourceDefinitionObject>;
   await client.create(CustomResourceDefinition, crd);
 });
 

@@ -3,7 +3,7 @@
  * `kubernetes-types` declarations (kept in step with k8s.io/api), so that
  * `client.get(Deployment, ...)` returns a typed Deployment.
  */
-import type { KubeObject } from '@operant/apimachinery';
+import type { KubeObject, OpenApiSchema } from '@operant/apimachinery';
 import type * as admissionregistrationv1 from 'kubernetes-types/admissionregistration/v1.js';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
@@ -27,6 +27,33 @@ import { defineKind, type Kind } from './kind.js';
 export type Typed<T> = T & KubeObject;
 
 type Scope = 'namespaced' | 'cluster';
+
+// kubernetes-types 1.30 leaves out fields that Go declares in embedded structs
+// (a webhook rule's `resources` and `scope`) or under `x-kubernetes-*` names
+// (most of a CRD's schema extensions): the types below put them back.
+
+/** A webhook rule, with the fields of Go's embedded `Rule`. */
+export type WebhookRule = admissionregistrationv1.RuleWithOperations & {
+  resources?: string[];
+  scope?: '*' | 'Cluster' | 'Namespaced';
+};
+type WithRules<W> = Omit<W, 'rules'> & { rules?: WebhookRule[] };
+/** A MutatingWebhookConfiguration whose rules carry `resources` and `scope`. @example `const config: MutatingWebhookConfigurationObject = { metadata: { name: 'x' }, webhooks: [] }` */
+export type MutatingWebhookConfigurationObject = Omit<admissionregistrationv1.MutatingWebhookConfiguration, 'webhooks'> & {
+  webhooks?: Array<WithRules<admissionregistrationv1.MutatingWebhook>>;
+};
+/** A ValidatingWebhookConfiguration whose rules carry `resources` and `scope`. @example `const config: ValidatingWebhookConfigurationObject = { metadata: { name: 'x' }, webhooks: [] }` */
+export type ValidatingWebhookConfigurationObject = Omit<admissionregistrationv1.ValidatingWebhookConfiguration, 'webhooks'> & {
+  webhooks?: Array<WithRules<admissionregistrationv1.ValidatingWebhook>>;
+};
+/** A CRD version whose schema is a full OpenAPI schema with Kubernetes' extensions. */
+export type CustomResourceDefinitionVersion = Omit<apiextensionsv1.CustomResourceDefinitionVersion, 'schema'> & {
+  schema?: { openAPIV3Schema?: OpenApiSchema };
+};
+/** A CustomResourceDefinition with {@link CustomResourceDefinitionVersion}s. @example `const crd: CustomResourceDefinitionObject = parse(readFileSync('crd.yaml', 'utf8'))` */
+export type CustomResourceDefinitionObject = Omit<apiextensionsv1.CustomResourceDefinition, 'spec'> & {
+  spec: Omit<apiextensionsv1.CustomResourceDefinitionSpec, 'versions'> & { versions: CustomResourceDefinitionVersion[] };
+};
 
 function builtin<T>(group: string, version: string, kind: string, plural: string, scope: Scope): Kind<Typed<T>> {
   return defineKind<Typed<T>>({ group, version, kind, plural, namespaced: scope === 'namespaced' });
@@ -77,7 +104,7 @@ export const ClusterRole = builtin<rbacv1.ClusterRole>('rbac.authorization.k8s.i
 /** rbac.authorization.k8s.io/v1 ClusterRoleBinding. @example `await client.get(ClusterRoleBinding, 'cluster-admin')` */
 export const ClusterRoleBinding = builtin<rbacv1.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', 'cluster');
 /** apiextensions.k8s.io/v1 CustomResourceDefinition. @example `await client.get(CustomResourceDefinition, 'foos.samplecontroller.k8s.io')` */
-export const CustomResourceDefinition = builtin<apiextensionsv1.CustomResourceDefinition>(
+export const CustomResourceDefinition = builtin<CustomResourceDefinitionObject>(
   'apiextensions.k8s.io',
   'v1',
   'CustomResourceDefinition',
@@ -85,7 +112,7 @@ export const CustomResourceDefinition = builtin<apiextensionsv1.CustomResourceDe
   'cluster',
 );
 /** admissionregistration.k8s.io/v1 MutatingWebhookConfiguration. @example `await client.get(MutatingWebhookConfiguration, 'sidecarset')` */
-export const MutatingWebhookConfiguration = builtin<admissionregistrationv1.MutatingWebhookConfiguration>(
+export const MutatingWebhookConfiguration = builtin<MutatingWebhookConfigurationObject>(
   'admissionregistration.k8s.io',
   'v1',
   'MutatingWebhookConfiguration',
@@ -93,7 +120,7 @@ export const MutatingWebhookConfiguration = builtin<admissionregistrationv1.Muta
   'cluster',
 );
 /** admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration. @example `await client.get(ValidatingWebhookConfiguration, 'sidecarset')` */
-export const ValidatingWebhookConfiguration = builtin<admissionregistrationv1.ValidatingWebhookConfiguration>(
+export const ValidatingWebhookConfiguration = builtin<ValidatingWebhookConfigurationObject>(
   'admissionregistration.k8s.io',
   'v1',
   'ValidatingWebhookConfiguration',

@@ -173,7 +173,7 @@ export async function handleFinalizer<T extends KubeObject>(
       if (!isConflict(e) || attempt >= attempts) throw e;
     }
     try {
-      current = await client.get(kind, current.metadata.name!, { namespace: current.metadata.namespace, signal: options.signal });
+      current = await client.get(kind, current.metadata.name!, { namespace: current.metadata.namespace, signal: options.signal, live: true });
     } catch (e) {
       if (isNotFound(e)) return { deleted: true, updated, object: undefined };
       throw e;

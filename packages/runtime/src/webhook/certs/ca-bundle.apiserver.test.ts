@@ -12,9 +12,16 @@ import { loadKubeConfig } from '../../config/load.js';
 import { injectCABundle, localWebhookClientConfig, type CABundleClient } from './ca-bundle.js';
 import { generateServingCertificate } from './generate.js';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
-import { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration, type Typed } from '../../builtins.js';
+import {
+  CustomResourceDefinition,
+  MutatingWebhookConfiguration,
+  ValidatingWebhookConfiguration,
+  type CustomResourceDefinitionObject as CrdObject,
+  type Typed,
+  type WebhookRule,
+} from '../../builtins.js';
 
-type CustomResourceDefinitionObject = Typed<apiextensionsv1.CustomResourceDefinition>;
+type CustomResourceDefinitionObject = Typed<CrdObject>;
 type Conversion = apiextensionsv1.CustomResourceConversion | undefined;
 
 let server: RunningApiServer;
@@ -30,11 +37,11 @@ after(async () => {
 });
 
 /** A webhook that matches nothing anyone creates here, so the server never calls it. */
-function admissionWebhook(name: string, path: string): Record<string, unknown> & { name: string; clientConfig: { url: string } } {
+function admissionWebhook(name: string, path: string) {
   return {
     name,
     clientConfig: { url: localWebhookClientConfig({ port: 9443, path }).url! },
-    rules: [{ operations: ['CREATE'], apiGroups: ['nothing.example.com'], apiVersions: ['v1'], resources: ['things'] }],
+    rules: [{ operations: ['CREATE'], apiGroups: ['nothing.example.com'], apiVersions: ['v1'], resources: ['things'] } satisfies WebhookRule],
     sideEffects: 'None',
     admissionReviewVersions: ['v1'],
     failurePolicy: 'Ignore',

@@ -165,7 +165,7 @@ async function writeWithRetry(
 ): Promise<CABundleOutcome['result']> {
   const attempts = Math.max(1, options.retries ?? 5);
   for (let attempt = 1; ; attempt++) {
-    const obj = await client.get(kind, name, { signal: options.signal });
+    const obj = await client.get(kind, name, { signal: options.signal, live: true });
     const changed = set(obj);
     if (changed === 'skip') return 'skipped';
     if (!changed) return 'unchanged';

@@ -127,6 +127,9 @@ describe('WebhookServer over HTTPS', () => {
   let running: Promise<void>;
   let client: Client;
   let hangSignal: AbortSignal | undefined;
+  const goneEntered = deferred();
+  const goneAborted = deferred();
+  let goneReason: unknown;
 
   const okPath = '/allow';
   async function stillServing(): Promise<void> {
@@ -155,6 +158,13 @@ describe('WebhookServer over HTTPS', () => {
     server.register('/hang', admissionHandler(async (_req, ctx) => {
       hangSignal = ctx.signal;
       await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      return allowed();
+    }));
+    server.register('/until-aborted', admissionHandler(async (_req, ctx) => {
+      goneEntered.resolve();
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      goneReason = ctx.signal.reason;
+      goneAborted.resolve();
       return allowed();
     }));
     server.register(mutatePath(ConfigMap), defaulter(ConfigMap, { default: (cm) => void ((cm.data as Record<string, string>).b = '2') }));
@@ -292,6 +302,19 @@ describe('WebhookServer over HTTPS', () => {
     assert.equal(reply.body.message, 'the webhook handler at /hang did not answer within 300ms');
     assert.ok(took >= 250 && took < 5000, `answered after ${took} ms`);
     assert.equal(hangSignal?.aborted, true);
+    await stillServing();
+  });
+
+  test('a client that goes away aborts the signal of the handler serving it', { timeout: 5_000 }, async () => {
+    const { port } = await server.listening();
+    const req = httpsRequest({ host: '127.0.0.1', port, path: '/until-aborted', method: 'POST', agent: false, ca: certs.caPem, headers: { 'Content-Type': 'application/json' } });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify(reviewBody('gone')));
+    await goneEntered.promise;
+    req.destroy();
+    await goneAborted.promise;
+    assert.ok(goneReason instanceof Error);
+    assert.equal(goneReason.message, 'the client closed the connection');
     await stillServing();
   });
 

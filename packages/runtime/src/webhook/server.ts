@@ -17,6 +17,8 @@ import { BodyError, readBody } from './http/body.js';
 import { mediaType } from './http/content-type.js';
 import { requestBudgetMs } from './http/deadline.js';
 import { failureReview, reviewKindOf } from './http/failure-review.js';
+import { RequestContext } from './http/request-context.js';
+import { splitTarget, timeoutParam } from './http/request-target.js';
 import { writeJson, writeStatus } from './http/respond.js';
 import { noopWebhookMetrics, type WebhookMetrics } from './metrics.js';
 
@@ -74,6 +76,15 @@ export interface WebhookServerAddress {
 
 const pathPattern = /^\/[^?#\s]*$/;
 
+/** A registered path: its handler, and the logger carrying its `webhook` field (made once, not per request). */
+interface Route {
+  readonly handler: WebhookHandler;
+  readonly log: ControllerLogger;
+}
+
+/** What the deadline resolves with, told apart from any body or answer by identity. */
+const timedOut: unique symbol = Symbol('timed out');
+
 /**
  * The HTTPS server answering admission and conversion reviews. It is a manager
  * {@link Runnable} that runs on every replica (`needLeaderElection: false`),
@@ -91,12 +102,14 @@ const pathPattern = /^\/[^?#\s]*$/;
 export class WebhookServer implements Runnable {
   readonly needLeaderElection = false;
 
-  private readonly handlers = new Map<string, WebhookHandler>();
+  private readonly routes = new Map<string, Route>();
   private readonly log: ControllerLogger;
   private readonly metrics: WebhookMetrics;
   private readonly maxRequestBytes: number;
   private readonly timeoutMs: number;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Requests being served; shutdown waits for none, woken by `idle`. */
+  private active = 0;
+  private idle: (() => void) | undefined;
   private server: Server | undefined;
   private bound: WebhookServerAddress | undefined;
   private certificateLoaded = false;
@@ -127,15 +140,15 @@ export class WebhookServer implements Runnable {
    */
   register(path: string, handler: WebhookHandler): void {
     if (!pathPattern.test(path)) throw new TypeError(`webhook path must start with "/" and hold no query: ${JSON.stringify(path)}`);
-    if (this.handlers.has(path)) throw new Error(`a webhook is already registered at ${path}`);
-    this.handlers.set(path, handler);
+    if (this.routes.has(path)) throw new Error(`a webhook is already registered at ${path}`);
+    this.routes.set(path, { handler, log: childLogger(this.log, { webhook: path }) });
     this.metrics.registered(path);
     this.log.info({ path }, 'registering webhook');
   }
 
   /** The registered paths. */
   paths(): string[] {
-    return [...this.handlers.keys()];
+    return [...this.routes.keys()];
   }
 
   /** Resolves with the bound address once listening; rejects if the start fails. */
@@ -159,7 +172,7 @@ export class WebhookServer implements Runnable {
     let unsubscribe: () => void = () => {};
     try {
       const pair = this.loadCertificate();
-      const server = createServer({ minVersion: 'TLSv1.2', ...this.options.tls, cert: pair.cert, key: pair.key }, (req, res) => this.track(req, res));
+      const server = createServer({ minVersion: 'TLSv1.2', ...this.options.tls, cert: pair.cert, key: pair.key }, (req, res) => void this.serve(req, res));
       this.server = server;
       unsubscribe = this.options.certificates.onChange((next) => this.rotate(server, next));
       this.bound = await listen(server, this.options.host, this.options.port ?? defaultWebhookPort);
@@ -243,41 +256,52 @@ export class WebhookServer implements Runnable {
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    if (this.active > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     server.closeAllConnections();
     await closed;
     this.log.info({}, 'webhook server stopped');
   }
 
-  private track(req: IncomingMessage, res: ServerResponse): void {
-    const done = this.serve(req, res).catch((err: unknown) => {
+  /** Serves one request; never rejects (a failure of the server itself is answered 500). */
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.active++;
+    try {
+      await this.route(req, res);
+    } catch (err) {
       this.log.error({ err }, 'webhook request failed');
       if (!res.headersSent) this.status(res, 500, 'internal error', true);
       else res.destroy();
-    });
-    this.inFlight.add(done);
-    void done.finally(() => this.inFlight.delete(done));
+    } finally {
+      if (--this.active === 0 && this.idle) this.idle();
+    }
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://webhook');
-    const path = url.pathname;
-    const handler = this.handlers.get(path);
-    if (!handler) {
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.url ?? '/';
+    let { path, query } = splitTarget(target);
+    let route = this.routes.get(path);
+    if (!route) {
+      // Not a registered path as sent: resolve it as a URL (dot segments, escapes) before giving up.
+      const url = new URL(target, 'https://webhook');
+      path = url.pathname;
+      query = url.search.slice(1);
+      route = this.routes.get(path);
+    }
+    if (!route) {
       this.status(res, 404, `no webhook is registered at path ${JSON.stringify(path)}`);
       return;
     }
     const started = process.hrtime.bigint();
     this.metrics.requestStarted(path);
     try {
-      await this.answer(req, res, path, handler, requestBudgetMs(this.timeoutMs, url.searchParams.get('timeout')));
+      await this.answer(req, res, path, route, requestBudgetMs(this.timeoutMs, timeoutParam(query)));
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.requestFinished(path, res.statusCode, seconds);
     }
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, path: string, handler: WebhookHandler, budgetMs: number): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, path: string, route: Route, budgetMs: number): Promise<void> {
     if (req.method !== 'POST') {
       this.status(res, 405, `method ${req.method ?? ''} is not allowed: webhooks accept POST`, false, { Allow: 'POST' });
       return;
@@ -289,16 +313,17 @@ export class WebhookServer implements Runnable {
       return;
     }
 
-    const abort = new AbortController();
-    const gone = (): void => abort.abort(new Error('the client closed the connection'));
+    const { log } = route;
+    const ctx = new RequestContext(log);
+    const gone = (): void => ctx.abort(new Error('the client closed the connection'));
     res.once('close', gone);
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), budgetMs);
+    const deadline = new Promise<typeof timedOut>((resolve) => {
+      timer = setTimeout(resolve, budgetMs, timedOut);
     });
     try {
       const body = await Promise.race([readBody(req, this.maxRequestBytes), deadline]);
-      if (body === 'timeout') {
+      if (body === timedOut) {
         this.status(res, 408, `the request body did not arrive within ${formatMs(budgetMs)}`, true);
         return;
       }
@@ -307,22 +332,26 @@ export class WebhookServer implements Runnable {
         this.status(res, 400, parsed.error);
         return;
       }
-      const log = childLogger(this.log, { webhook: path });
-      const run = Promise.resolve().then(() => handler(parsed.value, { signal: abort.signal, log }));
-      run.catch(() => undefined); // a handler that loses the race to the deadline may still fail later
-      const outcome = await Promise.race([run.then(checkAnswer).then((answer) => ({ answer })), deadline]).catch((err: unknown) => ({ err }));
-      if (outcome === 'timeout') {
-        abort.abort(new Error('timed out'));
+      // Racing the handler itself (not a chain built on it) also handles its rejection after a timeout.
+      let answer: unknown;
+      try {
+        answer = await Promise.race([invoke(route.handler, parsed.value, ctx), deadline]);
+      } catch (err) {
+        this.failed(res, path, parsed.value, err, log);
+        return;
+      }
+      if (answer === timedOut) {
+        ctx.abort(new Error('timed out'));
         log.error({ timeoutMs: budgetMs }, 'webhook handler timed out');
         this.status(res, 504, `the webhook handler at ${path} did not answer within ${formatMs(budgetMs)}`);
         return;
       }
-      if ('err' in outcome) {
-        this.failed(res, path, parsed.value, outcome.err, log);
+      if (typeof answer !== 'object' || answer === null) {
+        this.failed(res, path, parsed.value, new Error(`the handler answered ${String(answer)} instead of a review`), log);
         return;
       }
-      this.observeAdmission(path, outcome.answer);
-      this.json(res, 200, outcome.answer);
+      this.observeAdmission(path, answer);
+      this.json(res, 200, answer);
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       this.status(res, err.code, err.message, true);
@@ -367,9 +396,13 @@ export class WebhookServer implements Runnable {
   }
 }
 
-function checkAnswer(answer: unknown): object {
-  if (typeof answer !== 'object' || answer === null) throw new Error(`the handler answered ${String(answer)} instead of a review`);
-  return answer;
+/** Calls `handler`, turning a synchronous throw into a rejection. */
+function invoke(handler: WebhookHandler, body: unknown, ctx: RequestContext): Promise<unknown> {
+  try {
+    return Promise.resolve(handler(body, ctx));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 function parseJson(body: Buffer): { value: unknown } | { error: string } {

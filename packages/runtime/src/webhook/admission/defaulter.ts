@@ -4,6 +4,7 @@
  * between what was sent and what `default` left.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import { deepCopyJson } from '../../cache/copy.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler } from '../contracts.js';
 import { admissionHandler, decodeObject, responseForStatusError, type AdmissionContext, type AdmissionOptions } from './handler.js';
@@ -43,7 +44,8 @@ export function defaulter<T extends KubeObject>(kind: Kind<T>, impl: CustomDefau
     const mismatch = kindMismatch(kind, req);
     if (mismatch) return mismatch;
     const original = decodeObject(req, kind);
-    const obj = structuredClone(original);
+    // The body is plain JSON: a recursive copy is several times faster than structuredClone.
+    const obj = deepCopyJson(original);
     let warnings: void | readonly string[];
     try {
       warnings = await impl.default(obj, ctx);

@@ -6,7 +6,7 @@
 import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
 import { ApiError } from '../../client/api-error.js';
 import type { Client } from '../../client/client.js';
-import { childLogger } from '../../controller/logger.js';
+import { childLogger, type ControllerLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
 import { deniedWithStatus, errored } from './responses.js';
@@ -94,7 +94,7 @@ export class DecodeError extends Error {
 export function admissionHandler(handle: AdmissionHandler, options: AdmissionOptions = {}): WebhookHandler {
   return async (body, base) => {
     const { apiVersion, request } = decodeAdmissionReview(body);
-    const ctx = admissionContext(request, base, options);
+    const ctx = new RequestAdmissionContext(request, base, options);
     let response: AdmissionResponse;
     try {
       response = await handle(request, ctx);
@@ -107,24 +107,41 @@ export function admissionHandler(handle: AdmissionHandler, options: AdmissionOpt
   };
 }
 
-function admissionContext(request: AdmissionRequest, base: WebhookRequestContext, options: AdmissionOptions): AdmissionContext {
-  const log = childLogger(base.log, {
-    uid: request.uid,
-    kind: request.kind.kind,
-    operation: request.operation,
-    ...(request.namespace ? { namespace: request.namespace } : {}),
-    ...(request.name ? { name: request.name } : {}),
-  });
-  return {
-    signal: base.signal,
-    log,
-    request,
-    dryRun: request.dryRun === true,
-    get client(): Client {
-      if (!options.client) throw new Error('this admission handler was given no client: pass { client } when creating it');
-      return options.client;
-    },
-  };
+/** Made per request, so its logger (a child with five fields) is built only when a handler logs. */
+class RequestAdmissionContext implements AdmissionContext {
+  readonly dryRun: boolean;
+  private logger: ControllerLogger | undefined;
+
+  constructor(
+    readonly request: AdmissionRequest,
+    private readonly base: WebhookRequestContext,
+    private readonly options: AdmissionOptions,
+  ) {
+    this.dryRun = request.dryRun === true;
+  }
+
+  get signal(): AbortSignal {
+    return this.base.signal;
+  }
+
+  get log(): ControllerLogger {
+    if (!this.logger) {
+      const request = this.request;
+      this.logger = childLogger(this.base.log, {
+        uid: request.uid,
+        kind: request.kind.kind,
+        operation: request.operation,
+        ...(request.namespace ? { namespace: request.namespace } : {}),
+        ...(request.name ? { name: request.name } : {}),
+      });
+    }
+    return this.logger;
+  }
+
+  get client(): Client {
+    if (!this.options.client) throw new Error('this admission handler was given no client: pass { client } when creating it');
+    return this.options.client;
+  }
 }
 
 /**

@@ -55,7 +55,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (over) tooLarge();
       else if (!settled) {
         settled = true;
-        resolve(Buffer.concat(chunks, size));
+        // A review usually arrives in one chunk: no copy then.
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       }
     });
     const fail = (message: string): void => {

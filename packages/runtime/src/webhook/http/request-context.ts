@@ -1,0 +1,30 @@
+/**
+ * The context a handler gets for one request. Its abort signal is made only
+ * when a handler asks for it: an AbortController costs a few microseconds,
+ * and most handlers never look. Internal.
+ */
+import type { ControllerLogger } from '../../controller/logger.js';
+import type { WebhookRequestContext } from '../contracts.js';
+
+/** A {@link WebhookRequestContext} whose signal exists once read, already aborted if the request ended so. */
+export class RequestContext implements WebhookRequestContext {
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
+
+  constructor(readonly log: ControllerLogger) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the signal, now or when it is first read; the first reason stays, as with AbortController. */
+  abort(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}

@@ -82,6 +82,7 @@ export class Indexes<T extends KubeObject> {
 
   /** Moves `key` from the values of `old` to those of `current` in every index. */
   update(key: string, old: T | undefined, current: T | undefined): void {
+    if (this.indexes.size === 0) return; // the common case: spare the iterator per event
     for (const [name, index] of this.indexes) {
       if (old) this.remove(name, index, key, old);
       if (current) this.insert(name, index, key, current);

@@ -134,6 +134,8 @@ export class Reflector<T extends KubeObject> {
   private needsList = true;
   /** 410s since the last watch event: after the first, relists wait a backoff delay. */
   private expiredInARow = 0;
+  /** Watch events were applied since the sync time was last noted. */
+  private progressed = false;
   private readonly state: ReflectorStats = {
     resourceVersion: undefined,
     synced: false,
@@ -238,47 +240,76 @@ export class Reflector<T extends KubeObject> {
       const afterMs = timeoutSeconds * 1000 + stallGraceMs;
       watchdog = this.clock.setTimer(() => watchAbort.abort(new WatchStalledError(afterMs)), afterMs);
     }
+    // Settles when the watch is stopped (our signal, or the watchdog): one listener for the whole
+    // watch, raced once against its end, so that a source ignoring its signal cannot hold us.
+    const stopped = new Promise<void>((resolve) => watchAbort.signal.addEventListener('abort', () => resolve(), { once: true }));
     this.state.watches++;
     this.metrics.watchStarted(this.name);
     const started = this.clock.now();
     let events = 0;
+    const onEvents = (batch: readonly WatchEvent<T>[]): void => {
+      if (watchAbort.signal.aborted) return;
+      events += batch.length;
+      this.applyBatch(batch);
+    };
+    const opts = { ...this.scope, resourceVersion: this.state.resourceVersion ?? '', allowWatchBookmarks: true, timeoutSeconds, signal: watchAbort.signal };
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    let ended: Promise<void> | undefined;
     try {
-      iterator = this.lw
-        .watch({ ...this.scope, resourceVersion: this.state.resourceVersion ?? '', allowWatchBookmarks: true, timeoutSeconds, signal: watchAbort.signal })
-        [Symbol.asyncIterator]();
-      for (;;) {
-        const next = await abortable(iterator.next(), watchAbort.signal);
-        if (next.done) break;
-        events++;
-        this.apply(next.value);
+      if (this.lw.watchBatches) {
+        ended = this.lw.watchBatches(opts, onEvents);
+      } else {
+        iterator = this.lw.watch(opts)[Symbol.asyncIterator]();
+        ended = eachEvent(iterator, watchAbort.signal, onEvents);
       }
+      await Promise.race([ended, stopped]);
+      // Stopped by the watchdog (not by our signal): report it as a failure.
+      if (watchAbort.signal.aborted && !signal.aborted) throw watchAbort.signal.reason;
     } finally {
       watchdog?.cancel();
       signal.removeEventListener('abort', onAbort);
       if (!watchAbort.signal.aborted) watchAbort.abort();
-      await this.close(iterator);
+      await this.close(iterator, ended);
     }
     return events > 0 || this.clock.now() - started >= minHealthyWatchMs;
   }
 
   /**
-   * Ends a watch's iterator and waits, up to a bound, for it to finish (its
-   * connection closed), so that stopping leaves nothing open behind. A source
-   * that ignores its signal is not waited for beyond the bound.
+   * Ends a watch and waits, up to a bound, for it to finish (its connection
+   * closed), so that stopping leaves nothing open behind. A source that
+   * ignores its signal is not waited for beyond the bound.
    */
-  private async close(iterator: AsyncIterator<WatchEvent<T>> | undefined): Promise<void> {
-    if (!iterator?.return) return;
-    let closing: Promise<unknown>;
-    try {
-      closing = Promise.resolve(iterator.return()).catch(() => {});
-    } catch {
-      return; // a source whose return() throws has nothing left to close
+  private async close(iterator: AsyncIterator<WatchEvent<T>> | undefined, ended: Promise<void> | undefined): Promise<void> {
+    // Whatever the watch's end brings now (an error after we stopped, say) has been dealt with.
+    let closing: Promise<unknown> | undefined = ended?.catch(() => {});
+    if (iterator) {
+      if (!iterator.return) return;
+      try {
+        closing = Promise.resolve(iterator.return()).catch(() => {});
+      } catch {
+        return; // a source whose return() throws has nothing left to close
+      }
     }
+    if (!closing) return;
     let timer: Timer | undefined;
     const bound = new Promise<void>((resolve) => (timer = realClock.setTimer(resolve, closeGraceMs)));
     await Promise.race([closing, bound]);
     timer?.cancel();
+  }
+
+  /**
+   * Applies the events that arrived together. The sync time (a clock read and
+   * a metrics call) is noted once per batch, not per event.
+   */
+  private applyBatch(batch: readonly WatchEvent<T>[]): void {
+    try {
+      for (let i = 0; i < batch.length; i++) this.apply(batch[i]!);
+    } finally {
+      if (this.progressed) {
+        this.progressed = false;
+        this.markSynced();
+      }
+    }
   }
 
   private apply(event: WatchEvent<T>): void {
@@ -310,7 +341,7 @@ export class Reflector<T extends KubeObject> {
       this.noteProgress(obj);
       return;
     }
-    const { old, current } = this.store.upsert(obj);
+    const { old, current } = this.store.upsert(obj, key);
     this.noteProgress(obj);
     this.emit(old ? { type: 'update', oldObject: old, object: current } : { type: 'add', object: current, isInInitialList: false });
   }
@@ -332,13 +363,13 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** A watch event arrived: the cache is current as of its resourceVersion. */
+  /** A watch event arrived: the cache is current as of its resourceVersion (noted as synced at the end of the batch). */
   private noteProgress(obj: KubeObject): void {
     this.expiredInARow = 0;
     this.state.consecutiveFailures = 0;
     const rv = obj.metadata?.resourceVersion;
-    if (rv) this.setResourceVersion(rv);
-    else this.markSynced();
+    if (rv) this.state.resourceVersion = rv;
+    this.progressed = true;
   }
 
   private setResourceVersion(rv: string): void {
@@ -408,4 +439,21 @@ function pickScope(scope: ListWatchOptions | undefined): ListWatchOptions {
   if (scope?.labelSelector) out.labelSelector = scope.labelSelector;
   if (scope?.fieldSelector) out.fieldSelector = scope.fieldSelector;
   return out;
+}
+
+/**
+ * Feeds a watch given as an async iterator to a batch consumer, one event at a
+ * time (for ListerWatchers without `watchBatches`, such as test fakes). Stops
+ * once `signal` aborts; the caller ends the iterator.
+ */
+async function eachEvent<T extends KubeObject>(
+  iterator: AsyncIterator<WatchEvent<T>>,
+  signal: AbortSignal,
+  onEvents: (events: readonly WatchEvent<T>[]) => void,
+): Promise<void> {
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done || signal.aborted) return;
+    onEvents([next.value]);
+  }
 }

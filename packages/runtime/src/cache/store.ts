@@ -181,9 +181,11 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     return this.indexes.values(name);
   }
 
-  /** Transforms `obj` and caches it under its key. */
-  upsert(obj: T): Upserted<T> {
-    const key = objectKey(obj);
+  /**
+   * Transforms `obj` and caches it under its key. A caller that has computed
+   * the key already (`objectKey(obj)`) may pass it to save computing it again.
+   */
+  upsert(obj: T, key: string = objectKey(obj)): Upserted<T> {
     const current = this.applyTransform(key, obj);
     const old = this.items.get(key);
     this.items.set(key, current);
@@ -214,7 +216,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
       const old = this.items.get(key);
       const rv = obj.metadata.resourceVersion;
       if (old && rv !== undefined && old.metadata.resourceVersion === rv) continue;
-      const { current } = this.upsert(obj);
+      const { current } = this.upsert(obj, key);
       if (old) diff.updated.push({ old, current });
       else diff.added.push(current);
     }

@@ -31,7 +31,7 @@ import { dryRunValue, labelSelectorString, queryString } from './query.js';
 import { RequestRateLimiter } from './rate-limiter.js';
 import { WriteTracker, type PendingWrite, type ReadYourWritesOptions, type WriteOutcome } from './read-your-writes.js';
 import { Transport, type HttpRequest } from './transport.js';
-import { watchEvents } from './watch-stream.js';
+import { readWatchEvents, watchEvents } from './watch-stream.js';
 
 /**
  * Options of {@link Client.fromConfig}.
@@ -386,6 +386,7 @@ export class Client {
     return new KindListerWatcher(kind, options, {
       list: (opts) => (options.metadataOnly ? this.listWith(kind, opts, accept.list) : this.liveList(kind, opts)),
       watch: (opts) => this.watchWith(kind, opts, accept.watch),
+      watchBatches: (opts, onEvents) => this.watchBatchesWith(kind, opts, accept.watch, onEvents),
     });
   }
 
@@ -422,18 +423,7 @@ export class Client {
   }
 
   private async *watchWith<T extends KubeObject>(kind: Kind, opts: WatchOptions, accept: string): AsyncGenerator<WatchEvent<T>> {
-    const path =
-      collectionPath(kind, kind.namespaced ? opts.namespace : undefined) +
-      queryString({
-        watch: 1,
-        labelSelector: labelSelectorString(opts.labelSelector),
-        fieldSelector: opts.fieldSelector,
-        resourceVersion: opts.resourceVersion,
-        resourceVersionMatch: opts.resourceVersionMatch,
-        allowWatchBookmarks: opts.allowWatchBookmarks,
-        sendInitialEvents: opts.sendInitialEvents,
-        timeoutSeconds: opts.timeoutSeconds,
-      });
+    const path = watchPath(kind, opts);
     let res: IncomingMessage;
     try {
       res = await this.transport.stream({ method: 'GET', path, accept, signal: opts.signal });
@@ -442,6 +432,24 @@ export class Client {
       throw e;
     }
     yield* watchEvents<T>(res, `${kind.plural} ${path}`, opts.signal);
+  }
+
+  /** A watch delivered chunk by chunk to `onEvents` (see {@link readWatchEvents}): no async step per event. */
+  private async watchBatchesWith<T extends KubeObject>(
+    kind: Kind,
+    opts: WatchOptions,
+    accept: string,
+    onEvents: (events: WatchEvent<T>[]) => void,
+  ): Promise<void> {
+    const path = watchPath(kind, opts);
+    let res: IncomingMessage;
+    try {
+      res = await this.transport.stream({ method: 'GET', path, accept, signal: opts.signal });
+    } catch (e) {
+      if (opts.signal?.aborted) return;
+      throw e;
+    }
+    await readWatchEvents<T>(res, `${kind.plural} ${path}`, opts.signal, onEvents);
   }
 
   private put<T extends KubeObject>(kind: Kind<T>, obj: T, subresource: string | undefined, opts: WriteOptions): Promise<T> {
@@ -554,3 +562,19 @@ function deleteOptionsBody(opts: DeleteOptions | DeleteAllOfOptions): string {
   return JSON.stringify(body);
 }
 
+/** The path and query of a watch request. */
+function watchPath(kind: Kind, opts: WatchOptions): string {
+  return (
+    collectionPath(kind, kind.namespaced ? opts.namespace : undefined) +
+    queryString({
+      watch: 1,
+      labelSelector: labelSelectorString(opts.labelSelector),
+      fieldSelector: opts.fieldSelector,
+      resourceVersion: opts.resourceVersion,
+      resourceVersionMatch: opts.resourceVersionMatch,
+      allowWatchBookmarks: opts.allowWatchBookmarks,
+      sendInitialEvents: opts.sendInitialEvents,
+      timeoutSeconds: opts.timeoutSeconds,
+    })
+  );
+}

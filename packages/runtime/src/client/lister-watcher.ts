@@ -20,6 +20,8 @@ export interface ListerWatcherOptions {
 export interface ListWatchCalls<T extends KubeObject> {
   list(opts: ListOptions): Promise<KubeList<T>>;
   watch(opts: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** The chunk-at-a-time watch behind {@link ListerWatcher.watchBatches}; without it the ListerWatcher offers only `watch`. */
+  watchBatches?(opts: WatchOptions, onEvents: (events: WatchEvent<T>[]) => void): Promise<void>;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface ListWatchCalls<T extends KubeObject> {
  */
 export class KindListerWatcher<T extends KubeObject> implements ListerWatcher<T> {
   private readonly pageSize: number;
+  /** Present when the calls can deliver a watch chunk by chunk (see {@link ListerWatcher.watchBatches}). */
+  readonly watchBatches?: (opts: WatchRequest, onEvents: (events: WatchEvent<T>[]) => void) => Promise<void>;
 
   constructor(
     readonly kind: Kind,
@@ -39,6 +43,8 @@ export class KindListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     private readonly calls: ListWatchCalls<T>,
   ) {
     this.pageSize = options.pageSize ?? 500;
+    const watchBatches = calls.watchBatches?.bind(calls);
+    if (watchBatches) this.watchBatches = (opts, onEvents) => watchBatches(watchOptions(opts), onEvents);
   }
 
   async list(opts: ListWatchOptions & { signal?: AbortSignal }): Promise<ListResult<T>> {
@@ -63,17 +69,22 @@ export class KindListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     }
   }
 
-  watch(
-    opts: ListWatchOptions & { resourceVersion: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number; signal?: AbortSignal },
-  ): AsyncIterable<WatchEvent<T>> {
-    return this.calls.watch({
-      namespace: opts.namespace,
-      labelSelector: opts.labelSelector,
-      fieldSelector: opts.fieldSelector,
-      resourceVersion: opts.resourceVersion,
-      allowWatchBookmarks: opts.allowWatchBookmarks ?? true,
-      timeoutSeconds: opts.timeoutSeconds,
-      signal: opts.signal,
-    });
+  watch(opts: WatchRequest): AsyncIterable<WatchEvent<T>> {
+    return this.calls.watch(watchOptions(opts));
   }
+}
+
+/** What the informer asks a watch for. */
+type WatchRequest = ListWatchOptions & { resourceVersion: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number; signal?: AbortSignal };
+
+function watchOptions(opts: WatchRequest): WatchOptions {
+  return {
+    namespace: opts.namespace,
+    labelSelector: opts.labelSelector,
+    fieldSelector: opts.fieldSelector,
+    resourceVersion: opts.resourceVersion,
+    allowWatchBookmarks: opts.allowWatchBookmarks ?? true,
+    timeoutSeconds: opts.timeoutSeconds,
+    signal: opts.signal,
+  };
 }

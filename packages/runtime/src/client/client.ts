@@ -423,15 +423,8 @@ export class Client {
   }
 
   private async *watchWith<T extends KubeObject>(kind: Kind, opts: WatchOptions, accept: string): AsyncGenerator<WatchEvent<T>> {
-    const path = watchPath(kind, opts);
-    let res: IncomingMessage;
-    try {
-      res = await this.transport.stream({ method: 'GET', path, accept, signal: opts.signal });
-    } catch (e) {
-      if (opts.signal?.aborted) return;
-      throw e;
-    }
-    yield* watchEvents<T>(res, `${kind.plural} ${path}`, opts.signal);
+    const opened = await this.openWatch(kind, opts, accept);
+    if (opened) yield* watchEvents<T>(opened.res, opened.description, opts.signal);
   }
 
   /** A watch delivered chunk by chunk to `onEvents` (see {@link readWatchEvents}): no async step per event. */
@@ -441,15 +434,20 @@ export class Client {
     accept: string,
     onEvents: (events: WatchEvent<T>[]) => void,
   ): Promise<void> {
+    const opened = await this.openWatch(kind, opts, accept);
+    if (opened) await readWatchEvents<T>(opened.res, opened.description, opts.signal, onEvents);
+  }
+
+  /** Starts a watch request; undefined when the caller aborted before the response came. */
+  private async openWatch(kind: Kind, opts: WatchOptions, accept: string): Promise<{ res: IncomingMessage; description: string } | undefined> {
     const path = watchPath(kind, opts);
-    let res: IncomingMessage;
     try {
-      res = await this.transport.stream({ method: 'GET', path, accept, signal: opts.signal });
+      const res = await this.transport.stream({ method: 'GET', path, accept, signal: opts.signal });
+      return { res, description: `${kind.plural} ${path}` };
     } catch (e) {
-      if (opts.signal?.aborted) return;
+      if (opts.signal?.aborted) return undefined;
       throw e;
     }
-    await readWatchEvents<T>(res, `${kind.plural} ${path}`, opts.signal, onEvents);
   }
 
   private put<T extends KubeObject>(kind: Kind<T>, obj: T, subresource: string | undefined, opts: WriteOptions): Promise<T> {

@@ -5,7 +5,7 @@
  * with a warning, retries of transient failures, shutdown, and the real
  * `kubectl describe` showing what was recorded.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,19 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import { startApiServer } from '@operant/apiserver';
+import { ConfigMap, CoreEvent, EventsV1Event, Namespace } from '../builtins.js';
 import { Client } from '../client/index.js';
 import type { LogFields } from '../cache/logger.js';
 import { loadKubeConfig } from '../config/load.js';
 import type { ControllerLogger } from '../controller/logger.js';
-import { defineKind } from '../kind.js';
+import { useApiServer } from '../testdata/api-server.js';
 import { EventRecorder, type EventRecorderOptions } from './recorder.js';
 import { objectReference } from './reference.js';
-
-const ConfigMap = defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
-const Namespace = defineKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
-const EventsV1 = defineKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
-const CoreEvent = defineKind({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
 
 const kubectlPath = '/usr/bin/kubectl';
 const controllerName = 'example.com/test-controller';
@@ -54,23 +50,16 @@ class CapturingLogger implements ControllerLogger {
   }
 }
 
-let server: RunningApiServer;
-let client: Client;
 let namespaces = 0;
 const recorders: EventRecorder[] = [];
 
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-});
-
+// Registered before the fixture: after hooks run in registration order, so recorders write what is pending while the server is still up.
 after(async () => {
   await Promise.all(recorders.map((r) => r.close()));
-  client?.close();
-  await server?.stop();
 });
+const api = useApiServer();
 
-function newRecorder(options: Partial<EventRecorderOptions> = {}, c: Client = client): { recorder: EventRecorder; logs: CapturingLogger } {
+function newRecorder(options: Partial<EventRecorderOptions> = {}, c: Client = api.client): { recorder: EventRecorder; logs: CapturingLogger } {
   const logs = new CapturingLogger();
   const recorder = new EventRecorder(c, { reportingController: controllerName, reportingInstance: 'test-1', logger: logs, ...options });
   recorders.push(recorder);
@@ -80,12 +69,12 @@ function newRecorder(options: Partial<EventRecorderOptions> = {}, c: Client = cl
 /** A fresh namespace and a ConfigMap in it to record events about. */
 async function subject(name = 'subject'): Promise<KubeObject> {
   const ns = `events-${++namespaces}`;
-  await client.create(Namespace, { metadata: { name: ns } });
-  return client.get(ConfigMap, (await client.create(ConfigMap, { metadata: { name, namespace: ns } })).metadata.name!, { namespace: ns });
+  await api.client.create(Namespace, { metadata: { name: ns } });
+  return api.client.get(ConfigMap, (await api.client.create(ConfigMap, { metadata: { name, namespace: ns } })).metadata.name!, { namespace: ns });
 }
 
 async function eventsIn(ns: string): Promise<KubeObject[]> {
-  return (await client.list(EventsV1, { namespace: ns })).items;
+  return (await api.client.list(EventsV1Event, { namespace: ns })).items;
 }
 
 /** Polls until `check` holds; rejects with `what` after a deadline. */
@@ -131,7 +120,7 @@ describe('events.k8s.io/v1', () => {
   test('different reasons, notes or related objects are different events', async () => {
     const cm = await subject();
     const ns = cm.metadata.namespace!;
-    const other = await client.create(ConfigMap, { metadata: { name: 'other', namespace: ns } });
+    const other = await api.client.create(ConfigMap, { metadata: { name: 'other', namespace: ns } });
     const { recorder } = newRecorder();
     recorder.eventf(cm, null, 'Normal', 'Created', 'Create', 'made it');
     recorder.eventf(cm, null, 'Warning', 'Failed', 'Create', 'could not');
@@ -152,7 +141,7 @@ describe('events.k8s.io/v1', () => {
   });
 
   test('events about cluster-scoped objects go to the default namespace; long notes are cut to 1024 bytes', async () => {
-    const namespace = await client.create(Namespace, { metadata: { name: 'cluster-scoped-subject' } });
+    const namespace = await api.client.create(Namespace, { metadata: { name: 'cluster-scoped-subject' } });
     const { recorder } = newRecorder();
     recorder.event(namespace, 'Normal', 'Labelled', 'é'.repeat(600)); // 1200 bytes
     await recorder.flush();
@@ -267,7 +256,7 @@ describe('core/v1', () => {
     const { recorder } = newRecorder({ api: 'v1' });
     recorder.eventf(cm, null, 'Warning', 'Invalid', 'Validate', 'bad key %j', 'x');
     await recorder.flush();
-    let [event] = (await client.list(CoreEvent, { namespace: ns })).items;
+    let [event] = (await api.client.list(CoreEvent, { namespace: ns })).items;
     assert.deepEqual(
       { count: event.count, type: event.type, reason: event.reason, message: event.message, source: event.source, reportingComponent: event.reportingComponent },
       { count: 1, type: 'Warning', reason: 'Invalid', message: 'bad key "x"', source: { component: controllerName }, reportingComponent: controllerName },
@@ -278,7 +267,7 @@ describe('core/v1', () => {
     recorder.eventf(cm, null, 'Warning', 'Invalid', 'Validate', 'bad key %j', 'x');
     recorder.eventf(cm, null, 'Warning', 'Invalid', 'Validate', 'bad key %j', 'x');
     await recorder.flush();
-    const items = (await client.list(CoreEvent, { namespace: ns })).items;
+    const items = (await api.client.list(CoreEvent, { namespace: ns })).items;
     assert.equal(items.length, 1);
     [event] = items;
     assert.equal(event.count, 3);
@@ -301,7 +290,7 @@ describe('kubectl describe', () => {
     const dir = mkdtempSync(join(tmpdir(), 'operant-events-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, server.kubeconfig);
+    writeFileSync(kubeconfig, api.server.kubeconfig);
     const out = await new Promise<string>((resolve, reject) => {
       execFile(
         kubectlPath,

@@ -4,39 +4,20 @@
  * the removal conflicts or fails and the reconcile is retried), and the object
  * is then gone.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, isNotFound } from '../client/index.js';
-import { loadKubeConfig } from '../config/load.js';
-import { defineKind } from '../kind.js';
+import { ConfigMap } from '../builtins.js';
+import { isNotFound } from '../client/index.js';
+import { useApiServer } from '../testdata/api-server.js';
 import { addFinalizer, containsFinalizer, handleFinalizer, removeFinalizer } from './finalizers.js';
 
-interface ConfigMapObject extends KubeObject {
-  data?: Record<string, string>;
-}
-const ConfigMap = defineKind<ConfigMapObject>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
-const Namespace = defineKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
 const finalizer = 'example.com/cleanup';
-
-let server: RunningApiServer;
-let client: Client;
 const ns = 'finalizers';
-
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  await client.create(Namespace, { metadata: { name: ns } });
-});
-
-after(async () => {
-  client?.close();
-  await server?.stop();
-});
+const api = useApiServer({ namespaces: [ns] });
 
 async function gone(name: string): Promise<boolean> {
-  return client.get(ConfigMap, name, { namespace: ns }).then(
+  return api.client.get(ConfigMap, name, { namespace: ns }).then(
     () => false,
     (e: unknown) => (isNotFound(e) ? true : Promise.reject(e)),
   );
@@ -57,106 +38,106 @@ describe('in-memory helpers', () => {
 
 describe('handleFinalizer', () => {
   test('adds the finalizer to a live object, once, and keeps others', async () => {
-    const cm = await client.create(ConfigMap, { metadata: { name: 'add', namespace: ns, finalizers: ['keep.example.com/x'] } });
+    const cm = await api.client.create(ConfigMap, { metadata: { name: 'add', namespace: ns, finalizers: ['keep.example.com/x'] } });
     let cleanups = 0;
-    const first = await handleFinalizer(client, ConfigMap, cm, finalizer, () => void cleanups++);
+    const first = await handleFinalizer(api.client, ConfigMap, cm, finalizer, () => void cleanups++);
     assert.deepEqual({ deleted: first.deleted, updated: first.updated }, { deleted: false, updated: true });
-    const live = await client.get(ConfigMap, 'add', { namespace: ns });
+    const live = await api.client.get(ConfigMap, 'add', { namespace: ns });
     assert.deepEqual(live.metadata.finalizers, ['keep.example.com/x', finalizer]);
     assert.equal(first.object?.metadata.resourceVersion, live.metadata.resourceVersion);
 
-    const second = await handleFinalizer(client, ConfigMap, live, finalizer, () => void cleanups++);
+    const second = await handleFinalizer(api.client, ConfigMap, live, finalizer, () => void cleanups++);
     assert.deepEqual({ deleted: second.deleted, updated: second.updated }, { deleted: false, updated: false });
-    assert.equal((await client.get(ConfigMap, 'add', { namespace: ns })).metadata.resourceVersion, live.metadata.resourceVersion);
+    assert.equal((await api.client.get(ConfigMap, 'add', { namespace: ns })).metadata.resourceVersion, live.metadata.resourceVersion);
     assert.equal(cleanups, 0);
   });
 
   test('adding from a stale copy retries on a fresh read and keeps the concurrent write', async () => {
-    const stale = await client.create(ConfigMap, { metadata: { name: 'stale-add', namespace: ns }, data: { a: '1' } });
-    await client.patch(ConfigMap, 'stale-add', { data: { b: '2' }, metadata: { finalizers: ['other.example.com/x'] } }, { namespace: ns });
-    const r = await handleFinalizer(client, ConfigMap, stale, finalizer, () => undefined);
+    const stale = await api.client.create(ConfigMap, { metadata: { name: 'stale-add', namespace: ns }, data: { a: '1' } });
+    await api.client.patch(ConfigMap, 'stale-add', { data: { b: '2' }, metadata: { finalizers: ['other.example.com/x'] } }, { namespace: ns });
+    const r = await handleFinalizer(api.client, ConfigMap, stale, finalizer, () => undefined);
     assert.equal(r.updated, true);
-    const live = await client.get(ConfigMap, 'stale-add', { namespace: ns });
+    const live = await api.client.get(ConfigMap, 'stale-add', { namespace: ns });
     assert.deepEqual(live.metadata.finalizers, ['other.example.com/x', finalizer]);
     assert.deepEqual(live.data, { a: '1', b: '2' });
   });
 
   test('on deletion runs cleanup once, removes the finalizer, and the object is gone', async () => {
-    const cm = await client.create(ConfigMap, { metadata: { name: 'delete-me', namespace: ns }, data: { a: '1' } });
-    const added = await handleFinalizer(client, ConfigMap, cm, finalizer, () => assert.fail('no cleanup while live'));
-    await client.delete(ConfigMap, 'delete-me', { namespace: ns });
-    const deleting = await client.get(ConfigMap, 'delete-me', { namespace: ns });
+    const cm = await api.client.create(ConfigMap, { metadata: { name: 'delete-me', namespace: ns }, data: { a: '1' } });
+    const added = await handleFinalizer(api.client, ConfigMap, cm, finalizer, () => assert.fail('no cleanup while live'));
+    await api.client.delete(ConfigMap, 'delete-me', { namespace: ns });
+    const deleting = await api.client.get(ConfigMap, 'delete-me', { namespace: ns });
     assert.ok(deleting.metadata.deletionTimestamp, 'the finalizer holds the object');
     assert.ok(added.object);
 
     const seen: string[] = [];
-    const r = await handleFinalizer(client, ConfigMap, deleting, finalizer, (obj) => void seen.push(obj.metadata.name!));
+    const r = await handleFinalizer(api.client, ConfigMap, deleting, finalizer, (obj) => void seen.push(obj.metadata.name!));
     assert.deepEqual(seen, ['delete-me']);
     assert.deepEqual({ deleted: r.deleted, updated: r.updated }, { deleted: true, updated: true });
     assert.equal(await gone('delete-me'), true);
 
     // A late reconcile of the stale copy: the object is gone, nothing runs again.
-    const late = await handleFinalizer(client, ConfigMap, deleting, finalizer, () => void seen.push('again'));
+    const late = await handleFinalizer(api.client, ConfigMap, deleting, finalizer, () => void seen.push('again'));
     assert.deepEqual({ deleted: late.deleted, updated: late.updated, object: late.object }, { deleted: true, updated: false, object: undefined });
     assert.deepEqual(seen, ['delete-me']);
   });
 
   test('a conflicting removal is retried on a fresh read without re-running cleanup', async () => {
-    const cm = await client.create(ConfigMap, { metadata: { name: 'conflict', namespace: ns, finalizers: [finalizer, 'other.example.com/x'] } });
-    await client.delete(ConfigMap, cm.metadata.name!, { namespace: ns });
-    const deleting = await client.get(ConfigMap, 'conflict', { namespace: ns });
+    const cm = await api.client.create(ConfigMap, { metadata: { name: 'conflict', namespace: ns, finalizers: [finalizer, 'other.example.com/x'] } });
+    await api.client.delete(ConfigMap, cm.metadata.name!, { namespace: ns });
+    const deleting = await api.client.get(ConfigMap, 'conflict', { namespace: ns });
     let cleanups = 0;
-    const r = await handleFinalizer(client, ConfigMap, deleting, finalizer, async () => {
+    const r = await handleFinalizer(api.client, ConfigMap, deleting, finalizer, async () => {
       cleanups++;
       // Someone writes the object while cleanup runs: the removal below conflicts.
-      await client.patch(ConfigMap, 'conflict', { metadata: { labels: { touched: 'yes' } } }, { namespace: ns });
+      await api.client.patch(ConfigMap, 'conflict', { metadata: { labels: { touched: 'yes' } } }, { namespace: ns });
     });
     assert.equal(cleanups, 1);
     assert.equal(r.deleted, true);
-    const live = await client.get(ConfigMap, 'conflict', { namespace: ns });
+    const live = await api.client.get(ConfigMap, 'conflict', { namespace: ns });
     assert.deepEqual(live.metadata.finalizers, ['other.example.com/x']);
     assert.equal(live.metadata.labels?.touched, 'yes');
     // Without our finalizer: deleted, nothing to do.
-    const again = await handleFinalizer(client, ConfigMap, live, finalizer, () => void cleanups++);
+    const again = await handleFinalizer(api.client, ConfigMap, live, finalizer, () => void cleanups++);
     assert.deepEqual({ deleted: again.deleted, updated: again.updated, cleanups }, { deleted: true, updated: false, cleanups: 1 });
   });
 
   test('when the removal fails, the retried reconcile removes it without cleaning up again', async () => {
-    const cm = await client.create(ConfigMap, { metadata: { name: 'retry', namespace: ns, finalizers: [finalizer] } });
-    await client.delete(ConfigMap, cm.metadata.name!, { namespace: ns });
-    const deleting = await client.get(ConfigMap, 'retry', { namespace: ns });
+    const cm = await api.client.create(ConfigMap, { metadata: { name: 'retry', namespace: ns, finalizers: [finalizer] } });
+    await api.client.delete(ConfigMap, cm.metadata.name!, { namespace: ns });
+    const deleting = await api.client.get(ConfigMap, 'retry', { namespace: ns });
     let cleanups = 0;
     const ac = new AbortController();
     // The reconcile is cancelled right after cleanup: the removal request is aborted.
     await assert.rejects(
-      handleFinalizer(client, ConfigMap, deleting, finalizer, () => {
+      handleFinalizer(api.client, ConfigMap, deleting, finalizer, () => {
         cleanups++;
         ac.abort();
       }, { signal: ac.signal }),
     );
     assert.equal(cleanups, 1);
-    assert.deepEqual((await client.get(ConfigMap, 'retry', { namespace: ns })).metadata.finalizers, [finalizer]);
+    assert.deepEqual((await api.client.get(ConfigMap, 'retry', { namespace: ns })).metadata.finalizers, [finalizer]);
 
-    const r = await handleFinalizer(client, ConfigMap, deleting, finalizer, () => void cleanups++);
+    const r = await handleFinalizer(api.client, ConfigMap, deleting, finalizer, () => void cleanups++);
     assert.equal(cleanups, 1, 'cleanup succeeded before: not run again');
     assert.equal(r.deleted, true);
     assert.equal(await gone('retry'), true);
   });
 
   test('a failing cleanup keeps the finalizer and runs again next time', async () => {
-    const cm = await client.create(ConfigMap, { metadata: { name: 'fails', namespace: ns, finalizers: [finalizer] } });
-    await client.delete(ConfigMap, cm.metadata.name!, { namespace: ns });
-    const deleting = await client.get(ConfigMap, 'fails', { namespace: ns });
+    const cm = await api.client.create(ConfigMap, { metadata: { name: 'fails', namespace: ns, finalizers: [finalizer] } });
+    await api.client.delete(ConfigMap, cm.metadata.name!, { namespace: ns });
+    const deleting = await api.client.get(ConfigMap, 'fails', { namespace: ns });
     let attempts = 0;
     await assert.rejects(
-      handleFinalizer(client, ConfigMap, deleting, finalizer, () => {
+      handleFinalizer(api.client, ConfigMap, deleting, finalizer, () => {
         attempts++;
         throw new Error('bucket still in use');
       }),
       /bucket still in use/,
     );
-    assert.deepEqual((await client.get(ConfigMap, 'fails', { namespace: ns })).metadata.finalizers, [finalizer]);
-    await handleFinalizer(client, ConfigMap, deleting, finalizer, () => void attempts++);
+    assert.deepEqual((await api.client.get(ConfigMap, 'fails', { namespace: ns })).metadata.finalizers, [finalizer]);
+    await handleFinalizer(api.client, ConfigMap, deleting, finalizer, () => void attempts++);
     assert.equal(attempts, 2);
     assert.equal(await gone('fails'), true);
   });

@@ -2,18 +2,14 @@
  * The pino logger: JSON lines, the pretty format, the environment settings,
  * and the per-reconcile fields of a real controller against the embedded server.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client } from '../client/index.js';
-import { loadKubeConfig } from '../config/load.js';
+import { ConfigMap } from '../builtins.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { controllerBuilder } from '../controller/builder.js';
-import { defineKind } from '../kind.js';
+import { useApiServer } from '../testdata/api-server.js';
 import { createLogger } from './logger.js';
-
-const ConfigMap = defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
 
 /** Collects what the logger writes, and lets a test await a line. */
 class Lines extends Writable {
@@ -82,23 +78,14 @@ describe('createLogger', () => {
 });
 
 describe('a reconcile logs through a child logger', () => {
-  let server: RunningApiServer;
-  let client: Client;
-  before(async () => {
-    server = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
+  const api = useApiServer();
 
   test('carrying controller, group, kind, namespace, name and reconcile id', async () => {
     const out = new Lines();
     const logger = createLogger({ destination: out, level: 'debug', format: 'json' });
-    const informers = new SharedInformerFactory(client, { logger });
+    const informers = new SharedInformerFactory(api.client, { logger });
     const ids: string[] = [];
-    const controller = controllerBuilder('configmap-logger', { client, informers, logger })
+    const controller = controllerBuilder('configmap-logger', { client: api.client, informers, logger })
       .for(ConfigMap)
       .reconcile((req, { log, reconcileId }) => {
         if (req.name === 'logged') {
@@ -109,7 +96,7 @@ describe('a reconcile logs through a child logger', () => {
     const stop = new AbortController();
     informers.startAll(stop.signal);
     const running = controller.start(stop.signal);
-    await client.create(ConfigMap, { metadata: { name: 'logged', namespace: 'default' } });
+    await api.client.create(ConfigMap, { metadata: { name: 'logged', namespace: 'default' } });
     const line = JSON.parse(await out.next((l) => l.includes('reconciled the config map'))) as Record<string, unknown>;
     stop.abort();
     await running;

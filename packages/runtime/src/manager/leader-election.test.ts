@@ -4,12 +4,10 @@
  * takeover, takeover only after expiry when the leader stops without
  * releasing, and stepping down when the lease is taken away.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client } from '../client/client.js';
-import { loadKubeConfig } from '../config/load.js';
 import { MetricsRegistry } from '../metrics/registry.js';
+import { useApiServer } from '../testdata/api-server.js';
 import { leaderIdentity } from './identity.js';
 import { LeaderElector, type LeaderElectorOptions } from './leader-election.js';
 import { Lease, LeaseLock, microTime } from './lease-lock.js';
@@ -36,21 +34,11 @@ interface Candidate {
 }
 
 describe('LeaderElector against the embedded server', () => {
-  let server: RunningApiServer;
-  let client: Client;
+  const api = useApiServer();
   let leaseNo = 0;
 
-  before(async () => {
-    server = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
-
   function candidate(name: string, options: Partial<LeaderElectorOptions> = {}): Candidate {
-    const lock = new LeaseLock(client, { name, namespace: 'default', identity: leaderIdentity() });
+    const lock = new LeaseLock(api.client, { name, namespace: 'default', identity: leaderIdentity() });
     const c: Candidate = { stop: new AbortController(), leading: false, started: 0, stopped: 0 } as Candidate;
     c.elector = new LeaderElector(lock, {
       name,
@@ -75,14 +63,14 @@ describe('LeaderElector against the embedded server', () => {
     const a = candidate(name, { metrics: metrics.leaderElection });
     await waitFor(() => a.leading, 'leadership');
     assert.match(await metrics.text(), new RegExp(`^leader_election_master_status\\{name="${name}"\\} 1$`, 'm'));
-    const first = await client.get(Lease, name, { namespace: 'default' });
+    const first = await api.client.get(Lease, name, { namespace: 'default' });
     assert.equal(first.spec?.holderIdentity, a.elector.identity);
     assert.equal(first.spec?.leaseDurationSeconds, 1);
     assert.equal(first.spec?.leaseTransitions, 0);
     assert.match(first.spec?.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.ok(Date.parse(first.spec?.acquireTime ?? '') <= Date.parse(first.spec?.renewTime ?? ''));
     await new Promise((r) => setTimeout(r, 350));
-    const later = await client.get(Lease, name, { namespace: 'default' });
+    const later = await api.client.get(Lease, name, { namespace: 'default' });
     assert.ok(Date.parse(later.spec?.renewTime ?? '') > Date.parse(first.spec?.renewTime ?? ''), 'renewTime advances');
     assert.equal(later.spec?.acquireTime, first.spec?.acquireTime, 'acquireTime is kept while leading');
     a.stop.abort();
@@ -103,14 +91,14 @@ describe('LeaderElector against the embedded server', () => {
     leader.stop.abort();
     assert.equal(await leader.run, 'cancelled');
     assert.equal(leader.stopped, 1);
-    const released = await client.get(Lease, name, { namespace: 'default' });
+    const released = await api.client.get(Lease, name, { namespace: 'default' });
     // Released (client-go: empty holder, 1 s), unless a candidate was already quicker.
     if (!released.spec?.holderIdentity) assert.equal(released.spec?.leaseDurationSeconds, 1);
     const rest = cs.filter((c) => c !== leader);
     await waitFor(() => rest.some((c) => c.leading), 'a new leader', 2000);
     const takeoverMs = performance.now() - t0;
     assert.ok(takeoverMs < 600, `took over ${takeoverMs.toFixed(0)} ms after the release, well within the 1 s lease`);
-    const lease = await client.get(Lease, name, { namespace: 'default' });
+    const lease = await api.client.get(Lease, name, { namespace: 'default' });
     assert.equal(lease.spec?.leaseTransitions, 1);
     assert.equal(lease.spec?.holderIdentity, rest.find((c) => c.leading)!.elector.identity);
     for (const c of rest) c.stop.abort();
@@ -128,12 +116,12 @@ describe('LeaderElector against the embedded server', () => {
     const t0 = performance.now();
     a.stop.abort(); // like a crash: no release
     await a.run;
-    assert.equal((await client.get(Lease, name, { namespace: 'default' })).spec?.holderIdentity, a.elector.identity);
+    assert.equal((await api.client.get(Lease, name, { namespace: 'default' })).spec?.holderIdentity, a.elector.identity);
     await waitFor(() => b.leading, 'b to take over', 4000);
     const takeoverMs = performance.now() - t0;
     assert.ok(takeoverMs >= 800, `took over after ${takeoverMs.toFixed(0)} ms: not before the 1 s lease expired`);
     assert.ok(takeoverMs < 1800, `took over after ${takeoverMs.toFixed(0)} ms: within the lease duration plus a retry`);
-    assert.equal((await client.get(Lease, name, { namespace: 'default' })).spec?.leaseTransitions, 1);
+    assert.equal((await api.client.get(Lease, name, { namespace: 'default' })).spec?.leaseTransitions, 1);
     b.stop.abort();
     await b.run;
   });
@@ -145,15 +133,15 @@ describe('LeaderElector against the embedded server', () => {
     const a = candidate(name, { metrics: metrics.leaderElection });
     await waitFor(() => a.leading, 'a leading');
     // A foreign write that leaves the holder alone: the optimistic renewal conflicts, the slow path keeps the lease.
-    await client.patch(Lease, name, { metadata: { labels: { touched: 'yes' } } }, { namespace: 'default' });
+    await api.client.patch(Lease, name, { metadata: { labels: { touched: 'yes' } } }, { namespace: 'default' });
     await waitFor(() => /leader_election_slowpath_total\{name="le-\d+"\} 1/.test(lastText), 'the slow path', 3000, async () => {
       lastText = await metrics.text();
     });
     assert.equal(a.leading, true);
     // Another party takes the lease by force, with a long duration.
-    const lease = await client.get(Lease, name, { namespace: 'default' });
+    const lease = await api.client.get(Lease, name, { namespace: 'default' });
     const now = microTime(new Date());
-    await client.update(Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
+    await api.client.update(Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
     const t0 = performance.now();
     assert.equal(await a.run, 'lost');
     const lostMs = performance.now() - t0;
@@ -167,7 +155,7 @@ describe('LeaderElector against the embedded server', () => {
   test('an election waits for a lease held by someone else, and cancels cleanly while waiting', async () => {
     const name = `le-${++leaseNo}`;
     const now = microTime(new Date());
-    await client.create(Lease, { metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
+    await api.client.create(Lease, { metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
     const a = candidate(name);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(a.leading, false);
@@ -176,7 +164,7 @@ describe('LeaderElector against the embedded server', () => {
     assert.equal(await a.run, 'cancelled');
     assert.equal(a.started, 0);
     assert.equal(a.stopped, 0);
-    assert.equal((await client.get(Lease, name, { namespace: 'default' })).spec?.holderIdentity, 'other');
+    assert.equal((await api.client.get(Lease, name, { namespace: 'default' })).spec?.holderIdentity, 'other');
   });
 });
 

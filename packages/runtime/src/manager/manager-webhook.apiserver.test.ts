@@ -9,24 +9,22 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import { ConfigMap, MutatingWebhookConfiguration } from '../builtins.js';
 import { silentLogger } from '../cache/logger.js';
 import { generateServingCertificate } from '../webhook/certs/generate.js';
 import { defaulter } from '../webhook/admission/defaulter.js';
 import { mutatePath } from '../webhook/admission/paths.js';
+import { useApiServer } from '../testdata/api-server.js';
 import { Manager } from './manager.js';
 
-let server: RunningApiServer;
+const api = useApiServer();
 let dir: string;
 
-before(async () => {
-  server = await startApiServer({ port: 0 });
+before(() => {
   dir = mkdtempSync(join(tmpdir(), 'manager-webhook-'));
 });
 
-after(async () => {
-  await server.stop();
+after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -34,7 +32,7 @@ describe('Manager with webhooks', () => {
   test('serves a defaulting webhook that the API server calls, and reports it in /readyz', async () => {
     const certs = await generateServingCertificate();
     const mgr = await Manager.create({
-      kubeconfig: { kubeconfigText: server.kubeconfig },
+      kubeconfig: { kubeconfigText: api.server.kubeconfig },
       logger: silentLogger,
       client: { qps: Infinity },
       healthPort: 0,
@@ -92,7 +90,7 @@ describe('Manager with webhooks', () => {
     writeFileSync(join(dir, 'tls.crt'), certs.cert);
     writeFileSync(join(dir, 'tls.key'), certs.key);
     const mgr = await Manager.create({
-      kubeconfig: { kubeconfigText: server.kubeconfig },
+      kubeconfig: { kubeconfigText: api.server.kubeconfig },
       logger: silentLogger,
       webhook: { port: 0, host: '127.0.0.1', certDir: dir },
     });
@@ -103,13 +101,13 @@ describe('Manager with webhooks', () => {
     stop.abort();
     await running;
     await assert.rejects(
-      Manager.create({ kubeconfig: { kubeconfigText: server.kubeconfig }, logger: silentLogger, webhook: { certDir: join(dir, 'absent') } }),
+      Manager.create({ kubeconfig: { kubeconfigText: api.server.kubeconfig }, logger: silentLogger, webhook: { certDir: join(dir, 'absent') } }),
       (err: Error) => err.message.includes(join(dir, 'absent')),
     );
   });
 
   test('a manager without webhook options has no webhook server, and says how to get one', async () => {
-    const mgr = await Manager.create({ kubeconfig: { kubeconfigText: server.kubeconfig }, logger: silentLogger });
+    const mgr = await Manager.create({ kubeconfig: { kubeconfigText: api.server.kubeconfig }, logger: silentLogger });
     assert.throws(() => mgr.webhookServer, /this manager has no webhook server: pass the webhook option to Manager.create/);
   });
 });

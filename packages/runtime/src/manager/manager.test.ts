@@ -5,25 +5,22 @@
  * controller-runtime's names, `/healthz` and `/readyz`, runnable failures,
  * the shutdown grace period, and a process that exits by itself afterwards.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import type { KubeObject } from '@operant/apimachinery';
-import { Client } from '../client/client.js';
+import { ConfigMap, CustomResourceDefinition } from '../builtins.js';
 import { loadKubeConfig } from '../config/load.js';
 import { silentLogger } from '../cache/logger.js';
 import { defineKind } from '../kind.js';
 import { TerminalError } from '../controller/errors.js';
+import { useApiServer } from '../testdata/api-server.js';
 import { Lease, microTime } from './lease-lock.js';
 import { LeaderElectionLostError, Manager, ShutdownTimeoutError } from './manager.js';
 import type { ManagerOptions } from './options.js';
 import type { Runnable } from './runnable.js';
 
-const ConfigMap = defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
 const Widget = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
-const Crd = defineKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
 
 const timing = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
 const quietLogger = { ...silentLogger };
@@ -68,21 +65,11 @@ async function get(address: { host: string; port: number } | undefined, path: st
 }
 
 describe('Manager against the embedded server', () => {
-  let server: RunningApiServer;
-  let client: Client;
+  const api = useApiServer();
   let idNo = 0;
 
-  before(async () => {
-    server = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
-
   function create(options: ManagerOptions = {}): Promise<Manager> {
-    return Manager.create({ kubeconfig: { kubeconfigText: server.kubeconfig }, logger: quietLogger, client: { qps: Infinity }, ...options });
+    return Manager.create({ kubeconfig: { kubeconfigText: api.server.kubeconfig }, logger: quietLogger, client: { qps: Infinity }, ...options });
   }
 
   test('two managers, one lease: only the leader runs leader runnables; shutdown releases the lease and the other takes over at once', async () => {
@@ -91,7 +78,7 @@ describe('Manager against the embedded server', () => {
     const [a, b] = [await create({ leaderElection: le }), await create({ leaderElection: le })];
     const probes = new Map<Manager, { leader: Probe; everywhere: Probe }>();
     const reconciled = new Map<Manager, string[]>();
-    await client.create(ConfigMap, { metadata: { name: `cm-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
+    await api.client.create(ConfigMap, { metadata: { name: `cm-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
     for (const m of [a, b]) {
       const p = { leader: new Probe(true, 150), everywhere: new Probe(false) };
       m.add(p.leader);
@@ -116,12 +103,12 @@ describe('Manager against the embedded server', () => {
     assert.deepEqual(reconciled.get(b), [], 'the follower does not reconcile');
     assert.equal(a.isLeader, true);
     assert.equal(b.isLeader, false);
-    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
+    assert.equal((await api.client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
 
     // The lease must still be held while the leader's runnables drain.
     let holderWhileDraining: string | undefined;
     probes.get(a)!.leader.onStop = async () => {
-      holderWhileDraining = (await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity;
+      holderWhileDraining = (await api.client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity;
     };
     const t0 = performance.now();
     acA.abort();
@@ -134,13 +121,13 @@ describe('Manager against the embedded server', () => {
     assert.ok(takeoverMs < 800, `b led ${takeoverMs.toFixed(0)} ms after a was asked to stop (lease duration 1000 ms)`);
     await waitFor(() => probes.get(b)!.leader.running, 'b runs its leader runnable');
     await waitFor(() => reconciled.get(b)!.length === 1, 'b reconciles');
-    const lease = await client.get(Lease, id, { namespace: 'default' });
+    const lease = await api.client.get(Lease, id, { namespace: 'default' });
     assert.equal(lease.spec?.holderIdentity, b.identity);
     assert.equal(lease.spec?.leaseTransitions, 1);
     assert.equal(probes.get(a)!.leader.starts, 1);
     acB.abort();
     await runB;
-    const released = await client.get(Lease, id, { namespace: 'default' });
+    const released = await api.client.get(Lease, id, { namespace: 'default' });
     assert.equal(released.spec?.holderIdentity, '');
     assert.equal(released.spec?.leaseDurationSeconds, 1);
   });
@@ -163,7 +150,7 @@ describe('Manager against the embedded server', () => {
     const t0 = performance.now();
     acA.abort(); // stops renewing, leaves the lease as it was
     await runA;
-    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
+    assert.equal((await api.client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, a.identity);
     await b.elected();
     const takeoverMs = performance.now() - t0;
     assert.ok(takeoverMs >= 800, `b took over after ${takeoverMs.toFixed(0)} ms, not before the 1 s lease expired`);
@@ -183,20 +170,20 @@ describe('Manager against the embedded server', () => {
     const run = m.start(new AbortController().signal);
     await m.elected();
     await waitFor(() => leader.running, 'the leader runnable');
-    const lease = await client.get(Lease, id, { namespace: 'default' });
+    const lease = await api.client.get(Lease, id, { namespace: 'default' });
     const now = microTime(new Date());
-    await client.update(Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
+    await api.client.update(Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: now, acquireTime: now } });
     await assert.rejects(run, (err) => err instanceof LeaderElectionLostError && err.lease === `default/${id}`);
     assert.equal(leader.running, false);
     assert.equal(everywhere.running, false);
-    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, 'usurper', 'a manager never releases a lease it lost');
+    assert.equal((await api.client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, 'usurper', 'a manager never releases a lease it lost');
   });
 
   test('/metrics serves controller-runtime names from a controller, its queue, the client and leader election', async () => {
     const id = `mgr-${++idNo}`;
     const m = await create({ leaderElection: { id, ...timing }, metricsPort: 0, metricsHost: '127.0.0.1' });
-    await client.create(ConfigMap, { metadata: { name: `ok-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
-    await client.create(ConfigMap, { metadata: { name: `bad-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
+    await api.client.create(ConfigMap, { metadata: { name: `ok-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
+    await api.client.create(ConfigMap, { metadata: { name: `bad-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
     let reconciles = 0;
     m.controller('configmaps')
       .for(ConfigMap, { informer: { namespace: 'default', labelSelector: `test=${id}` } })
@@ -243,9 +230,9 @@ describe('Manager against the embedded server', () => {
       `workqueue_unfinished_work_seconds{${q}}`,
       `workqueue_longest_running_processor_seconds{${q}}`,
       'controller_runtime_reconcile_time_seconds_bucket{le="0.005",controller="configmaps"}',
-      `rest_client_requests_total{code="200",method="GET",host="127.0.0.1:${server.port}"}`,
-      `rest_client_requests_total{code="201",method="POST",host="127.0.0.1:${server.port}"}`, // the lease's creation
-      `rest_client_request_duration_seconds_bucket{le="0.005",verb="GET",host="127.0.0.1:${server.port}"}`,
+      `rest_client_requests_total{code="200",method="GET",host="127.0.0.1:${api.server.port}"}`,
+      `rest_client_requests_total{code="201",method="POST",host="127.0.0.1:${api.server.port}"}`, // the lease's creation
+      `rest_client_request_duration_seconds_bucket{le="0.005",verb="GET",host="127.0.0.1:${api.server.port}"}`,
       'informer_last_sync_timestamp_seconds{name="configmaps@default?labelSelector=test=',
       'process_resident_memory_bytes ',
     ]) {
@@ -258,7 +245,7 @@ describe('Manager against the embedded server', () => {
   });
 
   test('/healthz passes; /readyz fails until the caches have synced, and again while shutting down', async () => {
-    await client.delete(Crd, 'widgets.example.com').catch(() => undefined);
+    await api.client.delete(CustomResourceDefinition, 'widgets.example.com').catch(() => undefined);
     const m = await create({ healthPort: 0, healthHost: '127.0.0.1' });
     m.informers.informerFor(Widget); // the CRD is not installed yet: the informer cannot list
     const started = new Probe(false);
@@ -286,7 +273,7 @@ describe('Manager against the embedded server', () => {
     assert.equal((await get(m.healthAddress, '/healthz/nope')).status, 404);
     assert.equal((await get(m.healthAddress, '/metrics')).status, 404);
 
-    await client.create(Crd, {
+    await api.client.create(CustomResourceDefinition, {
       metadata: { name: 'widgets.example.com' },
       spec: {
         group: 'example.com',
@@ -294,7 +281,7 @@ describe('Manager against the embedded server', () => {
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
       },
-    } as KubeObject);
+    });
     await waitFor(() => started.running, 'the caches to sync and the runnables to start', 10_000);
     assert.deepEqual(await get(m.healthAddress, '/readyz'), { status: 200, body: 'ok' });
     const verbose = await get(m.healthAddress, '/readyz?verbose');
@@ -309,7 +296,7 @@ describe('Manager against the embedded server', () => {
     ac.abort();
     await run;
     assert.deepEqual(duringShutdown, { readyz: 503, healthz: 200 });
-    await client.delete(Crd, 'widgets.example.com');
+    await api.client.delete(CustomResourceDefinition, 'widgets.example.com');
   });
 
   test('a failing runnable stops the manager and start() rejects with its error', async () => {
@@ -336,12 +323,12 @@ describe('Manager against the embedded server', () => {
     ac.abort();
     await assert.rejects(run, (err) => err instanceof ShutdownTimeoutError && err.timeoutMs === 200);
     assert.ok(performance.now() - t0 < 550, 'start() returned at the end of the grace period');
-    assert.equal((await client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, m.identity, 'not released');
+    assert.equal((await api.client.get(Lease, id, { namespace: 'default' })).spec?.holderIdentity, m.identity, 'not released');
     await waitFor(() => !stuck.running, 'the stuck runnable to end');
   });
 
   test('without leader election, leader runnables start at once; a runnable added later starts too', async () => {
-    const m = await create({ kubeconfig: await loadKubeConfig({ kubeconfigText: server.kubeconfig }) }); // a loaded ClientConfig
+    const m = await create({ kubeconfig: await loadKubeConfig({ kubeconfigText: api.server.kubeconfig }) }); // a loaded ClientConfig
     const early = new Probe(true);
     m.add(early);
     const ac = new AbortController();

@@ -13,11 +13,19 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client } from '../../client/index.js';
-import { loadKubeConfig } from '../../config/load.js';
+import {
+  ConfigMap,
+  CustomResourceDefinition,
+  MutatingWebhookConfiguration,
+  Pod,
+  ValidatingWebhookConfiguration,
+  type CustomResourceDefinitionObject,
+  type Typed,
+  type WebhookRule,
+} from '../../builtins.js';
 import type { ControllerLogger } from '../../controller/logger.js';
 import { defineKind } from '../../kind.js';
+import { useApiServer } from '../../testdata/api-server.js';
 import { generateServingCertificate } from '../certs/generate.js';
 import { WebhookServer } from '../server.js';
 import {
@@ -41,21 +49,10 @@ const quiet: ControllerLogger = { debug() {}, info() {}, warn() {}, error() {} }
 interface WidgetObject extends KubeObject {
   spec: { replicas?: number; mode?: string; legacy?: boolean };
 }
-interface PodObject extends KubeObject {
-  spec: { containers: Array<{ name: string; image: string }> };
-}
-interface ConfigMapObject extends KubeObject {
-  data?: Record<string, string>;
-}
 
 const Widget = defineKind<WidgetObject>({ group: 'example.operant.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
-const Pod = defineKind<PodObject>({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
-const ConfigMap = defineKind<ConfigMapObject>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
-const CRD = defineKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
-const Mutating = defineKind({ group: 'admissionregistration.k8s.io', version: 'v1', kind: 'MutatingWebhookConfiguration', plural: 'mutatingwebhookconfigurations', namespaced: false });
-const Validating = defineKind({ group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration', plural: 'validatingwebhookconfigurations', namespaced: false });
 
-const widgetCrd = {
+const widgetCrd: Typed<CustomResourceDefinitionObject> = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: 'widgets.example.operant.dev' },
@@ -88,8 +85,6 @@ interface KubectlResult {
 }
 
 describe('admission webhooks served to the embedded API server', () => {
-  let api: RunningApiServer;
-  let client: Client;
   let webhooks: WebhookServer;
   let stop: AbortController;
   let running: Promise<void>;
@@ -118,12 +113,18 @@ describe('admission webhooks served to the embedded API server', () => {
     return false;
   }
 
+  // Registered before the fixture's: after hooks run in order, so the webhook server stops before the API server.
+  after(async () => {
+    stop?.abort();
+    await running;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const api = useApiServer();
+
   before(async () => {
-    api = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: api.kubeconfig }), { qps: Infinity });
     dir = mkdtempSync(join(tmpdir(), 'operant-webhook-'));
     kubeconfigPath = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigPath, api.kubeconfig);
+    writeFileSync(kubeconfigPath, api.server.kubeconfig);
 
     const certs = await generateServingCertificate();
     webhooks = new WebhookServer({ certificates: certs.source, host: '127.0.0.1', port: 0, logger: quiet });
@@ -158,24 +159,24 @@ describe('admission webhooks served to the embedded API server', () => {
       admissionHandler(
         async (req, ctx) => {
           const pod = decodeObject(req, Pod);
-          if (pod.spec.containers.some((c) => c.name === 'sidecar')) return allowed();
+          if (pod.spec!.containers.some((c) => c.name === 'sidecar')) return allowed();
           // Reads another resource through the injected client, as the SidecarSet webhook reads SidecarSets.
           const settings = await ctx.client.get(ConfigMap, 'sidecar-settings', { namespace: req.namespace ?? 'default' });
           const mutated = structuredClone(pod);
-          mutated.spec.containers.push({ name: 'sidecar', image: settings.data?.image ?? 'busybox' });
+          mutated.spec!.containers.push({ name: 'sidecar', image: settings.data?.image ?? 'busybox' });
           return patched(pod, mutated);
         },
-        { client },
+        { client: api.client },
       ),
     );
     stop = new AbortController();
     running = webhooks.start(stop.signal);
     const { port } = await webhooks.listening();
 
-    await client.create(CRD, widgetCrd as unknown as KubeObject);
+    await api.client.create(CustomResourceDefinition, widgetCrd);
     const clientConfig = (path: string) => ({ url: `https://127.0.0.1:${port}${path}`, caBundle: Buffer.from(certs.caPem).toString('base64') });
-    const widgetRules = [{ apiGroups: ['example.operant.dev'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['widgets'] }];
-    await client.create(Mutating, {
+    const widgetRules: WebhookRule[] = [{ apiGroups: ['example.operant.dev'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['widgets'] }];
+    await api.client.create(MutatingWebhookConfiguration, {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',
       metadata: { name: 'operant-test-mutating' },
@@ -190,8 +191,8 @@ describe('admission webhooks served to the embedded API server', () => {
           failurePolicy: 'Fail',
         },
       ],
-    } as unknown as KubeObject);
-    await client.create(Validating, {
+    });
+    await api.client.create(ValidatingWebhookConfiguration, {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingWebhookConfiguration',
       metadata: { name: 'operant-test-validating' },
@@ -205,21 +206,13 @@ describe('admission webhooks served to the embedded API server', () => {
           failurePolicy: 'Fail',
         },
       ],
-    } as unknown as KubeObject);
-  });
-
-  after(async () => {
-    stop?.abort();
-    await running;
-    client?.close();
-    await api?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    });
   });
 
   test('a defaulted custom resource is read back through the client', async () => {
-    const created = await client.create(Widget, { apiVersion: 'example.operant.dev/v1', kind: 'Widget', metadata: { name: 'by-client', namespace: 'default' }, spec: {} });
+    const created = await api.client.create(Widget, { apiVersion: 'example.operant.dev/v1', kind: 'Widget', metadata: { name: 'by-client', namespace: 'default' }, spec: {} });
     assert.deepEqual(created.spec, { replicas: 1, mode: 'auto' });
-    const read = await client.get(Widget, 'by-client', { namespace: 'default' });
+    const read = await api.client.get(Widget, 'by-client', { namespace: 'default' });
     assert.deepEqual(read.spec, { replicas: 1, mode: 'auto' });
     assert.equal(read.metadata.labels?.['example.operant.dev/defaulted'], 'true');
   });
@@ -247,12 +240,12 @@ describe('admission webhooks served to the embedded API server', () => {
         '* spec.replicas: Invalid value: 9: must be at most 5\n' +
         '* spec.mode: Unsupported value: "turbo": supported values: "auto", "manual"\n',
     );
-    await assert.rejects(client.get(Widget, 'w2', { namespace: 'default' }), /not found/);
+    await assert.rejects(api.client.get(Widget, 'w2', { namespace: 'default' }), /not found/);
   });
 
   test('the client sees the Invalid status with its causes', async () => {
     await assert.rejects(
-      client.create(Widget, { apiVersion: 'example.operant.dev/v1', kind: 'Widget', metadata: { name: 'w5', namespace: 'default' }, spec: { replicas: 7 } }),
+      api.client.create(Widget, { apiVersion: 'example.operant.dev/v1', kind: 'Widget', metadata: { name: 'w5', namespace: 'default' }, spec: { replicas: 7 } }),
       (err: unknown) => {
         const e = err as { code: number; reason: string; details?: { causes?: unknown[]; kind?: string; name?: string } };
         assert.equal(
@@ -279,7 +272,7 @@ describe('admission webhooks served to the embedded API server', () => {
 
   test('a plain error denies with 403 and its message', async (t) => {
     if (!needsKubectl(t)) return;
-    await client.create(Widget, {
+    await api.client.create(Widget, {
       apiVersion: 'example.operant.dev/v1',
       kind: 'Widget',
       metadata: { name: 'keep', namespace: 'default', labels: { protected: 'true' } },
@@ -288,7 +281,7 @@ describe('admission webhooks served to the embedded API server', () => {
     const r = await kubectl(['delete', 'widget', 'keep', '-n', 'default']);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /^Error from server \(Forbidden\): admission webhook "vwidget\.example\.operant\.dev" denied the request: widget keep is protected$/m);
-    assert.ok(await client.get(Widget, 'keep', { namespace: 'default' }));
+    assert.ok(await api.client.get(Widget, 'keep', { namespace: 'default' }));
   });
 
   test('a server-side dry run reaches the handler as dryRun and persists nothing', async (t) => {
@@ -298,15 +291,15 @@ describe('admission webhooks served to the embedded API server', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}mode: auto$/m);
     assert.deepEqual(dryRuns, [true]);
-    await assert.rejects(client.get(Widget, 'dry', { namespace: 'default' }), /not found/);
+    await assert.rejects(api.client.get(Widget, 'dry', { namespace: 'default' }), /not found/);
   });
 
   test('a raw Pod handler adds a container, reading its image through the injected client', async () => {
-    await client.create(ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sidecar-settings', namespace: 'default' }, data: { image: 'envoy:1.30' } });
-    await client.create(Pod, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
-    const pod = await client.get(Pod, 'web', { namespace: 'default' });
+    await api.client.create(ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sidecar-settings', namespace: 'default' }, data: { image: 'envoy:1.30' } });
+    await api.client.create(Pod, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    const pod = await api.client.get(Pod, 'web', { namespace: 'default' });
     assert.deepEqual(
-      pod.spec.containers.map((c) => [c.name, c.image]),
+      pod.spec?.containers.map((c) => [c.name, c.image]),
       [
         ['app', 'nginx'],
         ['sidecar', 'envoy:1.30'],

@@ -4,11 +4,10 @@
  * skipped, a second run writes nothing, a write that conflicts is retried on a
  * fresh read (keeping the other writer's change), and a missing object is NotFound.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, isNotFound } from '../../client/index.js';
-import { loadKubeConfig } from '../../config/load.js';
+import { isNotFound } from '../../client/index.js';
+import { useApiServer } from '../../testdata/api-server.js';
 import { injectCABundle, localWebhookClientConfig, type CABundleClient } from './ca-bundle.js';
 import { generateServingCertificate } from './generate.js';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
@@ -24,17 +23,7 @@ import {
 type CustomResourceDefinitionObject = Typed<CrdObject>;
 type Conversion = apiextensionsv1.CustomResourceConversion | undefined;
 
-let server: RunningApiServer;
-let client: Client;
-
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-});
-after(async () => {
-  client.close();
-  await server.stop();
-});
+const api = useApiServer();
 
 /** A webhook that matches nothing anyone creates here, so the server never calls it. */
 function admissionWebhook(name: string, path: string) {
@@ -69,16 +58,16 @@ const b64 = (pem: string): string => Buffer.from(pem).toString('base64');
 describe('injectCABundle', () => {
   test('writes the bundle everywhere it belongs, skips CRDs without webhook conversion, and writes nothing the second time', async () => {
     const certs = await generateServingCertificate();
-    await client.create(MutatingWebhookConfiguration, { metadata: { name: 'm1' }, webhooks: [admissionWebhook('a.example.com', '/mutate-a'), admissionWebhook('b.example.com', '/mutate-b')] });
-    await client.create(ValidatingWebhookConfiguration, { metadata: { name: 'v1' }, webhooks: [admissionWebhook('c.example.com', '/validate')] });
-    await client.create(
+    await api.client.create(MutatingWebhookConfiguration, { metadata: { name: 'm1' }, webhooks: [admissionWebhook('a.example.com', '/mutate-a'), admissionWebhook('b.example.com', '/mutate-b')] });
+    await api.client.create(ValidatingWebhookConfiguration, { metadata: { name: 'v1' }, webhooks: [admissionWebhook('c.example.com', '/validate')] });
+    await api.client.create(
       CustomResourceDefinition,
       crd('gadgets', { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: localWebhookClientConfig({ port: 9443, path: '/convert' }) } }),
     );
-    await client.create(CustomResourceDefinition, crd('gizmos', undefined));
+    await api.client.create(CustomResourceDefinition, crd('gizmos', undefined));
     const targets = { mutating: ['m1'], validating: ['v1'], crds: ['gadgets.example.com', 'gizmos.example.com'] };
 
-    const outcomes = await injectCABundle(client, certs.caPem, targets);
+    const outcomes = await injectCABundle(api.client, certs.caPem, targets);
     assert.deepEqual(outcomes, [
       { kind: 'MutatingWebhookConfiguration', name: 'm1', result: 'updated' },
       { kind: 'ValidatingWebhookConfiguration', name: 'v1', result: 'updated' },
@@ -86,7 +75,7 @@ describe('injectCABundle', () => {
       { kind: 'CustomResourceDefinition', name: 'gizmos.example.com', result: 'skipped' },
     ]);
 
-    const m1 = await client.get(MutatingWebhookConfiguration, 'm1');
+    const m1 = await api.client.get(MutatingWebhookConfiguration, 'm1');
     assert.deepEqual(
       m1.webhooks?.map((w) => w.clientConfig),
       [
@@ -94,24 +83,24 @@ describe('injectCABundle', () => {
         { url: 'https://127.0.0.1:9443/mutate-b', caBundle: b64(certs.caPem) },
       ],
     );
-    const v1 = await client.get(ValidatingWebhookConfiguration, 'v1');
+    const v1 = await api.client.get(ValidatingWebhookConfiguration, 'v1');
     assert.equal(v1.webhooks?.[0].clientConfig.caBundle, b64(certs.caPem));
-    const gadgets = await client.get(CustomResourceDefinition, 'gadgets.example.com');
+    const gadgets = await api.client.get(CustomResourceDefinition, 'gadgets.example.com');
     assert.deepEqual(gadgets.spec.conversion?.webhook?.clientConfig, { url: 'https://127.0.0.1:9443/convert', caBundle: b64(certs.caPem) });
-    const gizmos = await client.get(CustomResourceDefinition, 'gizmos.example.com');
+    const gizmos = await api.client.get(CustomResourceDefinition, 'gizmos.example.com');
     assert.equal(gizmos.spec.conversion?.webhook, undefined);
 
     const versions = [m1, v1, gadgets, gizmos].map((o) => o.metadata.resourceVersion);
-    const again = await injectCABundle(client, certs.caPem, targets);
+    const again = await injectCABundle(api.client, certs.caPem, targets);
     assert.deepEqual(
       again.map((o) => o.result),
       ['unchanged', 'unchanged', 'unchanged', 'skipped'],
     );
     const reread = await Promise.all([
-      client.get(MutatingWebhookConfiguration, 'm1'),
-      client.get(ValidatingWebhookConfiguration, 'v1'),
-      client.get(CustomResourceDefinition, 'gadgets.example.com'),
-      client.get(CustomResourceDefinition, 'gizmos.example.com'),
+      api.client.get(MutatingWebhookConfiguration, 'm1'),
+      api.client.get(ValidatingWebhookConfiguration, 'v1'),
+      api.client.get(CustomResourceDefinition, 'gadgets.example.com'),
+      api.client.get(CustomResourceDefinition, 'gizmos.example.com'),
     ]);
     assert.deepEqual(
       reread.map((o) => o.metadata.resourceVersion),
@@ -122,30 +111,30 @@ describe('injectCABundle', () => {
     // A new CA replaces the old bundle.
     const rotated = await generateServingCertificate();
     assert.deepEqual(
-      (await injectCABundle(client, rotated.caPem, { mutating: ['m1'] })).map((o) => o.result),
+      (await injectCABundle(api.client, rotated.caPem, { mutating: ['m1'] })).map((o) => o.result),
       ['updated'],
     );
-    assert.ok((await client.get(MutatingWebhookConfiguration, 'm1')).webhooks?.every((w) => w.clientConfig.caBundle === b64(rotated.caPem)));
+    assert.ok((await api.client.get(MutatingWebhookConfiguration, 'm1')).webhooks?.every((w) => w.clientConfig.caBundle === b64(rotated.caPem)));
   });
 
   test('a conflicting write is retried on a fresh read that keeps the other writer’s change', async () => {
     const certs = await generateServingCertificate();
-    await client.create(ValidatingWebhookConfiguration, { metadata: { name: 'contended' }, webhooks: [admissionWebhook('d.example.com', '/validate')] });
+    await api.client.create(ValidatingWebhookConfiguration, { metadata: { name: 'contended' }, webhooks: [admissionWebhook('d.example.com', '/validate')] });
     let interfered = 0;
     // The real client, except that before its first update someone else writes the object: a genuine 409 from the server.
     const racing: CABundleClient = {
-      get: (kind, name, opts) => client.get(kind, name, opts),
+      get: (kind, name, opts) => api.client.get(kind, name, opts),
       update: async (kind, obj, opts) => {
         if (interfered++ === 0) {
-          await client.patch(ValidatingWebhookConfiguration, 'contended', { metadata: { labels: { touched: 'yes' } } });
+          await api.client.patch(ValidatingWebhookConfiguration, 'contended', { metadata: { labels: { touched: 'yes' } } });
         }
-        return client.update(kind, obj, opts);
+        return api.client.update(kind, obj, opts);
       },
     };
     const outcomes = await injectCABundle(racing, certs.caPem, { validating: ['contended'] });
     assert.deepEqual(outcomes, [{ kind: 'ValidatingWebhookConfiguration', name: 'contended', result: 'updated' }]);
     assert.equal(interfered, 2, 'the first write conflicted and a second one was made');
-    const final = await client.get(ValidatingWebhookConfiguration, 'contended');
+    const final = await api.client.get(ValidatingWebhookConfiguration, 'contended');
     assert.equal(final.metadata.labels?.touched, 'yes');
     assert.equal(final.webhooks?.[0].clientConfig.caBundle, b64(certs.caPem));
 
@@ -153,11 +142,11 @@ describe('injectCABundle', () => {
     const rotated = await generateServingCertificate();
     let attempts = 0;
     const alwaysRacing: CABundleClient = {
-      get: (kind, name, opts) => client.get(kind, name, opts),
+      get: (kind, name, opts) => api.client.get(kind, name, opts),
       update: async (kind, obj, opts) => {
         attempts++;
-        await client.patch(ValidatingWebhookConfiguration, 'contended', { metadata: { labels: { touched: String(attempts) } } });
-        return client.update(kind, obj, opts);
+        await api.client.patch(ValidatingWebhookConfiguration, 'contended', { metadata: { labels: { touched: String(attempts) } } });
+        return api.client.update(kind, obj, opts);
       },
     };
     await assert.rejects(injectCABundle(alwaysRacing, rotated.caPem, { validating: ['contended'] }, { retries: 3 }), { name: 'ApiError', code: 409 });
@@ -166,8 +155,8 @@ describe('injectCABundle', () => {
 
   test('a missing object is NotFound; a bundle that is not PEM is refused before any request', async () => {
     const certs = await generateServingCertificate();
-    await assert.rejects(injectCABundle(client, certs.caPem, { mutating: ['does-not-exist'] }), (e: unknown) => isNotFound(e));
-    await assert.rejects(injectCABundle(client, 'not a pem', { mutating: ['does-not-exist'] }), { name: 'CertificateError', message: 'the CA bundle does not contain a PEM certificate' });
+    await assert.rejects(injectCABundle(api.client, certs.caPem, { mutating: ['does-not-exist'] }), (e: unknown) => isNotFound(e));
+    await assert.rejects(injectCABundle(api.client, 'not a pem', { mutating: ['does-not-exist'] }), { name: 'CertificateError', message: 'the CA bundle does not contain a PEM certificate' });
   });
 
   test('localWebhookClientConfig points at this machine', () => {

@@ -105,6 +105,22 @@ describe('LeaderElector against the embedded server', () => {
     await Promise.all(rest.map((c) => c.run));
   });
 
+  test('the release still happens when the Lease changed behind the leader (a renewal cut short that reached the server)', async () => {
+    const name = `le-${++leaseNo}`;
+    const a = candidate(name, { releaseOnCancel: false });
+    await waitFor(() => a.leading, 'a leading');
+    a.stop.abort();
+    await a.run;
+    // The leader's copy of the Lease is now stale, as after an aborted renewal that was applied.
+    const lease = await api.client.get(Lease, name, { namespace: 'default' });
+    await api.client.update(Lease, { ...lease, metadata: { ...lease.metadata, labels: { touched: 'yes' } } });
+    assert.equal(await a.elector.release(), true);
+    const released = await api.client.get(Lease, name, { namespace: 'default' });
+    assert.equal(released.spec?.holderIdentity, '');
+    assert.equal(released.spec?.leaseDurationSeconds, 1);
+    assert.equal(released.metadata.labels?.touched, 'yes');
+  });
+
   test('a leader that stops renewing without releasing is replaced only after the lease expires', async () => {
     const name = `le-${++leaseNo}`;
     const a = candidate(name, { releaseOnCancel: false });

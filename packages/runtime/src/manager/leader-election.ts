@@ -12,6 +12,7 @@
  * monotonic clock, not by comparing the record's `renewTime` with the local
  * wall clock, so clock skew between machines cannot cut a lease short.
  */
+import { isConflict } from '../client/api-error.js';
 import { silentLogger, type CacheLogger, type LogFields } from '../cache/logger.js';
 import { noopLeaderElectionMetrics, type LeaderElectionMetrics } from '../metrics/leader-election-metrics.js';
 import type { LeaderElectionRecord, LockState, ResourceLock } from './lease-lock.js';
@@ -180,7 +181,16 @@ export class LeaderElector {
     };
     const limit = deadline(this.renewDeadlineMs);
     try {
-      this.setObserved(await this.lock.update(record, limit.signal));
+      try {
+        this.setObserved(await this.lock.update(record, limit.signal));
+      } catch (err) {
+        // A renewal cut short by the shutdown may still have reached the server, so the
+        // lock's copy is stale: read it again and release if this process still holds it.
+        if (!isConflict(err)) throw err;
+        const current = await this.lock.get(limit.signal);
+        if (current?.record.holderIdentity !== this.lock.identity) return true;
+        this.setObserved(await this.lock.update({ ...record, leaderTransitions: current.record.leaderTransitions }, limit.signal));
+      }
       this.logger.info(this.fields(), 'released leader lease');
       return true;
     } catch (err) {

@@ -5,7 +5,7 @@
  * graceful shutdown (SIGTERM).
  */
 import { readFileSync } from 'node:fs';
-import { silentLogger } from '../../cache/logger.js';
+import { createLogger } from '../../logging/logger.js';
 import { Manager } from '../manager.js';
 import { handleSignals } from '../signals.js';
 
@@ -13,7 +13,7 @@ const [id, kubeconfigPath, identity] = process.argv.slice(2);
 if (!id || !kubeconfigPath || !identity) throw new Error('usage: elected-process <lease> <kubeconfig> <identity>');
 const mgr = await Manager.create({
   kubeconfig: { kubeconfigText: readFileSync(kubeconfigPath, 'utf8') },
-  logger: silentLogger,
+  logger: createLogger({ format: 'json' }), // OPERANT_LOG_LEVEL=debug shows the election step by step
   leaderElection: { id, identity, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 },
 });
 mgr.add({

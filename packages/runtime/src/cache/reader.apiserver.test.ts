@@ -5,98 +5,33 @@
  * field and label selectors, copies, metadata-only reads, per-kind scoping,
  * and waiting for sync.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { ConfigMap, Deployment, Pod, Secret, type Typed } from '../builtins.js';
 import { ApiError, isNotFound } from '../client/api-error.js';
-import { Client } from '../client/client.js';
-import type { PartialObjectMetadata } from '../client/options.js';
-import { loadKubeConfig } from '../config/load.js';
-import { defineKind, type Kind } from '../kind.js';
+import { defineKind } from '../kind.js';
+import { useApiServer } from '../testdata/api-server.js';
+import { CountingSource, RequestCounter } from '../testdata/counting.js';
+import { rejection } from '../testdata/rejection.js';
 import type { Informer } from './informer.js';
-import type { ListerWatcher } from './list-watch.js';
 import { silentLogger } from './logger.js';
 import { CacheNotStartedError, CacheReader, CacheScopeError } from './reader.js';
-import { SharedInformerFactory, type ListerWatcherSource, type SharedInformerFactoryOptions } from './shared-informers.js';
+import { SharedInformerFactory, type SharedInformerFactoryOptions } from './shared-informers.js';
 
-interface ConfigMapObject extends KubeObject {
-  data?: Record<string, string>;
-}
-interface PodObject extends KubeObject {
-  spec: { nodeName?: string; restartPolicy?: string; containers: Array<{ name: string; image: string }> };
-}
-
-const ConfigMap = defineKind<ConfigMapObject>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
-const Secret = defineKind({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true });
-const Pod = defineKind<PodObject>({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
-const Deployment = defineKind({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
-const Namespace = defineKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
+type PodObject = Typed<corev1.Pod>;
 const Widget = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 
-/** Requests made by the client, by HTTP method. */
-class RequestCounter {
-  readonly byMethod = new Map<string, number>();
-  readonly metrics = { observeRequest: (r: { method: string }) => void this.byMethod.set(r.method, this.count(r.method) + 1) };
-  count(method: string): number {
-    return this.byMethod.get(method) ?? 0;
-  }
-}
-
-/** The client's ListerWatchers, counting the watches (and lists) each kind opens. */
-class CountingSource implements ListerWatcherSource {
-  readonly watches = new Map<string, number>();
-  readonly lists = new Map<string, number>();
-  constructor(private readonly client: Client) {}
-  listerWatcher<T extends KubeObject>(kind: Kind<T>): ListerWatcher<T>;
-  listerWatcher(kind: Kind, options: { metadataOnly: true }): ListerWatcher<PartialObjectMetadata>;
-  listerWatcher(kind: Kind, options?: { metadataOnly?: boolean }): ListerWatcher<KubeObject> {
-    const id = `${kind.plural}${options?.metadataOnly ? '(metadata)' : ''}`;
-    const lw: ListerWatcher<KubeObject> = options?.metadataOnly ? this.client.listerWatcher(kind, { metadataOnly: true }) : this.client.listerWatcher(kind);
-    return {
-      list: (opts) => {
-        this.lists.set(id, (this.lists.get(id) ?? 0) + 1);
-        return lw.list(opts);
-      },
-      watch: (opts) => {
-        this.watches.set(id, (this.watches.get(id) ?? 0) + 1);
-        return lw.watch(opts);
-      },
-    };
-  }
-}
-
-let server: RunningApiServer;
-let live: Client;
-let counter: RequestCounter;
-const stops: AbortController[] = [];
-
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  counter = new RequestCounter();
-  live = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity, metrics: counter.metrics });
-});
-
-after(async () => {
-  for (const ac of stops) ac.abort();
-  live?.close();
-  await server?.stop();
-});
-
-let nsCounter = 0;
-async function namespace(): Promise<string> {
-  const name = `reader-${process.pid}-${++nsCounter}`;
-  await live.create(Namespace, { metadata: { name } });
-  return name;
-}
+const counter = new RequestCounter();
+const api = useApiServer({ client: { metrics: counter.metrics } });
+const namespace = (): Promise<string> => api.createNamespace(`reader-${process.pid}`);
 
 /** A started factory over the live client and a reader on it. */
 function startedReader(options: SharedInformerFactoryOptions = {}): { reader: CacheReader; factory: SharedInformerFactory; source: CountingSource } {
-  const source = new CountingSource(live);
+  const source = new CountingSource(api.client);
   const factory = new SharedInformerFactory(source, { logger: silentLogger, ...options });
-  const ac = new AbortController();
-  stops.push(ac);
-  factory.startAll(ac.signal);
+  factory.startAll(api.signal);
   return { reader: new CacheReader(factory), factory, source };
 }
 
@@ -106,40 +41,31 @@ function pod(ns: string, name: string, nodeName: string, labels: Record<string, 
 
 const names = (items: KubeObject[]): string[] => items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`);
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
-}
-
 describe('CacheReader over HTTPS against the embedded server', () => {
   test('get and list are answered from the cache: equal to live reads, no requests after the first sync', async () => {
     const ns = await namespace();
-    for (const n of ['b', 'a', 'c']) await live.create(ConfigMap, { metadata: { name: n, namespace: ns, labels: { app: n === 'c' ? 'other' : 'web' } }, data: { n } });
+    for (const n of ['b', 'a', 'c']) await api.client.create(ConfigMap, { metadata: { name: n, namespace: ns, labels: { app: n === 'c' ? 'other' : 'web' } }, data: { n } });
     const { reader, source } = startedReader();
     // The first read starts the informer and waits for it to sync.
     const a = await reader.get(ConfigMap, 'a', { namespace: ns });
-    assert.deepEqual(a, await live.get(ConfigMap, 'a', { namespace: ns }));
+    assert.deepEqual(a, await api.client.get(ConfigMap, 'a', { namespace: ns }));
     // Once a change has come through the watch, its request has been answered (and counted).
     const marked = delivered(reader.informerOf(ConfigMap, false), (o) => o.metadata.name === 'c' && o.metadata.labels?.seen === 'yes');
-    await live.patch(ConfigMap, 'c', { metadata: { labels: { seen: 'yes' } } }, { namespace: ns });
+    await api.client.patch(ConfigMap, 'c', { metadata: { labels: { seen: 'yes' } } }, { namespace: ns });
     await marked;
-    const before = { gets: counter.count('GET'), all: [...counter.byMethod.values()].reduce((x, y) => x + y, 0) };
+    const before = { gets: counter.count('GET'), all: counter.total() };
     for (let i = 0; i < 20; i++) {
       await reader.get(ConfigMap, 'b', { namespace: ns });
       await reader.list(ConfigMap, { namespace: ns });
     }
     const list = await reader.list(ConfigMap, { namespace: ns });
     assert.equal(counter.count('GET'), before.gets, 'no GET after the informer synced');
-    assert.equal([...counter.byMethod.values()].reduce((x, y) => x + y, 0), before.all, 'no request at all');
+    assert.equal(counter.total(), before.all, 'no request at all');
     assert.deepEqual(names(list.items), [`${ns}/a`, `${ns}/b`, `${ns}/c`], 'sorted like the server sorts');
     assert.equal(list.kind, 'ConfigMapList');
     assert.equal(list.apiVersion, 'v1');
     assert.ok(list.metadata.resourceVersion, 'the revision the cache is current as of');
-    assert.deepEqual(list.items, (await live.list(ConfigMap, { namespace: ns })).items);
+    assert.deepEqual(list.items, (await api.client.list(ConfigMap, { namespace: ns })).items);
     assert.equal(source.lists.get('configmaps'), 1);
     assert.equal(source.watches.get('configmaps'), 1);
     // limit truncates (the cache has no pages).
@@ -150,7 +76,7 @@ describe('CacheReader over HTTPS against the embedded server', () => {
     const ns = await namespace();
     const { reader } = startedReader();
     const cached = await rejection(reader.get(ConfigMap, 'missing', { namespace: ns }));
-    const liveErr = await rejection(live.get(ConfigMap, 'missing', { namespace: ns }));
+    const liveErr = await rejection(api.client.get(ConfigMap, 'missing', { namespace: ns }));
     assert.ok(cached instanceof ApiError && isNotFound(cached));
     assert.equal(cached.message, 'configmaps "missing" not found');
     assert.equal(cached.message, (liveErr as ApiError).message);
@@ -158,17 +84,17 @@ describe('CacheReader over HTTPS against the embedded server', () => {
     assert.deepEqual(cached.details, (liveErr as ApiError).details);
     const grouped = await rejection(reader.get(Deployment, 'missing', { namespace: ns }));
     assert.equal((grouped as ApiError).message, 'deployments.apps "missing" not found');
-    assert.equal((grouped as ApiError).message, ((await rejection(live.get(Deployment, 'missing', { namespace: ns }))) as ApiError).message);
+    assert.equal((grouped as ApiError).message, ((await rejection(api.client.get(Deployment, 'missing', { namespace: ns }))) as ApiError).message);
   });
 
   test('field index on pods by spec.nodeName: all-namespace and namespaced lookups, fieldSelector and matchingFields', async () => {
     const [nsA, nsB] = [await namespace(), await namespace()];
-    await live.create(Pod, pod(nsA, 'a1', 'node-1', { app: 'web' }));
-    await live.create(Pod, pod(nsA, 'a2', 'node-2', { app: 'web' }));
-    await live.create(Pod, pod(nsB, 'b1', 'node-1', { app: 'db' }));
+    await api.client.create(Pod, pod(nsA, 'a1', 'node-1', { app: 'web' }));
+    await api.client.create(Pod, pod(nsA, 'a2', 'node-2', { app: 'web' }));
+    await api.client.create(Pod, pod(nsB, 'b1', 'node-1', { app: 'db' }));
     const { reader } = startedReader();
     // Registered before the informer exists (as controllers do at set-up).
-    reader.indexField(Pod, 'spec.nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+    reader.indexField(Pod, 'spec.nodeName', (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
     const onNode1 = await reader.list(Pod, { matchingFields: { 'spec.nodeName': 'node-1' } });
     assert.deepEqual(names(onNode1.items).filter((n) => n.startsWith(nsA) || n.startsWith(nsB)), [`${nsA}/a1`, `${nsB}/b1`]);
     assert.deepEqual(names((await reader.list(Pod, { namespace: nsA, matchingFields: { 'spec.nodeName': 'node-1' } })).items), [`${nsA}/a1`]);
@@ -179,9 +105,9 @@ describe('CacheReader over HTTPS against the embedded server', () => {
     const web = await reader.list(Pod, { matchingFields: { 'spec.nodeName': 'node-1' }, labelSelector: { app: 'web' } });
     assert.deepEqual(names(web.items).filter((n) => n.startsWith(nsA) || n.startsWith(nsB)), [`${nsA}/a1`]);
     // The index follows changes: a pod moved (recreated) to another node.
-    const readded = delivered(reader.informerOf(Pod, false), (o) => o.metadata.namespace === nsB && (o as PodObject).spec.nodeName === 'node-2');
-    await live.delete(Pod, 'b1', { namespace: nsB, gracePeriodSeconds: 0 });
-    await live.create(Pod, pod(nsB, 'b1', 'node-2'));
+    const readded = delivered(reader.informerOf(Pod, false), (o) => o.metadata.namespace === nsB && (o as PodObject).spec?.nodeName === 'node-2');
+    await api.client.delete(Pod, 'b1', { namespace: nsB, gracePeriodSeconds: 0 });
+    await api.client.create(Pod, pod(nsB, 'b1', 'node-2'));
     await readded;
     assert.deepEqual(names((await reader.list(Pod, { namespace: nsB, matchingFields: { 'spec.nodeName': 'node-2' } })).items), [`${nsB}/b1`]);
     assert.deepEqual(names((await reader.list(Pod, { namespace: nsB, matchingFields: { 'spec.nodeName': 'node-1' } })).items), []);
@@ -189,8 +115,8 @@ describe('CacheReader over HTTPS against the embedded server', () => {
 
   test('an index added to a running informer re-indexes what it holds', async () => {
     const ns = await namespace();
-    await live.create(ConfigMap, { metadata: { name: 'x', namespace: ns }, data: { color: 'blue' } });
-    await live.create(ConfigMap, { metadata: { name: 'y', namespace: ns }, data: { color: 'red' } });
+    await api.client.create(ConfigMap, { metadata: { name: 'x', namespace: ns }, data: { color: 'blue' } });
+    await api.client.create(ConfigMap, { metadata: { name: 'y', namespace: ns }, data: { color: 'red' } });
     const { reader } = startedReader();
     await reader.list(ConfigMap, { namespace: ns }); // started and synced
     reader.indexField(ConfigMap, 'data.color', (cm) => (cm.data?.color ? [cm.data.color] : []));
@@ -201,7 +127,7 @@ describe('CacheReader over HTTPS against the embedded server', () => {
   test('a field selector needs an exact match on an indexed field; errors name the field', async () => {
     const ns = await namespace();
     const { reader } = startedReader();
-    reader.indexField(Pod, 'spec.nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+    reader.indexField(Pod, 'spec.nodeName', (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
     await assert.rejects(reader.list(Pod, { namespace: ns, fieldSelector: 'spec.restartPolicy=Always' }), {
       message: 'Index with name field:spec.restartPolicy does not exist',
     });
@@ -216,7 +142,7 @@ describe('CacheReader over HTTPS against the embedded server', () => {
   test('label selectors are evaluated on the cached objects (string, map and set-based forms)', async () => {
     const ns = await namespace();
     const labels: Record<string, Record<string, string>> = { a: { tier: 'front', env: 'prod' }, b: { tier: 'back', env: 'prod' }, c: { tier: 'front' }, d: {} };
-    for (const [name, l] of Object.entries(labels)) await live.create(ConfigMap, { metadata: { name, namespace: ns, labels: l } });
+    for (const [name, l] of Object.entries(labels)) await api.client.create(ConfigMap, { metadata: { name, namespace: ns, labels: l } });
     const { reader } = startedReader();
     const sel = async (labelSelector: string | Record<string, string>): Promise<string[]> =>
       (await reader.list(ConfigMap, { namespace: ns, labelSelector })).items.map((o) => o.metadata.name!);
@@ -226,10 +152,10 @@ describe('CacheReader over HTTPS against the embedded server', () => {
     assert.deepEqual(await sel('!env'), ['c', 'd']);
     assert.deepEqual(await sel('tier!=front'), ['b', 'd']);
     for (const s of ['tier=front', 'tier in (front,back),env', '!env', 'tier!=front']) {
-      assert.deepEqual(await sel(s), (await live.list(ConfigMap, { namespace: ns, labelSelector: s })).items.map((o) => o.metadata.name), `same as the server for ${s}`);
+      assert.deepEqual(await sel(s), (await api.client.list(ConfigMap, { namespace: ns, labelSelector: s })).items.map((o) => o.metadata.name), `same as the server for ${s}`);
     }
     const cachedErr = await rejection(reader.list(ConfigMap, { labelSelector: 'tier in front' }));
-    const liveErr = await rejection(live.list(ConfigMap, { labelSelector: 'tier in front' }));
+    const liveErr = await rejection(api.client.list(ConfigMap, { labelSelector: 'tier in front' }));
     assert.ok(cachedErr instanceof ApiError && liveErr instanceof ApiError);
     assert.equal(cachedErr.code, liveErr.code);
     assert.equal(cachedErr.message, liveErr.message);
@@ -237,7 +163,7 @@ describe('CacheReader over HTTPS against the embedded server', () => {
 
   test('results are copies: changing one does not change the cache; unsafeDisableDeepCopy shares the cached object', async () => {
     const ns = await namespace();
-    await live.create(ConfigMap, { metadata: { name: 'cm', namespace: ns, labels: { a: '1' } }, data: { k: 'v' } });
+    await api.client.create(ConfigMap, { metadata: { name: 'cm', namespace: ns, labels: { a: '1' } }, data: { k: 'v' } });
     const { reader } = startedReader();
     const first = await reader.get(ConfigMap, 'cm', { namespace: ns });
     first.data!.k = 'changed';
@@ -254,7 +180,7 @@ describe('CacheReader over HTTPS against the embedded server', () => {
 
   test('metadata-only reads come from the kind\'s metadata informer', async () => {
     const ns = await namespace();
-    await live.create(Secret, { metadata: { name: 's', namespace: ns, labels: { a: '1' } }, data: { k: 'dmFsdWU=' } } as KubeObject);
+    await api.client.create(Secret, { metadata: { name: 's', namespace: ns, labels: { a: '1' } }, data: { k: 'dmFsdWU=' } });
     const { reader, factory, source } = startedReader();
     const meta = await reader.get(Secret, 's', { namespace: ns, metadataOnly: true });
     assert.equal(meta.kind, 'PartialObjectMetadata');
@@ -269,10 +195,10 @@ describe('CacheReader over HTTPS against the embedded server', () => {
 
   test('per-kind scopes: a namespace and a label selector; out-of-scope namespaces are refused as controller-runtime refuses them', async () => {
     const [nsA, nsB] = [await namespace(), await namespace()];
-    await live.create(Secret, { metadata: { name: 's', namespace: nsA } });
-    await live.create(Secret, { metadata: { name: 's', namespace: nsB } });
-    await live.create(ConfigMap, { metadata: { name: 'mine', namespace: nsA, labels: { owner: 'me' } } });
-    await live.create(ConfigMap, { metadata: { name: 'theirs', namespace: nsA, labels: { owner: 'them' } } });
+    await api.client.create(Secret, { metadata: { name: 's', namespace: nsA } });
+    await api.client.create(Secret, { metadata: { name: 's', namespace: nsB } });
+    await api.client.create(ConfigMap, { metadata: { name: 'mine', namespace: nsA, labels: { owner: 'me' } } });
+    await api.client.create(ConfigMap, { metadata: { name: 'theirs', namespace: nsA, labels: { owner: 'them' } } });
     const { reader, factory } = startedReader({ byKind: [{ kind: Secret, namespace: nsA }, { kind: ConfigMap, labelSelector: 'owner=me' }] });
     assert.equal((await reader.get(Secret, 's', { namespace: nsA })).metadata.namespace, nsA);
     const outside = await rejection(reader.get(Secret, 's', { namespace: nsB }));
@@ -289,7 +215,7 @@ describe('CacheReader over HTTPS against the embedded server', () => {
   });
 
   test('reads wait for the first sync: not before the start, and bounded by the signal and the sync timeout', async () => {
-    const unstarted = new CacheReader(new SharedInformerFactory(live, { logger: silentLogger }));
+    const unstarted = new CacheReader(new SharedInformerFactory(api.client, { logger: silentLogger }));
     await assert.rejects(unstarted.get(ConfigMap, 'x', { namespace: 'default' }), (e: unknown) => e instanceof CacheNotStartedError && e.message === 'the cache is not started, can not read objects');
     // Widgets have no CRD: the informer's list fails and is retried, so it never syncs.
     const { reader } = startedReader();

@@ -5,141 +5,64 @@
  * deletes, and the bounded wait with its live fallback), and the manager's
  * `client`, `apiReader` and cache scoping.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import type { ListerWatcher } from '../cache/list-watch.js';
+import { ConfigMap, Pod, Secret } from '../builtins.js';
 import { silentLogger } from '../cache/logger.js';
 import { CacheNotStartedError, CacheReader, CacheScopeError } from '../cache/reader.js';
 import { SharedInformerFactory, type ListerWatcherSource } from '../cache/shared-informers.js';
-import { loadKubeConfig } from '../config/load.js';
 import { controllerBuilder } from '../controller/builder.js';
 import type { ReconcileContext } from '../controller/controller.js';
 import { objectPredicate } from '../controller/predicates.js';
-import { defineKind, type Kind } from '../kind.js';
 import { Manager } from '../manager/manager.js';
+import { useApiServer } from '../testdata/api-server.js';
+import { CountingSource, RequestCounter } from '../testdata/counting.js';
+import { rejection } from '../testdata/rejection.js';
 import { ApiError, isNotFound, isStatus } from './api-error.js';
-import { Client } from './client.js';
-import type { PartialObjectMetadata } from './options.js';
-
-interface ConfigMapObject extends KubeObject {
-  data?: Record<string, string>;
-}
-interface PodObject extends KubeObject {
-  spec: { nodeName?: string; containers: Array<{ name: string; image: string }> };
-}
-
-const ConfigMap = defineKind<ConfigMapObject>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
-const Secret = defineKind({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true });
-const Pod = defineKind<PodObject>({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
-const Namespace = defineKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
-
-/** Requests made by the client, by HTTP method. */
-class RequestCounter {
-  readonly byMethod = new Map<string, number>();
-  readonly metrics = { observeRequest: (r: { method: string }) => void this.byMethod.set(r.method, this.count(r.method) + 1) };
-  count(method: string): number {
-    return this.byMethod.get(method) ?? 0;
-  }
-}
-
-/** The client's ListerWatchers, counting the lists and watches each kind opens. */
-class CountingSource implements ListerWatcherSource {
-  readonly watches = new Map<string, number>();
-  readonly lists = new Map<string, number>();
-  constructor(private readonly client: Client) {}
-  listerWatcher<T extends KubeObject>(kind: Kind<T>): ListerWatcher<T>;
-  listerWatcher(kind: Kind, options: { metadataOnly: true }): ListerWatcher<PartialObjectMetadata>;
-  listerWatcher(kind: Kind, options?: { metadataOnly?: boolean }): ListerWatcher<KubeObject> {
-    const id = `${kind.plural}${options?.metadataOnly ? '(metadata)' : ''}`;
-    const lw: ListerWatcher<KubeObject> = options?.metadataOnly ? this.client.listerWatcher(kind, { metadataOnly: true }) : this.client.listerWatcher(kind);
-    return {
-      list: (opts) => {
-        this.lists.set(id, (this.lists.get(id) ?? 0) + 1);
-        return lw.list(opts);
-      },
-      watch: (opts) => {
-        this.watches.set(id, (this.watches.get(id) ?? 0) + 1);
-        return lw.watch(opts);
-      },
-    };
-  }
-}
+import type { Client } from './client.js';
 
 const quietLogger = { ...silentLogger };
 
-let server: RunningApiServer;
-let live: Client;
-let counter: RequestCounter;
-const stops: AbortController[] = [];
+const counter = new RequestCounter();
+const api = useApiServer({ client: { metrics: counter.metrics } });
+const namespace = (): Promise<string> => api.createNamespace(`cached-${process.pid}`);
 
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  counter = new RequestCounter();
-  live = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity, metrics: counter.metrics });
-});
-
-after(async () => {
-  for (const ac of stops) ac.abort();
-  live?.close();
-  await server?.stop();
-});
-
-let nsCounter = 0;
-async function namespace(): Promise<string> {
-  const name = `cached-${process.pid}-${++nsCounter}`;
-  await live.create(Namespace, { metadata: { name } });
-  return name;
-}
-
-function startedCache(source: ListerWatcherSource = live): { reader: CacheReader; factory: SharedInformerFactory; stop: AbortController } {
+/** A started factory over `source` and a reader on it; `stop` ends it early, else it ends with the file. */
+function startedCache(source: ListerWatcherSource = api.client): { reader: CacheReader; factory: SharedInformerFactory; stop: AbortController } {
   const factory = new SharedInformerFactory(source, { logger: silentLogger });
   const stop = new AbortController();
-  stops.push(stop);
-  factory.startAll(stop.signal);
+  factory.startAll(AbortSignal.any([stop.signal, api.signal]));
   return { reader: new CacheReader(factory), factory, stop };
 }
 
-const total = (): number => [...counter.byMethod.values()].reduce((a, b) => a + b, 0);
-
 /** Resolves once the ConfigMap informer has delivered a change through its watch (so the watch request has been answered). */
 async function watchEstablished(reader: CacheReader, ns: string): Promise<void> {
-  const ryw = live.withCache(reader, { readYourWrites: true });
+  const ryw = api.client.withCache(reader, { readYourWrites: true });
   await ryw.create(ConfigMap, { metadata: { generateName: 'marker-', namespace: ns, labels: { marker: 'true' } } }).then((m) => ryw.get(ConfigMap, m.metadata.name!, { namespace: ns }));
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
 }
 
 describe('A client with a cache', () => {
   test('reads from the cache by default; live: true and withoutCache() read from the server; writes go to the server', async () => {
     const ns = await namespace();
-    await live.create(ConfigMap, { metadata: { name: 'a', namespace: ns }, data: { v: '1' } });
+    await api.client.create(ConfigMap, { metadata: { name: 'a', namespace: ns }, data: { v: '1' } });
     const { reader } = startedCache();
-    const cached = live.withCache(reader);
+    const cached = api.client.withCache(reader);
     assert.equal(cached.cache, reader);
-    assert.equal(live.cache, undefined);
+    assert.equal(api.client.cache, undefined);
     assert.equal(cached.withoutCache().cache, undefined);
-    assert.equal(cached.namespace, live.namespace);
+    assert.equal(cached.namespace, api.client.namespace);
     await cached.get(ConfigMap, 'a', { namespace: ns }); // starts and syncs the informer
     await watchEstablished(reader, ns);
-    const before = total();
+    const before = counter.total();
     for (let i = 0; i < 10; i++) {
       assert.equal((await cached.get(ConfigMap, 'a', { namespace: ns })).data?.v, '1');
       assert.equal((await cached.list(ConfigMap, { namespace: ns, labelSelector: '!marker' })).items.length, 1);
     }
-    assert.equal(total(), before, 'cached reads make no request');
+    assert.equal(counter.total(), before, 'cached reads make no request');
     await cached.get(ConfigMap, 'a', { namespace: ns, live: true });
-    assert.equal(total(), before + 1, 'live: true is one GET');
+    assert.equal(counter.total(), before + 1, 'live: true is one GET');
     await cached.withoutCache().list(ConfigMap, { namespace: ns });
-    assert.equal(total(), before + 2, 'withoutCache() lists live');
+    assert.equal(counter.total(), before + 2, 'withoutCache() lists live');
     const posts = counter.count('POST');
     const created = await cached.create(ConfigMap, { metadata: { name: 'b', namespace: ns } });
     assert.equal(counter.count('POST'), posts + 1, 'writes go to the server');
@@ -153,26 +76,26 @@ describe('A client with a cache', () => {
 
   test('metadata-only reads, cached and live; matchingFields sent live as a field selector', async () => {
     const ns = await namespace();
-    await live.create(Secret, { metadata: { name: 's', namespace: ns, labels: { a: '1' } }, data: { k: 'dmFsdWU=' } } as KubeObject);
-    await live.create(Pod, { metadata: { name: 'p', namespace: ns }, spec: { nodeName: 'node-7', containers: [{ name: 'c', image: 'nginx' }] } });
+    await api.client.create(Secret, { metadata: { name: 's', namespace: ns, labels: { a: '1' } }, data: { k: 'dmFsdWU=' } });
+    await api.client.create(Pod, { metadata: { name: 'p', namespace: ns }, spec: { nodeName: 'node-7', containers: [{ name: 'c', image: 'nginx' }] } });
     const { reader, factory } = startedCache();
-    const cached = live.withCache(reader);
+    const cached = api.client.withCache(reader);
     const fromCache = await cached.get(Secret, 's', { namespace: ns, metadataOnly: true });
     const fromServer = await cached.get(Secret, 's', { namespace: ns, metadataOnly: true, live: true });
     assert.equal(fromServer.kind, 'PartialObjectMetadata');
     assert.deepEqual(fromCache.metadata, fromServer.metadata);
     assert.equal((fromServer as { data?: unknown }).data, undefined);
     assert.deepEqual(factory.informers().map((i) => i.name), ['secrets(metadata)']);
-    const listed = await live.list(Pod, { namespace: ns, matchingFields: { 'spec.nodeName': 'node-7' } });
+    const listed = await api.client.list(Pod, { namespace: ns, matchingFields: { 'spec.nodeName': 'node-7' } });
     assert.deepEqual(listed.items.map((p) => p.metadata.name), ['p']);
-    assert.deepEqual((await live.list(Pod, { namespace: ns, matchingFields: { 'spec.nodeName': 'node-8' } })).items, []);
+    assert.deepEqual((await api.client.list(Pod, { namespace: ns, matchingFields: { 'spec.nodeName': 'node-8' } })).items, []);
   });
 
   test('informers over a cached client list and watch live', async () => {
     const ns = await namespace();
-    await live.create(ConfigMap, { metadata: { name: 'x', namespace: ns } });
+    await api.client.create(ConfigMap, { metadata: { name: 'x', namespace: ns } });
     const outer = startedCache();
-    const cached = live.withCache(outer.reader);
+    const cached = api.client.withCache(outer.reader);
     // A second cache whose informers come from the cached client: its lists must not be answered by the first cache.
     const inner = startedCache(cached);
     assert.deepEqual((await inner.reader.list(ConfigMap, { namespace: ns })).items.map((o) => o.metadata.name), ['x']);
@@ -181,9 +104,9 @@ describe('A client with a cache', () => {
 
   test('a controller and cached reads share one informer: one list and one watch per kind', async () => {
     const ns = await namespace();
-    const source = new CountingSource(live);
+    const source = new CountingSource(api.client);
     const { reader, factory, stop } = startedCache(source);
-    const cached = live.withCache(reader);
+    const cached = api.client.withCache(reader);
     let reconciled: (ctx: { client: Client; data: string | undefined }) => void = () => {};
     const seen = new Promise<{ client: Client; data: string | undefined }>((resolve) => (reconciled = resolve));
     const controller = controllerBuilder('shared-cm', { client: cached, informers: factory, logger: quietLogger })
@@ -193,7 +116,7 @@ describe('A client with a cache', () => {
         reconciled({ client: ctx.client, data: cm.data?.v });
       });
     const running = controller.start(stop.signal);
-    await live.create(ConfigMap, { metadata: { name: 'c', namespace: ns }, data: { v: 'hello' } });
+    await api.client.create(ConfigMap, { metadata: { name: 'c', namespace: ns }, data: { v: 'hello' } });
     const ctx = await seen;
     assert.equal(ctx.client, cached, 'the reconcile context carries the cached client');
     assert.equal(ctx.data, 'hello');
@@ -211,7 +134,7 @@ describe('Read-your-own-writes', () => {
   test('a cached read right after a write returns that write: updates, patches, creates and lists', async () => {
     const ns = await namespace();
     const { reader } = startedCache();
-    const ryw = live.withCache(reader, { readYourWrites: true });
+    const ryw = api.client.withCache(reader, { readYourWrites: true });
     await ryw.create(ConfigMap, { metadata: { name: 'cm', namespace: ns }, data: { n: '0' } });
     for (let i = 1; i <= 15; i++) {
       const patched = await ryw.patch(ConfigMap, 'cm', { data: { n: String(i) } }, { namespace: ns });
@@ -233,7 +156,7 @@ describe('Read-your-own-writes', () => {
   test('after a delete, a cached read no longer finds the object; with a finalizer it shows the deletion', async () => {
     const ns = await namespace();
     const { reader } = startedCache();
-    const ryw = live.withCache(reader, { readYourWrites: true });
+    const ryw = api.client.withCache(reader, { readYourWrites: true });
     await ryw.list(ConfigMap, { namespace: ns }); // the informer exists before the writes
     for (let i = 0; i < 10; i++) {
       await ryw.create(ConfigMap, { metadata: { name: `d${i}`, namespace: ns } });
@@ -253,8 +176,8 @@ describe('Read-your-own-writes', () => {
   test('when the cache cannot catch up the read waits (bounded) and reads live; without the option the stale cache answers', async () => {
     const ns = await namespace();
     const { reader, factory } = startedCache();
-    const plain = live.withCache(reader);
-    const ryw = live.withCache(reader, { readYourWrites: { timeoutMs: 300 } });
+    const plain = api.client.withCache(reader);
+    const ryw = api.client.withCache(reader, { readYourWrites: { timeoutMs: 300 } });
     const original = await ryw.create(ConfigMap, { metadata: { name: 'cm', namespace: ns }, data: { v: 'old' } });
     assert.equal((await ryw.get(ConfigMap, 'cm', { namespace: ns })).metadata.resourceVersion, original.metadata.resourceVersion);
     // A cache that has stopped following the server: it stays at what it had.
@@ -279,10 +202,10 @@ describe('Read-your-own-writes', () => {
 describe('The manager client', () => {
   test('mgr.client reads from the shared cache, mgr.apiReader reads live, controllers get the cached client, byKind scopes the cache', async () => {
     const [ns, other] = [await namespace(), await namespace()];
-    await live.create(Secret, { metadata: { name: 's', namespace: ns } });
-    await live.create(Secret, { metadata: { name: 's', namespace: other } });
+    await api.client.create(Secret, { metadata: { name: 's', namespace: ns } });
+    await api.client.create(Secret, { metadata: { name: 's', namespace: other } });
     const mgr = await Manager.create({
-      kubeconfig: { kubeconfigText: server.kubeconfig },
+      kubeconfig: { kubeconfigText: api.server.kubeconfig },
       logger: quietLogger,
       client: { qps: Infinity, readYourWrites: true },
       cache: { byKind: [{ kind: Secret, namespace: ns }] },

@@ -12,13 +12,13 @@ import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import { Client, isNotFound } from '../client/index.js';
 import { loadKubeConfig } from '../config/load.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
-import { silentLogger, type LogFields } from '../cache/logger.js';
+import { silentLogger } from '../cache/logger.js';
 import { defineKind } from '../kind.js';
+import { CapturingLogger } from '../testdata/capturing-logger.js';
 import { realClock, type Clock, type Timer } from '../workqueue/clock.js';
 import { controllerBuilder, type ControllerDeps } from './builder.js';
 import type { Controller, ReconcileFunc } from './controller.js';
 import { TerminalError } from './errors.js';
-import type { ControllerLogger } from './logger.js';
 import type { ControllerMetrics, ReconcileResultLabel } from './metrics.js';
 import { generationChanged } from './predicates.js';
 import { requestFor, requestKey, type Request } from './request.js';
@@ -77,31 +77,6 @@ class RecordingMetrics implements ControllerMetrics {
   }
   private bump(name: string): void {
     this.counts.set(name, this.get(name) + 1);
-  }
-}
-
-interface LogLine {
-  level: 'debug' | 'info' | 'warn' | 'error';
-  fields: LogFields;
-  msg: string;
-}
-
-class CapturingLogger implements ControllerLogger {
-  readonly lines: LogLine[] = [];
-  debug(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'debug', fields, msg });
-  }
-  info(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'info', fields, msg });
-  }
-  warn(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'warn', fields, msg });
-  }
-  error(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'error', fields, msg });
-  }
-  errors(): LogLine[] {
-    return this.lines.filter((l) => l.level === 'error');
   }
 }
 
@@ -281,7 +256,7 @@ describe('For and Owns: a ConfigMap controller keeping a Secret it owns', () => 
     await waitFor('a reconcile of the deleted configmap', () => record.some((r) => r.key === `${ns}/app` && r.outcome === 'gone'));
     await waitFor('the garbage collector to delete the owned secret', async () => (await secretData(ns, 'app')) === undefined);
 
-    assert.deepEqual(h.logs.errors(), []);
+    assert.deepEqual(h.logs.at('error'), []);
     assert.equal(h.metrics.get('errors'), 0);
     assert.ok(h.metrics.get('total:success') >= 3);
     assert.equal(h.metrics.workers, 1);
@@ -313,7 +288,7 @@ describe('For and Owns: a ConfigMap controller keeping a Secret it owns', () => 
     await client.patch(ConfigMap, 'app', { metadata: { labels: { touched: 'yes' } } }, { namespace: ns });
     await waitFor('the configmap change', () => record.length > before);
     assert.ok(record.slice(before).every((r) => r.key === `${ns}/app`));
-    assert.deepEqual(h.logs.errors(), []);
+    assert.deepEqual(h.logs.at('error'), []);
   });
 });
 
@@ -452,8 +427,8 @@ describe('Reconcile results and errors', () => {
     assert.equal(h.metrics.get('errors'), 5);
     assert.equal(h.metrics.get('total:error'), 5);
     assert.equal(h.metrics.get('panics'), 0);
-    assert.equal(h.logs.errors().length, 5);
-    assert.equal(h.logs.errors()[0]!.msg, 'Reconciler error');
+    assert.equal(h.logs.at('error').length, 5);
+    assert.equal(h.logs.at('error')[0]!.msg, 'Reconciler error');
     assert.equal(h.metrics.get('timed'), 6);
   });
 
@@ -476,7 +451,7 @@ describe('Reconcile results and errors', () => {
     assert.equal(h.metrics.get('total:requeue'), 2);
     assert.equal(h.metrics.get('errors'), 0);
     assert.equal(h.metrics.get('total:error'), 0);
-    assert.deepEqual(h.logs.errors(), []);
+    assert.deepEqual(h.logs.at('error'), []);
     assert.equal(h.logs.lines.filter((l) => l.level === 'debug' && l.msg.startsWith('Conflict')).length, 2);
   });
 
@@ -497,7 +472,7 @@ describe('Reconcile results and errors', () => {
     await waitFor('the retry after the crash', () => seen.filter((n) => n === 'bad').length === 2);
     assert.equal(h.metrics.get('panics'), 1);
     assert.equal(h.metrics.get('errors'), 1);
-    const [line] = h.logs.errors();
+    const [line] = h.logs.at('error');
     assert.equal(line?.msg, 'Observed a panic in reconciler');
     assert.ok(line?.fields['err'] instanceof TypeError);
     await client.create(ConfigMap, { metadata: { name: 'good', namespace: h.ns } });
@@ -521,7 +496,7 @@ describe('Reconcile results and errors', () => {
     assert.equal(attempts, 1);
     assert.equal(h.metrics.get('terminal'), 1);
     assert.equal(h.metrics.get('errors'), 1);
-    assert.equal(h.logs.errors().length, 1);
+    assert.equal(h.logs.at('error').length, 1);
     await client.patch(ConfigMap, 'invalid', { data: { fixed: 'not yet' } }, { namespace: h.ns });
     await waitFor('a reconcile for the change', () => attempts === 2);
   });

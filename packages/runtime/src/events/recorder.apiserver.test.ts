@@ -16,41 +16,15 @@ import type { KubeObject } from '@operant/apimachinery';
 import { startApiServer } from '@operant/apiserver';
 import { ConfigMap, CoreEvent, EventsV1Event, Namespace } from '../builtins.js';
 import { Client } from '../client/index.js';
-import type { LogFields } from '../cache/logger.js';
 import { loadKubeConfig } from '../config/load.js';
-import type { ControllerLogger } from '../controller/logger.js';
 import { useApiServer } from '../testdata/api-server.js';
+import { CapturingLogger } from '../testdata/capturing-logger.js';
 import { EventRecorder, type EventRecorderOptions } from './recorder.js';
 import { objectReference } from './reference.js';
 
 const kubectlPath = '/usr/bin/kubectl';
 const controllerName = 'example.com/test-controller';
 
-interface LogLine {
-  level: string;
-  fields: LogFields;
-  msg: string;
-}
-class CapturingLogger implements ControllerLogger {
-  readonly lines: LogLine[] = [];
-  debug(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'debug', fields, msg });
-  }
-  info(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'info', fields, msg });
-  }
-  warn(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'warn', fields, msg });
-  }
-  error(fields: LogFields, msg: string): void {
-    this.lines.push({ level: 'error', fields, msg });
-  }
-  at(level: string): LogLine[] {
-    return this.lines.filter((l) => l.level === level);
-  }
-}
-
-let namespaces = 0;
 const recorders: EventRecorder[] = [];
 
 // Registered before the fixture: after hooks run in registration order, so recorders write what is pending while the server is still up.
@@ -68,8 +42,7 @@ function newRecorder(options: Partial<EventRecorderOptions> = {}, c: Client = ap
 
 /** A fresh namespace and a ConfigMap in it to record events about. */
 async function subject(name = 'subject'): Promise<KubeObject> {
-  const ns = `events-${++namespaces}`;
-  await api.client.create(Namespace, { metadata: { name: ns } });
+  const ns = await api.createNamespace('events');
   return api.client.get(ConfigMap, (await api.client.create(ConfigMap, { metadata: { name, namespace: ns } })).metadata.name!, { namespace: ns });
 }
 

@@ -3,39 +3,59 @@
  * stopped in `after`, with an admin client over HTTPS. The runtime meets the
  * server only on the wire, as it would a real cluster.
  */
+import { setMaxListeners } from 'node:events';
 import { after, before } from 'node:test';
 import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import { Namespace } from '../builtins.js';
-import { Client } from '../client/client.js';
+import { Client, type ClientOptions } from '../client/client.js';
 import { loadKubeConfig } from '../config/load.js';
 
 /** The running server and its client; read them inside tests and hooks, not at module load. */
 export interface ApiServerFixture {
   readonly server: RunningApiServer;
   readonly client: Client;
+  /**
+   * Aborted when the file's tests are done, before the client closes and the
+   * server stops: start informers and controllers with it so they end while
+   * the server still answers.
+   */
+  readonly signal: AbortSignal;
+  /** Creates a namespace named `<prefix>-<n>`, new in this server, and returns its name. */
+  createNamespace(prefix: string): Promise<string>;
 }
 
 /**
  * Registers the hooks that run a server for the calling test file, and
- * creates `namespaces` once it is up. Put further setup that needs the
- * server in a `describe`'s `before`: on Node 20, top-level `before` hooks of
- * one file do not wait for each other, while a suite's hooks run after them.
+ * creates `namespaces` once it is up. `client` options are added to the
+ * admin client's (unthrottled) ones, e.g. request `metrics` to count calls.
+ * Put further setup that needs the server in a `describe`'s `before`: on
+ * Node 20, top-level `before` hooks of one file do not wait for each other,
+ * while a suite's hooks run after them.
  *
  * @example
  * ```ts
  * const api = useApiServer({ namespaces: ['owners'] });
  * test('creates', async () => { await api.client.create(ConfigMap, { metadata: { name: 'a', namespace: 'owners' } }); });
+ * test('in a namespace of its own', async () => {
+ *   const ns = await api.createNamespace('cache');
+ *   new SharedInformerFactory(api.client).startAll(api.signal);
+ * });
  * ```
  */
-export function useApiServer(options: { namespaces?: readonly string[] } = {}): ApiServerFixture {
+export function useApiServer(options: { namespaces?: readonly string[]; client?: ClientOptions } = {}): ApiServerFixture {
   let server: RunningApiServer | undefined;
   let client: Client | undefined;
+  const done = new AbortController();
+  // One signal for every informer and controller a file starts: no listener limit.
+  setMaxListeners(0, done.signal);
+  let namespaces = 0;
   before(async () => {
     server = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity, ...options.client });
     for (const name of options.namespaces ?? []) await client.create(Namespace, { metadata: { name } });
   });
   after(async () => {
+    done.abort();
     client?.close();
     await server?.stop();
   });
@@ -49,6 +69,12 @@ export function useApiServer(options: { namespaces?: readonly string[] } = {}): 
     },
     get client() {
       return started(client);
+    },
+    signal: done.signal,
+    async createNamespace(prefix) {
+      const name = `${prefix}-${++namespaces}`;
+      await started(client).create(Namespace, { metadata: { name } });
+      return name;
     },
   };
 }

@@ -32,7 +32,14 @@ type Scope = 'namespaced' | 'cluster';
 // (a webhook rule's `resources` and `scope`) or under `x-kubernetes-*` names
 // (most of a CRD's schema extensions): the types below put them back.
 
-/** A webhook rule, with the fields of Go's embedded `Rule`. */
+/**
+ * A webhook rule, with the fields of Go's embedded `Rule`.
+ *
+ * @example
+ * ```ts
+ * const rule: WebhookRule = { operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'], scope: 'Namespaced' };
+ * ```
+ */
 export type WebhookRule = admissionregistrationv1.RuleWithOperations & {
   resources?: string[];
   scope?: '*' | 'Cluster' | 'Namespaced';
@@ -46,7 +53,19 @@ export type MutatingWebhookConfigurationObject = Omit<admissionregistrationv1.Mu
 export type ValidatingWebhookConfigurationObject = Omit<admissionregistrationv1.ValidatingWebhookConfiguration, 'webhooks'> & {
   webhooks?: Array<WithRules<admissionregistrationv1.ValidatingWebhook>>;
 };
-/** A CRD version whose schema is a full OpenAPI schema with Kubernetes' extensions. */
+/**
+ * A CRD version whose schema is a full OpenAPI schema with Kubernetes' extensions.
+ *
+ * @example
+ * ```ts
+ * const v1: CustomResourceDefinitionVersion = {
+ *   name: 'v1',
+ *   served: true,
+ *   storage: true,
+ *   schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+ * };
+ * ```
+ */
 export type CustomResourceDefinitionVersion = Omit<apiextensionsv1.CustomResourceDefinitionVersion, 'schema'> & {
   schema?: { openAPIV3Schema?: OpenApiSchema };
 };

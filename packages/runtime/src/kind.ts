@@ -9,7 +9,10 @@ import type { KubeObject } from '@operant/apimachinery';
  * A kind's addressing facts, carrying its object type `T`.
  *
  * @example
- * const Pod = defineKind<PodObject>({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
+ * ```ts
+ * type Widget = Typed<{ spec?: { size?: number } }>;
+ * const Widget = defineKind<Widget>({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+ * ```
  */
 export interface Kind<T extends KubeObject = KubeObject> {
   readonly group: string;
@@ -22,23 +25,57 @@ export interface Kind<T extends KubeObject = KubeObject> {
   readonly __type?: T;
 }
 
-/** Declares a kind. */
+/**
+ * Declares a kind: a frozen value with its addressing facts that also carries
+ * the object type `T`, so client calls with it are typed.
+ *
+ * @example
+ * ```ts
+ * interface CronTabObject extends KubeObject { spec: { cronSpec: string; replicas?: number } }
+ * const CronTab = defineKind<CronTabObject>({ group: 'stable.example.com', version: 'v1', kind: 'CronTab', plural: 'crontabs', namespaced: true });
+ * const tab = await client.get(CronTab, 'nightly', { namespace: 'default' }); // a CronTabObject
+ * ```
+ */
 export function defineKind<T extends KubeObject = KubeObject>(k: Omit<Kind<T>, '__type'>): Kind<T> {
   return Object.freeze({ ...k });
 }
 
-/** `apps/v1` or `v1`. */
+/**
+ * A kind's `apiVersion`: `apps/v1`, or `v1` for the core group.
+ *
+ * @example
+ * ```ts
+ * apiVersionOfKind(Deployment); // 'apps/v1'
+ * apiVersionOfKind(Pod); // 'v1'
+ * ```
+ */
 export function apiVersionOfKind(k: Kind): string {
   return k.group === '' ? k.version : `${k.group}/${k.version}`;
 }
 
-/** The URL path of a kind's collection (in a namespace when given and the kind is namespaced). */
+/**
+ * The URL path of a kind's collection (in a namespace when given and the kind is namespaced).
+ *
+ * @example
+ * ```ts
+ * collectionPath(Deployment, 'default'); // '/apis/apps/v1/namespaces/default/deployments'
+ * collectionPath(Pod); // '/api/v1/pods', all namespaces
+ * ```
+ */
 export function collectionPath(k: Kind, namespace?: string): string {
   const base = k.group === '' ? `/api/${k.version}` : `/apis/${k.group}/${k.version}`;
   return k.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}` : `${base}/${k.plural}`;
 }
 
-/** The URL path of one object (and a subresource). */
+/**
+ * The URL path of one object (and a subresource).
+ *
+ * @example
+ * ```ts
+ * objectPath(Deployment, 'default', 'web', 'scale'); // '/apis/apps/v1/namespaces/default/deployments/web/scale'
+ * objectPath(Namespace, undefined, 'prod'); // '/api/v1/namespaces/prod'
+ * ```
+ */
 export function objectPath(k: Kind, namespace: string | undefined, name: string, subresource?: string): string {
   const path = `${collectionPath(k, namespace)}/${encodeURIComponent(name)}`;
   return subresource ? `${path}/${subresource}` : path;

@@ -17,7 +17,14 @@ import type { IndexFunc } from './indexes.js';
  */
 export type FieldExtractor<T extends KubeObject> = (obj: T) => readonly string[];
 
-/** The namespace part of index values that match in every namespace. */
+/**
+ * The namespace part of index values that match in every namespace.
+ *
+ * @example
+ * ```ts
+ * informer.store.byIndex(fieldIndexName('spec.nodeName'), `${allNamespacesKey}/node-1`); // = namespacedIndexValue(undefined, 'node-1')
+ * ```
+ */
 export const allNamespacesKey = '__all_namespaces';
 
 /**

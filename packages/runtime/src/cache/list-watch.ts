@@ -5,26 +5,70 @@
  */
 import type { KubeObject } from '@operant/apimachinery';
 
+/**
+ * What {@link ListerWatcher.list} returns: every object, and the collection's
+ * resourceVersion, from which the watch continues.
+ *
+ * @example
+ * ```ts
+ * const { items, resourceVersion }: ListResult<Typed<corev1.Pod>> = await client.listerWatcher(Pod).list({ namespace: 'default' });
+ * ```
+ */
 export interface ListResult<T extends KubeObject> {
   items: T[];
   resourceVersion: string;
 }
 
+/**
+ * The type of a watch event, as the server sends it.
+ *
+ * @example
+ * ```ts
+ * const changed = (type: WatchEventType): boolean => type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED';
+ * ```
+ */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
+/**
+ * One event of a watch: what happened, and to which object.
+ *
+ * @example
+ * ```ts
+ * for await (const event of client.watch(Pod, { namespace: 'default' })) {
+ *   if (event.type === 'DELETED') console.log('gone:', event.object.metadata.name);
+ * }
+ * ```
+ */
 export interface WatchEvent<T extends KubeObject> {
   type: WatchEventType;
   /** The object; for ERROR, a metav1.Status; for BOOKMARK, only metadata.resourceVersion (and annotations). */
   object: T;
 }
 
+/**
+ * Which objects a ListerWatcher lists and watches; selectors in kube's string syntax.
+ *
+ * @example
+ * ```ts
+ * const scope: ListWatchOptions = { namespace: 'default', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=node-1' };
+ * const { items } = await client.listerWatcher(Pod).list(scope);
+ * ```
+ */
 export interface ListWatchOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
 }
 
-/** A source of list and watch for one kind. */
+/**
+ * A source of list and watch for one kind: what an {@link Informer} runs on.
+ *
+ * @example
+ * ```ts
+ * const lw: ListerWatcher<Typed<corev1.Pod>> = client.listerWatcher(Pod);
+ * const informer = new Informer(lw, { namespace: 'default' });
+ * ```
+ */
 export interface ListerWatcher<T extends KubeObject> {
   /** Lists everything (following continue tokens), returning the list's resourceVersion. */
   list(opts: ListWatchOptions & { signal?: AbortSignal }): Promise<ListResult<T>>;

@@ -4,7 +4,17 @@
  * `informer_last_sync_timestamp_seconds{name}`). `name` is the informer's name.
  */
 
-/** Which request failed. */
+/**
+ * Which request failed.
+ *
+ * @example
+ * ```ts
+ * const metrics: ReflectorMetricsProvider = {
+ *   ...noopReflectorMetricsProvider,
+ *   errored: (name: string, phase: ReflectorPhase, reason: string) => console.warn(`${name}: ${phase} failed: ${reason}`),
+ * };
+ * ```
+ */
 export type ReflectorPhase = 'list' | 'watch';
 
 /**

@@ -10,13 +10,32 @@ import type { Kind } from '../kind.js';
 import { isResourceExpired, isGone } from './api-error.js';
 import type { KubeList, ListOptions, WatchOptions } from './options.js';
 
-/** Options of {@link Client.listerWatcher}. */
+/**
+ * Options of {@link Client.listerWatcher}.
+ *
+ * @example
+ * ```ts
+ * const lw = client.listerWatcher(Pod, { pageSize: 100 }); // smaller pages for very large collections
+ * ```
+ */
 export interface ListerWatcherOptions {
   /** Items per list page; default 500 (client-go's pager default). */
   pageSize?: number;
 }
 
-/** The client calls a ListerWatcher is built on. */
+/**
+ * The client calls a {@link KindListerWatcher} is built on; {@link Client.listerWatcher}
+ * supplies them, so the paging and relisting logic stays apart from HTTP.
+ *
+ * @example
+ * ```ts
+ * const calls: ListWatchCalls<Typed<corev1.ConfigMap>> = {
+ *   list: (opts) => client.list(ConfigMap, { ...opts, live: true }),
+ *   watch: (opts) => client.watch(ConfigMap, opts),
+ * };
+ * const lw = new KindListerWatcher(ConfigMap, { pageSize: 100 }, calls);
+ * ```
+ */
 export interface ListWatchCalls<T extends KubeObject> {
   list(opts: ListOptions): Promise<KubeList<T>>;
   watch(opts: WatchOptions): AsyncIterable<WatchEvent<T>>;

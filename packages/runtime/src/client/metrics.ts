@@ -5,7 +5,16 @@
  * `rest_client_rate_limiter_duration_seconds`) without the client knowing Prometheus.
  */
 
-/** One finished request (one HTTP attempt). */
+/**
+ * One finished request (one HTTP attempt), as {@link RequestMetrics.observeRequest} receives it.
+ *
+ * @example
+ * ```ts
+ * const observeRequest = (r: RequestObservation): void => {
+ *   if (r.code === '<error>' || r.latencySeconds > 1) console.warn(`${r.method} ${r.host}: ${r.code} in ${r.latencySeconds}s`);
+ * };
+ * ```
+ */
 export interface RequestObservation {
   /** The HTTP method: `GET`, `POST`, `PUT`, `PATCH`, `DELETE`. */
   method: string;

@@ -5,7 +5,14 @@
  */
 import type { KubeObject } from '@operant/apimachinery';
 
-/** Every method takes a signal to abort it. */
+/**
+ * Every method takes a signal to abort it (a timeout, or the controller stopping).
+ *
+ * @example
+ * ```ts
+ * await client.get(ConfigMap, 'settings', { namespace: 'default', signal: AbortSignal.timeout(5_000) });
+ * ```
+ */
 export interface RequestOptions {
   signal?: AbortSignal;
 }
@@ -14,6 +21,12 @@ export interface RequestOptions {
  * For namespaced kinds, the namespace; defaults to the object's own
  * `metadata.namespace`, then the client's default namespace (the context's).
  * Ignored for cluster-scoped kinds.
+ *
+ * @example
+ * ```ts
+ * await client.get(Deployment, 'web', { namespace: 'prod' });
+ * await client.get(Namespace, 'prod'); // cluster-scoped: no namespace
+ * ```
  */
 export interface NamespaceOptions {
   namespace?: string;
@@ -22,12 +35,24 @@ export interface NamespaceOptions {
 /**
  * A label selector: kube's string syntax (`app=web,tier in (a,b)`) or a map of
  * labels that must all match.
+ *
+ * @example
+ * ```ts
+ * await client.list(Pod, { labelSelector: 'app=web,tier in (frontend,edge)' });
+ * await client.list(Pod, { labelSelector: { app: 'web' } });
+ * ```
  */
 export type LabelSelector = string | Readonly<Record<string, string>>;
 
 /**
  * How a client with a cache ({@link Client.withCache}) reads. Clients without
  * a cache always read live and ignore these.
+ *
+ * @example
+ * ```ts
+ * const fresh = await client.get(Pod, 'web', { namespace: 'default', live: true });
+ * const pods = await client.list(Pod, { namespace: 'default', unsafeDisableDeepCopy: true }); // read, never change
+ * ```
  */
 export interface CacheReadOptions {
   /** Read from the API server, not the informer cache. */
@@ -39,7 +64,14 @@ export interface CacheReadOptions {
   unsafeDisableDeepCopy?: boolean;
 }
 
-/** Options of {@link Client.get}. */
+/**
+ * Options of {@link Client.get}.
+ *
+ * @example
+ * ```ts
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default', resourceVersion: '0' });
+ * ```
+ */
 export interface GetOptions extends RequestOptions, NamespaceOptions, CacheReadOptions {
   /** `0` lets the server answer from its cache; omitted reads the latest. Ignored by cached reads. */
   resourceVersion?: string;
@@ -49,6 +81,12 @@ export interface GetOptions extends RequestOptions, NamespaceOptions, CacheReadO
  * Options of {@link Client.list}. Without a namespace, a namespaced kind is
  * listed in all namespaces. Cached lists support `limit` (no continue tokens)
  * and only exact field matches on indexed fields.
+ *
+ * @example
+ * ```ts
+ * const onNode = await client.list(Pod, { namespace: 'default', matchingFields: { 'spec.nodeName': 'node-1' } });
+ * const page = await client.list(Pod, { limit: 100, live: true }); // page.metadata.continue names the next page
+ * ```
  */
 export interface ListOptions extends RequestOptions, NamespaceOptions, CacheReadOptions {
   labelSelector?: LabelSelector;
@@ -65,10 +103,24 @@ export interface ListOptions extends RequestOptions, NamespaceOptions, CacheRead
   resourceVersionMatch?: 'Exact' | 'NotOlderThan';
 }
 
-/** How the server validates fields it does not know: `Strict` refuses, `Warn` (default) warns, `Ignore` drops silently. */
+/**
+ * How the server validates fields it does not know: `Strict` refuses, `Warn` (default) warns, `Ignore` drops silently.
+ *
+ * @example
+ * ```ts
+ * await client.create(ConfigMap, cm, { fieldValidation: 'Strict' }); // a typo in a field name fails the create
+ * ```
+ */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-/** Options of writes (create, update, updateStatus, updateScale). */
+/**
+ * Options of writes (create, update, updateStatus, updateScale).
+ *
+ * @example
+ * ```ts
+ * await client.update(Deployment, deployment, { fieldManager: 'my-operator', dryRun: true }); // admitted, not stored
+ * ```
+ */
 export interface WriteOptions extends RequestOptions, NamespaceOptions {
   /** Validate and admit, but store nothing (`dryRun=All`). */
   dryRun?: boolean;
@@ -77,10 +129,24 @@ export interface WriteOptions extends RequestOptions, NamespaceOptions {
   fieldValidation?: FieldValidation;
 }
 
-/** Patch body formats: JSON merge patch, RFC 6902 JSON patch, strategic merge patch (built-ins only), server-side apply. */
+/**
+ * Patch body formats: JSON merge patch, RFC 6902 JSON patch, strategic merge patch (built-ins only), server-side apply.
+ *
+ * @example
+ * ```ts
+ * await client.patch(Deployment, 'web', [{ op: 'replace', path: '/spec/replicas', value: 3 }], { namespace: 'default', type: 'json' });
+ * ```
+ */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
-/** Options of {@link Client.patch}. */
+/**
+ * Options of {@link Client.patch}.
+ *
+ * @example
+ * ```ts
+ * await client.patch(Deployment, 'web', { status: { observedGeneration: 2 } }, { namespace: 'default', subresource: 'status' });
+ * ```
+ */
 export interface PatchOptions extends WriteOptions {
   /** Default `merge`. */
   type?: PatchType;
@@ -90,7 +156,14 @@ export interface PatchOptions extends WriteOptions {
   subresource?: string;
 }
 
-/** Options of {@link Client.apply} (server-side apply); a field manager is required. */
+/**
+ * Options of {@link Client.apply} (server-side apply); a field manager is required, as the server records who owns each field.
+ *
+ * @example
+ * ```ts
+ * await client.apply(ConfigMap, desired, { fieldManager: 'my-operator', force: true });
+ * ```
+ */
 export interface ApplyOptions extends RequestOptions, NamespaceOptions {
   fieldManager: string;
   force?: boolean;
@@ -99,10 +172,24 @@ export interface ApplyOptions extends RequestOptions, NamespaceOptions {
   subresource?: string;
 }
 
-/** What happens to dependents: deleted in the background, deleted first (foreground), or orphaned. */
+/**
+ * What happens to dependents: deleted in the background, deleted first (foreground), or orphaned.
+ *
+ * @example
+ * ```ts
+ * await client.delete(Deployment, 'web', { namespace: 'default', propagationPolicy: 'Foreground' }); // its pods go first
+ * ```
+ */
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
-/** Options of {@link Client.delete}. */
+/**
+ * Options of {@link Client.delete}.
+ *
+ * @example
+ * ```ts
+ * await client.delete(Pod, 'web-0', { namespace: 'default', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+ * ```
+ */
 export interface DeleteOptions extends RequestOptions, NamespaceOptions {
   propagationPolicy?: PropagationPolicy;
   /** Delete only if the object still has this uid and/or resourceVersion (else 409). */
@@ -111,7 +198,14 @@ export interface DeleteOptions extends RequestOptions, NamespaceOptions {
   dryRun?: boolean;
 }
 
-/** Options of {@link Client.deleteAllOf}: which objects of a namespace, and how. */
+/**
+ * Options of {@link Client.deleteAllOf}: which objects of a namespace, and how.
+ *
+ * @example
+ * ```ts
+ * await client.deleteAllOf(Pod, { namespace: 'default', labelSelector: { app: 'web' }, propagationPolicy: 'Background' });
+ * ```
+ */
 export interface DeleteAllOfOptions extends RequestOptions, NamespaceOptions {
   labelSelector?: LabelSelector;
   fieldSelector?: string;
@@ -120,7 +214,15 @@ export interface DeleteAllOfOptions extends RequestOptions, NamespaceOptions {
   dryRun?: boolean;
 }
 
-/** Options of {@link Client.watch}. Without a namespace, a namespaced kind is watched in all namespaces. */
+/**
+ * Options of {@link Client.watch}. Without a namespace, a namespaced kind is watched in all namespaces.
+ *
+ * @example
+ * ```ts
+ * const list = await client.list(Pod, { namespace: 'default', live: true });
+ * const events = client.watch(Pod, { namespace: 'default', resourceVersion: list.metadata.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 300 });
+ * ```
+ */
 export interface WatchOptions extends RequestOptions, NamespaceOptions {
   labelSelector?: LabelSelector;
   fieldSelector?: string;
@@ -133,7 +235,15 @@ export interface WatchOptions extends RequestOptions, NamespaceOptions {
   resourceVersionMatch?: 'NotOlderThan';
 }
 
-/** A list of objects as the server sends it. */
+/**
+ * A list of objects as the server sends it.
+ *
+ * @example
+ * ```ts
+ * const list: KubeList<Typed<corev1.Pod>> = await client.list(Pod, { namespace: 'default' });
+ * console.log(list.items.length, list.metadata.resourceVersion);
+ * ```
+ */
 export interface KubeList<T extends KubeObject> {
   apiVersion?: string;
   kind?: string;
@@ -141,13 +251,30 @@ export interface KubeList<T extends KubeObject> {
   items: T[];
 }
 
-/** The autoscaling/v1 Scale of a kind with a scale subresource. */
+/**
+ * The autoscaling/v1 Scale of a kind with a scale subresource.
+ *
+ * @example
+ * ```ts
+ * const scale: Scale = await client.getScale(Deployment, 'web', { namespace: 'default' });
+ * await client.updateScale(Deployment, { ...scale, spec: { replicas: 5 } });
+ * ```
+ */
 export interface Scale extends KubeObject {
   spec: { replicas?: number };
   status?: { replicas: number; selector?: string };
 }
 
-/** Only an object's metadata (metadata-only lists and watches). */
+/**
+ * Only an object's metadata (metadata-only gets, lists and watches), for
+ * controllers that need labels or owners but not, say, a Secret's data.
+ *
+ * @example
+ * ```ts
+ * const meta: PartialObjectMetadata = await client.get(Secret, 'tls', { namespace: 'default', metadataOnly: true });
+ * console.log(meta.metadata.labels);
+ * ```
+ */
 export interface PartialObjectMetadata extends KubeObject {
   apiVersion?: 'meta.k8s.io/v1';
   kind?: 'PartialObjectMetadata';

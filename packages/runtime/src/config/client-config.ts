@@ -5,7 +5,14 @@
  */
 import type { ClientCertificate, CredentialProvider } from './credentials.js';
 
-/** How to trust the server and which certificate to present. */
+/**
+ * How to trust the server and which certificate to present.
+ *
+ * @example
+ * ```ts
+ * const tls: TlsConfig = { ca: await readFile('ca.crt', 'utf8'), insecureSkipTlsVerify: false, serverName: 'kubernetes.default.svc' };
+ * ```
+ */
 export interface TlsConfig {
   /** PEM of the CAs to trust; the system's roots when absent. */
   ca?: string;
@@ -17,7 +24,15 @@ export interface TlsConfig {
   clientCertificate?: ClientCertificate;
 }
 
-/** Who to act as (kubeconfig `as`, `as-groups`, `as-uid`, `as-user-extra`). */
+/**
+ * Who to act as (kubeconfig `as`, `as-groups`, `as-uid`, `as-user-extra`), e.g. to
+ * check what a less privileged user may do.
+ *
+ * @example
+ * ```ts
+ * const asJane = Client.fromConfig({ ...config, impersonate: { user: 'jane', groups: ['system:authenticated'] } });
+ * ```
+ */
 export interface Impersonation {
   user?: string;
   uid?: string;

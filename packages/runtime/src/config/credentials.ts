@@ -4,13 +4,29 @@
  * again when its credential expires or the server answers 401.
  */
 
-/** A client certificate and its private key, PEM. */
+/**
+ * A client certificate and its private key, PEM.
+ *
+ * @example
+ * ```ts
+ * const clientCertificate: ClientCertificate = { cert: await readFile('client.crt', 'utf8'), key: await readFile('client.key', 'utf8') };
+ * const provider = staticCredentials({ clientCertificate }, 'client certificate');
+ * ```
+ */
 export interface ClientCertificate {
   cert: string;
   key: string;
 }
 
-/** The credentials for one request; at most one of token and basic, plus an optional certificate. */
+/**
+ * The credentials for one request; at most one of token and basic, plus an optional certificate.
+ *
+ * @example
+ * ```ts
+ * const credentials: Credentials = { basic: { username: 'admin', password: 's3cret' } };
+ * const provider = staticCredentials(credentials, 'basic auth');
+ * ```
+ */
 export interface Credentials {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;

@@ -11,7 +11,16 @@ import { KubeConfigError } from './errors.js';
 
 const supportedApiVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
 
-/** The cluster facts passed to plugins that ask for them (`provideClusterInfo: true`). */
+/**
+ * The cluster facts passed to plugins that ask for them (`provideClusterInfo: true`), as the
+ * `spec.cluster` of the ExecCredential they read from `KUBERNETES_EXEC_INFO`.
+ *
+ * @example
+ * ```ts
+ * const cluster: ExecClusterInfo = { server: 'https://10.0.0.1:6443', 'certificate-authority-data': Buffer.from(caPem).toString('base64') };
+ * new ExecCredentialProvider({ apiVersion: 'client.authentication.k8s.io/v1', command: 'my-plugin', provideClusterInfo: true }, { source: 'kubeconfig /home/me/.kube/config', cluster });
+ * ```
+ */
 export interface ExecClusterInfo {
   server: string;
   'tls-server-name'?: string;
@@ -20,7 +29,15 @@ export interface ExecClusterInfo {
   'certificate-authority-data'?: string;
 }
 
-/** Where the plugin is configured, and what it may be told. */
+/**
+ * Where the plugin is configured (named in errors), and what it may be told.
+ *
+ * @example
+ * ```ts
+ * const options: ExecCredentialOptions = { source: 'kubeconfig /home/me/.kube/config', user: 'prod' };
+ * const provider = new ExecCredentialProvider(exec, options);
+ * ```
+ */
 export interface ExecCredentialOptions {
   /** The kubeconfig it is in, for errors: `kubeconfig /home/me/.kube/config`. */
   source: string;

@@ -7,7 +7,15 @@
 import { isAbsolute, resolve, sep } from 'node:path';
 import { KubeConfigError, kubeconfigSource } from './errors.js';
 
-/** A cluster entry (`clusters[].cluster`), as kubectl reads it. */
+/**
+ * A cluster entry (`clusters[].cluster`), as kubectl reads it.
+ *
+ * @example
+ * ```ts
+ * const cluster: KubeConfigCluster | undefined = doc.clusters.get('prod')?.value;
+ * console.log(cluster?.server);
+ * ```
+ */
 export interface KubeConfigCluster {
   server?: string;
   'certificate-authority'?: string;
@@ -18,13 +26,28 @@ export interface KubeConfigCluster {
   'proxy-url'?: string;
 }
 
-/** An environment variable for an exec credential plugin. */
+/**
+ * An environment variable for an exec credential plugin.
+ *
+ * @example
+ * ```ts
+ * const env: ExecEnvVar[] = [{ name: 'AWS_PROFILE', value: 'prod' }];
+ * ```
+ */
 export interface ExecEnvVar {
   name: string;
   value: string;
 }
 
-/** `users[].user.exec`: a client-go credential plugin. */
+/**
+ * `users[].user.exec`: a client-go credential plugin.
+ *
+ * @example
+ * ```ts
+ * const exec: ExecConfig = { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'prod'] };
+ * const provider = new ExecCredentialProvider(exec, { source: 'kubeconfig /home/me/.kube/config' });
+ * ```
+ */
 export interface ExecConfig {
   apiVersion?: string;
   command: string;
@@ -35,7 +58,15 @@ export interface ExecConfig {
   interactiveMode?: 'Never' | 'IfAvailable' | 'Always';
 }
 
-/** A user entry (`users[].user`). */
+/**
+ * A user entry (`users[].user`).
+ *
+ * @example
+ * ```ts
+ * const user: KubeConfigUser | undefined = doc.users.get('admin')?.value;
+ * if (user?.exec) console.log(`credentials from ${user.exec.command}`);
+ * ```
+ */
 export interface KubeConfigUser {
   'client-certificate'?: string;
   'client-certificate-data'?: string;
@@ -53,20 +84,45 @@ export interface KubeConfigUser {
   'auth-provider'?: { name: string };
 }
 
-/** A context entry (`contexts[].context`). */
+/**
+ * A context entry (`contexts[].context`).
+ *
+ * @example
+ * ```ts
+ * const context: KubeConfigContext | undefined = doc.contexts.get(doc.currentContext)?.value;
+ * console.log(context?.cluster, context?.user, context?.namespace ?? 'default');
+ * ```
+ */
 export interface KubeConfigContext {
   cluster: string;
   user: string;
   namespace?: string;
 }
 
-/** An entry together with the file it came from (undefined for inline text). */
+/**
+ * An entry together with the file it came from (undefined for inline text), so
+ * that errors after merging files can name the right one.
+ *
+ * @example
+ * ```ts
+ * const entry: Sourced<KubeConfigUser> | undefined = mergeKubeConfigs(docs).users.get('admin');
+ * console.log(`user admin is from ${entry?.file ?? 'inline text'}`);
+ * ```
+ */
 export interface Sourced<T> {
   value: T;
   file: string | undefined;
 }
 
-/** One parsed kubeconfig document. */
+/**
+ * One parsed kubeconfig document (or several merged into one).
+ *
+ * @example
+ * ```ts
+ * const doc: KubeConfigDocument = await parseKubeConfig(await readFile(path, 'utf8'), { file: path, baseDir: dirname(path) });
+ * console.log(doc.currentContext, [...doc.contexts.keys()]);
+ * ```
+ */
 export interface KubeConfigDocument {
   file: string | undefined;
   clusters: Map<string, Sourced<KubeConfigCluster>>;
@@ -272,7 +328,7 @@ async function parseText(source: string, text: string): Promise<unknown> {
  *
  * @example
  * ```ts
- * const doc = await parseKubeConfig(await readFile(path, 'utf8'), { file: path });
+ * const doc = await parseKubeConfig(await readFile(path, 'utf8'), { file: path, baseDir: dirname(path) });
  * doc.contexts.get(doc.currentContext);
  * ```
  */

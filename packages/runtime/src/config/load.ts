@@ -17,6 +17,11 @@ import { resolveContext } from './resolve-context.js';
  * Options of {@link loadKubeConfig}. Without `path` or `kubeconfigText`, the
  * environment decides; `env`, `homeDir` and `serviceAccountDir` replace what
  * this process would see (for tests and tools).
+ *
+ * @example
+ * ```ts
+ * const config = await loadKubeConfig({ path: '/etc/operator/kubeconfig', context: 'prod', onWarning: (w) => console.warn(w) });
+ * ```
  */
 export interface LoadKubeConfigOptions {
   /** One kubeconfig file to use (like `kubectl --kubeconfig`); it must exist. */

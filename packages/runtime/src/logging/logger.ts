@@ -8,7 +8,14 @@ import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import type { ControllerLogger } from '../controller/logger.js';
 
-/** How lines are written: `auto` picks `pretty` on a terminal and `json` otherwise. */
+/**
+ * How lines are written: `auto` picks `pretty` on a terminal and `json` otherwise.
+ *
+ * @example
+ * ```ts
+ * const logger = createLogger({ format: process.env.CI ? 'json' : 'auto' });
+ * ```
+ */
 export type LogFormat = 'json' | 'pretty' | 'auto';
 
 /**

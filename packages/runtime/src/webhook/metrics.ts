@@ -4,7 +4,15 @@
  * `metrics/`) records them under controller-runtime's names.
  */
 
-/** Which kind of review a handler failed on, for the two panic counters. */
+/**
+ * Which kind of review a handler failed on, for the two panic counters.
+ *
+ * @example
+ * ```ts
+ * const panics = new Map<WebhookReviewKind, number>();
+ * const metrics: WebhookMetrics = { ...noopWebhookMetrics, panicked: (kind) => void panics.set(kind, (panics.get(kind) ?? 0) + 1) };
+ * ```
+ */
 export type WebhookReviewKind = 'admission' | 'conversion';
 
 /**

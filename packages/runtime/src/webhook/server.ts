@@ -22,11 +22,32 @@ import { splitTarget, timeoutParam } from './http/request-target.js';
 import { writeJson, writeStatus } from './http/respond.js';
 import { noopWebhookMetrics, type WebhookMetrics } from './metrics.js';
 
-/** controller-runtime's default webhook port. */
+/**
+ * controller-runtime's default webhook port.
+ *
+ * @example
+ * ```ts
+ * const servicePort = { port: 443, targetPort: defaultWebhookPort }; // the webhook Service's port
+ * ```
+ */
 export const defaultWebhookPort = 9443;
-/** kube-apiserver's largest request body (and controller-runtime's webhook limit): 7 MiB. */
+/**
+ * kube-apiserver's largest request body (and controller-runtime's webhook limit): 7 MiB.
+ *
+ * @example
+ * ```ts
+ * new WebhookServer({ certificates, maxRequestBytes: defaultMaxRequestBytes / 7 }); // 1 MiB: only small objects are reviewed
+ * ```
+ */
 export const defaultMaxRequestBytes = 7 * 1024 * 1024;
-/** kube's default webhook `timeoutSeconds`, as milliseconds. */
+/**
+ * kube's default webhook `timeoutSeconds`, as milliseconds.
+ *
+ * @example
+ * ```ts
+ * const timeoutSeconds = defaultWebhookTimeoutMs / 1000; // for the webhook configuration, so both sides agree
+ * ```
+ */
 export const defaultWebhookTimeoutMs = 10_000;
 
 /**

@@ -3,13 +3,28 @@
  * tests can drive delays deterministically (see {@link FakeClock}) instead of sleeping.
  */
 
-/** A scheduled callback that can be cancelled. */
+/**
+ * A scheduled callback that can be cancelled, as {@link Clock.setTimer} returns it.
+ *
+ * @example
+ * ```ts
+ * const timer: Timer = realClock.setTimer(() => console.log('timed out'), 5_000);
+ * timer.cancel(); // done in time: the callback never runs
+ * ```
+ */
 export interface Timer {
   /** Cancels the callback; a no-op once it has run. */
   cancel(): void;
 }
 
-/** Options for {@link Clock.setTimer}. */
+/**
+ * Options for {@link Clock.setTimer}.
+ *
+ * @example
+ * ```ts
+ * realClock.setTimer(() => console.log('tick'), 15_000, { background: true }); // lets the process exit
+ * ```
+ */
 export interface TimerOptions {
   /** A background timer must not keep the process alive (e.g. a metrics ticker). */
   background?: boolean;

@@ -163,7 +163,16 @@ function objectName(request: AdmissionRequest): string {
   return request.name ?? request.object?.metadata?.name ?? request.oldObject?.metadata?.name ?? '';
 }
 
-/** `apps.kruise.io/v1alpha1, Kind=SidecarSet`; `/v1, Kind=Pod` (Go's GroupVersionKind.String). */
+/**
+ * `apps.kruise.io/v1alpha1, Kind=SidecarSet`; `/v1, Kind=Pod` (Go's GroupVersionKind.String),
+ * so messages read as kube's do.
+ *
+ * @example
+ * ```ts
+ * formatGroupVersionKind(Deployment); // 'apps/v1, Kind=Deployment'
+ * formatGroupVersionKind({ group: '', version: 'v1', kind: 'Pod' }); // '/v1, Kind=Pod'
+ * ```
+ */
 export function formatGroupVersionKind(k: { group: string; version: string; kind: string }): string {
   return `${k.group}/${k.version}, Kind=${k.kind}`;
 }

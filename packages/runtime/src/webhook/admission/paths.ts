@@ -4,7 +4,15 @@
  * `/mutate-<group with dots as dashes>-<version>-<lowercase kind>` and `/validate-...`.
  */
 
-/** What a path is made of: a group, version and kind (a `Kind` value fits). */
+/**
+ * What a path is made of: a group, version and kind (a `Kind` value fits).
+ *
+ * @example
+ * ```ts
+ * const kind: PathKind = { group: 'apps', version: 'v1', kind: 'Deployment' };
+ * validatePath(kind); // '/validate-apps-v1-deployment'
+ * ```
+ */
 export interface PathKind {
   readonly group: string;
   readonly version: string;

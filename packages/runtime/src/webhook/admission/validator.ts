@@ -10,7 +10,16 @@ import { kindMismatch, subjectOf } from './kind-check.js';
 import { allowed, denied, errored } from './responses.js';
 import type { AdmissionResponse } from './types.js';
 
-/** What a validation method returns: warnings for the user, or nothing. */
+/**
+ * What a validation method returns: warnings for the user, or nothing; denials are thrown.
+ *
+ * @example
+ * ```ts
+ * const validation: CustomValidator<Typed<appsv1.Deployment>> = {
+ *   validateUpdate: (_old, obj): ValidationResult => (obj.spec?.replicas === 0 ? ['replicas 0 stops every pod'] : undefined),
+ * };
+ * ```
+ */
 export type ValidationResult = void | readonly string[] | Promise<void | readonly string[]>;
 
 /**

@@ -292,6 +292,14 @@ export async function directoryCertificateSource(
   dir: string,
   options: DirectoryCertificateSourceOptions & { optional: true },
 ): Promise<DirectoryCertificateSource | undefined>;
+/**
+ * Reads and checks the pair in `dir`; a missing directory is an error naming it.
+ *
+ * @example
+ * ```ts
+ * const source = await directoryCertificateSource('/tmp/k8s-webhook-server/serving-certs');
+ * ```
+ */
 export async function directoryCertificateSource(dir: string, options?: DirectoryCertificateSourceOptions): Promise<DirectoryCertificateSource>;
 export async function directoryCertificateSource(
   dir: string,

@@ -10,6 +10,7 @@ import {
   RateLimitingQueue,
   deletedObject,
   getControllerOf,
+  isConflict,
   isControlledBy,
   objectKey,
   setControllerReference,
@@ -115,7 +116,9 @@ export class FooController {
         this.deps.logger.info({ resourceName: key }, 'Successfully synced');
       } catch (err) {
         this.queue.addRateLimited(key);
-        this.deps.logger.error({ err, resourceName: key }, 'Error syncing; requeuing for later retry');
+        // A write from a stale cached copy: the next sync reads the newer one. Not worth an error line.
+        if (isConflict(err)) this.deps.logger.debug({ resourceName: key }, 'Conflict while syncing; requeuing');
+        else this.deps.logger.error({ err, resourceName: key }, 'Error syncing; requeuing for later retry');
       } finally {
         this.queue.done(key);
       }

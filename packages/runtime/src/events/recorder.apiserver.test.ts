@@ -90,6 +90,20 @@ describe('events.k8s.io/v1', () => {
     assert.equal(logs.at('warn').length + logs.at('error').length, 0);
   });
 
+  test('a repeat about a newer version of the object counts in the same series (as the event correlator keys without resourceVersion)', async () => {
+    const cm = await subject('changing');
+    const ns = cm.metadata.namespace!;
+    const { recorder } = newRecorder();
+    recorder.event(cm, 'Normal', 'Synced', 'synced');
+    const newer = await api.client.patch(ConfigMap, cm.metadata.name!, { data: { changed: 'yes' } }, { namespace: ns, type: 'merge' });
+    assert.notEqual(newer.metadata.resourceVersion, cm.metadata.resourceVersion);
+    recorder.event(newer, 'Normal', 'Synced', 'synced');
+    await recorder.flush();
+    const events = await eventsIn(ns);
+    assert.equal(events.length, 1);
+    assert.equal((events[0]?.series as { count: number } | undefined)?.count, 2);
+  });
+
   test('different reasons, notes or related objects are different events', async () => {
     const cm = await subject();
     const ns = cm.metadata.namespace!;

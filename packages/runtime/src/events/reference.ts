@@ -55,8 +55,13 @@ export function toReference(target: KubeObject | ObjectReference): ObjectReferen
   return ref;
 }
 
-/** A stable text form of a reference, for cache keys (field order fixed). */
+/**
+ * A stable text form of a reference, for cache keys (field order fixed). The
+ * resourceVersion is left out, as client-go's event correlator leaves it out:
+ * a controller that syncs an object and then updates its status would
+ * otherwise start a new Event on every sync instead of counting repeats.
+ */
 export function referenceKey(ref: ObjectReference | undefined): string {
   if (!ref) return '';
-  return JSON.stringify([ref.apiVersion, ref.kind, ref.namespace, ref.name, ref.uid, ref.resourceVersion, ref.fieldPath]);
+  return JSON.stringify([ref.apiVersion, ref.kind, ref.namespace, ref.name, ref.uid, ref.fieldPath]);
 }

@@ -29,7 +29,7 @@ after(() => {
 });
 
 describe('Manager with webhooks', () => {
-  test('serves a defaulting webhook that the API server calls, and reports it in /readyz', async () => {
+  test('serves a defaulting webhook that the API server calls, with the manager\'s client injected, and reports it in /readyz', async () => {
     const certs = await generateServingCertificate();
     const mgr = await Manager.create({
       kubeconfig: { kubeconfigText: api.server.kubeconfig },
@@ -44,8 +44,10 @@ describe('Manager with webhooks', () => {
     mgr.webhookServer.register(
       path,
       defaulter(ConfigMap, {
-        default(cm) {
-          cm.data = { ...cm.data, defaulted: 'yes' };
+        // The manager hands its client (reading from its cache) to every handler.
+        async default(cm, ctx) {
+          const settings = await ctx.client.get(ConfigMap, 'webhook-settings', { namespace: 'default' });
+          cm.data = { ...cm.data, defaulted: settings.data?.value ?? 'missing' };
         },
       }),
     );
@@ -53,6 +55,7 @@ describe('Manager with webhooks', () => {
     const running = mgr.start(stop.signal);
     try {
       const { port } = await mgr.webhookServer.listening();
+      await mgr.apiReader.create(ConfigMap, { metadata: { name: 'webhook-settings', namespace: 'default' }, data: { value: 'from-settings' } });
       await mgr.apiReader.create(MutatingWebhookConfiguration, {
         metadata: { name: 'configmap-defaults' },
         webhooks: [
@@ -70,7 +73,7 @@ describe('Manager with webhooks', () => {
         metadata: { name: 'defaulted', namespace: 'default', labels: { defaults: 'on' } },
         data: { own: 'value' },
       });
-      assert.deepEqual(created.data, { own: 'value', defaulted: 'yes' });
+      assert.deepEqual(created.data, { own: 'value', defaulted: 'from-settings' });
       const health = mgr.healthAddress;
       assert.ok(health);
       const readyz = await fetch(`http://127.0.0.1:${health.port}/readyz?verbose`);

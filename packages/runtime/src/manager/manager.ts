@@ -154,6 +154,7 @@ export class Manager {
       this.webhook = new WebhookServer({
         ...serverOptions,
         certificates: webhookCertificates,
+        client: this.client,
         metrics: this.metrics.webhook,
         logger: childLogger(this.logger, { component: 'webhook' }),
       });

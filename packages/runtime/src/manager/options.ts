@@ -95,7 +95,7 @@ export interface ManagerOptions {
  * await Manager.create({ webhook: { certDir: '/tmp/k8s-webhook-server/serving-certs' } }); // in a cluster
  * ```
  */
-export interface ManagerWebhookOptions extends Omit<WebhookServerOptions, 'certificates' | 'metrics' | 'logger'> {
+export interface ManagerWebhookOptions extends Omit<WebhookServerOptions, 'certificates' | 'client' | 'metrics' | 'logger'> {
   certificates?: CertificateSource;
   /** Directory with `tls.crt` and `tls.key` (a mounted Secret); default controller-runtime's `<tmpdir>/k8s-webhook-server/serving-certs`. */
   certDir?: string;

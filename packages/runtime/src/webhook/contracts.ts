@@ -4,6 +4,7 @@
  * The server owns HTTP (TLS, content types, size limits, timeouts, metrics);
  * handlers see decoded JSON and return the review to send back.
  */
+import type { Client } from '../client/client.js';
 import type { ControllerLogger } from '../controller/logger.js';
 
 /**
@@ -53,6 +54,8 @@ export interface WebhookRequestContext {
   readonly signal: AbortSignal;
   /** A logger carrying the webhook path (and, once decoded, the request uid). */
   readonly log: ControllerLogger;
+  /** The client the server was given (the manager's `mgr.client`, reading from its cache), if any. */
+  readonly client?: Client;
 }
 
 /**

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect as tlsConnect, type SecureContextOptions } from 'node:tls';
+import type { Client } from '../client/client.js';
 import { childLogger, stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { CertificateSource, ServingCertificate, WebhookHandler } from './contracts.js';
@@ -75,6 +76,8 @@ export interface WebhookServerOptions {
   timeoutMs?: number;
   /** Logger; default warnings and errors to stderr. */
   logger?: ControllerLogger;
+  /** Handed to every handler as `ctx.client` (the manager passes `mgr.client`), so admission handlers can read other resources. */
+  client?: Client;
   /** Metrics hook, e.g. `mgr.metrics.webhook`; default none. */
   metrics?: WebhookMetrics;
   /** Extra TLS settings (ciphers, minVersion...); minVersion defaults to TLS 1.2 as in controller-runtime. */
@@ -335,7 +338,7 @@ export class WebhookServer implements Runnable {
     }
 
     const { log } = route;
-    const ctx = new RequestContext(log);
+    const ctx = new RequestContext(log, this.options.client);
     const gone = (): void => ctx.abort(new Error('the client closed the connection'));
     res.once('close', gone);
     let timer: NodeJS.Timeout | undefined;

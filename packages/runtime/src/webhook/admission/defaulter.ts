@@ -35,7 +35,7 @@ export interface CustomDefaulter<T extends KubeObject> {
  *
  * @example
  * ```ts
- * server.register(mutatePath(SidecarSet), defaulter(SidecarSet, sidecarSetDefaults, { client: mgr.client }));
+ * mgr.webhookServer.register(mutatePath(SidecarSet), defaulter(SidecarSet, sidecarSetDefaults));
  * ```
  */
 export function defaulter<T extends KubeObject>(kind: Kind<T>, impl: CustomDefaulter<T>, options: AdmissionOptions = {}): WebhookHandler {

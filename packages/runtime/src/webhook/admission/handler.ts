@@ -31,7 +31,7 @@ export interface AdmissionContext extends WebhookRequestContext {
   readonly request: AdmissionRequest;
   /** True when the request will not be persisted: skip side effects. */
   readonly dryRun: boolean;
-  /** The client given in {@link AdmissionOptions}; reading it without one throws. */
+  /** The client given in {@link AdmissionOptions}, else the webhook server's (the manager's `mgr.client`); reading it with neither throws. */
   readonly client: Client;
 }
 
@@ -58,7 +58,8 @@ export type AdmissionHandler = (req: AdmissionRequest, ctx: AdmissionContext) =>
  *
  * @example
  * ```ts
- * server.register('/mutate-pods', admissionHandler(injectSidecar, { client: mgr.client }));
+ * mgr.webhookServer.register('/mutate-pods', admissionHandler(injectSidecar)); // ctx.client is mgr.client
+ * standalone.register('/mutate-pods', admissionHandler(injectSidecar, { client })); // a server of your own
  * ```
  */
 export interface AdmissionOptions {
@@ -88,7 +89,7 @@ export class DecodeError extends Error {
  *
  * @example
  * ```ts
- * server.register('/mutate-pods', admissionHandler(injectSidecar, { client: mgr.client }));
+ * mgr.webhookServer.register('/mutate-pods', admissionHandler(injectSidecar));
  * ```
  */
 export function admissionHandler(handle: AdmissionHandler, options: AdmissionOptions = {}): WebhookHandler {
@@ -139,8 +140,9 @@ class RequestAdmissionContext implements AdmissionContext {
   }
 
   get client(): Client {
-    if (!this.options.client) throw new Error('this admission handler was given no client: pass { client } when creating it');
-    return this.options.client;
+    const client = this.options.client ?? this.base.client;
+    if (!client) throw new Error('this admission handler has no client: serve it from the manager\'s webhook server, or pass { client } when creating it');
+    return client;
   }
 }
 

@@ -11,7 +11,7 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('RequestContext', () => {
   test('a signal read before the abort aborts with the reason', () => {
-    const ctx = new RequestContext(quiet);
+    const ctx = new RequestContext(quiet, undefined);
     const signal = ctx.signal;
     assert.equal(signal.aborted, false);
     assert.equal(ctx.signal, signal, 'one signal per request');
@@ -21,7 +21,7 @@ describe('RequestContext', () => {
   });
 
   test('a signal first read after the abort is already aborted, with the first reason', () => {
-    const ctx = new RequestContext(quiet);
+    const ctx = new RequestContext(quiet, undefined);
     ctx.abort(new Error('the client closed the connection'));
     ctx.abort(new Error('timed out'));
     assert.equal(ctx.signal.aborted, true);
@@ -29,6 +29,6 @@ describe('RequestContext', () => {
   });
 
   test('carries the logger it was given', () => {
-    assert.equal(new RequestContext(quiet).log, quiet);
+    assert.equal(new RequestContext(quiet, undefined).log, quiet);
   });
 });

@@ -3,6 +3,7 @@
  * when a handler asks for it: an AbortController costs a few microseconds,
  * and most handlers never look. Internal.
  */
+import type { Client } from '../../client/client.js';
 import type { ControllerLogger } from '../../controller/logger.js';
 import type { WebhookRequestContext } from '../contracts.js';
 
@@ -11,7 +12,10 @@ export class RequestContext implements WebhookRequestContext {
   private controller: AbortController | undefined;
   private reason: Error | undefined;
 
-  constructor(readonly log: ControllerLogger) {}
+  constructor(
+    readonly log: ControllerLogger,
+    readonly client: Client | undefined,
+  ) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {

@@ -110,8 +110,8 @@ export const ControllerRevision = builtin<appsv1.ControllerRevision>('apps', 'v1
 export const Job = builtin<batchv1.Job>('batch', 'v1', 'Job', 'jobs', 'namespaced');
 /** batch/v1 CronJob. @example `await client.get(CronJob, 'backup', { namespace: 'default' })` */
 export const CronJob = builtin<batchv1.CronJob>('batch', 'v1', 'CronJob', 'cronjobs', 'namespaced');
-/** coordination.k8s.io/v1 Lease. @example `await client.get(CoordinationLease, 'my-operator', { namespace: 'default' })` */
-export const CoordinationLease = builtin<coordinationv1.Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', 'namespaced');
+/** coordination.k8s.io/v1 Lease (what leader election locks). @example `await client.get(Lease, 'my-operator', { namespace: 'default' })` */
+export const Lease = builtin<coordinationv1.Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', 'namespaced');
 /** events.k8s.io/v1 Event. @example `await client.list(EventsV1Event, { namespace: 'default' })` */
 export const EventsV1Event = builtin<eventsv1.Event>('events.k8s.io', 'v1', 'Event', 'events', 'namespaced');
 /** rbac.authorization.k8s.io/v1 Role. @example `await client.get(Role, 'reader', { namespace: 'default' })` */

@@ -4,11 +4,12 @@
  * count, first and last timestamps). Both create an event once and then patch
  * its repeat count.
  */
-import type { KubeObject } from '@operant/apimachinery';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type * as eventsv1 from 'kubernetes-types/events/v1.js';
+import { CoreEvent, EventsV1Event, type Typed } from '../builtins.js';
 import type { Client } from '../client/client.js';
-import { defineKind } from '../kind.js';
 import type { ObjectReference } from './reference.js';
-import { microTime, secondsTime } from './time.js';
+import { microTime, rfc3339 } from '../time.js';
 
 /**
  * Which Event API the recorder writes: `events.k8s.io/v1` (default, as
@@ -59,9 +60,6 @@ export interface EventSink {
   patchSeries(event: EventRecord, series: SeriesState, signal: AbortSignal | undefined): Promise<void>;
 }
 
-const EventsV1 = defineKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
-const CoreV1 = defineKind({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
-
 /** The sink for `api`. */
 export function eventSink(client: Client, api: EventApi): EventSink {
   return api === 'v1' ? coreV1Sink(client) : eventsV1Sink(client);
@@ -71,7 +69,7 @@ function eventsV1Sink(client: Client): EventSink {
   const seriesOf = (s: SeriesState) => ({ count: s.count, lastObservedTime: microTime(s.lastObservedMs) });
   return {
     async create(e, series, signal) {
-      const body: KubeObject = {
+      const body: Typed<eventsv1.Event> = {
         apiVersion: 'events.k8s.io/v1',
         kind: 'Event',
         metadata: { name: e.name, namespace: e.namespace },
@@ -86,10 +84,10 @@ function eventsV1Sink(client: Client): EventSink {
       };
       if (e.related) body.related = e.related;
       if (series) body.series = seriesOf(series);
-      await client.create(EventsV1, body, { namespace: e.namespace, signal });
+      await client.create(EventsV1Event, body, { namespace: e.namespace, signal });
     },
     async patchSeries(e, series, signal) {
-      await client.patch(EventsV1, e.name, { series: seriesOf(series) }, { namespace: e.namespace, type: 'merge', signal });
+      await client.patch(EventsV1Event, e.name, { series: seriesOf(series) }, { namespace: e.namespace, type: 'merge', signal });
     },
   };
 }
@@ -97,7 +95,7 @@ function eventsV1Sink(client: Client): EventSink {
 function coreV1Sink(client: Client): EventSink {
   return {
     async create(e, series, signal) {
-      const body: KubeObject = {
+      const body: Typed<corev1.Event> = {
         apiVersion: 'v1',
         kind: 'Event',
         metadata: { name: e.name, namespace: e.namespace },
@@ -109,16 +107,16 @@ function coreV1Sink(client: Client): EventSink {
         source: { component: e.reportingController },
         reportingComponent: e.reportingController,
         reportingInstance: e.reportingInstance,
-        firstTimestamp: secondsTime(e.eventTimeMs),
-        lastTimestamp: secondsTime(series?.lastObservedMs ?? e.eventTimeMs),
+        firstTimestamp: rfc3339(e.eventTimeMs),
+        lastTimestamp: rfc3339(series?.lastObservedMs ?? e.eventTimeMs),
         count: series?.count ?? 1,
       };
       if (e.related) body.related = e.related;
-      await client.create(CoreV1, body, { namespace: e.namespace, signal });
+      await client.create(CoreEvent, body, { namespace: e.namespace, signal });
     },
     async patchSeries(e, series, signal) {
-      const patch = { count: series.count, lastTimestamp: secondsTime(series.lastObservedMs) };
-      await client.patch(CoreV1, e.name, patch, { namespace: e.namespace, type: 'merge', signal });
+      const patch = { count: series.count, lastTimestamp: rfc3339(series.lastObservedMs) };
+      await client.patch(CoreEvent, e.name, patch, { namespace: e.namespace, type: 'merge', signal });
     },
   };
 }

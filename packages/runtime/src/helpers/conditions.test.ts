@@ -6,7 +6,6 @@ import {
   isStatusConditionPresentAndEqual,
   isStatusConditionTrue,
   removeStatusCondition,
-  rfc3339,
   setStatusCondition,
   type Condition,
 } from './conditions.js';
@@ -16,13 +15,6 @@ function clockAt(iso: string): { now: () => Date; set(iso: string): void } {
   let current = new Date(iso);
   return { now: () => current, set: (t) => (current = new Date(t)) };
 }
-
-describe('rfc3339', () => {
-  test('formats in whole seconds, UTC, as metav1.Time', () => {
-    assert.equal(rfc3339(new Date('2024-01-01T00:00:00.999Z')), '2024-01-01T00:00:00Z');
-    assert.equal(rfc3339(new Date(Date.UTC(2024, 5, 30, 23, 59, 59))), '2024-06-30T23:59:59Z');
-  });
-});
 
 describe('setStatusCondition', () => {
   test('appends a new type with the clock time and reports a change', () => {

@@ -3,6 +3,7 @@
  * by type (its lastTransitionTime moves only when its status changes), find,
  * remove and test conditions in a `status.conditions` list.
  */
+import { rfc3339 } from '../time.js';
 
 /**
  * A condition's status: kube's ConditionStatus.
@@ -61,18 +62,6 @@ export type NewCondition = Omit<Condition, 'lastTransitionTime'> & { lastTransit
 export interface ConditionOptions {
   /** The clock for transition times; default `new Date()`. */
   now?: () => Date;
-}
-
-/**
- * A time in kube's metav1.Time wire format: RFC 3339, UTC, whole seconds.
- *
- * @example
- * ```ts
- * rfc3339(new Date('2024-01-01T00:00:00.750Z')); // '2024-01-01T00:00:00Z'
- * ```
- */
-export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /**

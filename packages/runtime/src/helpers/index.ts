@@ -29,7 +29,6 @@ export {
   isStatusConditionPresentAndEqual,
   isStatusConditionTrue,
   removeStatusCondition,
-  rfc3339,
   setStatusCondition,
   type Condition,
   type ConditionOptions,

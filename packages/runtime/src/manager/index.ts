@@ -11,9 +11,7 @@ export type { ServerAddress } from './http-server.js';
 export { handleSignals, type HandleSignalsOptions } from './signals.js';
 export { LeaderElector, type LeaderElectorOptions, type LeaderElectionOutcome } from './leader-election.js';
 export {
-  Lease,
   LeaseLock,
-  microTime,
   type LeaderElectionRecord,
   type LeaseLockOptions,
   type LeaseObject,

@@ -10,7 +10,9 @@ import { MetricsRegistry } from '../metrics/registry.js';
 import { useApiServer } from '../testdata/api-server.js';
 import { leaderIdentity } from './identity.js';
 import { LeaderElector, type LeaderElectorOptions } from './leader-election.js';
-import { Lease, LeaseLock, microTime } from './lease-lock.js';
+import { Lease } from '../builtins.js';
+import { microTime } from '../time.js';
+import { LeaseLock } from './lease-lock.js';
 
 const timing = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
 

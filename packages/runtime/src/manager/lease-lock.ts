@@ -3,10 +3,11 @@
  * written through the client with optimistic concurrency (client-go's
  * `resourcelock.LeaseLock`).
  */
-import type { KubeObject } from '@operant/apimachinery';
+import type * as coordinationv1 from 'kubernetes-types/coordination/v1.js';
+import { Lease, type Typed } from '../builtins.js';
 import type { Client } from '../client/client.js';
 import { isNotFound } from '../client/api-error.js';
-import { defineKind } from '../kind.js';
+import { microTime } from '../time.js';
 
 /**
  * The spec of a coordination.k8s.io/v1 Lease. Times are `MicroTime` strings
@@ -17,16 +18,10 @@ import { defineKind } from '../kind.js';
  * const spec: LeaseSpec = { holderIdentity: 'host_1b4e', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:00.000000Z', leaseTransitions: 0 };
  * ```
  */
-export interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
+export type LeaseSpec = coordinationv1.LeaseSpec;
 
 /**
- * A coordination.k8s.io/v1 Lease.
+ * A coordination.k8s.io/v1 Lease, as the built-in {@link Lease} kind reads it.
  *
  * @example
  * ```ts
@@ -34,19 +29,7 @@ export interface LeaseSpec {
  * console.log(lease.spec?.holderIdentity);
  * ```
  */
-export interface LeaseObject extends KubeObject {
-  spec?: LeaseSpec;
-}
-
-/**
- * The Lease kind.
- *
- * @example
- * ```ts
- * const leases = await client.list(Lease, { namespace: 'kube-system' });
- * ```
- */
-export const Lease = defineKind<LeaseObject>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true });
+export type LeaseObject = Typed<coordinationv1.Lease>;
 
 /**
  * What a lock holds, as client-go's `LeaderElectionRecord`. An empty
@@ -194,18 +177,6 @@ export function specToRecord(spec: LeaseSpec): LeaderElectionRecord {
     renewTime: parseTime(spec.renewTime),
     leaderTransitions: spec.leaseTransitions ?? 0,
   };
-}
-
-/**
- * metav1.MicroTime's wire form: RFC 3339 in UTC with six fractional digits.
- *
- * @example
- * ```ts
- * microTime(new Date('2025-01-01T00:00:00.123Z')); // '2025-01-01T00:00:00.123000Z'
- * ```
- */
-export function microTime(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function parseTime(text: string | undefined): Date {

@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@operant/apimachinery';
-import { deepCopyJson } from './copy.js';
 import { fieldIndexFunc, fieldIndexName, namespacedIndexValue } from './field-index.js';
 import { Store } from './store.js';
 
@@ -26,24 +25,5 @@ describe('field indexes', () => {
     assert.deepEqual(store.indexKeys('field:spec.nodeName', 'a/n1'), ['a/p1']);
     assert.ok(store.hasIndex('field:spec.nodeName'));
     assert.ok(!store.hasIndex('field:spec.other'));
-  });
-});
-
-describe('deepCopyJson', () => {
-  test('copies nested objects and arrays; the copy shares nothing', () => {
-    const original = { a: { b: [1, { c: 'x' }], d: null, e: true }, f: 'g' };
-    const copy = deepCopyJson(original);
-    assert.deepEqual(copy, original);
-    copy.a.b.push(2);
-    (copy.a.b[1] as { c: string }).c = 'changed';
-    assert.deepEqual(original, { a: { b: [1, { c: 'x' }], d: null, e: true }, f: 'g' });
-  });
-
-  test('a __proto__ key from JSON stays data', () => {
-    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
-    const copy = deepCopyJson(parsed);
-    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
-    assert.deepEqual(Object.keys(copy), ['__proto__', 'x']);
-    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
   });
 });

@@ -35,5 +35,4 @@ export {
   type CacheListOptions,
 } from './reader.js';
 export { fieldIndexName, fieldIndexFunc, namespacedIndexValue, allNamespacesKey, type FieldExtractor } from './field-index.js';
-export { deepCopyJson } from './copy.js';
 export { FakeListerWatcher, type FakeListerWatcherOptions, type FakeCall } from './fake-lister-watcher.js';

@@ -10,12 +10,11 @@
  * changing what every other reader sees. `unsafeDisableDeepCopy` returns the
  * cached objects themselves, for hot read-only paths; those must never be changed.
  */
-import { notFound, parseFieldSelector, parseLabelSelector, SelectorError, type KubeObject, type Status } from '@operant/apimachinery';
+import { deepCopy, notFound, parseFieldSelector, parseLabelSelector, SelectorError, type KubeObject, type Status } from '@operant/apimachinery';
 import { ApiError } from '../client/api-error.js';
 import type { KubeList, LabelSelector, PartialObjectMetadata } from '../client/options.js';
 import { labelSelectorString } from '../client/query.js';
 import { apiVersionOfKind, collectionPath, objectPath, type Kind } from '../kind.js';
-import { deepCopyJson } from './copy.js';
 import { fieldIndexFunc, fieldIndexName, namespacedIndexValue, type FieldExtractor } from './field-index.js';
 import { namespaceIndex, namespaceIndexFunc } from './indexes.js';
 import type { Informer } from './informer.js';
@@ -248,7 +247,7 @@ export class CacheReader {
 
   private output(kind: Kind, cached: KubeObject, opts: { metadataOnly?: boolean; unsafeDisableDeepCopy?: boolean }): KubeObject {
     if (opts.unsafeDisableDeepCopy ?? this.unsafeDisableDeepCopy) return cached;
-    const copy = deepCopyJson(cached);
+    const copy = deepCopy(cached);
     if (!opts.metadataOnly) {
       copy.apiVersion ??= apiVersionOfKind(kind);
       copy.kind ??= kind.kind;

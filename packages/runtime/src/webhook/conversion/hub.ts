@@ -3,8 +3,7 @@
  * version, and spokes that convert to and from the hub. Any version reaches
  * any other through the hub, so N versions need 2(N-1) functions, not N².
  */
-import type { KubeObject, ObjectMeta } from '@operant/apimachinery';
-import { deepCopyJson } from '../../cache/copy.js';
+import { deepCopy, type KubeObject, type ObjectMeta } from '@operant/apimachinery';
 
 /**
  * A kind at one version; a {@link Kind} value fits, and carries the object type.
@@ -128,16 +127,16 @@ export class KindConversion<H extends KubeObject = KubeObject> implements Conver
     const fromVersion = this.versionOf(from, what);
     const toVersion = this.versionOf(desiredAPIVersion, what);
     if (obj.kind !== this.kind) throw new ConversionError(`${what}: the object's kind is ${JSON.stringify(obj.kind ?? '')}, expected ${this.kind}`);
-    if (fromVersion === toVersion) return finish(obj, deepCopyJson(obj), desiredAPIVersion, this.kind);
+    if (fromVersion === toVersion) return finish(obj, deepCopy(obj), desiredAPIVersion, this.kind);
 
     let hub = obj;
     if (fromVersion !== this.hubVersion) {
       const spoke = this.spokes.get(fromVersion) as AnySpoke;
-      hub = finish(obj, await run(() => spoke.toHub(deepCopyJson(obj)), `${what}: ${fromVersion} to hub ${this.hubVersion}`), this.apiVersion(this.hubVersion), this.kind);
+      hub = finish(obj, await run(() => spoke.toHub(deepCopy(obj)), `${what}: ${fromVersion} to hub ${this.hubVersion}`), this.apiVersion(this.hubVersion), this.kind);
     }
     if (toVersion === this.hubVersion) return hub;
     const spoke = this.spokes.get(toVersion) as AnySpoke;
-    return finish(hub, await run(() => spoke.fromHub(deepCopyJson(hub)), `${what}: hub ${this.hubVersion} to ${toVersion}`), desiredAPIVersion, this.kind);
+    return finish(hub, await run(() => spoke.fromHub(deepCopy(hub)), `${what}: hub ${this.hubVersion} to ${toVersion}`), desiredAPIVersion, this.kind);
   }
 
   private apiVersion(version: string): string {
@@ -195,7 +194,7 @@ function finish(source: KubeObject, result: unknown, apiVersion: string, kind: s
     throw new ConversionError(`converting ${kind} ${objectName(source)} to ${apiVersion}: the conversion returned ${Array.isArray(result) ? 'an array' : String(result)}, not an object`);
   }
   const { apiVersion: _a, kind: _k, metadata: resultMeta, ...rest } = result as Record<string, unknown>;
-  const metadata: ObjectMeta = deepCopyJson(source.metadata ?? {});
+  const metadata: ObjectMeta = deepCopy(source.metadata ?? {});
   if (typeof resultMeta === 'object' && resultMeta !== null) {
     const { labels, annotations } = resultMeta as ObjectMeta;
     if (labels === undefined) delete metadata.labels;

@@ -25,6 +25,7 @@
 import type { KubeObject } from '@operant/apimachinery';
 import type { ReflectorMetricsProvider } from '@operant/runtime';
 import type { V1Pod } from '@kubernetes/client-node';
+import { canCollect, settle } from './settle.js';
 
 export type InformerMode = 'ours' | 'ours-transform' | 'peer';
 
@@ -60,7 +61,6 @@ export interface DoneMessage {
 
 export type ChildMessage = SyncedMessage | DoneMessage | { msg: 'ready' } | { msg: 'armed' } | { msg: 'failed'; error: string };
 
-
 /** The informer under test, reduced to what the benchmark drives. */
 interface Subject {
   start(): void;
@@ -78,7 +78,6 @@ interface Counters {
   errors: number;
 }
 
-const gc = (globalThis as { gc?: () => void }).gc;
 const counters: Counters = { adds: 0, updates: 0, deletes: 0, sameVersionUpdates: 0, watchStarts: 0, errors: 0 };
 /** Called after every handler call; set while a phase is being counted. */
 let onEvent: ((name: string) => void) | undefined;
@@ -90,15 +89,6 @@ function send(m: ChildMessage): void {
 function count(kind: 'adds' | 'updates' | 'deletes', name: string): void {
   counters[kind]++;
   onEvent?.(name);
-}
-
-async function settle(): Promise<{ heap: number; rss: number }> {
-  for (let i = 0; i < 4; i++) {
-    await new Promise((r) => setImmediate(r));
-    gc?.();
-  }
-  const m = process.memoryUsage();
-  return { heap: m.heapUsed, rss: m.rss };
 }
 
 async function ours(kubeconfigPath: string, namespace: string, transform: boolean): Promise<Subject> {
@@ -201,7 +191,7 @@ async function main(): Promise<void> {
       const syncMs = performance.now() - t0;
       const after = await settle();
       const cached = subject.size();
-      send({ msg: 'synced', syncMs, cached, heapPerPod: (after.heap - before.heap) / cached, rssPerPod: (after.rss - before.rss) / cached, gc: gc !== undefined });
+      send({ msg: 'synced', syncMs, cached, heapPerPod: (after.heap - before.heap) / cached, rssPerPod: (after.rss - before.rss) / cached, gc: canCollect });
     } else if (command.cmd === 'expect') {
       for (const k of Object.keys(counters) as Array<keyof Counters>) counters[k] = 0;
       const cpu0 = process.cpuUsage();

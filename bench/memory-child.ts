@@ -14,20 +14,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { startApiServer } from '@operant/apiserver';
 import { Client, closedLoop } from './client.js';
 import { pod } from './fixtures.js';
-
-const gc = (globalThis as { gc?: () => void }).gc;
-
-async function settle(): Promise<{ heap: number; rss: number }> {
-  for (let i = 0; i < 4; i++) {
-    await new Promise((r) => setImmediate(r));
-    gc?.();
-  }
-  const m = process.memoryUsage();
-  return { heap: m.heapUsed, rss: m.rss };
-}
+import { canCollect, settle } from './settle.js';
 
 function report(count: number, before: { heap: number; rss: number }, after: { heap: number; rss: number }, jsonBytes: number): void {
-  const figures = { count, gc: gc !== undefined, heapPerPod: (after.heap - before.heap) / count, rssPerPod: (after.rss - before.rss) / count, jsonBytesPerPod: jsonBytes / count };
+  const figures = { count, gc: canCollect, heapPerPod: (after.heap - before.heap) / count, rssPerPod: (after.rss - before.rss) / count, jsonBytesPerPod: jsonBytes / count };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 

@@ -4,7 +4,7 @@
  * (and so the process) hanging. Internal.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 
 /**
  * Where a manager's server listens.
@@ -44,21 +44,26 @@ export async function listen(host: string, port: number, route: Route): Promise<
         },
       );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
+  const address = await bind(server, host, port);
   let closed: Promise<void> | undefined;
   return {
-    address: { host: bound.address, port: bound.port },
+    address,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       })),
   };
+}
+
+/** Binds `server` to `host:port` (port 0 picks a free one) and resolves with the bound address; rejects on a bind error. */
+export function bind(server: Server, host: string | undefined, port: number): Promise<ServerAddress> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const bound = server.address() as AddressInfo;
+      resolve({ host: bound.address, port: bound.port });
+    });
+  });
 }

@@ -7,10 +7,10 @@
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connect as tlsConnect, type SecureContextOptions } from 'node:tls';
 import type { Client } from '../client/client.js';
 import { childLogger, stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
+import { bind } from '../manager/http-server.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { CertificateSource, ServingCertificate, WebhookHandler } from './contracts.js';
 import { WebhookRequestError } from './errors.js';
@@ -199,7 +199,7 @@ export class WebhookServer implements Runnable {
       const server = createServer({ minVersion: 'TLSv1.2', ...this.options.tls, cert: pair.cert, key: pair.key }, (req, res) => void this.serve(req, res));
       this.server = server;
       unsubscribe = this.options.certificates.onChange((next) => this.rotate(server, next));
-      this.bound = await listen(server, this.options.host, this.options.port ?? defaultWebhookPort);
+      this.bound = await bind(server, this.options.host, this.options.port ?? defaultWebhookPort);
     } catch (err) {
       unsubscribe();
       this.state = 'stopped';
@@ -440,17 +440,6 @@ function parseJson(body: Buffer): { value: unknown } | { error: string } {
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-function listen(server: Server, host: string | undefined, port: number): Promise<WebhookServerAddress> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const bound = server.address() as AddressInfo;
-      resolve({ host: bound.address, port: bound.port });
-    });
-  });
 }
 
 function dialHost(host: string): string {

@@ -6,10 +6,13 @@
 import { Command } from 'commander';
 import { runServer } from './commands/server.js';
 import { runStart } from './commands/start.js';
+import { runGenerateAll, runGenerateCrd, runGenerateRbac, runGenerateWebhook, type GenerateFlags } from './commands/generate.js';
 
 const program = new Command('operant')
   .description('Operant: Kubernetes operators in TypeScript, with an embedded API server')
-  .version('0.1.0', '-V, --cli-version', 'print the operant version');
+  .version('0.1.0', '-V, --cli-version', 'print the operant version')
+  // `generate` and its subcommands share option names: options belong to the command they follow.
+  .enablePositionalOptions();
 
 program
   .command('server')
@@ -29,6 +32,34 @@ program
   .action(async (opts: { dir: string }) => {
     await runStart(opts);
   });
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+const generate = program
+  .command('generate')
+  .description('write CRDs, RBAC and webhook manifests from TypeScript types with Kubebuilder markers (controller-gen)')
+  .enablePositionalOptions()
+  .option('--paths <glob...>', 'source files to read (default: src/**/*.ts)', collect, [])
+  .option('--role-name <name>', 'the name of the generated ClusterRole', 'manager-role')
+  .option('--max-description-length <n>', 'cut descriptions longer than this (0: none)')
+  .action((opts: GenerateFlags) => runGenerateAll(opts));
+
+const generateCommand = (name: string, what: string, run: (flags: GenerateFlags) => void, extra?: (c: Command) => Command): void => {
+  let c = generate
+    .command(name)
+    .description(what)
+    .requiredOption('--paths <glob...>', 'source files to read, e.g. src/**/*.ts', collect, [])
+    .option('--output-dir <dir>', 'where to write');
+  if (extra) c = extra(c);
+  c.action((opts: GenerateFlags) => run(opts));
+};
+generateCommand('crd', 'write one <group>_<plural>.yaml per CustomResourceDefinition', runGenerateCrd, (c) =>
+  c.option('--max-description-length <n>', 'cut descriptions longer than this (0: none)'),
+);
+generateCommand('rbac', 'write role.yaml from the +kubebuilder:rbac markers', runGenerateRbac, (c) =>
+  c.option('--role-name <name>', 'the name of the generated ClusterRole', 'manager-role'),
+);
+generateCommand('webhook', 'write manifests.yaml from the +kubebuilder:webhook markers', runGenerateWebhook);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`error: ${err instanceof Error ? err.message : String(err)}`);

@@ -67,6 +67,8 @@ function crdFor(kinds: KindInfo[], flattener: Flattener, options: CrdOptions): G
     .filter((k) => !k.decl.markers.has('kubebuilder:skipversion'))
     .map((k) => {
       const schema = flattener.flattenType(k.decl.id);
+      // The API server owns a kind's metadata schema: controller-gen writes only its type (FixTopLevelMetadata).
+      if (schema.properties?.metadata) schema.properties.metadata = { type: 'object' };
       tidy(schema);
       if (options.maxDescriptionLength !== undefined) truncated += limitDescriptions(schema, options.maxDescriptionLength);
       return versionEntry(k, schema, k.version === storage);
@@ -134,7 +136,8 @@ function versionEntry(k: KindInfo, schema: JSONSchemaProps, storage: boolean): R
     };
   }
   if (m.has('kubebuilder:subresource:status')) subresources.status = {};
-  if (Object.keys(subresources).length > 0) entry.subresources = subresources;
+  // controller-gen makes the subresources object when it adds a printer column, so `subresources: {}` appears then.
+  if (Object.keys(subresources).length > 0 || columns.length > 0) entry.subresources = subresources;
   return entry;
 }
 

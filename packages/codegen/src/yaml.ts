@@ -3,7 +3,7 @@
  * document start, and map keys in go-yaml's order, where a run of digits
  * compares as a number and non-letters sort before letters.
  */
-import { Document, isMap, isScalar, visit, type Pair } from 'yaml';
+import { stringify } from 'yaml';
 
 function runeClass(c: string): 'letter' | 'other' {
   return /\p{L}/u.test(c) ? 'letter' : 'other';
@@ -42,21 +42,20 @@ export function goYamlKeyLess(a: string, b: string): boolean {
   return ar.length < br.length;
 }
 
-function keyOf(pair: Pair): string {
-  return isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+/** A copy with every map's keys in go-yaml's order (JS objects keep insertion order for string keys). */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value).sort((x, y) => (goYamlKeyLess(x, y) ? -1 : goYamlKeyLess(y, x) ? 1 : 0));
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = sortKeys(v);
+  }
+  return out;
 }
 
 /** One or more objects as a multi-document YAML stream, each document starting with `---`. */
 export function toYaml(objects: readonly unknown[]): string {
-  return objects
-    .map((obj) => {
-      const doc = new Document(obj, { version: '1.1' });
-      visit(doc, {
-        Map(_, node) {
-          if (isMap(node)) node.items.sort((x, y) => (goYamlKeyLess(keyOf(x), keyOf(y)) ? -1 : goYamlKeyLess(keyOf(y), keyOf(x)) ? 1 : 0));
-        },
-      });
-      return `---\n${doc.toString({ lineWidth: 0, indentSeq: false })}`;
-    })
-    .join('');
+  return objects.map((obj) => `---\n${stringify(sortKeys(obj), { version: '1.1', lineWidth: 0, indentSeq: false })}`).join('');
 }

@@ -12,7 +12,14 @@ import type { JSONSchemaProps } from './props.js';
 
 export type SchemaSource = (id: string, pos?: SourcePosition) => JSONSchemaProps;
 
-const clone = <T>(v: T): T => structuredClone(v);
+/** A deep copy of JSON data (several times faster than structuredClone on schemas). */
+function clone<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(clone) as T;
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = clone((v as Record<string, unknown>)[k]);
+  return out as T;
+}
 
 /** Replaces every `$ref` in `schema` with the referenced schema, recursively. */
 export class Flattener {

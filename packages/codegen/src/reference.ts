@@ -20,7 +20,7 @@ export function markerReference(): string {
   const out = [
     '# Marker reference',
     '',
-    'Generated from the generator\'s marker registry (`npm run docs:markers`). Markers are comment lines',
+    'Generated from the generator\'s marker registry (`packages/codegen/scripts/write-marker-reference.ts`). Markers are comment lines',
     'starting with `+`, in `//` or `/** */` comments, above the type, field or file they describe.',
     '',
   ];

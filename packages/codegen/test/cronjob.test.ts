@@ -62,7 +62,7 @@ describe('the CronJob tutorial', () => {
   it('writes the typed kinds module beside the types', () => {
     const [module] = kindsOutputs(project);
     assert.match(module.path, /src\/api\/v1\/zz_generated\.kinds\.ts$/);
-    assert.match(module.content, /export const CronJob = defineKind<CronJobObject>\(\{\n  group: "batch.tutorial.kubebuilder.io",\n  version: "v1",\n  kind: "CronJob",\n  plural: "cronjobs",\n  namespaced: true,\n\}\);/);
+    assert.match(module.content, /export type CronJob = CronJobObject & KubeObject;\nexport const CronJob = defineKind<CronJob>\(\{\n  group: "batch.tutorial.kubebuilder.io",\n  version: "v1",\n  kind: "CronJob",\n  plural: "cronjobs",\n  namespaced: true,\n\}\);/);
     assert.doesNotMatch(module.content, /CronJobList/);
   });
 });

@@ -2,6 +2,7 @@ export * from './workqueue/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
 export * from './kind.js';
+export * from './api-types.js';
 export * from './time.js';
 export * from './cache/index.js';
 export * from './controller/index.js';

@@ -32,7 +32,6 @@ const goTypeAliases: Record<string, string> = {
   TypeMeta: `${META_V1}.TypeMeta`,
   ListMeta: `${META_V1}.ListMeta`,
   Condition: `${META_V1}.Condition`,
-  LabelSelector: `${META_V1}.LabelSelector`,
   OwnerReference: `${META_V1}.OwnerReference`,
   Quantity: `${RESOURCE}.Quantity`,
   IntOrString: `${INTSTR}.IntOrString`,

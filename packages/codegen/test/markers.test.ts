@@ -204,3 +204,97 @@ ${storage ? '// +kubebuilder:storageversion\n' : ''}${extra}export interface Foo
     assert.deepEqual([v2.name, v2.served, v2.storage], ['v2', false, true]);
   });
 });
+
+describe('flattening, as controller-gen merges a field over its type', () => {
+  it('a bound on both the type and the field stays twice in an allOf, as Go\'s pointers keep it', () => {
+    const spec = specSchema(`// +kubebuilder:validation:MaxLength=10
+export type Name = string;
+export interface WidgetSpec {
+  // +kubebuilder:validation:MaxLength=5
+  short?: Name;
+  // +kubebuilder:validation:MaxLength=10
+  same?: Name;
+  plain?: Name;
+}`);
+    assert.deepEqual(spec.properties.short, { allOf: [{ maxLength: 10 }, { maxLength: 5 }], type: 'string' });
+    assert.deepEqual(spec.properties.same, { allOf: [{ maxLength: 10 }, { maxLength: 10 }], type: 'string' });
+    assert.deepEqual(spec.properties.plain, { maxLength: 10, type: 'string' });
+  });
+
+  it('the type\'s enum wins over the field\'s; the field\'s CEL rules come first', () => {
+    const spec = specSchema(`// +kubebuilder:validation:XValidation:rule="self != 'x'"
+export type Mode = 'a' | 'b';
+export interface WidgetSpec {
+  // +kubebuilder:validation:Enum=c
+  // +kubebuilder:validation:XValidation:rule="self != 'y'"
+  mode?: Mode;
+}`);
+    assert.deepEqual(spec.properties.mode, {
+      enum: ['a', 'b'],
+      type: 'string',
+      'x-kubernetes-validations': [{ rule: "self != 'y'" }, { rule: "self != 'x'" }],
+    });
+  });
+});
+
+describe('type-level validation markers', () => {
+  it('AtMostOneOf, ExactlyOneOf and AtLeastOneOf become CEL rules, in that order', () => {
+    const spec = specSchema(`// +kubebuilder:validation:ExactlyOneOf=a;b
+// +kubebuilder:validation:AtMostOneOf=c;d
+// +kubebuilder:validation:AtLeastOneOf=a;c
+export interface WidgetSpec { a?: string; b?: string; c?: string; d?: string }`);
+    assert.deepEqual(spec['x-kubernetes-validations'], [
+      { message: 'at most one of the fields in [c d] may be set', rule: '[has(self.c),has(self.d)].filter(x,x==true).size() <= 1' },
+      { message: 'exactly one of the fields in [a b] must be set', rule: '[has(self.a),has(self.b)].filter(x,x==true).size() == 1' },
+      { message: 'at least one of the fields in [a c] must be set', rule: '[has(self.a),has(self.c)].filter(x,x==true).size() >= 1' },
+    ]);
+  });
+
+  it('items:XValidation applies to each item', () => {
+    const spec = specSchema(`export interface WidgetSpec {
+  // +kubebuilder:validation:items:XValidation:rule="self.startsWith('a')",message="must start with a"
+  names?: string[];
+}`);
+    assert.deepEqual(spec.properties.names.items, { type: 'string', 'x-kubernetes-validations': [{ message: 'must start with a', rule: "self.startsWith('a')" }] });
+  });
+
+  it('+k8s:enum is accepted on a union type and changes nothing', () => {
+    const spec = specSchema("// +k8s:enum\nexport type Mode = 'a' | 'b';\nexport interface WidgetSpec { mode?: Mode }");
+    assert.deepEqual(spec.properties.mode, { enum: ['a', 'b'], type: 'string' });
+  });
+
+  it('+kubebuilder:skipversion leaves a version out of the CRD', () => {
+    const kind = (skip: boolean): string => `import type { ObjectMeta } from '@operant/runtime';
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion${skip ? '\n// +kubebuilder:skipversion' : ''}
+export interface Foo { metadata?: ObjectMeta }`;
+    const dir = writeProject({
+      'api/v1/g.ts': GROUP_INFO,
+      'api/v1/foo.ts': kind(false),
+      'api/v2alpha1/g.ts': GROUP_INFO,
+      'api/v2alpha1/foo.ts': kind(true).replace('// +kubebuilder:storageversion\n', ''),
+    });
+    assert.deepEqual(generatedCrds(dir)[0].spec.versions.map((v: { name: string }) => v.name), ['v1']);
+  });
+});
+
+describe('comments', () => {
+  it('a comment trailing the previous field is not the next field\'s doc', () => {
+    const spec = specSchema(`export interface WidgetSpec {
+  a?: string; // +kubebuilder:validation:MaxLength=3
+  b?: string;
+}`);
+    assert.deepEqual(spec.properties.b, { type: 'string' });
+  });
+
+  it('JSDoc comments work as // comments do', () => {
+    const spec = specSchema(`export interface WidgetSpec {
+  /**
+   * The size.
+   * +kubebuilder:validation:Minimum=1
+   */
+  size?: int32;
+}`);
+    assert.deepEqual(spec.properties.size, { description: 'The size.', format: 'int32', minimum: 1, type: 'integer' });
+  });
+});

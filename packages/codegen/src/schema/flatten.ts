@@ -94,10 +94,6 @@ function isZero(key: string, v: unknown): boolean {
   return false;
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** Merges `src` into `dst` by controller-gen's flattenAllOfInto rules. */
 function flattenAllOfInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
   for (const embedded of src.allOf ?? []) flattenAllOfInto(dst, embedded);
@@ -117,7 +113,9 @@ function flattenAllOfInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
       d[key] = clone(value);
       continue;
     }
-    if (sameValue(current, value) && typeof value !== 'object') continue;
+    // Go compares value fields; pointer fields (bounds, lengths, defaults) differ by address even when
+    // equal, so controller-gen keeps both in an allOf: so do we, for the same output.
+    if (VALUE_FIELDS.has(key) && current === value) continue;
     switch (key) {
       case 'properties': {
         const dstProps = current as Record<string, JSONSchemaProps>;
@@ -147,7 +145,6 @@ function flattenAllOfInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
         d[key] = [...(value as unknown[]), ...(current as unknown[])];
         break;
       default:
-        if (sameValue(current, value)) break;
         hoisted = true;
         srcRemainder[key] = value;
         dstRemainder[key] = current;

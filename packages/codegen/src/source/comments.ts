@@ -54,8 +54,12 @@ function commentLines(sf: ts.SourceFile, range: ts.CommentRange): CommentLine[] 
 /** The comment groups that lead a node, in source order. */
 export function leadingCommentGroups(sf: ts.SourceFile, node: ts.Node): CommentGroup[] {
   const ranges = ts.getLeadingCommentRanges(sf.text, node.pos) ?? [];
+  // A comment on the line where the previous token ends trails that token (`a?: string; // note`):
+  // Go's parser gives it to the previous field, not to this one.
+  const previousLine = node.pos > 0 ? sf.getLineAndCharacterOfPosition(node.pos).line : -1;
   const groups: CommentGroup[] = [];
   for (const range of ranges) {
+    if (sf.getLineAndCharacterOfPosition(range.pos).line === previousLine) continue;
     const startLine = sf.getLineAndCharacterOfPosition(range.pos).line;
     const endLine = sf.getLineAndCharacterOfPosition(range.end).line;
     const last = groups[groups.length - 1];

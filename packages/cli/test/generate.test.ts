@@ -124,4 +124,60 @@ spec:
     await kubectlOk(server(), ['create', '-f', '-'], { input: good.replace('name: bad', 'name: defaulted').replace('  concurrencyPolicy: Forbid\n', '') });
     assert.equal(await kubectlOk(server(), ['get', 'cronjob.batch.tutorial.kubebuilder.io', 'defaulted', '-n', 'default', '-o', 'jsonpath={.spec.concurrencyPolicy}']), 'Allow');
   });
+
+  kit('a kind using many markers: each validation refuses a bad object with kube\'s message, CEL rules included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'operant-generate-'));
+    cpSync(join(cronjobFixture, 'src', 'api', 'v1', 'groupversion-info.ts'), join(dir, 'src', 'api', 'v1', 'groupversion-info.ts'));
+    writeFileSync(
+      join(dir, 'src', 'api', 'v1', 'gadget-types.ts'),
+      `import type { int32, ObjectMeta } from '@operant/runtime';
+export interface GadgetSpec {
+  // +kubebuilder:validation:MaxLength=5
+  // +kubebuilder:validation:Pattern=\`^[a-z]+$\`
+  name: string;
+  // +kubebuilder:validation:Minimum=1
+  // +kubebuilder:validation:Maximum=10
+  size?: int32;
+  mode?: 'fast' | 'slow';
+  // +kubebuilder:validation:MaxItems=2
+  // +listType=set
+  tags?: string[];
+  // +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="generation may not go back"
+  generation?: int32;
+}
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=gd,scope=Namespaced
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=".spec.size"
+export interface Gadget { apiVersion?: string; kind?: string; metadata?: ObjectMeta; spec?: GadgetSpec }
+`,
+    );
+    const r = await operant(['generate', 'crd', '--paths', 'src', '--output-dir', 'crds'], dir);
+    assert.equal(r.code, 0, r.stderr);
+    await kubectlOk(server(), ['apply', '-f', join(dir, 'crds', 'batch.tutorial.kubebuilder.io_gadgets.yaml')]);
+    await kubectlOk(server(), ['wait', '--for=condition=Established', 'crd/gadgets.batch.tutorial.kubebuilder.io', '--timeout=20s']);
+    const gadget = (spec: string, name = 'g'): string =>
+      `apiVersion: batch.tutorial.kubebuilder.io/v1\nkind: Gadget\nmetadata: { name: ${name}, namespace: default }\nspec: ${spec}\n`;
+    const refused = async (spec: string): Promise<string> => {
+      const res = await kubectl(server(), ['create', '-f', '-'], { input: gadget(spec) });
+      assert.notEqual(res.code, 0, `accepted: ${spec}`);
+      return res.stderr;
+    };
+    assert.match(await refused('{ name: toolong }'), /spec\.name: Too long: may not be (more|longer) than 5/);
+    assert.match(await refused('{ name: "ABC" }'), /spec\.name in body should match '\^\[a-z\]\+\$'/);
+    assert.match(await refused('{ name: ab, size: 0 }'), /spec\.size: Invalid value: 0: spec\.size in body should be greater than or equal to 1/);
+    assert.match(await refused('{ name: ab, size: 11 }'), /spec\.size: Invalid value: 11: spec\.size in body should be less than or equal to 10/);
+    assert.match(await refused('{ name: ab, mode: medium }'), /spec\.mode: Unsupported value: "medium": supported values: "fast", "slow"/);
+    assert.match(await refused('{ name: ab, tags: [a, b, c] }'), /spec\.tags: Too many: 3: must have at most 2 items/);
+    assert.match(await refused('{ name: ab, tags: [a, a] }'), /spec\.tags\[1\]: Duplicate value: "a"/);
+    assert.match(await refused('{ size: 2 }'), /spec\.name: Required value/);
+    await kubectlOk(server(), ['create', '-f', '-'], { input: gadget('{ name: ok, generation: 5 }') });
+    const back = await kubectl(server(), ['patch', 'gadget', 'g', '-n', 'default', '--type=merge', '-p', '{"spec":{"generation":4}}']);
+    assert.notEqual(back.code, 0);
+    assert.match(back.stderr, /spec\.generation: Invalid value: "integer": generation may not go back/);
+    // The short name and the printer column: with columns declared, kube shows only those after NAME.
+    await kubectlOk(server(), ['patch', 'gadget', 'g', '-n', 'default', '--type=merge', '-p', '{"spec":{"size":3}}']);
+    const table = await kubectlOk(server(), ['get', 'gd', '-n', 'default']);
+    assert.match(table, /^NAME\s+SIZE\ng\s+3\n$/);
+  });
 });
+

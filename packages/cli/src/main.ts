@@ -64,6 +64,56 @@ generateCommand('rbac', 'write role.yaml from the +kubebuilder:rbac markers', 'r
 );
 generateCommand('webhook', 'write manifests.yaml from the +kubebuilder:webhook markers', 'runGenerateWebhook');
 
+const scaffold = (): Promise<typeof import('./commands/scaffold.js')> => import('./commands/scaffold.js');
+
+program
+  .command('init')
+  .description('create a new operator project in the current directory (kubebuilder init)')
+  .requiredOption('--domain <domain>', 'the domain of the API groups, e.g. kruise.io')
+  .option('--repo <name>', 'the project\'s module name, recorded in PROJECT (default <domain>/<project-name>)')
+  .option('--project-name <name>', 'the project name (default: the directory name)')
+  .option('--owner <owner>', 'the owner, named in the README')
+  .action(async (opts) => (await scaffold()).runInit(opts));
+
+const create = program.command('create').description('scaffold an API or a webhook (kubebuilder create)');
+create
+  .command('api')
+  .description('scaffold a kind: types, controller, test, sample and config (kubebuilder create api)')
+  .requiredOption('--group <group>', 'the API group, e.g. apps (core for the core group)')
+  .requiredOption('--version <version>', 'the API version, e.g. v1alpha1')
+  .requiredOption('--kind <kind>', 'the kind, e.g. SidecarSet')
+  .option('--namespaced [bool]', 'namespaced (true) or cluster-scoped (false)')
+  .option('--namespace [bool]', 'read as --namespaced, with a warning (the seed article writes it so)')
+  .option('--resource [bool]', 'scaffold the types and CRD (false: a controller for a built-in kind)')
+  .option('--controller [bool]', 'scaffold a controller')
+  .option('--plural <plural>', 'the resource\'s plural name (default: the kind\'s English plural)')
+  .action(async (opts) => (await scaffold()).runCreateApi(opts));
+
+create
+  .command('webhook')
+  .description('scaffold a defaulting and/or validating webhook for a kind (kubebuilder create webhook)')
+  .requiredOption('--group <group>', 'the API group (core for Pods and the like)')
+  .requiredOption('--version <version>', 'the API version')
+  .requiredOption('--kind <kind>', 'the kind')
+  .option('--defaulting', 'a mutating webhook that sets defaults')
+  .option('--programmatic-validation', 'a validating webhook')
+  .option('--conversion', 'a conversion webhook')
+  .option('--plural <plural>', 'the resource\'s plural name')
+  .action(async (opts) => (await scaffold()).runCreateWebhook(opts));
+
+program
+  .command('alpha')
+  .description('kubebuilder\'s alpha commands, as the seed article uses them')
+  .command('webhook')
+  .description('scaffold a mutating or validating webhook for given operations (kubebuilder alpha webhook)')
+  .requiredOption('--group <group>', 'the API group (core for Pods and the like)')
+  .requiredOption('--version <version>', 'the API version')
+  .requiredOption('--kind <kind>', 'the kind')
+  .requiredOption('--type <type>', 'mutating or validating')
+  .requiredOption('--operations <ops>', 'create, update, delete, connect, comma-separated')
+  .option('--plural <plural>', 'the resource\'s plural name')
+  .action(async (opts) => (await scaffold()).runAlphaWebhook(opts));
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

@@ -163,3 +163,29 @@ export function row(out: string, name: string, col = 0): string[] {
   if (!r) throw new Error(`no row ${name} in:\n${out}`);
   return r;
 }
+
+/** Issuer and Certificate as schemaless CRDs: enough of cert-manager for a dry run to map the kinds. */
+export async function installCertManagerKinds(server: ServerProcess): Promise<void> {
+  for (const k of ['Issuer', 'Certificate']) {
+    const plural = `${k.toLowerCase()}s`;
+    await applyYaml(
+      server,
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.cert-manager.io
+spec:
+  group: cert-manager.io
+  names: {kind: ${k}, listKind: ${k}List, plural: ${plural}, singular: ${k.toLowerCase()}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`,
+    );
+  }
+  await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/issuers.cert-manager.io', 'crd/certificates.cert-manager.io', '--timeout=10s']);
+}

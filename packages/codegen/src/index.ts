@@ -31,3 +31,4 @@ export { markerRegistry } from './markers/all.js';
 export type { MarkerDefinition, MarkerTarget } from './markers/definition.js';
 export { markerReference } from './reference.js';
 export { toYaml } from './yaml.js';
+export { pluralize } from './crd/plural.js';

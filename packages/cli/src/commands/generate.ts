@@ -65,13 +65,24 @@ export function runGenerateWebhook(flags: GenerateFlags): void {
   report(webhookOutput(load(flags), flags.outputDir ?? PROJECT_LAYOUT.webhook));
 }
 
-/** All three, in the scaffolded project's layout, and the typed kinds modules. */
-export function runGenerateAll(flags: GenerateFlags): void {
-  const project = load(flags);
-  report([
-    ...crds(project, flags, PROJECT_LAYOUT.crd),
+/** Every output of a project in the scaffolded layout: CRDs, role, webhooks and the typed kinds modules. */
+export function projectOutputs(project: LoadedProject, flags: Omit<GenerateFlags, 'paths'> = {}): OutputFile[] {
+  return [
+    ...crds(project, { paths: [], ...flags }, PROJECT_LAYOUT.crd),
     ...rbacOutput(project, PROJECT_LAYOUT.rbac, flags.roleName ?? 'manager-role'),
     ...webhookOutput(project, PROJECT_LAYOUT.webhook),
     ...kindsOutputs(project),
-  ]);
+  ];
+}
+
+/** `operant generate` in a project directory (what the scaffolding commands run after writing). */
+export function generateProject(dir: string): string[] {
+  const outputs = projectOutputs(loadProject(PROJECT_LAYOUT.paths, dir));
+  writeOutputs(outputs, dir);
+  return outputs.map((f) => f.path);
+}
+
+/** All three, in the scaffolded project's layout, and the typed kinds modules. */
+export function runGenerateAll(flags: GenerateFlags): void {
+  report(projectOutputs(load(flags), flags));
 }

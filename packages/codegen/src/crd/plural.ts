@@ -40,7 +40,16 @@ const irregular: Record<string, string> = {
 
 const uncountable = new Set(['equipment', 'information', 'rice', 'money', 'species', 'series', 'fish', 'sheep', 'news', 'metadata', 'data', 'endpoints']);
 
-/** The plural of a lower-case word. */
+/**
+ * The plural of a lower-case word, as the resource name of a kind.
+ *
+ * @example
+ * ```ts
+ * pluralize('sidecarset'); // 'sidecarsets'
+ * pluralize('policy'); // 'policies'
+ * pluralize('ingress'); // 'ingresses'
+ * ```
+ */
 export function pluralize(word: string): string {
   if (uncountable.has(word)) return word;
   const exact = irregular[word];

@@ -373,7 +373,7 @@ function portedNoops(): MarkerDefinition[] {
   const noop = (name: string, targets: readonly MarkerTarget[], arg: { anonymous?: ArgSpec } = {}): MarkerDefinition => ({
     name,
     targets,
-    help: 'accepted for Go ports; no effect in TypeScript.',
+    help: 'accepted for Go ports and scaffolding; no effect on what is generated.',
     category: 'Accepted from Go',
     ...arg,
   });
@@ -384,6 +384,10 @@ function portedNoops(): MarkerDefinition[] {
     noop('k8s:openapi-gen', ['package', 'type'], { anonymous: { type: Arg.raw } }),
     noop('kubebuilder:object:generate', ['package', 'type'], { anonymous: { type: Arg.bool } }),
     noop('kubebuilder:docs-gen:collapse', ['package', 'type', 'field'], { anonymous: { type: Arg.raw } }),
+    // Where `operant create` inserts code in src/main.ts, as kubebuilder's scaffold markers in cmd/main.go.
+    noop('kubebuilder:scaffold:imports', ['package']),
+    noop('kubebuilder:scaffold:builder', ['package']),
+    noop('kubebuilder:scaffold:webhook', ['package']),
   ];
 }
 

@@ -1,0 +1,120 @@
+/**
+ * The `operant` command's definition: every command, flag and help text, in
+ * one place, so that main.ts runs it and the CLI reference is generated from
+ * it (scripts/write-cli-reference.ts).
+ */
+import { Command } from 'commander';
+import type { GenerateFlags } from './commands/generate.js';
+
+// Commands are loaded when they run: the server and the generator each take
+// hundreds of milliseconds to import, which no other command should pay.
+const generator = (): Promise<typeof import('./commands/generate.js')> => import('./commands/generate.js');
+
+/** A fresh `operant` program. */
+export function buildProgram(): Command {
+  const program = new Command('operant')
+    .description('Operant: Kubernetes operators in TypeScript, with an embedded API server')
+    .version('0.1.0', '-V, --cli-version', 'print the operant version')
+    // `generate` and its subcommands share option names: options belong to the command they follow.
+    .enablePositionalOptions();
+
+  program
+    .command('server')
+    .description('run the embedded Kubernetes API server')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '0')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', 'directory for durable data (omitted: in memory)')
+    .option('--kubeconfig <file>', 'write an admin kubeconfig here once ready')
+    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string }) => {
+      await (await import('./commands/server.js')).runServer(opts);
+    });
+
+  program
+    .command('start')
+    .description('start the embedded server with data under .operant/ (what `npm start` runs)')
+    .option('--dir <dir>', 'where to keep data and the kubeconfig', '.operant')
+    .action(async (opts: { dir: string }) => {
+      await (await import('./commands/start.js')).runStart(opts);
+    });
+
+  const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+  const generate = program
+    .command('generate')
+    .description('write CRDs, RBAC and webhook manifests from TypeScript types with Kubebuilder markers (controller-gen)')
+    .enablePositionalOptions()
+    .option('--paths <glob...>', 'source files to read (default: src/**/*.ts)', collect, [])
+    .option('--role-name <name>', 'the name of the generated ClusterRole', 'manager-role')
+    .option('--max-description-length <n>', 'cut descriptions longer than this (0: none)')
+    .action(async (opts: GenerateFlags) => (await generator()).runGenerateAll(opts));
+
+  type GenerateRun = 'runGenerateCrd' | 'runGenerateRbac' | 'runGenerateWebhook';
+  const generateCommand = (name: string, what: string, run: GenerateRun, extra?: (c: Command) => Command): void => {
+    let c = generate
+      .command(name)
+      .description(what)
+      .requiredOption('--paths <glob...>', 'source files to read, e.g. src/**/*.ts', collect, [])
+      .option('--output-dir <dir>', 'where to write');
+    if (extra) c = extra(c);
+    c.action(async (opts: GenerateFlags) => (await generator())[run](opts));
+  };
+  generateCommand('crd', 'write one <group>_<plural>.yaml per CustomResourceDefinition', 'runGenerateCrd', (c) =>
+    c.option('--max-description-length <n>', 'cut descriptions longer than this (0: none)'),
+  );
+  generateCommand('rbac', 'write role.yaml from the +kubebuilder:rbac markers', 'runGenerateRbac', (c) =>
+    c.option('--role-name <name>', 'the name of the generated ClusterRole', 'manager-role'),
+  );
+  generateCommand('webhook', 'write manifests.yaml from the +kubebuilder:webhook markers', 'runGenerateWebhook');
+
+  const scaffold = (): Promise<typeof import('./commands/scaffold.js')> => import('./commands/scaffold.js');
+
+  program
+    .command('init')
+    .description('create a new operator project in the current directory (kubebuilder init)')
+    .requiredOption('--domain <domain>', 'the domain of the API groups, e.g. kruise.io')
+    .option('--repo <name>', 'the project\'s module name, recorded in PROJECT (default <domain>/<project-name>)')
+    .option('--project-name <name>', 'the project name (default: the directory name)')
+    .option('--owner <owner>', 'the owner, named in the README')
+    .action(async (opts) => (await scaffold()).runInit(opts));
+
+  const create = program.command('create').description('scaffold an API or a webhook (kubebuilder create)');
+  create
+    .command('api')
+    .description('scaffold a kind: types, controller, test, sample and config (kubebuilder create api)')
+    .requiredOption('--group <group>', 'the API group, e.g. apps (core for the core group)')
+    .requiredOption('--version <version>', 'the API version, e.g. v1alpha1')
+    .requiredOption('--kind <kind>', 'the kind, e.g. SidecarSet')
+    .option('--namespaced [bool]', 'namespaced (true) or cluster-scoped (false)')
+    .option('--namespace [bool]', 'read as --namespaced, with a warning (the seed article writes it so)')
+    .option('--resource [bool]', 'scaffold the types and CRD (false: a controller for a built-in kind)')
+    .option('--controller [bool]', 'scaffold a controller')
+    .option('--plural <plural>', 'the resource\'s plural name (default: the kind\'s English plural)')
+    .action(async (opts) => (await scaffold()).runCreateApi(opts));
+
+  create
+    .command('webhook')
+    .description('scaffold a defaulting and/or validating webhook for a kind (kubebuilder create webhook)')
+    .requiredOption('--group <group>', 'the API group (core for Pods and the like)')
+    .requiredOption('--version <version>', 'the API version')
+    .requiredOption('--kind <kind>', 'the kind')
+    .option('--defaulting', 'a mutating webhook that sets defaults')
+    .option('--programmatic-validation', 'a validating webhook')
+    .option('--conversion', 'a conversion webhook')
+    .option('--plural <plural>', 'the resource\'s plural name')
+    .action(async (opts) => (await scaffold()).runCreateWebhook(opts));
+
+  program
+    .command('alpha')
+    .description('kubebuilder\'s alpha commands, as the seed article uses them')
+    .command('webhook')
+    .description('scaffold a mutating or validating webhook for given operations (kubebuilder alpha webhook)')
+    .requiredOption('--group <group>', 'the API group (core for Pods and the like)')
+    .requiredOption('--version <version>', 'the API version')
+    .requiredOption('--kind <kind>', 'the kind')
+    .requiredOption('--type <type>', 'mutating or validating')
+    .requiredOption('--operations <ops>', 'create, update, delete, connect, comma-separated')
+    .option('--plural <plural>', 'the resource\'s plural name')
+    .action(async (opts) => (await scaffold()).runAlphaWebhook(opts));
+
+  return program;
+}

@@ -21,6 +21,9 @@ import { defineKind, type Kind } from './kind.js';
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Pod, type Typed } from '@operant/runtime';
+ *
  * const pod: Typed<corev1.Pod> = await client.get(Pod, 'web', { namespace: 'default' });
  * ```
  */
@@ -37,6 +40,8 @@ type Scope = 'namespaced' | 'cluster';
  *
  * @example
  * ```ts
+ * import type { WebhookRule } from '@operant/runtime';
+ *
  * const rule: WebhookRule = { operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'], scope: 'Namespaced' };
  * ```
  */
@@ -58,6 +63,8 @@ export type ValidatingWebhookConfigurationObject = Omit<admissionregistrationv1.
  *
  * @example
  * ```ts
+ * import type { CustomResourceDefinitionVersion } from '@operant/runtime';
+ *
  * const v1: CustomResourceDefinitionVersion = {
  *   name: 'v1',
  *   served: true,

@@ -3,6 +3,7 @@ export * from './client/index.js';
 export * from './config/index.js';
 export * from './kind.js';
 export * from './api-types.js';
+export * from './no-kind-match.js';
 export * from './time.js';
 export * from './cache/index.js';
 export * from './controller/index.js';

@@ -10,6 +10,8 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import { defineKind, type Typed } from '@operant/runtime';
+ *
  * type Widget = Typed<{ spec?: { size?: number } }>;
  * const Widget = defineKind<Widget>({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
  * ```
@@ -31,6 +33,8 @@ export interface Kind<T extends KubeObject = KubeObject> {
  *
  * @example
  * ```ts
+ * import { defineKind, type KubeObject } from '@operant/runtime';
+ *
  * interface CronTabObject extends KubeObject { spec: { cronSpec: string; replicas?: number } }
  * const CronTab = defineKind<CronTabObject>({ group: 'stable.example.com', version: 'v1', kind: 'CronTab', plural: 'crontabs', namespaced: true });
  * const tab = await client.get(CronTab, 'nightly', { namespace: 'default' }); // a CronTabObject
@@ -45,6 +49,8 @@ export function defineKind<T extends KubeObject = KubeObject>(k: Omit<Kind<T>, '
  *
  * @example
  * ```ts
+ * import { apiVersionOfKind, Deployment, Pod } from '@operant/runtime';
+ *
  * apiVersionOfKind(Deployment); // 'apps/v1'
  * apiVersionOfKind(Pod); // 'v1'
  * ```
@@ -58,6 +64,8 @@ export function apiVersionOfKind(k: Kind): string {
  *
  * @example
  * ```ts
+ * import { collectionPath, Deployment, Pod } from '@operant/runtime';
+ *
  * collectionPath(Deployment, 'default'); // '/apis/apps/v1/namespaces/default/deployments'
  * collectionPath(Pod); // '/api/v1/pods', all namespaces
  * ```
@@ -72,6 +80,8 @@ export function collectionPath(k: Kind, namespace?: string): string {
  *
  * @example
  * ```ts
+ * import { Deployment, Namespace, objectPath } from '@operant/runtime';
+ *
  * objectPath(Deployment, 'default', 'web', 'scale'); // '/apis/apps/v1/namespaces/default/deployments/web/scale'
  * objectPath(Namespace, undefined, 'prod'); // '/api/v1/namespaces/prod'
  * ```

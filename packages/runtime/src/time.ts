@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import { rfc3339 } from '@operant/runtime';
+ *
  * rfc3339(new Date('2024-01-01T00:00:00.750Z')); // '2024-01-01T00:00:00Z'
  * ```
  */
@@ -23,6 +25,8 @@ export function rfc3339(time: Date | number): string {
  *
  * @example
  * ```ts
+ * import { microTime } from '@operant/runtime';
+ *
  * microTime(new Date('2025-01-01T00:00:00.123Z')); // '2025-01-01T00:00:00.123000Z'
  * ```
  */

@@ -45,6 +45,8 @@ const uncountable = new Set(['equipment', 'information', 'rice', 'money', 'speci
  *
  * @example
  * ```ts
+ * import { pluralize } from '@operant/codegen';
+ *
  * pluralize('sidecarset'); // 'sidecarsets'
  * pluralize('policy'); // 'policies'
  * pluralize('ingress'); // 'ingresses'

@@ -9,8 +9,10 @@ import type { Clock } from '../workqueue/clock.js';
  *
  * @example
  * ```ts
- * await sleep(1000, signal, realClock);
- * if (signal.aborted) return;
+ * import { realClock } from '@operant/runtime';
+ * import { sleep } from './abort.js';
+ *
+ * await sleep(1000, signal, realClock); // 1 s, or less if the informer stops meanwhile
  * ```
  */
 export function sleep(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
@@ -33,7 +35,10 @@ export function sleep(ms: number, signal: AbortSignal, clock: Clock): Promise<vo
  *
  * @example
  * ```ts
- * const list = await abortable(listerWatcher.list({ signal }), signal);
+ * import { abortable } from './abort.js';
+ *
+ * declare const slowRequest: Promise<string>; // ignores the signal
+ * const answer = await abortable(slowRequest, signal); // rejects with signal.reason on abort
  * ```
  */
 export function abortable<R>(promise: Promise<R>, signal: AbortSignal): Promise<R> {

@@ -11,6 +11,8 @@ import { realClock, type Clock } from '../workqueue/clock.js';
  *
  * @example
  * ```ts
+ * import type { BackoffOptions } from '@operant/runtime';
+ *
  * const fast: BackoffOptions = { initialMs: 50, maxMs: 1_000 };
  * ```
  */
@@ -35,6 +37,8 @@ export interface BackoffOptions {
  *
  * @example
  * ```ts
+ * import { Backoff } from '@operant/runtime';
+ *
  * const backoff = new Backoff({ initialMs: 800, maxMs: 30_000 });
  * const delay = backoff.next(); // ~800, then ~1600, ~3200, ... up to 30 s
  * ```

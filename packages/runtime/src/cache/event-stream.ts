@@ -10,6 +10,8 @@
  *
  * @example
  * ```ts
+ * import { EventStream } from './event-stream.js';
+ *
  * const stream = new EventStream<string>();
  * stream.push('a');
  * stream.end();

@@ -16,6 +16,8 @@ import type { Tombstone } from './tombstone.js';
  *
  * @example
  * ```ts
+ * import { deletedObject, objectKey } from '@operant/runtime';
+ *
  * for await (const ev of informer.events()) {
  *   if (ev.type === 'delete') console.log('gone', objectKey(deletedObject(ev.object)));
  * }
@@ -33,10 +35,13 @@ export type InformerEvent<T extends KubeObject> =
  *
  * @example
  * ```ts
+ * import { deletedObject, objectKey, WorkQueue } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
  * informer.addEventHandler({
- *   add: (foo) => queue.add(objectKey(foo)),
- *   update: (_old, foo) => queue.add(objectKey(foo)),
- *   delete: (foo) => queue.add(objectKey(deletedObject(foo))),
+ *   add: (pod) => queue.add(objectKey(pod)),
+ *   update: (_old, pod) => queue.add(objectKey(pod)),
+ *   delete: (pod) => queue.add(objectKey(deletedObject(pod))),
  * });
  * ```
  */
@@ -51,8 +56,8 @@ export interface EventHandler<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const reg = informer.addEventHandler(handler);
- * reg.remove();
+ * const registration = informer.addEventHandler({ add: (pod) => console.log('added', pod.metadata.name) });
+ * registration.remove();
  * ```
  */
 export interface HandlerRegistration {

@@ -15,7 +15,11 @@ import { objectKey } from './keys.js';
  *
  * @example
  * ```ts
- * const watches = fake.calls.filter((c: FakeCall) => c.verb === 'watch').map((c) => c.options.resourceVersion);
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { FakeListerWatcher, type Typed } from '@operant/runtime';
+ *
+ * const fake = new FakeListerWatcher<Typed<corev1.Pod>>();
+ * const watchedFrom = fake.calls.filter((c) => c.verb === 'watch').map((c) => c.options.resourceVersion);
  * ```
  */
 export interface FakeCall {
@@ -28,7 +32,10 @@ export interface FakeCall {
  *
  * @example
  * ```ts
- * new FakeListerWatcher<PodObject>({ historyCapacity: 10, objects: [pod] });
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { FakeListerWatcher, type Typed } from '@operant/runtime';
+ *
+ * new FakeListerWatcher<Typed<corev1.Pod>>({ historyCapacity: 10, objects: [pod] });
  * ```
  */
 export interface FakeListerWatcherOptions<T extends KubeObject> {
@@ -59,6 +66,8 @@ interface OpenWatch<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import { FakeListerWatcher, Informer, type KubeObject } from '@operant/runtime';
+ *
  * const fake = new FakeListerWatcher<KubeObject>();
  * fake.upsert({ metadata: { namespace: 'default', name: 'a' } });
  * const informer = new Informer(fake);

@@ -12,7 +12,10 @@ import type { IndexFunc } from './indexes.js';
  *
  * @example
  * ```ts
- * const nodeName: FieldExtractor<PodObject> = (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []);
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { FieldExtractor, Typed } from '@operant/runtime';
+ *
+ * const nodeName: FieldExtractor<Typed<corev1.Pod>> = (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []);
  * ```
  */
 export type FieldExtractor<T extends KubeObject> = (obj: T) => readonly string[];
@@ -22,6 +25,8 @@ export type FieldExtractor<T extends KubeObject> = (obj: T) => readonly string[]
  *
  * @example
  * ```ts
+ * import { allNamespacesKey, fieldIndexName } from '@operant/runtime';
+ *
  * informer.store.byIndex(fieldIndexName('spec.nodeName'), `${allNamespacesKey}/node-1`); // = namespacedIndexValue(undefined, 'node-1')
  * ```
  */
@@ -32,6 +37,8 @@ export const allNamespacesKey = '__all_namespaces';
  *
  * @example
  * ```ts
+ * import { fieldIndexName } from '@operant/runtime';
+ *
  * fieldIndexName('spec.nodeName'); // 'field:spec.nodeName'
  * ```
  */
@@ -44,6 +51,8 @@ export function fieldIndexName(field: string): string {
  *
  * @example
  * ```ts
+ * import { namespacedIndexValue } from '@operant/runtime';
+ *
  * namespacedIndexValue('default', 'node-1'); // 'default/node-1'
  * namespacedIndexValue(undefined, 'node-1'); // '__all_namespaces/node-1'
  * ```
@@ -58,6 +67,8 @@ export function namespacedIndexValue(namespace: string | undefined, value: strin
  *
  * @example
  * ```ts
+ * import { fieldIndexFunc, fieldIndexName, namespacedIndexValue } from '@operant/runtime';
+ *
  * informer.store.addIndexer(fieldIndexName('spec.nodeName'), fieldIndexFunc((pod) => [pod.spec?.nodeName ?? '']));
  * informer.store.byIndex(fieldIndexName('spec.nodeName'), namespacedIndexValue(undefined, 'node-1'));
  * ```

@@ -14,6 +14,7 @@ export { Backoff, type BackoffOptions } from './backoff.js';
 export { stderrLogger, silentLogger, type CacheLogger, type LogFields } from './logger.js';
 export { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
 export { WatchStatusError, WatchStalledError } from './watch-errors.js';
+export { CacheSyncTimeoutError } from './sync-timeout.js';
 export type { InformerEvent, EventHandler, HandlerRegistration } from './events.js';
 export { Reflector, type ReflectorOptions, type ReflectorStats } from './reflector.js';
 export { Informer, type InformerOptions, type InformerState, type EventsOptions } from './informer.js';

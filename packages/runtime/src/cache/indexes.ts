@@ -12,7 +12,10 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
- * const byNode: IndexFunc<PodObject> = (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []);
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { IndexFunc, Typed } from '@operant/runtime';
+ *
+ * const byNode: IndexFunc<Typed<corev1.Pod>> = (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []);
  * ```
  */
 export type IndexFunc<T extends KubeObject> = (obj: T) => string[];
@@ -22,6 +25,8 @@ export type IndexFunc<T extends KubeObject> = (obj: T) => string[];
  *
  * @example
  * ```ts
+ * import { namespaceIndex } from '@operant/runtime';
+ *
  * informer.store.byIndex(namespaceIndex, 'default');
  * ```
  */
@@ -32,6 +37,9 @@ export const namespaceIndex = 'namespace';
  *
  * @example
  * ```ts
+ * import { namespaceIndex, namespaceIndexFunc, Store } from '@operant/runtime';
+ *
+ * const store = new Store();
  * store.addIndexer(namespaceIndex, namespaceIndexFunc);
  * store.byIndex(namespaceIndex, 'default');
  * ```
@@ -45,6 +53,8 @@ export function namespaceIndexFunc(obj: KubeObject): string[] {
  *
  * @example
  * ```ts
+ * import type { IndexErrorHandler } from '@operant/runtime';
+ *
  * const report: IndexErrorHandler = (index, key, err) => console.error(`index ${index} failed for ${key}`, err);
  * ```
  */

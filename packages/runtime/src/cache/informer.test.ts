@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@operant/apimachinery';
 import { FakeClock } from '../workqueue/fake-clock.js';
+import { NoKindMatchError } from '../no-kind-match.js';
 import { FakeListerWatcher } from './fake-lister-watcher.js';
 import { Informer, type InformerOptions } from './informer.js';
 import type { CacheLogger, LogFields } from './logger.js';
@@ -509,6 +510,31 @@ describe('Informer: cache features and lifecycle', () => {
     assert.equal(await ok.informer.waitForCacheSync(), true);
     assert.equal(await ok.informer.waitForCacheSync(AbortSignal.abort()), true);
     await ok.informer.stop();
+  });
+
+  test('a kind the server does not serve: the first list stops the informer and its waiters reject; once synced, the same error is retried', async () => {
+    const notServed = new NoKindMatchError({ group: 'example.com', version: 'v1', kind: 'Widget' });
+    const fake = new FakeListerWatcher<Pod>();
+    fake.failLists(1, notServed);
+    const informer = new Informer<Pod>(fake, { logger: recordingLogger(), backoff: { initialMs: 5, maxMs: 5 } });
+    const waiting = informer.waitForCacheSync();
+    informer.start();
+    await assert.rejects(waiting, (e: unknown) => e === notServed);
+    await assert.rejects(informer.waitForCacheSync(), (e: unknown) => e === notServed, 'a later waiter learns it too');
+    assert.equal(informer.state, 'stopped');
+    assert.equal(informer.stats().errors, 1);
+    assert.equal(fake.calls.filter((c) => c.verb === 'list').length, 1, 'not retried');
+
+    const served = new FakeListerWatcher<Pod>({ objects: [pod('a')] });
+    const synced = new Informer<Pod>(served, { logger: recordingLogger(), backoff: { initialMs: 5, maxMs: 5 } });
+    synced.start();
+    assert.equal(await synced.waitForCacheSync(), true);
+    served.failLists(1, notServed); // say, the CRD was deleted and installed again
+    await waitFor(() => served.calls.some((c) => c.verb === 'watch'), 'the watch');
+    served.sendError({ code: 410, reason: 'Expired' });
+    await waitFor(() => synced.stats().lists === 2, 'the relist after the failed one');
+    assert.equal(synced.state, 'running');
+    await synced.stop();
   });
 
   test('stop ends a list that ignores its signal, and a sleep between retries', async () => {

@@ -6,8 +6,13 @@
  * ListerWatcher that lists and watches `PartialObjectMetadata` (the server's
  * `as=PartialObjectMetadata` responses, e.g. `client.listerWatcher(kind, { metadataOnly: true })`);
  * it is then an `Informer<PartialObjectMetadata>`.
+ *
+ * An informer whose first list finds its kind not served stops by itself, and
+ * its sync waiters reject with that {@link NoKindMatchError}: nobody waits forever
+ * for a CRD that is not installed.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import type { Kind } from '../kind.js';
 import type { Clock } from '../workqueue/clock.js';
 import type { ListerWatcher, ListWatchOptions } from './list-watch.js';
 import type { EventHandler, HandlerRegistration, InformerEvent } from './events.js';
@@ -26,7 +31,10 @@ import { stderrLogger, type CacheLogger } from './logger.js';
  *
  * @example
  * ```ts
- * const options: InformerOptions<PodObject> = {
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { dropManagedFields, type InformerOptions, type Typed } from '@operant/runtime';
+ *
+ * const options: InformerOptions<Typed<corev1.Pod>> = {
  *   namespace: 'default',
  *   labelSelector: 'app=web',
  *   transform: dropManagedFields,
@@ -37,6 +45,8 @@ import { stderrLogger, type CacheLogger } from './logger.js';
 export interface InformerOptions<T extends KubeObject> extends ListWatchOptions {
   /** Names the informer in logs and metrics (default `informer`). */
   name?: string;
+  /** The kind it caches, when known (a {@link SharedInformerFactory} tells it): names it in errors. */
+  kind?: Kind;
   /** Applied to every object before it is cached and delivered (e.g. {@link dropManagedFields}). */
   transform?: Transform<T>;
   /** Indexes to create before the first list. */
@@ -85,7 +95,10 @@ export type InformerState = 'new' | 'running' | 'stopped';
  *
  * @example
  * ```ts
- * const informer = new Informer(podsListerWatcher, { namespace: 'default', transform: dropManagedFields });
+ * import { deletedObject, dropManagedFields, Informer, objectKey, Pod, WorkQueue } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
+ * const informer = new Informer(client.listerWatcher(Pod), { namespace: 'default', transform: dropManagedFields });
  * informer.store.addIndexer('byNode', (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
  * informer.addEventHandler({
  *   add: (pod) => queue.add(objectKey(pod)),
@@ -101,6 +114,8 @@ export type InformerState = 'new' | 'running' | 'stopped';
  */
 export class Informer<T extends KubeObject> {
   readonly name: string;
+  /** The kind it caches, when it was given one. */
+  readonly kind: Kind | undefined;
   /** The cache: read it, add indexes to it; only the informer writes it. */
   readonly store: StoreReader<T>;
   private readonly writableStore: Store<T>;
@@ -110,12 +125,15 @@ export class Informer<T extends KubeObject> {
   private readonly syncWaiters = new Set<(synced: boolean) => void>();
   private readonly logger: CacheLogger;
   private lifecycle: InformerState = 'new';
+  /** Why the informer stopped by itself (its kind is not served), if it did. */
+  private failure: { error: unknown } | undefined;
   private readonly abort = new AbortController();
   private done: Promise<void> = Promise.resolve();
   private detachSignal: () => void = () => {};
 
   constructor(listerWatcher: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.name = options.name ?? 'informer';
+    this.kind = options.kind;
     this.logger = options.logger ?? stderrLogger;
     const store = new Store<T>({
       transform: options.transform,
@@ -161,7 +179,8 @@ export class Informer<T extends KubeObject> {
     this.done = this.reflector.run(this.abort.signal).then(
       () => this.finish(),
       (err: unknown) => {
-        this.logger.error({ informer: this.name, err }, 'informer loop failed');
+        this.failure = { error: err };
+        this.logger.error({ informer: this.name, err }, 'informer stopped by an error; it delivers no more events');
         this.finish();
       },
     );
@@ -195,16 +214,19 @@ export class Informer<T extends KubeObject> {
 
   /**
    * Resolves true once the cache has synced, or false if `signal` aborts or the
-   * informer stops first.
+   * informer is stopped first. Rejects with the error that stopped the
+   * informer by itself: {@link NoKindMatchError}, its kind is not served.
    */
   waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
     if (this.hasSynced()) return Promise.resolve(true);
+    if (this.failure) return Promise.reject(this.failure.error);
     if (this.lifecycle === 'stopped' || signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const settle = (synced: boolean): void => {
         this.syncWaiters.delete(settle);
         signal?.removeEventListener('abort', onAbort);
-        resolve(synced);
+        if (!synced && this.failure) reject(this.failure.error);
+        else resolve(synced);
       };
       const onAbort = (): void => settle(false);
       this.syncWaiters.add(settle);
@@ -227,6 +249,8 @@ export class Informer<T extends KubeObject> {
    *
    * @example
    * ```ts
+   * import { objectKey } from '@operant/runtime';
+   *
    * for await (const ev of informer.events({ signal })) {
    *   if (ev.type !== 'delete') console.log(ev.type, objectKey(ev.object));
    * }

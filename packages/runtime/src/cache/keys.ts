@@ -9,6 +9,8 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import { objectKey } from '@operant/runtime';
+ *
  * objectKey({ metadata: { namespace: 'default', name: 'web' } }); // 'default/web'
  * objectKey({ metadata: { name: 'node-1' } });                    // 'node-1'
  * ```
@@ -24,6 +26,8 @@ export function objectKey(obj: Pick<KubeObject, 'metadata'>): string {
  *
  * @example
  * ```ts
+ * import { keyFor } from '@operant/runtime';
+ *
  * keyFor('default', 'web'); // 'default/web'
  * keyFor(undefined, 'node-1'); // 'node-1'
  * ```
@@ -37,6 +41,8 @@ export function keyFor(namespace: string | undefined, name: string): string {
  *
  * @example
  * ```ts
+ * import { splitKey } from '@operant/runtime';
+ *
  * splitKey('default/web'); // { namespace: 'default', name: 'web' }
  * splitKey('node-1');      // { name: 'node-1' }
  * ```

@@ -11,6 +11,9 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { type ListResult, Pod, type Typed } from '@operant/runtime';
+ *
  * const { items, resourceVersion }: ListResult<Typed<corev1.Pod>> = await client.listerWatcher(Pod).list({ namespace: 'default' });
  * ```
  */
@@ -24,6 +27,8 @@ export interface ListResult<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import type { WatchEventType } from '@operant/runtime';
+ *
  * const changed = (type: WatchEventType): boolean => type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED';
  * ```
  */
@@ -34,6 +39,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * for await (const event of client.watch(Pod, { namespace: 'default' })) {
  *   if (event.type === 'DELETED') console.log('gone:', event.object.metadata.name);
  * }
@@ -50,6 +57,8 @@ export interface WatchEvent<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import { type ListWatchOptions, Pod } from '@operant/runtime';
+ *
  * const scope: ListWatchOptions = { namespace: 'default', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=node-1' };
  * const { items } = await client.listerWatcher(Pod).list(scope);
  * ```
@@ -65,6 +74,9 @@ export interface ListWatchOptions {
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Informer, type ListerWatcher, Pod, type Typed } from '@operant/runtime';
+ *
  * const lw: ListerWatcher<Typed<corev1.Pod>> = client.listerWatcher(Pod);
  * const informer = new Informer(lw, { namespace: 'default' });
  * ```

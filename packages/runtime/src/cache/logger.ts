@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import type { LogFields } from '@operant/runtime';
+ *
  * const fields: LogFields = { informer: 'pods', phase: 'watch', retryInMs: 800 };
  * ```
  */
@@ -19,6 +21,8 @@ export type LogFields = Record<string, unknown>;
  *
  * @example
  * ```ts
+ * import { Informer, Pod, type CacheLogger } from '@operant/runtime';
+ *
  * const lines: string[] = [];
  * const logger: CacheLogger = {
  *   debug() {},
@@ -26,7 +30,7 @@ export type LogFields = Record<string, unknown>;
  *   warn: (fields, msg) => lines.push(`${msg} ${JSON.stringify(fields)}`),
  *   error: (fields, msg) => lines.push(`${msg} ${JSON.stringify(fields)}`),
  * };
- * new Informer(listerWatcher, { logger });
+ * new Informer(client.listerWatcher(Pod), { logger });
  * ```
  */
 export interface CacheLogger {
@@ -51,7 +55,9 @@ function toStderr(level: string): (fields: LogFields, msg: string) => void {
  *
  * @example
  * ```ts
- * new Informer(listerWatcher, { logger: stderrLogger });
+ * import { Informer, Pod, stderrLogger } from '@operant/runtime';
+ *
+ * new Informer(client.listerWatcher(Pod), { logger: stderrLogger });
  * ```
  */
 export const stderrLogger: CacheLogger = Object.freeze({
@@ -66,7 +72,10 @@ export const stderrLogger: CacheLogger = Object.freeze({
  *
  * @example
  * ```ts
- * new Informer(listerWatcher, { logger: silentLogger, metrics });
+ * import { Informer, Pod, silentLogger, type ReflectorMetricsProvider } from '@operant/runtime';
+ *
+ * declare const metrics: ReflectorMetricsProvider; // failures are checked there instead
+ * new Informer(client.listerWatcher(Pod), { logger: silentLogger, metrics });
  * ```
  */
 export const silentLogger: CacheLogger = Object.freeze({ debug: noop, info: noop, warn: noop, error: noop });

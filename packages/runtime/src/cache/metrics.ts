@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from '@operant/runtime';
+ *
  * const metrics: ReflectorMetricsProvider = {
  *   ...noopReflectorMetricsProvider,
  *   errored: (name: string, phase: ReflectorPhase, reason: string) => console.warn(`${name}: ${phase} failed: ${reason}`),
@@ -22,12 +24,14 @@ export type ReflectorPhase = 'list' | 'watch';
  *
  * @example
  * ```ts
+ * import { Informer, noopReflectorMetricsProvider, Pod, type ReflectorMetricsProvider } from '@operant/runtime';
+ *
  * const errors = new Map<string, number>();
  * const metrics: ReflectorMetricsProvider = {
  *   ...noopReflectorMetricsProvider,
  *   errored: (name, phase, reason) => errors.set(`${name} ${phase} ${reason}`, (errors.get(`${name} ${phase} ${reason}`) ?? 0) + 1),
  * };
- * new Informer(listerWatcher, { name: 'pods', metrics });
+ * new Informer(client.listerWatcher(Pod), { name: 'pods', metrics });
  * ```
  */
 export interface ReflectorMetricsProvider {
@@ -55,7 +59,9 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * new Informer(listerWatcher, { metrics: noopReflectorMetricsProvider });
+ * import { Informer, noopReflectorMetricsProvider, Pod } from '@operant/runtime';
+ *
+ * new Informer(client.listerWatcher(Pod), { metrics: noopReflectorMetricsProvider });
  * ```
  */
 export const noopReflectorMetricsProvider: ReflectorMetricsProvider = Object.freeze({

@@ -11,10 +11,13 @@ import type { KubeObject } from '@operant/apimachinery';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { ConfigMap, Deployment, Pod, Secret, type Typed } from '../builtins.js';
 import { ApiError, isNotFound } from '../client/api-error.js';
+import { Client } from '../client/client.js';
 import { defineKind } from '../kind.js';
+import { NoKindMatchError } from '../no-kind-match.js';
 import { useApiServer } from '../testdata/api-server.js';
 import { CountingSource, RequestCounter } from '../testdata/counting.js';
 import { rejection } from '../testdata/rejection.js';
+import { scriptedServer, statusBody } from '../testdata/scripted-server.js';
 import type { Informer } from './informer.js';
 import { silentLogger } from './logger.js';
 import { CacheNotStartedError, CacheReader, CacheScopeError } from './reader.js';
@@ -214,11 +217,23 @@ describe('CacheReader over HTTPS against the embedded server', () => {
     assert.equal(factory.informerFor(ConfigMap).name, 'configmaps?labelSelector=owner=me');
   });
 
-  test('reads wait for the first sync: not before the start, and bounded by the signal and the sync timeout', async () => {
+  test('reads wait for the first sync: not before the start, and bounded by the signal and the sync timeout', async (t) => {
     const unstarted = new CacheReader(new SharedInformerFactory(api.client, { logger: silentLogger }));
     await assert.rejects(unstarted.get(ConfigMap, 'x', { namespace: 'default' }), (e: unknown) => e instanceof CacheNotStartedError && e.message === 'the cache is not started, can not read objects');
-    // Widgets have no CRD: the informer's list fails and is retried, so it never syncs.
-    const { reader } = startedReader();
+    // Widgets have no CRD here: not a wait at all, the read fails at once.
+    assert.ok((await rejection(startedReader().reader.get(Widget, 'w', { namespace: 'default' }))) instanceof NoKindMatchError);
+    // A server whose lists keep failing (503): the informer retries, so it never syncs.
+    const server = await scriptedServer(() => statusBody(503, 'ServiceUnavailable'));
+    const failing = Client.fromConfig(server.config, { qps: Infinity });
+    const stop = new AbortController();
+    const reader = new CacheReader(new SharedInformerFactory(failing, { logger: silentLogger }));
+    t.after(async () => {
+      stop.abort();
+      await reader.informers.stopAll();
+      failing.close();
+      await server.close();
+    });
+    reader.informers.startAll(stop.signal);
     const aborted = await rejection(reader.get(Widget, 'w', { namespace: 'default', signal: AbortSignal.timeout(200) }));
     assert.equal((aborted as Error).name, 'TimeoutError', "the caller's signal");
     const quick = new CacheReader(reader.informers, { syncTimeoutMs: 100 });

@@ -26,7 +26,9 @@ import type { SharedInformerFactory } from './shared-informers.js';
  *
  * @example
  * ```ts
- * const reader = new CacheReader(factory, { syncTimeoutMs: 30_000 });
+ * import { CacheReader } from '@operant/runtime';
+ *
+ * const reader = new CacheReader(informers, { syncTimeoutMs: 30_000 });
  * ```
  */
 export interface CacheReaderOptions {
@@ -41,7 +43,9 @@ export interface CacheReaderOptions {
  *
  * @example
  * ```ts
- * await reader.get(Pod, 'web', { namespace: 'default', signal });
+ * import { Pod } from '@operant/runtime';
+ *
+ * await mgr.cache.get(Pod, 'web', { namespace: 'default', signal });
  * ```
  */
 export interface CacheGetOptions {
@@ -63,7 +67,9 @@ export interface CacheGetOptions {
  *
  * @example
  * ```ts
- * await reader.list(Pod, { namespace: 'default', labelSelector: { app: 'web' }, matchingFields: { 'spec.nodeName': 'node-1' } });
+ * import { Pod } from '@operant/runtime';
+ *
+ * await mgr.cache.list(Pod, { namespace: 'default', labelSelector: { app: 'web' }, matchingFields: { 'spec.nodeName': 'node-1' } });
  * ```
  */
 export interface CacheListOptions extends Omit<CacheGetOptions, 'namespace'> {
@@ -84,7 +90,11 @@ export interface CacheListOptions extends Omit<CacheGetOptions, 'namespace'> {
  *
  * @example
  * ```ts
- * await reader.get(Pod, 'web', { namespace: 'default' }).catch((e) => { if (e instanceof CacheNotStartedError) console.error(e.message); });
+ * import { CacheNotStartedError, Pod } from '@operant/runtime';
+ *
+ * await mgr.cache.get(Pod, 'web', { namespace: 'default' }).catch((e: unknown) => {
+ *   if (e instanceof CacheNotStartedError) console.error(e.message);
+ * });
  * ```
  */
 export class CacheNotStartedError extends Error {
@@ -100,8 +110,10 @@ export class CacheNotStartedError extends Error {
  *
  * @example
  * ```ts
+ * import { Secret } from '@operant/runtime';
+ *
  * // with byKind: [{ kind: Secret, namespace: 'operator-system' }]
- * await reader.get(Secret, 'x', { namespace: 'default' }); // CacheScopeError: unable to get: default/x because of unknown namespace for the cache
+ * await mgr.cache.get(Secret, 'x', { namespace: 'default' }); // CacheScopeError: unable to get: default/x because of unknown namespace for the cache
  * ```
  */
 export class CacheScopeError extends Error {
@@ -116,6 +128,8 @@ export class CacheScopeError extends Error {
  *
  * @example
  * ```ts
+ * import { CacheReader, Pod, SharedInformerFactory } from '@operant/runtime';
+ *
  * const factory = new SharedInformerFactory(client);
  * const reader = new CacheReader(factory);
  * reader.indexField(Pod, 'spec.nodeName', (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
@@ -202,8 +216,10 @@ export class CacheReader {
    *
    * @example
    * ```ts
-   * reader.indexField(Pod, 'spec.nodeName', (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
-   * reader.indexField(Job, '.metadata.controller', (job) => job.metadata.ownerReferences?.filter((r) => r.controller).map((r) => r.name) ?? []);
+   * import { Job, Pod } from '@operant/runtime';
+   *
+   * mgr.cache.indexField(Pod, 'spec.nodeName', (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
+   * mgr.cache.indexField(Job, '.metadata.controller', (job) => job.metadata.ownerReferences?.filter((r) => r.controller).map((r) => r.name) ?? []);
    * ```
    */
   indexField<T extends KubeObject>(kind: Kind<T>, field: string, extract: FieldExtractor<T>): void;
@@ -225,7 +241,9 @@ export class CacheReader {
   /**
    * The informer reads of `kind` use, once it has synced. Rejects with
    * {@link CacheNotStartedError} before the factory starts, with the signal's
-   * reason when it aborts, and with a Timeout ApiError after `syncTimeoutMs`.
+   * reason when it aborts, with a Timeout ApiError after `syncTimeoutMs`, and
+   * with {@link NoKindMatchError} at once when the server does not serve the
+   * kind (the informer then stays stopped: a CRD installed later is read after a restart).
    */
   async syncedInformer(kind: Kind, metadataOnly: boolean, signal?: AbortSignal): Promise<Informer<KubeObject>> {
     const informer = this.informerOf(kind, metadataOnly);

@@ -13,7 +13,13 @@
  *    from the store: adds, updates, and deletes as tombstones for what vanished.
  * 5. On any other failure, report it (logger and metrics), wait an exponential,
  *    jittered delay, and try again: the watch from the last resourceVersion, or
- *    the list if there is none yet. The reflector only stops on its signal.
+ *    the list if there is none yet. The reflector only stops on its signal,
+ *    with one exception:
+ * 6. A first list that finds the kind not served ({@link NoKindMatchError}: a
+ *    CRD not installed) ends the run with that error, as controller-runtime
+ *    fails at start: a configuration error, not a transient one, and whoever
+ *    waits for the sync must hear of it rather than wait forever. Once synced,
+ *    the same error (a CRD deleted while running) is retried like any other.
  */
 import type { KubeObject } from '@operant/apimachinery';
 import { realClock, type Clock, type Timer } from '../workqueue/clock.js';
@@ -26,6 +32,7 @@ import { abortable, sleep } from './abort.js';
 import { stderrLogger, type CacheLogger } from './logger.js';
 import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
 import { WatchStalledError, WatchStatusError, errorMessage, failureReason, isResourceExpired } from './watch-errors.js';
+import { NoKindMatchError } from '../no-kind-match.js';
 
 /** A watch that ends by itself sooner than this with no event at all is suspicious: the next one waits a backoff delay. */
 const minHealthyWatchMs = 1000;
@@ -39,10 +46,13 @@ const closeGraceMs = 1000;
  *
  * @example
  * ```ts
- * const options: ReflectorOptions<PodObject> = {
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Pod, Store, type ReflectorOptions, type Typed } from '@operant/runtime';
+ *
+ * const options: ReflectorOptions<Typed<corev1.Pod>> = {
  *   name: 'pods',
- *   listerWatcher,
- *   store,
+ *   listerWatcher: client.listerWatcher(Pod),
+ *   store: new Store(),
  *   scope: { namespace: 'default' },
  *   onEvent: (ev) => console.log(ev.type),
  * };
@@ -110,8 +120,11 @@ export interface ReflectorStats {
  *
  * @example
  * ```ts
- * const store = new Store<PodObject>();
- * const reflector = new Reflector({ name: 'pods', listerWatcher, store, onEvent: (ev) => queue.add(ev) });
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Pod, Reflector, Store, type Typed } from '@operant/runtime';
+ *
+ * const store = new Store<Typed<corev1.Pod>>();
+ * const reflector = new Reflector({ name: 'pods', listerWatcher: client.listerWatcher(Pod), store, onEvent: (ev) => console.log(ev.type) });
  * const controller = new AbortController();
  * const done = reflector.run(controller.signal);
  * // ... later
@@ -171,7 +184,8 @@ export class Reflector<T extends KubeObject> {
   }
 
   /**
-   * Lists and watches until `signal` aborts; resolves then, never rejects.
+   * Lists and watches until `signal` aborts; resolves then. Rejects only when
+   * the first list finds the kind not served ({@link NoKindMatchError}).
    * Pending requests, sleeps and the resync timer all end with the signal.
    */
   async run(signal: AbortSignal): Promise<void> {
@@ -196,6 +210,7 @@ export class Reflector<T extends KubeObject> {
           }
         } catch (err) {
           if (signal.aborted) break;
+          if (!this.state.synced && err instanceof NoKindMatchError) throw this.counted(err, phase);
           await this.recover(err, phase, signal);
         }
       }
@@ -383,15 +398,19 @@ export class Reflector<T extends KubeObject> {
     this.metrics.synced(this.name, now / 1000);
   }
 
-  /** Reports a failure and waits as appropriate before the loop tries again. */
-  private async recover(err: unknown, phase: ReflectorPhase, signal: AbortSignal): Promise<void> {
-    const reason = failureReason(err);
-    const message = errorMessage(err);
+  /** Counts a failure in the stats and metrics; returns it. */
+  private counted<E>(err: E, phase: ReflectorPhase): E {
     this.state.errors++;
     this.state.consecutiveFailures++;
-    this.state.lastError = message;
-    this.metrics.errored(this.name, phase, reason);
-    const fields = { informer: this.name, phase, reason, err: message, resourceVersion: this.state.resourceVersion };
+    this.state.lastError = errorMessage(err);
+    this.metrics.errored(this.name, phase, failureReason(err));
+    return err;
+  }
+
+  /** Reports a failure and waits as appropriate before the loop tries again. */
+  private async recover(err: unknown, phase: ReflectorPhase, signal: AbortSignal): Promise<void> {
+    this.counted(err, phase);
+    const fields = { informer: this.name, phase, reason: failureReason(err), err: errorMessage(err), resourceVersion: this.state.resourceVersion };
     if (isResourceExpired(err)) {
       // The server's history no longer reaches our resourceVersion: only a relist can tell what changed.
       this.needsList = true;

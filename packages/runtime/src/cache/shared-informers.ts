@@ -17,11 +17,14 @@ import { Informer, type InformerOptions } from './informer.js';
  *
  * @example
  * ```ts
+ * import { FakeListerWatcher, type Kind, type KubeObject, type ListerWatcher, type ListerWatcherSource, type PartialObjectMetadata } from '@operant/runtime';
+ *
  * class FakeSource implements ListerWatcherSource {
+ *   constructor(private readonly fakes: Map<string, FakeListerWatcher<KubeObject>>) {}
  *   listerWatcher<T extends KubeObject>(kind: Kind<T>): ListerWatcher<T>;
  *   listerWatcher(kind: Kind, options: { metadataOnly: true }): ListerWatcher<PartialObjectMetadata>;
  *   listerWatcher(kind: Kind): ListerWatcher<KubeObject> {
- *     return fakes.get(kind.plural)!;
+ *     return this.fakes.get(kind.plural)!;
  *   }
  * }
  * ```
@@ -41,10 +44,12 @@ export interface ListerWatcherSource {
  *
  * @example
  * ```ts
- * new SharedInformerFactory(source, { namespace: 'team-a', transform: dropManagedFields, logger });
+ * import { createLogger, dropManagedFields, SharedInformerFactory } from '@operant/runtime';
+ *
+ * new SharedInformerFactory(client, { namespace: 'team-a', transform: dropManagedFields, logger: createLogger() });
  * ```
  */
-export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'name' | 'indexers' | 'labelSelector' | 'fieldSelector'> & {
+export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'name' | 'kind' | 'indexers' | 'labelSelector' | 'fieldSelector'> & {
   /**
    * Per-kind scopes (controller-runtime's `cache.Options.ByObject`): the
    * namespace and selectors every informer of that kind gets unless a request
@@ -59,6 +64,8 @@ export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'na
  *
  * @example
  * ```ts
+ * import { type KindCacheScope, Secret, SharedInformerFactory } from '@operant/runtime';
+ *
  * const scope: KindCacheScope = { kind: Secret, namespace: 'operator-system', labelSelector: 'app.kubernetes.io/managed-by=my-operator' };
  * new SharedInformerFactory(client, { byKind: [scope] });
  * ```
@@ -76,7 +83,9 @@ export interface KindCacheScope {
  *
  * @example
  * ```ts
- * const { namespace } = factory.scopeOf(Secret); // '' means all namespaces
+ * import { Secret } from '@operant/runtime';
+ *
+ * const { namespace } = informers.scopeOf(Secret); // '' means all namespaces
  * ```
  */
 export interface ResolvedScope {
@@ -93,7 +102,9 @@ export interface ResolvedScope {
  *
  * @example
  * ```ts
- * factory.informerFor(Pod, { fieldSelector: 'spec.nodeName=node-1' });
+ * import { Pod } from '@operant/runtime';
+ *
+ * informers.informerFor(Pod, { fieldSelector: 'spec.nodeName=node-1' });
  * ```
  */
 export interface InformerRequest<T extends KubeObject> {
@@ -115,6 +126,8 @@ export interface InformerRequest<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import type { InformerScopeRequest } from '@operant/runtime';
+ *
  * const request: InformerScopeRequest = { namespace: 'default', labelSelector: 'app=web' };
  * ```
  */
@@ -130,7 +143,10 @@ interface Entry {
  *
  * @example
  * ```ts
- * const factory = new SharedInformerFactory(source, { transform: dropManagedFields });
+ * import { defineKind, dropManagedFields, Pod, SharedInformerFactory } from '@operant/runtime';
+ *
+ * const Foo = defineKind({ group: 'samplecontroller.k8s.io', version: 'v1alpha1', kind: 'Foo', plural: 'foos', namespaced: true });
+ * const factory = new SharedInformerFactory(client, { transform: dropManagedFields });
  * const pods = factory.informerFor(Pod);          // the same instance for every caller
  * const foos = factory.informerFor(Foo, { namespace: 'default' });
  * const ac = new AbortController();
@@ -169,8 +185,10 @@ export class SharedInformerFactory {
    *
    * @example
    * ```ts
-   * const pods = factory.lookup(Pod); // undefined until someone asked for the Pod informer
-   * const podMeta = factory.lookup(Pod, {}, true);
+   * import { Pod } from '@operant/runtime';
+   *
+   * const pods = informers.lookup(Pod); // undefined until someone asked for the Pod informer
+   * const podMeta = informers.lookup(Pod, {}, true);
    * ```
    */
   lookup(kind: Kind, request: InformerScopeRequest = {}, metadataOnly = false): Informer<KubeObject> | undefined {
@@ -183,7 +201,9 @@ export class SharedInformerFactory {
    *
    * @example
    * ```ts
-   * factory.scopeOf(Secret); // { namespace: 'operator-system', labelSelector: 'app=x', fieldSelector: '' }
+   * import { Secret } from '@operant/runtime';
+   *
+   * informers.scopeOf(Secret); // { namespace: 'operator-system', labelSelector: 'app=x', fieldSelector: '' }
    * ```
    */
   scopeOf(kind: Kind, request: InformerScopeRequest = {}): ResolvedScope {
@@ -204,7 +224,11 @@ export class SharedInformerFactory {
     for (const { informer } of this.entries.values()) if (informer.state === 'new') informer.start(signal);
   }
 
-  /** Resolves true once every started informer has synced, false if `signal` aborts or one stops first. */
+  /**
+   * Resolves true once every started informer has synced, false if `signal`
+   * aborts or one is stopped first. Rejects as soon as one stops by itself
+   * (its kind is not served: {@link NoKindMatchError}), with that error.
+   */
   async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
     const started = [...this.entries.values()].filter((e) => e.informer.state !== 'new');
     const results = await Promise.all(started.map((e) => e.informer.waitForCacheSync(signal)));
@@ -235,6 +259,7 @@ export class SharedInformerFactory {
       const informer = new Informer<T>(makeLw(), {
         ...this.options,
         name: informerName(kind, namespace, metadataOnly, labelSelector, fieldSelector),
+        kind,
         namespace: namespace || undefined,
         labelSelector: labelSelector || undefined,
         fieldSelector: fieldSelector || undefined,

@@ -53,6 +53,8 @@ export interface StoreReader<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import { Store } from '@operant/runtime';
+ *
  * new Store({ onError: (err, ctx) => log.error({ err, ...ctx }, `${ctx.during} failed for ${ctx.key}`) });
  * ```
  */
@@ -67,7 +69,10 @@ export interface StoreErrorContext {
  *
  * @example
  * ```ts
- * const options: StoreOptions<PodObject> = { transform: dropManagedFields, indexers: { [namespaceIndex]: namespaceIndexFunc } };
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { dropManagedFields, namespaceIndex, namespaceIndexFunc, type StoreOptions, type Typed } from '@operant/runtime';
+ *
+ * const options: StoreOptions<Typed<corev1.Pod>> = { transform: dropManagedFields, indexers: { [namespaceIndex]: namespaceIndexFunc } };
  * ```
  */
 export interface StoreOptions<T extends KubeObject> {
@@ -87,6 +92,10 @@ export interface StoreOptions<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Store, type Typed } from '@operant/runtime';
+ *
+ * const store = new Store<Typed<corev1.Pod>>();
  * const { old, current } = store.upsert(pod);
  * if (old) console.log(`${old.metadata.resourceVersion} -> ${current.metadata.resourceVersion}`);
  * ```
@@ -104,6 +113,11 @@ export interface Upserted<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Pod, Store, type Typed } from '@operant/runtime';
+ *
+ * const store = new Store<Typed<corev1.Pod>>();
+ * const list = await client.list(Pod, { live: true });
  * const { added, updated, deleted } = store.replace(list.items);
  * for (const tombstone of deleted) console.log('gone while we were away:', tombstone.key);
  * ```
@@ -120,7 +134,10 @@ export interface StoreDiff<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const store = new Store<PodObject>({ transform: dropManagedFields });
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { dropManagedFields, Store, type Typed } from '@operant/runtime';
+ *
+ * const store = new Store<Typed<corev1.Pod>>({ transform: dropManagedFields });
  * store.addIndexer('byNode', (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
  * store.upsert(pod);
  * store.byIndex('byNode', 'node-1'); // [pod]

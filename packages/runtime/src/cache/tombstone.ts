@@ -11,6 +11,9 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import { isTombstone, objectKey, WorkQueue } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
  * informer.addEventHandler({
  *   delete(obj) {
  *     const pod = isTombstone(obj) ? obj.lastKnown : obj;
@@ -31,7 +34,11 @@ export interface Tombstone<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const name = isTombstone(deleted) ? deleted.lastKnown.metadata.name : deleted.metadata.name;
+ * import { isTombstone } from '@operant/runtime';
+ *
+ * informer.addEventHandler({
+ *   delete: (deleted) => console.log(isTombstone(deleted) ? deleted.lastKnown.metadata.name : deleted.metadata.name),
+ * });
  * ```
  */
 export function isTombstone<T extends KubeObject>(value: T | Tombstone<T>): value is Tombstone<T> {
@@ -43,6 +50,9 @@ export function isTombstone<T extends KubeObject>(value: T | Tombstone<T>): valu
  *
  * @example
  * ```ts
+ * import { deletedObject, objectKey, WorkQueue } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
  * informer.addEventHandler({ delete: (d) => queue.add(objectKey(deletedObject(d))) });
  * ```
  */

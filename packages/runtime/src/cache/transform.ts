@@ -11,7 +11,10 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
- * const dropStatus: Transform<PodObject> = (pod) => { delete pod.status; return pod; };
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { Transform, Typed } from '@operant/runtime';
+ *
+ * const dropStatus: Transform<Typed<corev1.Pod>> = ({ status: _status, ...pod }) => pod;
  * ```
  */
 export type Transform<T extends KubeObject> = (obj: T) => T;
@@ -21,7 +24,9 @@ export type Transform<T extends KubeObject> = (obj: T) => T;
  *
  * @example
  * ```ts
- * const informer = new Informer(podsListerWatcher, { transform: dropManagedFields });
+ * import { dropManagedFields, Informer, Pod } from '@operant/runtime';
+ *
+ * const informer = new Informer(client.listerWatcher(Pod), { transform: dropManagedFields });
  * ```
  */
 export function dropManagedFields<T extends KubeObject>(obj: T): T {
@@ -34,7 +39,13 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
  *
  * @example
  * ```ts
- * const transform = composeTransforms(dropManagedFields, dropLastAppliedAnnotation);
+ * import { composeTransforms, dropManagedFields, type KubeObject, type Transform } from '@operant/runtime';
+ *
+ * const dropLastApplied: Transform<KubeObject> = (obj) => {
+ *   delete obj.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'];
+ *   return obj;
+ * };
+ * const transform = composeTransforms(dropManagedFields, dropLastApplied);
  * ```
  */
 export function composeTransforms<T extends KubeObject>(...transforms: Transform<T>[]): Transform<T> {

@@ -17,7 +17,10 @@ interface StatusLike {
  *
  * @example
  * ```ts
- * if (err instanceof WatchStatusError && err.code === 410) relist();
+ * import { WatchStatusError } from '@operant/runtime';
+ *
+ * declare const err: unknown;
+ * if (err instanceof WatchStatusError && err.code === 410) console.log('relist: the history is gone');
  * ```
  */
 export class WatchStatusError extends Error {
@@ -38,6 +41,9 @@ export class WatchStatusError extends Error {
  *
  * @example
  * ```ts
+ * import { WatchStalledError } from '@operant/runtime';
+ *
+ * declare const err: unknown;
  * if (err instanceof WatchStalledError) log.warn({}, 'watch stalled');
  * ```
  */
@@ -57,6 +63,9 @@ function field(value: unknown, name: string): unknown {
  *
  * @example
  * ```ts
+ * import { StatusError } from '@operant/apimachinery';
+ * import { statusCodeOf } from './watch-errors.js';
+ *
  * statusCodeOf(new StatusError(404, 'NotFound', 'pods "x" not found')); // 404
  * ```
  */
@@ -72,6 +81,8 @@ export function statusCodeOf(err: unknown): number | undefined {
  *
  * @example
  * ```ts
+ * import { isResourceExpired } from '@operant/runtime';
+ *
  * isResourceExpired({ code: 410 }); // true
  * ```
  */
@@ -87,6 +98,8 @@ export function isResourceExpired(err: unknown): boolean {
  *
  * @example
  * ```ts
+ * import { failureReason } from './watch-errors.js';
+ *
  * failureReason(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })); // 'ECONNREFUSED'
  * ```
  */
@@ -106,6 +119,8 @@ export function failureReason(err: unknown): string {
  *
  * @example
  * ```ts
+ * import { errorMessage } from './watch-errors.js';
+ *
  * errorMessage({ code: 410, message: 'gone' }); // 'gone'
  * ```
  */

@@ -16,8 +16,10 @@ const maxAgents = 4;
  *
  * @example
  * ```ts
- * const agents = new AgentPool(new URL('https://127.0.0.1:6443'), config.tls);
- * const agent = agents.get(undefined);
+ * import { AgentPool } from './agents.js';
+ *
+ * const agents = new AgentPool(new URL(client.config.server), client.config.tls);
+ * const agent = agents.get(undefined); // the agent for requests without a client certificate
  * agents.destroy();
  * ```
  */

@@ -11,6 +11,8 @@ import type { Status, StatusDetails, StatusReason } from '@operant/apimachinery'
  *
  * @example
  * ```ts
+ * import { ApiError, ConfigMap } from '@operant/runtime';
+ *
  * try {
  *   await client.get(ConfigMap, 'missing', { namespace: 'default' });
  * } catch (e) {
@@ -83,6 +85,8 @@ function reasonForCode(code: number): StatusReason | undefined {
  *
  * @example
  * ```ts
+ * import { ConfigMap, isStatus } from '@operant/runtime';
+ *
  * const res = await client.delete(ConfigMap, 'settings');
  * if (isStatus(res)) console.log(res.status); // Success
  * ```
@@ -135,6 +139,8 @@ const knownReasons = new Set<string>([
  *
  * @example
  * ```ts
+ * import { ConfigMap, isNotFound } from '@operant/runtime';
+ *
  * const cm = await client.get(ConfigMap, 'settings').catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
  * ```
  */
@@ -147,7 +153,17 @@ export function isNotFound(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isConflict(e)) return { requeue: true }; // quietly: someone else wrote first
+ * import { ConfigMap, isConflict, type ReconcileFunc } from '@operant/runtime';
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace });
+ *   try {
+ *     await client.update(ConfigMap, { ...cm, data: { ...cm.data, seen: 'true' } });
+ *   } catch (e) {
+ *     if (isConflict(e)) return { requeue: true }; // quietly: someone else wrote first
+ *     throw e;
+ *   }
+ * };
  * ```
  */
 export function isConflict(err: unknown): boolean {
@@ -159,7 +175,10 @@ export function isConflict(err: unknown): boolean {
  *
  * @example
  * ```ts
- * await client.create(ConfigMap, cm).catch((e) => { if (!isAlreadyExists(e)) throw e; });
+ * import { ConfigMap, isAlreadyExists } from '@operant/runtime';
+ *
+ * const cm = { metadata: { name: 'settings', namespace: 'default' } };
+ * await client.create(ConfigMap, cm).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
  * ```
  */
 export function isAlreadyExists(err: unknown): boolean {
@@ -171,7 +190,12 @@ export function isAlreadyExists(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isForbidden(e)) log.error({ err: e }, 'missing RBAC permission');
+ * import { isForbidden, Secret } from '@operant/runtime';
+ *
+ * await client.list(Secret, { namespace: 'kube-system', live: true }).catch((e: unknown) => {
+ *   if (isForbidden(e)) log.error({ err: e }, 'missing RBAC permission');
+ *   throw e;
+ * });
  * ```
  */
 export function isForbidden(err: unknown): boolean {
@@ -183,7 +207,12 @@ export function isForbidden(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isUnauthorized(e)) console.error('the kubeconfig credentials were refused');
+ * import { isUnauthorized, Namespace } from '@operant/runtime';
+ *
+ * await client.list(Namespace, { live: true }).catch((e: unknown) => {
+ *   if (isUnauthorized(e)) console.error('the kubeconfig credentials were refused');
+ *   throw e;
+ * });
  * ```
  */
 export function isUnauthorized(err: unknown): boolean {
@@ -195,7 +224,11 @@ export function isUnauthorized(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isInvalid(e)) for (const c of (e as ApiError).details?.causes ?? []) console.log(c.field, c.message);
+ * import { ApiError, ConfigMap, isInvalid } from '@operant/runtime';
+ *
+ * await client.create(ConfigMap, { metadata: { name: 'Not_A_Name', namespace: 'default' } }).catch((e: unknown) => {
+ *   if (isInvalid(e)) for (const c of (e as ApiError).details?.causes ?? []) console.log(c.field, c.message);
+ * });
  * ```
  */
 export function isInvalid(err: unknown): boolean {
@@ -207,7 +240,11 @@ export function isInvalid(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isBadRequest(e)) console.error(e); // e.g. a malformed selector or strict field validation
+ * import { isBadRequest, Pod } from '@operant/runtime';
+ *
+ * await client.list(Pod, { live: true, fieldSelector: 'spec.unknownField=x' }).catch((e: unknown) => {
+ *   if (isBadRequest(e)) console.error(e); // e.g. a malformed selector or strict field validation
+ * });
  * ```
  */
 export function isBadRequest(err: unknown): boolean {
@@ -219,7 +256,10 @@ export function isBadRequest(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isGone(e)) return relist();
+ * import { isGone } from '@operant/runtime';
+ *
+ * declare const err: unknown; // what a list or a watch rejected with
+ * if (isGone(err)) console.log('the resourceVersion is older than the server keeps: list again');
  * ```
  */
 export function isGone(err: unknown): boolean {
@@ -231,7 +271,13 @@ export function isGone(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isResourceExpired(e)) return listFromScratch();
+ * import { isResourceExpired, Pod } from '@operant/runtime';
+ *
+ * declare const token: string; // a continue token from an earlier page
+ * const page = await client.list(Pod, { live: true, limit: 500, continue: token }).catch((e: unknown) => {
+ *   if (isResourceExpired(e)) return client.list(Pod, { live: true, limit: 500 }); // start over
+ *   throw e;
+ * });
  * ```
  */
 export function isResourceExpired(err: unknown): boolean {
@@ -243,7 +289,16 @@ export function isResourceExpired(err: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isTooManyRequests(e)) return { requeueAfter: ((e as ApiError).details?.retryAfterSeconds ?? 1) * 1000 };
+ * import { ConfigMap, isTooManyRequests, type ApiError, type ReconcileFunc } from '@operant/runtime';
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   try {
+ *     await client.get(ConfigMap, req.name, { namespace: req.namespace, live: true });
+ *   } catch (e) {
+ *     if (isTooManyRequests(e)) return { requeueAfter: ((e as ApiError).details?.retryAfterSeconds ?? 1) * 1000 };
+ *     throw e;
+ *   }
+ * };
  * ```
  */
 export function isTooManyRequests(err: unknown): boolean {

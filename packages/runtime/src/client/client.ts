@@ -11,6 +11,7 @@ import type { CacheReader } from '../cache/reader.js';
 import type { ClientConfig } from '../config/index.js';
 import { apiVersionOfKind, collectionPath, objectPath, type Kind } from '../kind.js';
 import { isStatus } from './api-error.js';
+import { servesResource } from './discovery.js';
 import { KindListerWatcher, type ListerWatcherOptions } from './lister-watcher.js';
 import { noopRequestMetrics, type RequestMetrics } from './metrics.js';
 import type {
@@ -38,7 +39,9 @@ import { readWatchEvents, watchEvents } from './watch-stream.js';
  *
  * @example
  * ```ts
- * const options: ClientOptions = { qps: 50, burst: 100, userAgent: 'sidecarset-operator/1.0', onWarning: (w) => log.warn(w) };
+ * import type { ClientOptions } from '@operant/runtime';
+ *
+ * const options: ClientOptions = { qps: 50, burst: 100, userAgent: 'sidecarset-operator/1.0', onWarning: (w) => log.warn({ warning: w }, 'server warning') };
  * ```
  */
 export interface ClientOptions {
@@ -59,6 +62,8 @@ export interface ClientOptions {
  *
  * @example
  * ```ts
+ * import type { JsonPatchOp } from '@operant/runtime';
+ *
  * const op: JsonPatchOp = { op: 'replace', path: '/spec/replicas', value: 3 };
  * ```
  */
@@ -74,6 +79,8 @@ export interface JsonPatchOp {
  *
  * @example
  * ```ts
+ * import type { PatchBody } from '@operant/runtime';
+ *
  * const merge: PatchBody = { metadata: { labels: { tier: null } } }; // null deletes in a merge patch
  * ```
  */
@@ -93,7 +100,7 @@ const defaultUserAgent = `operant-runtime/0.1.0 (${process.platform}/${process.a
  *
  * @example
  * ```ts
- * const cached = client.withCache(reader, { readYourWrites: true });
+ * const cached = client.withoutCache().withCache(mgr.cache, { readYourWrites: true });
  * ```
  */
 export interface CachedClientOptions {
@@ -123,7 +130,9 @@ const metadataWatchAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8
  *
  * @example
  * ```ts
- * const ConfigMap = defineKind<ConfigMapObject>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
+ * import { Client, defineKind, loadKubeConfig, type Typed } from '@operant/runtime';
+ *
+ * const ConfigMap = defineKind<Typed<{ data?: Record<string, string> }>>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
  * const client = Client.fromConfig(await loadKubeConfig(), { qps: 50, burst: 100 });
  * const cm = await client.create(ConfigMap, { metadata: { name: 'settings', namespace: 'default' }, data: { a: '1' } });
  * await client.patch(ConfigMap, 'settings', { data: { b: '2' } }, { namespace: 'default', type: 'merge' });
@@ -150,6 +159,8 @@ export class Client {
    *
    * @example
    * ```ts
+   * import { Client, loadKubeConfig } from '@operant/runtime';
+   *
    * const client = Client.fromConfig(await loadKubeConfig(), { qps: 20, burst: 30, userAgent: 'my-operator/1.0' });
    * ```
    */
@@ -171,6 +182,8 @@ export class Client {
    *
    * @example
    * ```ts
+   * import { CacheReader, ConfigMap, SharedInformerFactory } from '@operant/runtime';
+   *
    * const reader = new CacheReader(new SharedInformerFactory(client));
    * const cached = client.withCache(reader, { readYourWrites: true });
    * reader.informers.startAll(signal);
@@ -267,6 +280,8 @@ export class Client {
    *
    * @example
    * ```ts
+   * import { Deployment, Pod } from '@operant/runtime';
+   *
    * await client.patch(Pod, 'web', [{ op: 'replace', path: '/metadata/labels/tier', value: 'gold' }], { type: 'json' });
    * await client.patch(Deployment, 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } } }, { type: 'strategic' });
    * ```
@@ -296,6 +311,8 @@ export class Client {
    *
    * @example
    * ```ts
+   * import { ConfigMap } from '@operant/runtime';
+   *
    * await client.apply(ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { a: '1' } }, { fieldManager: 'my-operator', force: true });
    * ```
    */
@@ -335,6 +352,8 @@ export class Client {
    *
    * @example
    * ```ts
+   * import { Deployment } from '@operant/runtime';
+   *
    * const scale = await client.getScale(Deployment, 'web');
    * await client.updateScale(Deployment, { ...scale, spec: { replicas: 5 } });
    * ```
@@ -357,6 +376,9 @@ export class Client {
    *
    * @example
    * ```ts
+   * import { Pod } from '@operant/runtime';
+   *
+   * const list = await client.list(Pod, { namespace: 'default', live: true });
    * const ac = new AbortController();
    * for await (const { type, object } of client.watch(Pod, { namespace: 'default', resourceVersion: list.metadata.resourceVersion, signal: ac.signal })) {
    *   console.log(type, object.metadata.name);
@@ -369,10 +391,14 @@ export class Client {
 
   /**
    * A {@link ListerWatcher} for informers: lists in pages of 500 (following
-   * continue tokens, relisting in full if a token expires) and watches with bookmarks.
+   * continue tokens, relisting in full if a token expires) and watches with
+   * bookmarks. A list of a kind the server does not serve (a 404 that discovery
+   * confirms) rejects with {@link NoKindMatchError}.
    *
    * @example
    * ```ts
+   * import { Pod } from '@operant/runtime';
+   *
    * const lw = client.listerWatcher(Pod);
    * const { items, resourceVersion } = await lw.list({ namespace: 'default' });
    * for await (const event of lw.watch({ namespace: 'default', resourceVersion })) console.log(event.type);
@@ -387,6 +413,7 @@ export class Client {
       list: (opts) => (options.metadataOnly ? this.listWith(kind, opts, accept.list) : this.liveList(kind, opts)),
       watch: (opts) => this.watchWith(kind, opts, accept.watch),
       watchBatches: (opts, onEvents) => this.watchBatchesWith(kind, opts, accept.watch, onEvents),
+      served: (signal) => servesResource(kind, (path) => this.json<unknown>({ method: 'GET', path, signal })),
     });
   }
 

@@ -2,12 +2,15 @@
  * The client side of the informer contract ({@link ListerWatcher}): a list
  * that pages through the whole collection (limit + continue, as client-go's
  * pager), falling back to one unpaged list when a continue token expires, and
- * a watch that asks for bookmarks.
+ * a watch that asks for bookmarks. A list answered 404 asks discovery whether
+ * the kind is served at all, and rejects with {@link NoKindMatchError} when it
+ * is not: the one list failure that retrying cannot fix.
  */
 import type { KubeObject } from '@operant/apimachinery';
 import type { ListResult, ListWatchOptions, ListerWatcher, WatchEvent } from '../cache/list-watch.js';
 import type { Kind } from '../kind.js';
-import { isResourceExpired, isGone } from './api-error.js';
+import { NoKindMatchError } from '../no-kind-match.js';
+import { isGone, isNotFound, isResourceExpired } from './api-error.js';
 import type { KubeList, ListOptions, WatchOptions } from './options.js';
 
 /**
@@ -15,6 +18,8 @@ import type { KubeList, ListOptions, WatchOptions } from './options.js';
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * const lw = client.listerWatcher(Pod, { pageSize: 100 }); // smaller pages for very large collections
  * ```
  */
@@ -29,6 +34,9 @@ export interface ListerWatcherOptions {
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { ConfigMap, KindListerWatcher, type ListWatchCalls, type Typed } from '@operant/runtime';
+ *
  * const calls: ListWatchCalls<Typed<corev1.ConfigMap>> = {
  *   list: (opts) => client.list(ConfigMap, { ...opts, live: true }),
  *   watch: (opts) => client.watch(ConfigMap, opts),
@@ -41,6 +49,11 @@ export interface ListWatchCalls<T extends KubeObject> {
   watch(opts: WatchOptions): AsyncIterable<WatchEvent<T>>;
   /** The chunk-at-a-time watch behind {@link ListerWatcher.watchBatches}; without it the ListerWatcher offers only `watch`. */
   watchBatches?(opts: WatchOptions, onEvents: (events: WatchEvent<T>[]) => void): Promise<void>;
+  /**
+   * Whether the server serves the kind (its discovery document lists the
+   * resource); asked when a list answers 404. Without it a 404 is rethrown as is.
+   */
+  served?(signal?: AbortSignal): Promise<boolean>;
 }
 
 /**
@@ -48,7 +61,10 @@ export interface ListWatchCalls<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const lw: ListerWatcher<Pod> = client.listerWatcher(Pod, { pageSize: 500 });
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { Pod, type ListerWatcher, type Typed } from '@operant/runtime';
+ *
+ * const lw: ListerWatcher<Typed<corev1.Pod>> = client.listerWatcher(Pod, { pageSize: 500 });
  * ```
  */
 export class KindListerWatcher<T extends KubeObject> implements ListerWatcher<T> {
@@ -80,6 +96,7 @@ export class KindListerWatcher<T extends KubeObject> implements ListerWatcher<T>
           const full = await this.calls.list(base);
           return { items: full.items, resourceVersion: full.metadata.resourceVersion ?? '' };
         }
+        if (isNotFound(e) && this.calls.served && !(await this.calls.served(opts.signal))) throw new NoKindMatchError(this.kind);
         throw e;
       }
       for (const item of page.items) items.push(item);

@@ -10,6 +10,8 @@
  *
  * @example
  * ```ts
+ * import type { RequestObservation } from '@operant/runtime';
+ *
  * const observeRequest = (r: RequestObservation): void => {
  *   if (r.code === '<error>' || r.latencySeconds > 1) console.warn(`${r.method} ${r.host}: ${r.code} in ${r.latencySeconds}s`);
  * };
@@ -36,13 +38,17 @@ export interface RequestObservation {
  *
  * @example
  * ```ts
+ * import { Client, loadKubeConfig, type RequestMetrics } from '@operant/runtime';
+ *
+ * const seen = new Map<string, number>();
  * const metrics: RequestMetrics = {
  *   observeRequest: (r) => {
- *     requestsTotal.inc({ code: r.code, method: r.method, host: r.host });
- *     requestDuration.observe({ verb: r.method, host: r.host }, r.latencySeconds);
+ *     const key = `${r.method} ${r.code}`;
+ *     seen.set(key, (seen.get(key) ?? 0) + 1);
+ *     if (r.latencySeconds > 1) console.warn(`slow ${r.method} to ${r.host}: ${r.latencySeconds} s`);
  *   },
  * };
- * const client = Client.fromConfig(config, { metrics });
+ * const client = Client.fromConfig(await loadKubeConfig(), { metrics });
  * ```
  */
 export interface RequestMetrics {
@@ -54,7 +60,9 @@ export interface RequestMetrics {
  *
  * @example
  * ```ts
- * const client = Client.fromConfig(config, { metrics: noopRequestMetrics });
+ * import { Client, loadKubeConfig, noopRequestMetrics } from '@operant/runtime';
+ *
+ * const client = Client.fromConfig(await loadKubeConfig(), { metrics: noopRequestMetrics });
  * ```
  */
 export const noopRequestMetrics: RequestMetrics = Object.freeze({ observeRequest: () => undefined });

@@ -10,6 +10,8 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import { ConfigMap } from '@operant/runtime';
+ *
  * await client.get(ConfigMap, 'settings', { namespace: 'default', signal: AbortSignal.timeout(5_000) });
  * ```
  */
@@ -24,6 +26,8 @@ export interface RequestOptions {
  *
  * @example
  * ```ts
+ * import { Deployment, Namespace } from '@operant/runtime';
+ *
  * await client.get(Deployment, 'web', { namespace: 'prod' });
  * await client.get(Namespace, 'prod'); // cluster-scoped: no namespace
  * ```
@@ -38,6 +42,8 @@ export interface NamespaceOptions {
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * await client.list(Pod, { labelSelector: 'app=web,tier in (frontend,edge)' });
  * await client.list(Pod, { labelSelector: { app: 'web' } });
  * ```
@@ -50,6 +56,8 @@ export type LabelSelector = string | Readonly<Record<string, string>>;
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * const fresh = await client.get(Pod, 'web', { namespace: 'default', live: true });
  * const pods = await client.list(Pod, { namespace: 'default', unsafeDisableDeepCopy: true }); // read, never change
  * ```
@@ -69,6 +77,8 @@ export interface CacheReadOptions {
  *
  * @example
  * ```ts
+ * import { ConfigMap } from '@operant/runtime';
+ *
  * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default', resourceVersion: '0' });
  * ```
  */
@@ -84,6 +94,8 @@ export interface GetOptions extends RequestOptions, NamespaceOptions, CacheReadO
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * const onNode = await client.list(Pod, { namespace: 'default', matchingFields: { 'spec.nodeName': 'node-1' } });
  * const page = await client.list(Pod, { limit: 100, live: true }); // page.metadata.continue names the next page
  * ```
@@ -108,6 +120,9 @@ export interface ListOptions extends RequestOptions, NamespaceOptions, CacheRead
  *
  * @example
  * ```ts
+ * import { ConfigMap } from '@operant/runtime';
+ *
+ * const cm = { metadata: { name: 'settings', namespace: 'default' }, data: { mode: 'fast' } };
  * await client.create(ConfigMap, cm, { fieldValidation: 'Strict' }); // a typo in a field name fails the create
  * ```
  */
@@ -118,6 +133,9 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
  *
  * @example
  * ```ts
+ * import { Deployment } from '@operant/runtime';
+ *
+ * const deployment = await client.get(Deployment, 'web', { namespace: 'default' });
  * await client.update(Deployment, deployment, { fieldManager: 'my-operator', dryRun: true }); // admitted, not stored
  * ```
  */
@@ -134,6 +152,8 @@ export interface WriteOptions extends RequestOptions, NamespaceOptions {
  *
  * @example
  * ```ts
+ * import { Deployment } from '@operant/runtime';
+ *
  * await client.patch(Deployment, 'web', [{ op: 'replace', path: '/spec/replicas', value: 3 }], { namespace: 'default', type: 'json' });
  * ```
  */
@@ -144,6 +164,8 @@ export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
  *
  * @example
  * ```ts
+ * import { Deployment } from '@operant/runtime';
+ *
  * await client.patch(Deployment, 'web', { status: { observedGeneration: 2 } }, { namespace: 'default', subresource: 'status' });
  * ```
  */
@@ -161,6 +183,9 @@ export interface PatchOptions extends WriteOptions {
  *
  * @example
  * ```ts
+ * import { ConfigMap } from '@operant/runtime';
+ *
+ * const desired = { apiVersion: 'v1' as const, kind: 'ConfigMap' as const, metadata: { name: 'settings', namespace: 'default' }, data: { mode: 'fast' } };
  * await client.apply(ConfigMap, desired, { fieldManager: 'my-operator', force: true });
  * ```
  */
@@ -177,6 +202,8 @@ export interface ApplyOptions extends RequestOptions, NamespaceOptions {
  *
  * @example
  * ```ts
+ * import { Deployment } from '@operant/runtime';
+ *
  * await client.delete(Deployment, 'web', { namespace: 'default', propagationPolicy: 'Foreground' }); // its pods go first
  * ```
  */
@@ -187,6 +214,8 @@ export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * await client.delete(Pod, 'web-0', { namespace: 'default', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
  * ```
  */
@@ -203,6 +232,8 @@ export interface DeleteOptions extends RequestOptions, NamespaceOptions {
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * await client.deleteAllOf(Pod, { namespace: 'default', labelSelector: { app: 'web' }, propagationPolicy: 'Background' });
  * ```
  */
@@ -219,6 +250,8 @@ export interface DeleteAllOfOptions extends RequestOptions, NamespaceOptions {
  *
  * @example
  * ```ts
+ * import { Pod } from '@operant/runtime';
+ *
  * const list = await client.list(Pod, { namespace: 'default', live: true });
  * const events = client.watch(Pod, { namespace: 'default', resourceVersion: list.metadata.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 300 });
  * ```
@@ -240,6 +273,9 @@ export interface WatchOptions extends RequestOptions, NamespaceOptions {
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { type KubeList, Pod, type Typed } from '@operant/runtime';
+ *
  * const list: KubeList<Typed<corev1.Pod>> = await client.list(Pod, { namespace: 'default' });
  * console.log(list.items.length, list.metadata.resourceVersion);
  * ```
@@ -256,6 +292,8 @@ export interface KubeList<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import { Deployment, type Scale } from '@operant/runtime';
+ *
  * const scale: Scale = await client.getScale(Deployment, 'web', { namespace: 'default' });
  * await client.updateScale(Deployment, { ...scale, spec: { replicas: 5 } });
  * ```
@@ -271,6 +309,8 @@ export interface Scale extends KubeObject {
  *
  * @example
  * ```ts
+ * import { type PartialObjectMetadata, Secret } from '@operant/runtime';
+ *
  * const meta: PartialObjectMetadata = await client.get(Secret, 'tls', { namespace: 'default', metadataOnly: true });
  * console.log(meta.metadata.labels);
  * ```

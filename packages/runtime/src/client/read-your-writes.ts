@@ -24,7 +24,7 @@ import type { Kind } from '../kind.js';
  *
  * @example
  * ```ts
- * const client = live.withCache(reader, { readYourWrites: { timeoutMs: 2_000 } });
+ * const cached = client.withoutCache().withCache(mgr.cache, { readYourWrites: { timeoutMs: 2_000 } });
  * ```
  */
 export interface ReadYourWritesOptions {
@@ -72,6 +72,12 @@ class Ticket {
  *
  * @example
  * ```ts
+ * import { ConfigMap } from '@operant/runtime';
+ * import { WriteTracker } from './read-your-writes.js';
+ *
+ * const tracker = new WriteTracker(mgr.cache, {});
+ * const live = client.withoutCache();
+ * const obj = await live.get(ConfigMap, 'settings', { namespace: 'default' });
  * const pending = tracker.begin(ConfigMap, 'default', 'settings');
  * try {
  *   const cm = await live.update(ConfigMap, obj);
@@ -92,10 +98,13 @@ export interface PendingWrite {
  *
  * @example
  * ```ts
- * const tracker = new WriteTracker(reader, { timeoutMs: 5_000 });
+ * import { ConfigMap } from '@operant/runtime';
+ * import { WriteTracker } from './read-your-writes.js';
+ *
+ * const tracker = new WriteTracker(mgr.cache, { timeoutMs: 5_000 });
  * // before a cached read of default/settings:
  * const visible = await tracker.settle(ConfigMap, false, { namespace: 'default', name: 'settings' }, signal);
- * if (!visible) return live.get(ConfigMap, 'settings', { namespace: 'default' });
+ * const settings = visible ? await mgr.cache.get(ConfigMap, 'settings', { namespace: 'default' }) : await mgr.apiReader.get(ConfigMap, 'settings', { namespace: 'default' });
  * ```
  */
 export class WriteTracker {

@@ -56,7 +56,10 @@ function seconds(fromMs: number): number {
  *
  * @example
  * ```ts
- * const transport = new Transport(config, { limiter, metrics: noopRequestMetrics, userAgent: 'me', onWarning: console.warn });
+ * import { noopRequestMetrics, RequestRateLimiter } from '@operant/runtime';
+ * import { Transport } from './transport.js';
+ *
+ * const transport = new Transport(client.config, { limiter: new RequestRateLimiter(20, 30), metrics: noopRequestMetrics, userAgent: 'me', onWarning: console.warn });
  * const res = await transport.send({ method: 'GET', path: '/api/v1/namespaces' });
  * ```
  */

@@ -74,7 +74,13 @@ class EventDecoder<T extends KubeObject> {
  *
  * @example
  * ```ts
- * for await (const event of watchEvents<Pod>(response, 'GET /api/v1/pods?watch=1', signal)) console.log(event.type);
+ * import type { IncomingMessage } from 'node:http';
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { Typed } from '@operant/runtime';
+ * import { watchEvents } from './watch-stream.js';
+ *
+ * declare const response: IncomingMessage; // the answer to GET /api/v1/pods?watch=1
+ * for await (const event of watchEvents<Typed<corev1.Pod>>(response, 'GET /api/v1/pods?watch=1', signal)) console.log(event.type);
  * ```
  */
 export async function* watchEvents<T extends KubeObject>(res: IncomingMessage, request: string, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
@@ -115,7 +121,13 @@ export async function* watchEvents<T extends KubeObject>(res: IncomingMessage, r
  *
  * @example
  * ```ts
- * await readWatchEvents<Pod>(response, 'GET /api/v1/pods?watch=1', signal, (events) => {
+ * import type { IncomingMessage } from 'node:http';
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { Typed } from '@operant/runtime';
+ * import { readWatchEvents } from './watch-stream.js';
+ *
+ * declare const response: IncomingMessage; // the answer to GET /api/v1/pods?watch=1
+ * await readWatchEvents<Typed<corev1.Pod>>(response, 'GET /api/v1/pods?watch=1', signal, (events) => {
  *   for (const event of events) console.log(event.type, event.object.metadata.name);
  * });
  * ```

@@ -10,6 +10,9 @@ import type { ClientCertificate, CredentialProvider } from './credentials.js';
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import type { TlsConfig } from '@operant/runtime';
+ *
  * const tls: TlsConfig = { ca: await readFile('ca.crt', 'utf8'), insecureSkipTlsVerify: false, serverName: 'kubernetes.default.svc' };
  * ```
  */
@@ -30,6 +33,9 @@ export interface TlsConfig {
  *
  * @example
  * ```ts
+ * import { Client, loadKubeConfig } from '@operant/runtime';
+ *
+ * const config = await loadKubeConfig();
  * const asJane = Client.fromConfig({ ...config, impersonate: { user: 'jane', groups: ['system:authenticated'] } });
  * ```
  */
@@ -45,6 +51,8 @@ export interface Impersonation {
  *
  * @example
  * ```ts
+ * import { Client, loadKubeConfig } from '@operant/runtime';
+ *
  * const config = await loadKubeConfig();
  * console.log(config.server, config.namespace, config.credentials.description);
  * const client = Client.fromConfig(config);

@@ -9,6 +9,9 @@
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { type ClientCertificate, staticCredentials } from '@operant/runtime';
+ *
  * const clientCertificate: ClientCertificate = { cert: await readFile('client.crt', 'utf8'), key: await readFile('client.key', 'utf8') };
  * const provider = staticCredentials({ clientCertificate }, 'client certificate');
  * ```
@@ -23,6 +26,8 @@ export interface ClientCertificate {
  *
  * @example
  * ```ts
+ * import { type Credentials, staticCredentials } from '@operant/runtime';
+ *
  * const credentials: Credentials = { basic: { username: 'admin', password: 's3cret' } };
  * const provider = staticCredentials(credentials, 'basic auth');
  * ```
@@ -41,6 +46,8 @@ export interface Credentials {
  *
  * @example
  * ```ts
+ * import type { CredentialProvider } from '@operant/runtime';
+ *
  * const provider: CredentialProvider = { description: 'fixed token', credentials: async () => ({ token: 'abc' }) };
  * ```
  */
@@ -61,6 +68,8 @@ export interface CredentialProvider {
  *
  * @example
  * ```ts
+ * import { staticCredentials } from '@operant/runtime';
+ *
  * const provider = staticCredentials({ token: 'abc' }, 'token');
  * ```
  */

@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import { KubeConfigError, loadKubeConfig } from '@operant/runtime';
+ *
  * try {
  *   await loadKubeConfig({ context: 'prod' });
  * } catch (e) {

@@ -17,6 +17,10 @@ const supportedApiVersions = ['client.authentication.k8s.io/v1', 'client.authent
  *
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { ExecCredentialProvider, type ExecClusterInfo } from '@operant/runtime';
+ *
+ * const caPem = readFileSync('ca.crt', 'utf8');
  * const cluster: ExecClusterInfo = { server: 'https://10.0.0.1:6443', 'certificate-authority-data': Buffer.from(caPem).toString('base64') };
  * new ExecCredentialProvider({ apiVersion: 'client.authentication.k8s.io/v1', command: 'my-plugin', provideClusterInfo: true }, { source: 'kubeconfig /home/me/.kube/config', cluster });
  * ```
@@ -34,8 +38,10 @@ export interface ExecClusterInfo {
  *
  * @example
  * ```ts
+ * import { ExecCredentialProvider, type ExecCredentialOptions } from '@operant/runtime';
+ *
  * const options: ExecCredentialOptions = { source: 'kubeconfig /home/me/.kube/config', user: 'prod' };
- * const provider = new ExecCredentialProvider(exec, options);
+ * const provider = new ExecCredentialProvider({ apiVersion: 'client.authentication.k8s.io/v1', command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'prod'] }, options);
  * ```
  */
 export interface ExecCredentialOptions {
@@ -64,6 +70,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import { ExecCredentialProvider } from '@operant/runtime';
+ *
  * const provider = new ExecCredentialProvider(
  *   { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'prod'] },
  *   { source: 'kubeconfig /home/me/.kube/config', user: 'prod' },

@@ -15,6 +15,10 @@ import { TokenFileProvider } from './token-file.js';
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { join } from 'node:path';
+ * import { serviceAccountDir } from '@operant/runtime';
+ *
  * const token = await readFile(join(serviceAccountDir, 'token'), 'utf8');
  * ```
  */
@@ -25,6 +29,8 @@ export const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount'
  *
  * @example
  * ```ts
+ * import { loadInClusterConfig } from '@operant/runtime';
+ *
  * await loadInClusterConfig({ serviceAccountDir: '/tmp/sa', env: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' } });
  * ```
  */
@@ -42,6 +48,8 @@ const source = 'in-cluster config';
  *
  * @example
  * ```ts
+ * import { inClusterAvailable, loadInClusterConfig, loadKubeConfig } from '@operant/runtime';
+ *
  * const config = (await inClusterAvailable()) ? await loadInClusterConfig() : await loadKubeConfig();
  * ```
  */
@@ -61,6 +69,8 @@ export async function inClusterAvailable(options: InClusterOptions = {}): Promis
  *
  * @example
  * ```ts
+ * import { Client, loadInClusterConfig } from '@operant/runtime';
+ *
  * const config = await loadInClusterConfig(); // in a pod
  * const client = Client.fromConfig(config);
  * ```

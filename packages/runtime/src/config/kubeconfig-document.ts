@@ -12,6 +12,10 @@ import { KubeConfigError, kubeconfigSource } from './errors.js';
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { parseKubeConfig, type KubeConfigCluster } from '@operant/runtime';
+ *
+ * const doc = await parseKubeConfig(await readFile('kubeconfig', 'utf8'), { file: 'kubeconfig', baseDir: '.' });
  * const cluster: KubeConfigCluster | undefined = doc.clusters.get('prod')?.value;
  * console.log(cluster?.server);
  * ```
@@ -31,6 +35,8 @@ export interface KubeConfigCluster {
  *
  * @example
  * ```ts
+ * import type { ExecEnvVar } from '@operant/runtime';
+ *
  * const env: ExecEnvVar[] = [{ name: 'AWS_PROFILE', value: 'prod' }];
  * ```
  */
@@ -44,6 +50,8 @@ export interface ExecEnvVar {
  *
  * @example
  * ```ts
+ * import { type ExecConfig, ExecCredentialProvider } from '@operant/runtime';
+ *
  * const exec: ExecConfig = { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'prod'] };
  * const provider = new ExecCredentialProvider(exec, { source: 'kubeconfig /home/me/.kube/config' });
  * ```
@@ -63,6 +71,9 @@ export interface ExecConfig {
  *
  * @example
  * ```ts
+ * import type { KubeConfigDocument, KubeConfigUser } from '@operant/runtime';
+ *
+ * declare const doc: KubeConfigDocument; // from parseKubeConfig
  * const user: KubeConfigUser | undefined = doc.users.get('admin')?.value;
  * if (user?.exec) console.log(`credentials from ${user.exec.command}`);
  * ```
@@ -89,6 +100,9 @@ export interface KubeConfigUser {
  *
  * @example
  * ```ts
+ * import type { KubeConfigContext, KubeConfigDocument } from '@operant/runtime';
+ *
+ * declare const doc: KubeConfigDocument; // from parseKubeConfig
  * const context: KubeConfigContext | undefined = doc.contexts.get(doc.currentContext)?.value;
  * console.log(context?.cluster, context?.user, context?.namespace ?? 'default');
  * ```
@@ -105,6 +119,9 @@ export interface KubeConfigContext {
  *
  * @example
  * ```ts
+ * import { mergeKubeConfigs, type KubeConfigDocument, type KubeConfigUser, type Sourced } from '@operant/runtime';
+ *
+ * declare const docs: KubeConfigDocument[]; // from parseKubeConfig, in KUBECONFIG order
  * const entry: Sourced<KubeConfigUser> | undefined = mergeKubeConfigs(docs).users.get('admin');
  * console.log(`user admin is from ${entry?.file ?? 'inline text'}`);
  * ```
@@ -119,6 +136,12 @@ export interface Sourced<T> {
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { homedir } from 'node:os';
+ * import { dirname, join } from 'node:path';
+ * import { parseKubeConfig, type KubeConfigDocument } from '@operant/runtime';
+ *
+ * const path = join(homedir(), '.kube', 'config');
  * const doc: KubeConfigDocument = await parseKubeConfig(await readFile(path, 'utf8'), { file: path, baseDir: dirname(path) });
  * console.log(doc.currentContext, [...doc.contexts.keys()]);
  * ```
@@ -328,6 +351,11 @@ async function parseText(source: string, text: string): Promise<unknown> {
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { dirname } from 'node:path';
+ * import { parseKubeConfig } from '@operant/runtime';
+ *
+ * const path = '/home/me/.kube/config';
  * const doc = await parseKubeConfig(await readFile(path, 'utf8'), { file: path, baseDir: dirname(path) });
  * doc.contexts.get(doc.currentContext);
  * ```

@@ -20,6 +20,8 @@ import { resolveContext } from './resolve-context.js';
  *
  * @example
  * ```ts
+ * import { loadKubeConfig } from '@operant/runtime';
+ *
  * const config = await loadKubeConfig({ path: '/etc/operator/kubeconfig', context: 'prod', onWarning: (w) => console.warn(w) });
  * ```
  */
@@ -89,6 +91,8 @@ function defaultWarn(message: string): void {
  *
  * @example
  * ```ts
+ * import { Client, loadKubeConfig } from '@operant/runtime';
+ *
  * const config = await loadKubeConfig();                       // what kubectl would use
  * const staging = await loadKubeConfig({ context: 'staging' }); // another context
  * const local = await loadKubeConfig({ path: '.operant/kubeconfig' });

@@ -8,6 +8,9 @@ import { emptyDocument, type KubeConfigDocument } from './kubeconfig-document.js
  *
  * @example
  * ```ts
+ * import { mergeKubeConfigs, type KubeConfigDocument } from '@operant/runtime';
+ *
+ * declare const first: KubeConfigDocument, second: KubeConfigDocument;
  * const merged = mergeKubeConfigs([first, second]); // first's entries win
  * ```
  */

@@ -109,6 +109,10 @@ function impersonation(user: KubeConfigUser): Impersonation | undefined {
  * @param contextName the context to use; `doc.currentContext` when omitted.
  * @example
  * ```ts
+ * import { mergeKubeConfigs, resolveContext, type KubeConfigDocument } from '@operant/runtime';
+ *
+ * declare const docs: KubeConfigDocument[]; // parsed from `files`, in KUBECONFIG order
+ * const files = ['/home/me/.kube/config', '/home/me/.kube/kind'];
  * const config = await resolveContext(mergeKubeConfigs(docs), files, 'kind-dev');
  * ```
  */

@@ -19,6 +19,8 @@ function fingerprint(s: { ino: bigint; size: bigint; mtimeNs: bigint }): string 
  *
  * @example
  * ```ts
+ * import { TokenFileProvider } from '@operant/runtime';
+ *
  * const provider = new TokenFileProvider('/var/run/secrets/kubernetes.io/serviceaccount/token', 'in-cluster');
  * const { token } = await provider.credentials();
  * ```

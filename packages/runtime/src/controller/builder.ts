@@ -23,7 +23,9 @@ import { kindSource, type Source } from './source.js';
  *
  * @example
  * ```ts
- * const deps: ControllerDeps = { client, informers: new SharedInformerFactory(client), logger: pino() };
+ * import { createLogger, SharedInformerFactory, type ControllerDeps } from '@operant/runtime';
+ *
+ * const deps: ControllerDeps = { client, informers: new SharedInformerFactory(client), logger: createLogger() };
  * ```
  */
 export interface ControllerDeps {
@@ -48,7 +50,9 @@ export interface ControllerDeps {
  *
  * @example
  * ```ts
- * builder.for(Deployment, { predicates: [generationChanged()], informer: { namespace: 'prod' } });
+ * import { Deployment, generationChanged } from '@operant/runtime';
+ *
+ * mgr.controller('deployments').for(Deployment, { predicates: [generationChanged()], informer: { namespace: 'prod' } });
  * ```
  */
 export interface ForOptions<T extends KubeObject> {
@@ -63,7 +67,9 @@ export interface ForOptions<T extends KubeObject> {
  *
  * @example
  * ```ts
- * builder.owns(Secret, { predicates: [resourceVersionChanged()], matchEveryOwner: false });
+ * import { ConfigMap, resourceVersionChanged, Secret } from '@operant/runtime';
+ *
+ * mgr.controller('configmaps').for(ConfigMap).owns(Secret, { predicates: [resourceVersionChanged()], matchEveryOwner: false });
  * ```
  */
 export interface OwnsOptions<T extends KubeObject> extends ForOptions<T> {
@@ -76,7 +82,13 @@ export interface OwnsOptions<T extends KubeObject> extends ForOptions<T> {
  *
  * @example
  * ```ts
- * builder.watches(Pod, podsToSets, { predicates: [labelsChanged()] });
+ * import { labelsChanged, Pod } from '@operant/runtime';
+ *
+ * // Each Pod maps to the set named in its `set` label.
+ * mgr.controller('sets').watches(Pod, (pod) => {
+ *   const set = pod.metadata.labels?.['set'];
+ *   return set ? [{ namespace: pod.metadata.namespace ?? '', name: set }] : [];
+ * }, { predicates: [labelsChanged()] });
  * ```
  */
 export type WatchesOptions<T extends KubeObject> = ForOptions<T>;
@@ -89,10 +101,12 @@ type PendingWatch = (filters: readonly Predicate[], forKind: Kind | undefined) =
  *
  * @example
  * ```ts
+ * import { ConfigMap, controllerBuilder, labelSelectorPredicate, Namespace, not, Secret } from '@operant/runtime';
+ *
  * const controller = controllerBuilder('configmap-secrets', { client, informers })
  *   .for(ConfigMap)
  *   .owns(Secret)
- *   .watches(Namespace, (ns) => configMapsIn(ns))
+ *   .watches(Namespace, (ns) => [{ namespace: ns.metadata.name ?? '', name: 'settings' }]) // each namespace's settings
  *   .withEventFilter(not(labelSelectorPredicate('skip=true')))
  *   .maxConcurrentReconciles(4)
  *   .reconcile(async (req, { client, log }) => {
@@ -209,6 +223,8 @@ export class ControllerBuilder {
  *
  * @example
  * ```ts
+ * import { controllerBuilder, Deployment, generationChanged } from '@operant/runtime';
+ *
  * const controller = controllerBuilder('deployments', { client, informers })
  *   .for(Deployment, { predicates: [generationChanged()] })
  *   .reconcile(async (req) => console.log('spec changed', req));

@@ -604,7 +604,7 @@ describe('Workers and the queue', () => {
     const controller = controllerBuilder('never-synced', { client, informers, logger: new CapturingLogger(), cacheSyncTimeoutMs: 50 })
       .for(ConfigMap)
       .reconcile(() => undefined);
-    await assert.rejects(controller.start(new AbortController().signal), /timed out after 50 ms waiting for caches to sync \(configmaps@ctl-\d+\)/);
+    await assert.rejects(controller.start(new AbortController().signal), /failed to wait for never-synced caches to sync configmaps@ctl-\d+: timed out waiting for cache to be synced for Kind ConfigMap \(v1\)$/);
   });
 });
 

@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LogFields } from '../cache/logger.js';
+import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
 import type { Client } from '../client/index.js';
 import { realClock, type Clock } from '../workqueue/clock.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
@@ -37,6 +38,8 @@ import type { Source, SourceContext } from './source.js';
  *
  * @example
  * ```ts
+ * import type { ReconcileResult } from '@operant/runtime';
+ *
  * const result: ReconcileResult = { requeueAfter: 30_000 }; // check again in 30 s
  * ```
  */
@@ -50,6 +53,8 @@ export interface ReconcileResult {
  *
  * @example
  * ```ts
+ * import { ConfigMap, type ReconcileFunc } from '@operant/runtime';
+ *
  * const fn: ReconcileFunc = async (req, { client, log, signal }) => {
  *   log.info({}, 'reconciling');
  *   await client.get(ConfigMap, req.name, { namespace: req.namespace, signal });
@@ -74,11 +79,12 @@ export interface ReconcileContext {
  *
  * @example
  * ```ts
+ * import { ConfigMap, ignoreNotFound, type ReconcileFunc } from '@operant/runtime';
+ *
  * const reconcile: ReconcileFunc = async (req, { client }) => {
  *   const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
- *   if (!cm) return;                     // deleted: owned objects are garbage-collected
- *   await ensureSecretFor(client, cm);
- *   return { requeueAfter: 60_000 };
+ *   if (!cm) return;                                          // deleted: owned objects are garbage-collected
+ *   if (cm.data?.['ready'] !== 'true') return { requeueAfter: 60_000 }; // look again in a minute
  * };
  * ```
  */
@@ -89,7 +95,9 @@ export type ReconcileFunc = (req: Request, ctx: ReconcileContext) => Promise<Rec
  *
  * @example
  * ```ts
- * const options: ControllerOptions = { name: 'configmaps', client, reconcile, maxConcurrentReconciles: 4 };
+ * import type { ControllerOptions } from '@operant/runtime';
+ *
+ * const options: ControllerOptions = { name: 'configmaps', client, reconcile: async (req) => log.info({ req }, 'reconciling'), maxConcurrentReconciles: 4 };
  * ```
  */
 export interface ControllerOptions {
@@ -111,7 +119,11 @@ export interface ControllerOptions {
   logger?: ControllerLogger;
   /** Fields added to every reconcile's log lines (the builder adds `controllerGroup` and `controllerKind`). */
   logFields?: LogFields;
-  /** How long `start` waits for the sources' caches to sync before it fails; default 2 minutes. */
+  /**
+   * How long `start` waits for the sources' caches to sync before it fails
+   * with a {@link CacheSyncTimeoutError}; default 2 minutes. A source whose
+   * kind is not served fails it at once ({@link NoKindMatchError}).
+   */
   cacheSyncTimeoutMs?: number;
   clock?: Clock;
 }
@@ -121,6 +133,9 @@ export interface ControllerOptions {
  *
  * @example
  * ```ts
+ * import { ConfigMap, controllerBuilder } from '@operant/runtime';
+ *
+ * const controller = controllerBuilder('configmaps', { client, informers }).for(ConfigMap).reconcile(() => undefined);
  * if (controller.state === 'new') void controller.start(signal);
  * ```
  */
@@ -131,7 +146,9 @@ export type ControllerState = 'new' | 'running' | 'stopped';
  *
  * @example
  * ```ts
- * const controller = new Controller({ name: 'configmaps', client, reconcile });
+ * import { ConfigMap, Controller, enqueueObject, kindSource } from '@operant/runtime';
+ *
+ * const controller = new Controller({ name: 'configmaps', client, reconcile: (req) => log.info({ req }, 'reconciling') });
  * controller.watch(kindSource(informers.informerFor(ConfigMap), enqueueObject()));
  * const ac = new AbortController();
  * informers.startAll(ac.signal);
@@ -176,7 +193,8 @@ export class Controller {
 
   /**
    * Runs the controller until `signal` aborts: starts the sources, waits for
-   * their caches to sync (rejecting after `cacheSyncTimeoutMs`), then runs the
+   * their caches to sync (rejecting after `cacheSyncTimeoutMs`, or at once when
+   * a watched kind is not served: {@link NoKindMatchError}), then runs the
    * workers. On abort the queue stops taking work, in-flight reconciles finish
    * (their `signal` is aborted too), and the promise resolves with no timer
    * left behind. A controller starts once.
@@ -230,14 +248,16 @@ export class Controller {
     const timer = this.clock.setTimer(() => timeout.abort(), timeoutMs);
     try {
       const both = AbortSignal.any([signal, timeout.signal]);
+      // A source that can never sync (its kind is not served) rejects, and so does this at once.
       const synced = await Promise.all(this.sources.map((s) => s.waitForSync(both)));
       if (signal.aborted || synced.every(Boolean)) return;
-      const pending = this.sources.filter((s) => !s.hasSynced()).map((s) => s.description);
-      throw new Error(
-        timeout.signal.aborted
-          ? `controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync (${pending.join(', ')}); is the SharedInformerFactory started?`
-          : `controller ${this.name}: a source stopped before its cache synced (${pending.join(', ')})`,
-      );
+      const pending = this.sources.filter((s) => !s.hasSynced());
+      if (!timeout.signal.aborted) {
+        throw new Error(`controller ${this.name}: a source stopped before its cache synced (${pending.map((s) => s.description).join(', ')})`);
+      }
+      // controller-runtime names the first source that did not sync.
+      const first = pending[0];
+      throw new CacheSyncTimeoutError({ waiter: this.name, source: first?.description ?? 'sources', kind: first?.kind, timeoutMs });
     } finally {
       timer.cancel();
     }

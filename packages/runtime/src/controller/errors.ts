@@ -1,10 +1,11 @@
 /**
  * How a controller classifies what a reconcile throws: a terminal error (not
  * retried), a conflict (requeued quietly), a crash (a "panic": counted), or an
- * ordinary failure (retried with backoff). Wrapped errors are looked through
- * along their `cause` chain, as Go's `errors.Is` unwraps.
+ * ordinary failure (retried with backoff); and `ignoreNotFound`, for the
+ * failure a reconcile usually expects (the object is gone). Wrapped errors are
+ * looked through along their `cause` chain, as Go's `errors.Is` unwraps.
  */
-import { isConflict } from '../client/index.js';
+import { isConflict, isNotFound } from '../client/index.js';
 
 /**
  * A failure that retrying cannot fix (invalid user input, say): the controller
@@ -13,7 +14,10 @@ import { isConflict } from '../client/index.js';
  *
  * @example
  * ```ts
- * if (!isValidCron(cron.spec.schedule)) throw new TerminalError(`invalid schedule ${cron.spec.schedule}`);
+ * import { TerminalError } from '@operant/runtime';
+ *
+ * declare const cron: { spec: { schedule: string } };
+ * if (!/^(\S+\s+){4}\S+$/.test(cron.spec.schedule)) throw new TerminalError(`invalid schedule ${cron.spec.schedule}`);
  * // or wrap: throw new TerminalError(err);
  * ```
  */
@@ -34,6 +38,8 @@ export class TerminalError extends Error {
  *
  * @example
  * ```ts
+ * import { isTerminalError, TerminalError } from '@operant/runtime';
+ *
  * isTerminalError(new Error('applying', { cause: new TerminalError('bad spec') })); // true
  * ```
  */
@@ -47,11 +53,45 @@ export function isTerminalError(err: unknown): boolean {
  *
  * @example
  * ```ts
- * isConflictError(new Error('updating status', { cause: apiError409 })); // true
+ * import { ConfigMap, isConflictError } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * try {
+ *   await client.updateStatus(ConfigMap, cm);
+ * } catch (err) {
+ *   if (isConflictError(new Error('updating status', { cause: err }))) console.log('stale: requeue quietly');
+ * }
  * ```
  */
 export function isConflictError(err: unknown): boolean {
   return inCauseChain(err, isConflict);
+}
+
+/**
+ * Ignores a 404 NotFound from the API server, also wrapped in other errors'
+ * `cause` (controller-runtime's `client.IgnoreNotFound`): returns undefined
+ * for it, and rethrows anything else. As a `.catch` handler it turns a read
+ * of an object that may be gone into `T | undefined`; in a `catch` block it
+ * keeps "already deleted" from failing the reconcile.
+ *
+ * @example
+ * ```ts
+ * import { ConfigMap, ignoreNotFound, type ReconcileFunc } from '@operant/runtime';
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
+ *   if (!cm) return; // deleted since the event: nothing to do
+ *   try {
+ *     await client.delete(ConfigMap, `${req.name}-draft`, { namespace: req.namespace });
+ *   } catch (err) {
+ *     ignoreNotFound(err); // gone already is fine; any other error fails the reconcile
+ *   }
+ * };
+ * ```
+ */
+export function ignoreNotFound(err: unknown): undefined {
+  if (inCauseChain(err, isNotFound)) return undefined;
+  throw err;
 }
 
 const runtimeErrors: ReadonlyArray<new (...args: never[]) => Error> = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -64,7 +104,10 @@ const runtimeErrors: ReadonlyArray<new (...args: never[]) => Error> = [TypeError
  *
  * @example
  * ```ts
- * try { obj.spec.replicas; } catch (e) { isPanic(e); } // true: a TypeError
+ * import { isPanic } from '@operant/runtime';
+ *
+ * const obj: { spec?: { replicas: number } } = {};
+ * try { obj.spec!.replicas; } catch (e) { isPanic(e); } // true: a TypeError
  * isPanic(new Error('backend down')); // false
  * ```
  */

@@ -11,7 +11,10 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
- * const onCreate = (e: CreateEvent<ConfigMapObject>) => !e.isInInitialList;
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { CreateEvent, Typed } from '@operant/runtime';
+ *
+ * const onCreate = (e: CreateEvent<Typed<corev1.ConfigMap>>) => !e.isInInitialList;
  * ```
  */
 export interface CreateEvent<T extends KubeObject> {
@@ -26,7 +29,10 @@ export interface CreateEvent<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const specChanged = (e: UpdateEvent<DeploymentObject>) => e.oldObject.metadata.generation !== e.object.metadata.generation;
+ * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+ * import type { Typed, UpdateEvent } from '@operant/runtime';
+ *
+ * const specChanged = (e: UpdateEvent<Typed<appsv1.Deployment>>) => e.oldObject.metadata.generation !== e.object.metadata.generation;
  * ```
  */
 export interface UpdateEvent<T extends KubeObject> {
@@ -40,7 +46,10 @@ export interface UpdateEvent<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const onDelete = (e: DeleteEvent<SecretObject>) => !e.deleteStateUnknown;
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { DeleteEvent, Typed } from '@operant/runtime';
+ *
+ * const onDelete = (e: DeleteEvent<Typed<corev1.Secret>>) => !e.deleteStateUnknown;
  * ```
  */
 export interface DeleteEvent<T extends KubeObject> {
@@ -53,6 +62,8 @@ export interface DeleteEvent<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import type { GenericEvent, KubeObject } from '@operant/runtime';
+ *
  * const onGeneric = (e: GenericEvent<KubeObject>) => e.object.metadata.namespace === 'default';
  * ```
  */

@@ -15,7 +15,10 @@ import { requestFor, requestKey, type Request } from './request.js';
  *
  * @example
  * ```ts
- * const toNamespace: RequestMapper<PodObject> = (pod) => [{ namespace: '', name: pod.metadata.namespace ?? '' }];
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { RequestMapper, Typed } from '@operant/runtime';
+ *
+ * const toNamespace: RequestMapper<Typed<corev1.Pod>> = (pod) => [{ namespace: '', name: pod.metadata.namespace ?? '' }];
  * ```
  */
 export type RequestMapper<T extends KubeObject> = (obj: T) => Iterable<Request>;
@@ -25,6 +28,8 @@ export type RequestMapper<T extends KubeObject> = (obj: T) => Iterable<Request>;
  *
  * @example
  * ```ts
+ * import { enqueueObject } from '@operant/runtime';
+ *
  * enqueueObject()({ metadata: { namespace: 'default', name: 'web' } }); // [{ namespace: 'default', name: 'web' }]
  * ```
  */
@@ -37,6 +42,8 @@ export function enqueueObject<T extends KubeObject>(): RequestMapper<T> {
  *
  * @example
  * ```ts
+ * import type { EnqueueOwnerOptions } from '@operant/runtime';
+ *
  * const options: EnqueueOwnerOptions = { onlyController: false };
  * ```
  */
@@ -54,8 +61,12 @@ export interface EnqueueOwnerOptions {
  *
  * @example
  * ```ts
- * const toFoo = enqueueOwner(Foo); // Foo: samplecontroller.k8s.io/v1alpha1, namespaced
- * toFoo(deployment); // [{ namespace: 'default', name: 'example-foo' }] when the Foo controls it
+ * import { defineKind, Deployment, enqueueOwner } from '@operant/runtime';
+ *
+ * const Foo = defineKind({ group: 'samplecontroller.k8s.io', version: 'v1alpha1', kind: 'Foo', plural: 'foos', namespaced: true });
+ * const toFoo = enqueueOwner(Foo);
+ * const deployment = await client.get(Deployment, 'example-foo', { namespace: 'default' });
+ * toFoo(deployment); // [{ namespace: 'default', name: 'example-foo' }] when a Foo controls it
  * ```
  */
 export function enqueueOwner<T extends KubeObject>(ownerKind: Kind, options: EnqueueOwnerOptions = {}): RequestMapper<T> {
@@ -79,7 +90,10 @@ export function enqueueOwner<T extends KubeObject>(ownerKind: Kind, options: Enq
  *
  * @example
  * ```ts
- * const toConfigMap = enqueueMapped<SecretObject>((s) => [{ namespace: s.metadata.namespace ?? '', name: s.metadata.labels?.['config'] ?? '' }]);
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import { enqueueMapped, type Typed } from '@operant/runtime';
+ *
+ * const toConfigMap = enqueueMapped<Typed<corev1.Secret>>((s) => [{ namespace: s.metadata.namespace ?? '', name: s.metadata.labels?.['config'] ?? '' }]);
  * ```
  */
 export function enqueueMapped<T extends KubeObject>(map: RequestMapper<T>): RequestMapper<T> {
@@ -93,7 +107,12 @@ export function enqueueMapped<T extends KubeObject>(map: RequestMapper<T>): Requ
  *
  * @example
  * ```ts
- * requestsForUpdate(enqueueOwner(Foo), oldDeployment, newDeployment);
+ * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+ * import { defineKind, enqueueOwner, requestsForUpdate, type Typed } from '@operant/runtime';
+ *
+ * const Foo = defineKind({ group: 'samplecontroller.k8s.io', version: 'v1alpha1', kind: 'Foo', plural: 'foos', namespaced: true });
+ * declare const oldDeployment: Typed<appsv1.Deployment>, newDeployment: Typed<appsv1.Deployment>;
+ * requestsForUpdate(enqueueOwner(Foo), oldDeployment, newDeployment); // the old owner and the new one
  * ```
  */
 export function requestsForUpdate<T extends KubeObject>(mapper: RequestMapper<T>, oldObject: T, object: T): Request[] {

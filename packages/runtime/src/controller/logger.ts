@@ -12,6 +12,8 @@ import type { LogFields } from '../cache/logger.js';
  * @example
  * ```ts
  * import pino from 'pino';
+ * import { controllerBuilder } from '@operant/runtime';
+ *
  * controllerBuilder('configmaps', { client, informers, logger: pino() });
  * ```
  */
@@ -25,11 +27,16 @@ export interface ControllerLogger {
 
 /**
  * A logger that adds `bindings` to every line: the logger's own `child` when
- * it has one, else a wrapper that merges the fields.
+ * it has one, else a wrapper that merges the fields. `bindings` must not
+ * repeat a key the logger already binds: pino writes a child's bindings after
+ * its parent's, so the line would carry the key twice, which many log
+ * pipelines reject (so the runtime's components each bind keys of their own).
  *
  * @example
  * ```ts
- * const log = childLogger(base, { controller: 'configmaps', namespace: 'default', name: 'web' });
+ * import { childLogger, createLogger } from '@operant/runtime';
+ *
+ * const log = childLogger(createLogger(), { controller: 'configmaps', namespace: 'default', name: 'web' });
  * log.info({}, 'reconciled'); // carries controller, namespace and name
  * ```
  */
@@ -64,6 +71,8 @@ function toStderr(level: string): (fields: LogFields, msg: string) => void {
  *
  * @example
  * ```ts
+ * import { controllerBuilder, stderrControllerLogger } from '@operant/runtime';
+ *
  * controllerBuilder('configmaps', { client, informers, logger: stderrControllerLogger });
  * ```
  */

@@ -10,6 +10,8 @@
  *
  * @example
  * ```ts
+ * import type { ReconcileResultLabel } from '@operant/runtime';
+ *
  * const results: ReconcileResultLabel[] = ['success', 'error', 'requeue', 'requeue_after'];
  * ```
  */
@@ -20,6 +22,8 @@ export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_af
  *
  * @example
  * ```ts
+ * import { controllerBuilder, type ControllerMetrics, noopControllerMetrics } from '@operant/runtime';
+ *
  * const totals = new Map<string, number>();
  * const metrics: ControllerMetrics = {
  *   ...noopControllerMetrics,
@@ -63,6 +67,8 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
+ * import { controllerBuilder, noopControllerMetrics } from '@operant/runtime';
+ *
  * controllerBuilder('configmaps', { client, informers, metrics: noopControllerMetrics });
  * ```
  */

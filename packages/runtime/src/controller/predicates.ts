@@ -13,8 +13,11 @@ import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './even
  *
  * @example
  * ```ts
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { Predicate, Typed } from '@operant/runtime';
+ *
  * const ignoreDeletes: Predicate = { delete: () => false };
- * const onlyAnnotated: Predicate<ConfigMapObject> = {
+ * const onlyAnnotated: Predicate<Typed<corev1.ConfigMap>> = {
  *   create: (e) => e.object.metadata.annotations?.['sync'] === 'true',
  *   update: (e) => e.object.metadata.annotations?.['sync'] === 'true',
  * };
@@ -33,6 +36,8 @@ export interface Predicate<T extends KubeObject = KubeObject> {
  *
  * @example
  * ```ts
+ * import { objectPredicate } from '@operant/runtime';
+ *
  * const inDefault = objectPredicate((obj) => obj.metadata.namespace === 'default');
  * ```
  */
@@ -52,7 +57,9 @@ export function objectPredicate<T extends KubeObject = KubeObject>(filter: (obj:
  *
  * @example
  * ```ts
- * controllerBuilder('deployments', deps).for(Deployment, { predicates: [generationChanged()] });
+ * import { Deployment, generationChanged } from '@operant/runtime';
+ *
+ * mgr.controller('deployments').for(Deployment, { predicates: [generationChanged()] });
  * ```
  */
 export function generationChanged(): Predicate {
@@ -65,7 +72,9 @@ export function generationChanged(): Predicate {
  *
  * @example
  * ```ts
- * builder.withEventFilter(resourceVersionChanged());
+ * import { ConfigMap, resourceVersionChanged } from '@operant/runtime';
+ *
+ * mgr.controller('configmaps').for(ConfigMap).withEventFilter(resourceVersionChanged());
  * ```
  */
 export function resourceVersionChanged(): Predicate {
@@ -77,7 +86,9 @@ export function resourceVersionChanged(): Predicate {
  *
  * @example
  * ```ts
- * builder.for(Pod, { predicates: [or(generationChanged(), labelsChanged())] });
+ * import { generationChanged, labelsChanged, or, Pod } from '@operant/runtime';
+ *
+ * mgr.controller('pods').for(Pod, { predicates: [or(generationChanged(), labelsChanged())] });
  * ```
  */
 export function labelsChanged(): Predicate {
@@ -89,7 +100,9 @@ export function labelsChanged(): Predicate {
  *
  * @example
  * ```ts
- * builder.for(Foo, { predicates: [or(generationChanged(), annotationsChanged())] });
+ * import { annotationsChanged, Deployment, generationChanged, or } from '@operant/runtime';
+ *
+ * mgr.controller('deployments').for(Deployment, { predicates: [or(generationChanged(), annotationsChanged())] });
  * ```
  */
 export function annotationsChanged(): Predicate {
@@ -104,8 +117,10 @@ export function annotationsChanged(): Predicate {
  *
  * @example
  * ```ts
- * builder.for(Pod, { predicates: [labelSelectorPredicate({ matchLabels: { app: 'web' } })] });
- * builder.withEventFilter(labelSelectorPredicate('tier in (gold,silver)'));
+ * import { labelSelectorPredicate, Pod } from '@operant/runtime';
+ *
+ * mgr.controller('web-pods').for(Pod, { predicates: [labelSelectorPredicate({ matchLabels: { app: 'web' } })] });
+ * mgr.controller('tiered-pods').for(Pod).withEventFilter(labelSelectorPredicate('tier in (gold,silver)'));
  * ```
  */
 export function labelSelectorPredicate(selector: string | LabelSelectorObject | ParsedLabelSelector): Predicate {
@@ -118,6 +133,8 @@ export function labelSelectorPredicate(selector: string | LabelSelectorObject | 
  *
  * @example
  * ```ts
+ * import { and, generationChanged, labelSelectorPredicate } from '@operant/runtime';
+ *
  * const p = and(generationChanged(), labelSelectorPredicate('app=web'));
  * ```
  */
@@ -135,6 +152,8 @@ export function and<T extends KubeObject = KubeObject>(...predicates: readonly P
  *
  * @example
  * ```ts
+ * import { generationChanged, labelsChanged, or } from '@operant/runtime';
+ *
  * const specOrLabels = or(generationChanged(), labelsChanged());
  * ```
  */
@@ -152,6 +171,8 @@ export function or<T extends KubeObject = KubeObject>(...predicates: readonly Pr
  *
  * @example
  * ```ts
+ * import { not, objectPredicate } from '@operant/runtime';
+ *
  * const notSystem = not(objectPredicate((o) => o.metadata.namespace === 'kube-system'));
  * ```
  */
@@ -169,7 +190,9 @@ export function not<T extends KubeObject = KubeObject>(predicate: Predicate<T>):
  *
  * @example
  * ```ts
- * passesCreate(generationChanged(), { object: cm, isInInitialList: true }); // true
+ * import { generationChanged, passesCreate } from '@operant/runtime';
+ *
+ * passesCreate(generationChanged(), { object: pod, isInInitialList: true }); // true
  * ```
  */
 export function passesCreate<T extends KubeObject>(predicate: Predicate<T>, event: CreateEvent<T>): boolean {
@@ -181,7 +204,11 @@ export function passesCreate<T extends KubeObject>(predicate: Predicate<T>, even
  *
  * @example
  * ```ts
- * passesUpdate(generationChanged(), { oldObject: before, object: after });
+ * import { generationChanged, passesUpdate } from '@operant/runtime';
+ *
+ * const before = pod;
+ * const after = { ...pod, metadata: { ...pod.metadata, generation: (pod.metadata.generation ?? 0) + 1 } };
+ * passesUpdate(generationChanged(), { oldObject: before, object: after }); // true: the spec changed
  * ```
  */
 export function passesUpdate<T extends KubeObject>(predicate: Predicate<T>, event: UpdateEvent<T>): boolean {
@@ -193,6 +220,8 @@ export function passesUpdate<T extends KubeObject>(predicate: Predicate<T>, even
  *
  * @example
  * ```ts
+ * import { labelSelectorPredicate, passesDelete } from '@operant/runtime';
+ *
  * passesDelete(labelSelectorPredicate('app=web'), { object: pod, deleteStateUnknown: false });
  * ```
  */
@@ -205,6 +234,8 @@ export function passesDelete<T extends KubeObject>(predicate: Predicate<T>, even
  *
  * @example
  * ```ts
+ * import { labelSelectorPredicate, passesGeneric } from '@operant/runtime';
+ *
  * passesGeneric(labelSelectorPredicate('app=web'), { object: pod });
  * ```
  */

@@ -12,6 +12,8 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import { ConfigMap, type Request } from '@operant/runtime'; // not the global fetch Request
+ *
  * const req: Request = { namespace: 'default', name: 'web' };
  * const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace });
  * ```
@@ -26,6 +28,8 @@ export interface Request {
  *
  * @example
  * ```ts
+ * import { requestKey } from '@operant/runtime';
+ *
  * requestKey({ namespace: 'default', name: 'web' }); // 'default/web'
  * requestKey({ namespace: '', name: 'node-1' });     // 'node-1'
  * ```
@@ -40,6 +44,8 @@ export function requestKey(req: Request): string {
  *
  * @example
  * ```ts
+ * import { requestFromKey } from '@operant/runtime';
+ *
  * requestFromKey('default/web'); // { namespace: 'default', name: 'web' }
  * requestFromKey('node-1');      // { namespace: '', name: 'node-1' }
  * ```
@@ -54,6 +60,8 @@ export function requestFromKey(key: string): Request {
  *
  * @example
  * ```ts
+ * import { requestFor } from '@operant/runtime';
+ *
  * requestFor({ metadata: { namespace: 'default', name: 'web' } }); // { namespace: 'default', name: 'web' }
  * ```
  */

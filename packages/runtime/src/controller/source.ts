@@ -6,6 +6,7 @@
 import type { KubeObject } from '@operant/apimachinery';
 import { deletedObject, isTombstone, type Tombstone } from '../cache/tombstone.js';
 import type { Informer } from '../cache/informer.js';
+import type { Kind } from '../kind.js';
 import { Priority } from '../workqueue/queue.js';
 import type { ControllerLogger } from './logger.js';
 import { passesCreate, passesDelete, passesGeneric, passesUpdate, type Predicate } from './predicates.js';
@@ -18,6 +19,9 @@ import type { Request } from './request.js';
  *
  * @example
  * ```ts
+ * import { Priority, type RequestQueue } from '@operant/runtime';
+ *
+ * declare const queue: RequestQueue; // what a source is given
  * queue.add({ namespace: 'default', name: 'web' }, Priority.low);
  * ```
  */
@@ -30,7 +34,11 @@ export interface RequestQueue {
  *
  * @example
  * ```ts
- * source.start({ queue, signal, logger });
+ * import { ConfigMap, enqueueObject, kindSource, requestKey, WorkQueue } from '@operant/runtime';
+ *
+ * const work = new WorkQueue<string>();
+ * const source = kindSource(informers.informerFor(ConfigMap), enqueueObject());
+ * source.start({ queue: { add: (req) => work.add(requestKey(req)) }, signal, logger: log });
  * ```
  */
 export interface SourceContext {
@@ -45,6 +53,8 @@ export interface SourceContext {
  *
  * @example
  * ```ts
+ * import type { Source } from '@operant/runtime';
+ *
  * const everyMinute: Source = {
  *   description: 'ticker',
  *   start({ queue, signal }) {
@@ -52,15 +62,22 @@ export interface SourceContext {
  *     signal.addEventListener('abort', () => clearInterval(t), { once: true });
  *   },
  *   waitForSync: async () => true,
+ *   hasSynced: () => true,
  * };
  * ```
  */
 export interface Source {
   /** Names the source in logs and errors, e.g. `configmaps`. */
   readonly description: string;
+  /** The kind whose cache the source waits for, if any: names it in a sync timeout's error. */
+  readonly kind?: Kind;
   /** Starts delivering requests to `context.queue`, until `context.signal` aborts. Returns at once. */
   start(context: SourceContext): void;
-  /** Resolves true once the source has delivered what existed when it started; false if `signal` aborts or the source ends first. */
+  /**
+   * Resolves true once the source has delivered what existed when it started;
+   * false if `signal` aborts or the source ends first. Rejects when the source
+   * cannot ever sync (its kind is not served: {@link NoKindMatchError}).
+   */
   waitForSync(signal: AbortSignal): Promise<boolean>;
   /** Whether {@link waitForSync} would resolve true now. */
   hasSynced(): boolean;
@@ -75,12 +92,15 @@ export interface Source {
  *
  * @example
  * ```ts
+ * import { ConfigMap, enqueueOwner, kindSource, resourceVersionChanged, Secret } from '@operant/runtime';
+ *
  * const source = kindSource(informers.informerFor(Secret), enqueueOwner(ConfigMap), [resourceVersionChanged()]);
  * ```
  */
 export function kindSource<T extends KubeObject>(informer: Informer<T>, mapper: RequestMapper<T>, predicates: readonly Predicate<T>[] = []): Source {
   return {
     description: informer.name,
+    kind: informer.kind,
     start({ queue, signal, logger }) {
       if (signal.aborted) return;
       if (informer.state === 'new') logger.info({ source: informer.name }, 'informer not started yet; waiting for it (start the SharedInformerFactory)');
@@ -116,8 +136,11 @@ export function kindSource<T extends KubeObject>(informer: Informer<T>, mapper: 
  *
  * @example
  * ```ts
+ * import { channelSource, ConfigMap, requestFor, type KubeObject } from '@operant/runtime';
+ *
+ * declare function externalChanges(signal: AbortSignal): AsyncIterable<KubeObject>; // e.g. a cloud provider's event feed
  * const source = channelSource((signal) => externalChanges(signal), (obj: KubeObject) => [requestFor(obj)]);
- * controllerBuilder('sync', deps).for(ConfigMap).watchesRawSource(source).reconcile(fn);
+ * mgr.controller('sync').for(ConfigMap).watchesRawSource(source).reconcile((req) => log.info({ req }, 'external change'));
  * ```
  */
 export function channelSource<T extends KubeObject>(

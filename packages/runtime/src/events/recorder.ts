@@ -21,7 +21,9 @@ import { EventNamer } from './time.js';
  *
  * @example
  * ```ts
- * const options: EventRecorderOptions = { reportingController: 'example.com/bucket-controller', logger: log, signal: ac.signal };
+ * import type { EventRecorderOptions } from '@operant/runtime';
+ *
+ * const options: EventRecorderOptions = { reportingController: 'example.com/bucket-controller', logger: log, signal };
  * ```
  */
 export interface EventRecorderOptions {
@@ -80,9 +82,11 @@ type Job = { op: 'create'; entry: CacheEntry } | { op: 'series'; entry: CacheEnt
  *
  * @example
  * ```ts
- * const recorder = new EventRecorder(client, { reportingController: 'example.com/bucket-controller' });
- * recorder.eventf(bucket, null, 'Normal', 'Provisioned', 'Provision', 'created bucket %s in %s', name, region);
- * recorder.event(bucket, 'Warning', 'QuotaExceeded', 'the account has no bucket quota left');
+ * import { EventRecorder } from '@operant/runtime';
+ *
+ * const recorder = new EventRecorder(client, { reportingController: 'example.com/pod-controller' });
+ * recorder.eventf(pod, null, 'Normal', 'Scheduled', 'Schedule', 'assigned %s to %s', pod.metadata.name, 'node-1');
+ * recorder.event(pod, 'Warning', 'QuotaExceeded', 'the namespace has no CPU quota left');
  * await recorder.close(); // on shutdown: writes what is pending
  * ```
  */
@@ -135,7 +139,11 @@ export class EventRecorder {
    *
    * @example
    * ```ts
-   * recorder.eventf(sidecarSet, pod, 'Normal', 'Injected', 'Inject', 'injected %d sidecars into %s', 2, pod.metadata.name);
+   * import { ConfigMap, EventRecorder } from '@operant/runtime';
+   *
+   * const recorder = new EventRecorder(client, { reportingController: 'example.com/sidecars' });
+   * const settings = await client.get(ConfigMap, 'sidecars', { namespace: 'default' });
+   * recorder.eventf(pod, settings, 'Normal', 'Injected', 'Inject', 'injected %d sidecars into %s', 2, pod.metadata.name);
    * ```
    */
   eventf(
@@ -161,6 +169,10 @@ export class EventRecorder {
    *
    * @example
    * ```ts
+   * import { ConfigMap, EventRecorder } from '@operant/runtime';
+   *
+   * const recorder = new EventRecorder(client, { reportingController: 'example.com/settings' });
+   * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
    * recorder.event(cm, 'Warning', 'InvalidData', 'key "mode" must be fast or slow');
    * ```
    */
@@ -174,7 +186,10 @@ export class EventRecorder {
    *
    * @example
    * ```ts
-   * recorder.event(obj, 'Normal', 'Synced', 'synced');
+   * import { EventRecorder } from '@operant/runtime';
+   *
+   * const recorder = new EventRecorder(client, { reportingController: 'example.com/pods' });
+   * recorder.event(pod, 'Normal', 'Synced', 'synced');
    * await recorder.flush();
    * ```
    */
@@ -190,6 +205,9 @@ export class EventRecorder {
    *
    * @example
    * ```ts
+   * import { EventRecorder } from '@operant/runtime';
+   *
+   * const recorder = new EventRecorder(client, { reportingController: 'example.com/pods' });
    * process.once('SIGTERM', () => void recorder.close().then(() => process.exit(0)));
    * ```
    */

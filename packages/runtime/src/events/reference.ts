@@ -10,6 +10,8 @@ import { apiVersionOfKind, type Kind } from '../kind.js';
  *
  * @example
  * ```ts
+ * import type { ObjectReference } from '@operant/runtime';
+ *
  * const ref: ObjectReference = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings', uid: '6f1c...' };
  * ```
  */
@@ -31,7 +33,11 @@ export interface ObjectReference {
  *
  * @example
  * ```ts
- * recorder.eventf(objectReference(cmWithoutTypeMeta, ConfigMap), null, 'Normal', 'Synced', 'Reconcile', 'synced');
+ * import { ConfigMap, EventRecorder, objectReference } from '@operant/runtime';
+ *
+ * const recorder = new EventRecorder(client, { reportingController: 'example.com/settings' });
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' }); // items of a list may lack apiVersion and kind
+ * recorder.eventf(objectReference(cm, ConfigMap), null, 'Normal', 'Synced', 'Reconcile', 'synced');
  * ```
  */
 export function objectReference(obj: KubeObject, kind?: Kind): ObjectReference {

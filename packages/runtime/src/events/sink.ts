@@ -17,6 +17,8 @@ import { microTime, rfc3339 } from '../time.js';
  *
  * @example
  * ```ts
+ * import { EventRecorder } from '@operant/runtime';
+ *
  * new EventRecorder(client, { reportingController: 'example.com/bucket-controller', api: 'v1' });
  * ```
  */
@@ -27,6 +29,8 @@ export type EventApi = 'events.k8s.io/v1' | 'v1';
  *
  * @example
  * ```ts
+ * import type { EventType } from '@operant/runtime';
+ *
  * const type: EventType = 'Warning';
  * ```
  */

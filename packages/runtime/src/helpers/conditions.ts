@@ -10,6 +10,8 @@ import { rfc3339 } from '../time.js';
  *
  * @example
  * ```ts
+ * import type { ConditionStatus } from '@operant/runtime';
+ *
  * const s: ConditionStatus = 'True';
  * ```
  */
@@ -20,6 +22,8 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
  *
  * @example
  * ```ts
+ * import type { Condition } from '@operant/runtime';
+ *
  * const ready: Condition = {
  *   type: 'Ready', status: 'True', observedGeneration: 3,
  *   lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'AllReplicasReady', message: '3/3 replicas ready',
@@ -46,6 +50,8 @@ export interface Condition {
  *
  * @example
  * ```ts
+ * import type { NewCondition } from '@operant/runtime';
+ *
  * const c: NewCondition = { type: 'Ready', status: 'False', reason: 'Pending', message: 'waiting for pods' };
  * ```
  */
@@ -56,6 +62,8 @@ export type NewCondition = Omit<Condition, 'lastTransitionTime'> & { lastTransit
  *
  * @example
  * ```ts
+ * import type { ConditionOptions } from '@operant/runtime';
+ *
  * const fixed: ConditionOptions = { now: () => new Date('2024-01-01T00:00:00Z') };
  * ```
  */
@@ -72,9 +80,15 @@ export interface ConditionOptions {
  *
  * @example
  * ```ts
- * obj.status.conditions ??= [];
- * if (setStatusCondition(obj.status.conditions, { type: 'Ready', status: 'True', reason: 'Synced', message: '', observedGeneration: obj.metadata.generation })) {
- *   await client.updateStatus(MyKind, obj);
+ * import { defineKind, setStatusCondition, type Condition, type Typed } from '@operant/runtime';
+ *
+ * type BucketObject = Typed<{ status?: { conditions?: Condition[] } }>;
+ * const Bucket = defineKind<BucketObject>({ group: 'example.com', version: 'v1', kind: 'Bucket', plural: 'buckets', namespaced: true });
+ * const bucket = await client.get(Bucket, 'photos', { namespace: 'default' });
+ * const status = (bucket.status ??= {});
+ * status.conditions ??= [];
+ * if (setStatusCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'Synced', message: '', observedGeneration: bucket.metadata.generation })) {
+ *   await client.updateStatus(Bucket, bucket);
  * }
  * ```
  */
@@ -115,7 +129,10 @@ export function setStatusCondition(conditions: Condition[], newCondition: NewCon
  *
  * @example
  * ```ts
- * removeStatusCondition(obj.status.conditions, 'Progressing');
+ * import { removeStatusCondition, type Condition } from '@operant/runtime';
+ *
+ * declare const conditions: Condition[]; // an object's status.conditions
+ * removeStatusCondition(conditions, 'Progressing');
  * ```
  */
 export function removeStatusCondition(conditions: Condition[], conditionType: string): boolean {
@@ -131,7 +148,10 @@ export function removeStatusCondition(conditions: Condition[], conditionType: st
  *
  * @example
  * ```ts
- * const ready = findStatusCondition(obj.status?.conditions, 'Ready');
+ * import { findStatusCondition, type Condition } from '@operant/runtime';
+ *
+ * declare const bucket: { status?: { conditions?: Condition[] } };
+ * const ready = findStatusCondition(bucket.status?.conditions, 'Ready');
  * console.log(ready?.reason);
  * ```
  */
@@ -144,7 +164,11 @@ export function findStatusCondition(conditions: readonly Condition[] | undefined
  *
  * @example
  * ```ts
- * if (!isStatusConditionTrue(obj.status?.conditions, 'Ready')) return { requeueAfter: 5000 };
+ * import { isStatusConditionTrue, type Condition, type ReconcileResult } from '@operant/runtime';
+ *
+ * function requeueUntilReady(bucket: { status?: { conditions?: Condition[] } }): ReconcileResult | undefined {
+ *   if (!isStatusConditionTrue(bucket.status?.conditions, 'Ready')) return { requeueAfter: 5000 };
+ * }
  * ```
  */
 export function isStatusConditionTrue(conditions: readonly Condition[] | undefined, conditionType: string): boolean {
@@ -156,7 +180,10 @@ export function isStatusConditionTrue(conditions: readonly Condition[] | undefin
  *
  * @example
  * ```ts
- * if (isStatusConditionFalse(obj.status?.conditions, 'Degraded')) log.info({}, 'healthy');
+ * import { isStatusConditionFalse, type Condition } from '@operant/runtime';
+ *
+ * declare const bucket: { status?: { conditions?: Condition[] } };
+ * if (isStatusConditionFalse(bucket.status?.conditions, 'Degraded')) log.info({}, 'healthy');
  * ```
  */
 export function isStatusConditionFalse(conditions: readonly Condition[] | undefined, conditionType: string): boolean {
@@ -168,6 +195,9 @@ export function isStatusConditionFalse(conditions: readonly Condition[] | undefi
  *
  * @example
  * ```ts
+ * import { isStatusConditionPresentAndEqual, type Condition } from '@operant/runtime';
+ *
+ * declare const conditions: Condition[]; // an object's status.conditions
  * isStatusConditionPresentAndEqual(conditions, 'Ready', 'Unknown');
  * ```
  */

@@ -15,7 +15,11 @@ import { createMergePatch } from './merge-patch.js';
  *
  * @example
  * ```ts
- * const { result } = await createOrPatch(client, Deployment, desired, mutate);
+ * import { createOrPatch, Deployment } from '@operant/runtime';
+ *
+ * const { result } = await createOrPatch(client, Deployment, { metadata: { name: 'web', namespace: 'default' } }, (d) => {
+ *   d.spec = { ...d.spec, replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } };
+ * });
  * if (result !== 'unchanged') log.info({ result }, 'deployment reconciled');
  * ```
  */
@@ -27,7 +31,10 @@ export type OperationResult = 'unchanged' | 'created' | 'updated' | 'updatedStat
  *
  * @example
  * ```ts
- * const mutate: MutateFn<ConfigMapObject> = (cm) => { cm.data = { ...cm.data, mode: 'fast' }; };
+ * import type * as corev1 from 'kubernetes-types/core/v1.js';
+ * import type { MutateFn, Typed } from '@operant/runtime';
+ *
+ * const mutate: MutateFn<Typed<corev1.ConfigMap>> = (cm) => { cm.data = { ...cm.data, mode: 'fast' }; };
  * ```
  */
 export type MutateFn<T extends KubeObject> = (obj: T) => void | Promise<void>;
@@ -37,7 +44,10 @@ export type MutateFn<T extends KubeObject> = (obj: T) => void | Promise<void>;
  *
  * @example
  * ```ts
- * await createOrUpdate(client, ConfigMap, cm, mutate, { fieldManager: 'my-operator', signal });
+ * import { ConfigMap, createOrUpdate } from '@operant/runtime';
+ *
+ * const cm = { metadata: { name: 'settings', namespace: 'default' } };
+ * await createOrUpdate(client, ConfigMap, cm, (live) => { live.data = { mode: 'fast' }; }, { fieldManager: 'my-operator', signal });
  * ```
  */
 export interface CreateOrUpdateOptions {
@@ -52,7 +62,10 @@ export interface CreateOrUpdateOptions {
  *
  * @example
  * ```ts
- * const { result, object } = await createOrUpdate(client, ConfigMap, cm, mutate);
+ * import { ConfigMap, createOrUpdate } from '@operant/runtime';
+ *
+ * const cm = { metadata: { name: 'settings', namespace: 'default' } };
+ * const { result, object } = await createOrUpdate(client, ConfigMap, cm, (live) => { live.data = { mode: 'fast' }; });
  * console.log(result, object.metadata.resourceVersion);
  * ```
  */
@@ -66,7 +79,10 @@ export interface OperationOutcome<T extends KubeObject, R extends OperationResul
  *
  * @example
  * ```ts
- * await createOrUpdate(client, ConfigMap, cm, mutate).catch((e) => {
+ * import { ConfigMap, createOrUpdate, mutateChangedKeyMessage } from '@operant/runtime';
+ *
+ * const cm = { metadata: { name: 'settings', namespace: 'default' } };
+ * await createOrUpdate(client, ConfigMap, cm, (live) => { live.metadata.name = 'renamed'; }).catch((e: unknown) => {
  *   if (e instanceof Error && e.message === mutateChangedKeyMessage) log.error({}, 'bug: mutate renamed the object');
  *   throw e;
  * });
@@ -84,9 +100,12 @@ export const mutateChangedKeyMessage = 'MutateFn cannot mutate object name and/o
  *
  * @example
  * ```ts
- * const { result } = await createOrUpdate(client, ConfigMap, { metadata: { name: 'settings', namespace: ns } }, (cm) => {
- *   cm.data = { mode: owner.spec.mode };
- *   setControllerReference(owner, cm);
+ * import { ConfigMap, createOrUpdate, Deployment, setControllerReference } from '@operant/runtime';
+ *
+ * const owner = await client.get(Deployment, 'web', { namespace: 'default' });
+ * const { result } = await createOrUpdate(client, ConfigMap, { metadata: { name: 'web-settings', namespace: 'default' } }, (cm) => {
+ *   cm.data = { replicas: String(owner.spec?.replicas ?? 1) };
+ *   setControllerReference(owner, cm, Deployment);
  * });
  * ```
  */
@@ -117,9 +136,13 @@ export async function createOrUpdate<T extends KubeObject>(
  *
  * @example
  * ```ts
- * const { result } = await createOrPatch(client, Deployment, { metadata: { name: 'web', namespace: ns } }, (d) => {
- *   d.spec = desiredSpec;
- *   d.status = { ...d.status, observedGeneration: d.metadata.generation };
+ * import { createOrPatch, defineKind, type Typed } from '@operant/runtime';
+ *
+ * type WebAppObject = Typed<{ spec?: { image?: string }; status?: { observedGeneration?: number } }>;
+ * const WebApp = defineKind<WebAppObject>({ group: 'example.com', version: 'v1', kind: 'WebApp', plural: 'webapps', namespaced: true });
+ * const { result } = await createOrPatch(client, WebApp, { metadata: { name: 'web', namespace: 'default' } }, (app) => {
+ *   app.spec = { image: 'nginx:1.27' };
+ *   app.status = { ...app.status, observedGeneration: app.metadata.generation };
  * });
  * ```
  */

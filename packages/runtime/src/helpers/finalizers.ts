@@ -13,7 +13,9 @@ import type { Kind } from '../kind.js';
  *
  * @example
  * ```ts
- * if (containsFinalizer(obj, 'example.com/cleanup')) console.log('guarded');
+ * import { containsFinalizer } from '@operant/runtime';
+ *
+ * if (containsFinalizer(pod, 'example.com/cleanup')) console.log('guarded');
  * ```
  */
 export function containsFinalizer(obj: KubeObject, finalizer: string): boolean {
@@ -25,7 +27,10 @@ export function containsFinalizer(obj: KubeObject, finalizer: string): boolean {
  *
  * @example
  * ```ts
- * if (addFinalizer(obj, 'example.com/cleanup')) await client.update(MyKind, obj);
+ * import { addFinalizer, ConfigMap } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * if (addFinalizer(cm, 'example.com/cleanup')) await client.update(ConfigMap, cm);
  * ```
  */
 export function addFinalizer(obj: KubeObject, finalizer: string): boolean {
@@ -39,7 +44,10 @@ export function addFinalizer(obj: KubeObject, finalizer: string): boolean {
  *
  * @example
  * ```ts
- * if (removeFinalizer(obj, 'example.com/cleanup')) await client.update(MyKind, obj);
+ * import { ConfigMap, removeFinalizer } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * if (removeFinalizer(cm, 'example.com/cleanup')) await client.update(ConfigMap, cm);
  * ```
  */
 export function removeFinalizer(obj: KubeObject, finalizer: string): boolean {
@@ -58,8 +66,14 @@ export function removeFinalizer(obj: KubeObject, finalizer: string): boolean {
  *
  * @example
  * ```ts
+ * import type { FinalizerCleanup, Typed } from '@operant/runtime';
+ *
+ * type BucketObject = Typed<{ spec: { name: string } }>;
+ * declare const storage: { deleteBucket(name: string, opts: { signal?: AbortSignal }): Promise<void> }; // the external system
  * const cleanup: FinalizerCleanup<BucketObject> = async (bucket, signal) => {
- *   await storage.deleteBucket(bucket.spec.name, { signal }).catch((e) => { if (e.code !== 'NoSuchBucket') throw e; });
+ *   await storage.deleteBucket(bucket.spec.name, { signal }).catch((e: { code?: string }) => {
+ *     if (e.code !== 'NoSuchBucket') throw e;
+ *   });
  * };
  * ```
  */
@@ -70,7 +84,10 @@ export type FinalizerCleanup<T extends KubeObject> = (obj: T, signal: AbortSigna
  *
  * @example
  * ```ts
- * await handleFinalizer(client, Bucket, bucket, 'example.com/bucket', cleanup, { signal, fieldManager: 'bucket-operator' });
+ * import { ConfigMap, handleFinalizer } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * await handleFinalizer(client, ConfigMap, cm, 'example.com/cleanup', async () => undefined, { signal, fieldManager: 'settings-operator' });
  * ```
  */
 export interface HandleFinalizerOptions {
@@ -85,8 +102,13 @@ export interface HandleFinalizerOptions {
  *
  * @example
  * ```ts
- * const r = await handleFinalizer(client, Bucket, bucket, finalizer, cleanup);
- * if (r.deleted) return {}; // being deleted (or gone): nothing more to reconcile
+ * import { ConfigMap, handleFinalizer, type ReconcileFunc } from '@operant/runtime';
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace });
+ *   const r = await handleFinalizer(client, ConfigMap, cm, 'example.com/cleanup', async () => undefined);
+ *   if (r.deleted) return; // being deleted (or gone): nothing more to reconcile
+ * };
  * ```
  */
 export interface FinalizerResult<T extends KubeObject> {
@@ -127,12 +149,18 @@ function rememberCleanup(key: string): void {
  *
  * @example
  * ```ts
- * const reconcile: ReconcileFunc = async ({ request }) => {
- *   const bucket = await client.get(Bucket, request.name, { namespace: request.namespace });
- *   const { deleted } = await handleFinalizer(client, Bucket, bucket, 'example.com/bucket', async (b) => storage.deleteBucket(b.spec.name));
- *   if (deleted) return {};
+ * import { defineKind, handleFinalizer, ignoreNotFound, type ReconcileFunc, type Typed } from '@operant/runtime';
+ *
+ * type BucketObject = Typed<{ spec: { name: string } }>;
+ * const Bucket = defineKind<BucketObject>({ group: 'example.com', version: 'v1', kind: 'Bucket', plural: 'buckets', namespaced: true });
+ * declare const storage: { deleteBucket(name: string): Promise<void> }; // the external system
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   const bucket = await client.get(Bucket, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
+ *   if (!bucket) return;
+ *   const { deleted } = await handleFinalizer(client, Bucket, bucket, 'example.com/bucket', (b) => storage.deleteBucket(b.spec.name));
+ *   if (deleted) return;
  *   // ... reconcile the live object
- *   return {};
  * };
  * ```
  */

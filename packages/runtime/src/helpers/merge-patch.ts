@@ -12,6 +12,8 @@ import { isJsonObject, jsonEqual } from '@operant/apimachinery';
  *
  * @example
  * ```ts
+ * import { createMergePatch } from '@operant/runtime';
+ *
  * createMergePatch({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 5 } }); // { b: { c: 5, d: null } }
  * ```
  */

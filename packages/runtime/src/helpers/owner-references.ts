@@ -12,8 +12,12 @@ import { apiVersionOfKind, type Kind } from '../kind.js';
  *
  * @example
  * ```ts
+ * import { AlreadyOwnedError, ConfigMap, Secret, setControllerReference } from '@operant/runtime';
+ *
+ * const owner = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * const secret = await client.get(Secret, 'settings', { namespace: 'default' });
  * try {
- *   setControllerReference(owner, secret);
+ *   setControllerReference(owner, secret, ConfigMap);
  * } catch (e) {
  *   if (e instanceof AlreadyOwnedError) log.info({ owner: e.owner.name }, e.message);
  * }
@@ -38,7 +42,10 @@ export class AlreadyOwnedError extends Error {
  *
  * @example
  * ```ts
- * setOwnerReference(owner, obj, undefined, { blockOwnerDeletion: true });
+ * import { ConfigMap, setOwnerReference } from '@operant/runtime';
+ *
+ * const owner = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * setOwnerReference(owner, pod, ConfigMap, { blockOwnerDeletion: true });
  * ```
  */
 export interface OwnerReferenceOptions {
@@ -60,6 +67,9 @@ export interface OwnerReferenceOptions {
  *
  * @example
  * ```ts
+ * import { ConfigMap, Secret, setControllerReference } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
  * const secret = { metadata: { name: `${cm.metadata.name}-secret`, namespace: cm.metadata.namespace }, data: {} };
  * setControllerReference(cm, secret, ConfigMap);
  * await client.create(Secret, secret);
@@ -84,7 +94,10 @@ export function setControllerReference(owner: KubeObject, object: KubeObject, ow
  *
  * @example
  * ```ts
- * setOwnerReference(sidecarSet, pod);
+ * import { ConfigMap, Pod, setOwnerReference } from '@operant/runtime';
+ *
+ * const settings = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * setOwnerReference(settings, pod, ConfigMap); // the Pod goes when the ConfigMap goes, unless another owner remains
  * await client.update(Pod, pod);
  * ```
  */
@@ -101,7 +114,11 @@ export function setOwnerReference(owner: KubeObject, object: KubeObject, ownerKi
  *
  * @example
  * ```ts
- * if (removeOwnerReference(oldOwner, obj)) await client.update(ConfigMap, obj);
+ * import { ConfigMap, Deployment, removeOwnerReference } from '@operant/runtime';
+ *
+ * const oldOwner = await client.get(Deployment, 'web-v1', { namespace: 'default' });
+ * const obj = await client.get(ConfigMap, 'web-settings', { namespace: 'default' });
+ * if (removeOwnerReference(oldOwner, obj, Deployment)) await client.update(ConfigMap, obj);
  * ```
  */
 export function removeOwnerReference(owner: KubeObject, object: KubeObject, ownerKind?: Kind): boolean {
@@ -119,6 +136,10 @@ export function removeOwnerReference(owner: KubeObject, object: KubeObject, owne
  *
  * @example
  * ```ts
+ * import { ConfigMap, hasOwnerReference, Secret, setOwnerReference } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * const secret = await client.get(Secret, 'settings', { namespace: 'default' });
  * if (!hasOwnerReference(secret, cm, ConfigMap)) setOwnerReference(cm, secret, ConfigMap);
  * ```
  */
@@ -131,6 +152,8 @@ export function hasOwnerReference(object: KubeObject, owner: KubeObject, ownerKi
  *
  * @example
  * ```ts
+ * import { hasControllerReference } from '@operant/runtime';
+ *
  * if (!hasControllerReference(pod)) log.info({}, 'orphan pod');
  * ```
  */
@@ -143,6 +166,8 @@ export function hasControllerReference(object: KubeObject): boolean {
  *
  * @example
  * ```ts
+ * import { getControllerOf } from '@operant/runtime';
+ *
  * const ref = getControllerOf(pod);
  * if (ref?.kind === 'ReplicaSet') console.log(ref.name);
  * ```
@@ -157,6 +182,10 @@ export function getControllerOf(object: KubeObject): OwnerReference | undefined 
  *
  * @example
  * ```ts
+ * import { ConfigMap, isControlledBy, Secret } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * const secret = await client.get(Secret, 'settings', { namespace: 'default' });
  * if (!isControlledBy(secret, cm)) throw new Error('secret belongs to someone else');
  * ```
  */

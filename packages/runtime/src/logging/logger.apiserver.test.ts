@@ -4,35 +4,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { ConfigMap } from '../builtins.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { controllerBuilder } from '../controller/builder.js';
 import { useApiServer } from '../testdata/api-server.js';
+import { LogLines } from '../testdata/log-lines.js';
 import { createLogger } from './logger.js';
-
-/** Collects what the logger writes, and lets a test await a line. */
-class Lines extends Writable {
-  readonly text: string[] = [];
-  private waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line) continue;
-      this.text.push(line);
-      this.waiters = this.waiters.filter((w) => !(w.match(line) && (w.resolve(line), true)));
-    }
-    done();
-  }
-  next(match: (line: string) => boolean): Promise<string> {
-    const seen = this.text.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => this.waiters.push({ match, resolve }));
-  }
-}
 
 describe('createLogger', () => {
   test('writes one JSON object per line with pino levels, fields and serialized errors', () => {
-    const out = new Lines();
+    const out = new LogLines();
     const log = createLogger({ destination: out, level: 'debug', format: 'json' });
     log.child({ controller: 'web' }).warn({ err: new Error('boom'), attempt: 2 }, 'reconcile failed');
     log.debug({}, 'details');
@@ -47,13 +28,13 @@ describe('createLogger', () => {
   });
 
   test('drops lines below the level', () => {
-    const out = new Lines();
+    const out = new LogLines();
     createLogger({ destination: out, level: 'warn', format: 'json' }).info({}, 'hidden');
     assert.deepEqual(out.text, []);
   });
 
   test('the pretty format writes readable lines, not JSON', () => {
-    const out = new Lines();
+    const out = new LogLines();
     createLogger({ destination: out, level: 'info', format: 'pretty' }).info({ namespace: 'web' }, 'reconciled');
     const text = out.text.join('\n');
     assert.match(text, /INFO.*reconciled/);
@@ -65,7 +46,7 @@ describe('createLogger', () => {
     const saved = process.env.OPERANT_LOG_LEVEL;
     try {
       process.env.OPERANT_LOG_LEVEL = 'error';
-      const out = new Lines();
+      const out = new LogLines();
       createLogger({ destination: out, format: 'json' }).warn({}, 'hidden');
       assert.deepEqual(out.text, []);
       process.env.OPERANT_LOG_LEVEL = 'loud';
@@ -81,7 +62,7 @@ describe('a reconcile logs through a child logger', () => {
   const api = useApiServer();
 
   test('carrying controller, group, kind, namespace, name and reconcile id', async () => {
-    const out = new Lines();
+    const out = new LogLines();
     const logger = createLogger({ destination: out, level: 'debug', format: 'json' });
     const informers = new SharedInformerFactory(api.client, { logger });
     const ids: string[] = [];
@@ -116,5 +97,6 @@ describe('a reconcile logs through a child logger', () => {
         step: 'done',
       },
     );
+    assert.deepEqual(out.withRepeatedKeys(), [], 'no line repeats a key');
   });
 });

@@ -13,6 +13,8 @@ import type { ControllerLogger } from '../controller/logger.js';
  *
  * @example
  * ```ts
+ * import { createLogger } from '@operant/runtime';
+ *
  * const logger = createLogger({ format: process.env.CI ? 'json' : 'auto' });
  * ```
  */
@@ -23,6 +25,8 @@ export type LogFormat = 'json' | 'pretty' | 'auto';
  *
  * @example
  * ```ts
+ * import type { LoggerOptions } from '@operant/runtime';
+ *
  * const options: LoggerOptions = { level: 'debug', format: 'json' };
  * ```
  */
@@ -48,6 +52,8 @@ const formats: ReadonlySet<string> = new Set(['json', 'pretty', 'auto']);
  *
  * @example
  * ```ts
+ * import { createLogger, Manager } from '@operant/runtime';
+ *
  * const logger = createLogger({ level: 'debug' });
  * const mgr = await Manager.create({ logger });
  * logger.info({ version: '1.0.0' }, 'starting the operator');

@@ -12,6 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *
  * @example
  * ```ts
+ * import { type HealthCheck, Namespace } from '@operant/runtime';
+ *
  * const apiReachable: HealthCheck = async () => {
  *   await client.list(Namespace, { limit: 1 });
  * };
@@ -24,6 +26,8 @@ export type HealthCheck = () => void | boolean | Promise<void | boolean>;
  *
  * @example
  * ```ts
+ * import type { CheckResult } from '@operant/runtime';
+ *
  * const result: CheckResult = { name: 'informers', ok: false, reason: 'caches not synced: pods' };
  * ```
  */
@@ -40,8 +44,10 @@ const checkName = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
  *
  * @example
  * ```ts
+ * import { HealthChecks } from './health.js';
+ *
  * const readyz = new HealthChecks('readyz', 503);
- * readyz.add('informers', () => factory.informers().every((i) => i.hasSynced()));
+ * readyz.add('informers', () => informers.informers().every((i) => i.hasSynced()));
  * const { ok } = await readyz.run();
  * ```
  */

@@ -12,6 +12,8 @@ import { hostname } from 'node:os';
  *
  * @example
  * ```ts
+ * import { LeaderElector, leaderIdentity, LeaseLock } from '@operant/runtime';
+ *
  * const elector = new LeaderElector(new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() }), { name: 'my-operator' });
  * ```
  */

@@ -26,10 +26,12 @@ const jitterFactor = 1.2;
  *
  * @example
  * ```ts
+ * import type { LeaderElectorOptions } from '@operant/runtime';
+ *
  * const options: LeaderElectorOptions = {
  *   name: 'my-operator',
  *   leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
- *   onStartedLeading: (signal) => void runControllers(signal),
+ *   onStartedLeading: (leading) => log.info({}, 'leading until the signal aborts'),
  *   onStoppedLeading: () => console.log('no longer leading'),
  * };
  * ```
@@ -67,6 +69,9 @@ export interface LeaderElectorOptions {
  *
  * @example
  * ```ts
+ * import { LeaderElector, leaderIdentity, LeaseLock } from '@operant/runtime';
+ *
+ * const elector = new LeaderElector(new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() }), { name: 'my-operator' });
  * if ((await elector.run(signal)) === 'lost') process.exit(1);
  * ```
  */
@@ -77,12 +82,15 @@ export type LeaderElectionOutcome = 'cancelled' | 'lost';
  *
  * @example
  * ```ts
+ * import { ConfigMap, controllerBuilder, LeaderElector, leaderIdentity, LeaseLock } from '@operant/runtime';
+ *
+ * const controller = controllerBuilder('configmaps', { client, informers }).for(ConfigMap).reconcile(() => undefined);
  * const lock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
  * const elector = new LeaderElector(lock, {
  *   name: 'my-operator',
  *   onStartedLeading: (leading) => void controller.start(leading),
  * });
- * const outcome = await elector.run(shutdownSignal); // 'cancelled' after shutdown (lease released), 'lost' if renewals failed
+ * const outcome = await elector.run(signal); // 'cancelled' after shutdown (lease released), 'lost' if renewals failed
  * ```
  */
 export class LeaderElector {

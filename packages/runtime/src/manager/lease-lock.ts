@@ -15,6 +15,8 @@ import { microTime } from '../time.js';
  *
  * @example
  * ```ts
+ * import type { LeaseSpec } from '@operant/runtime';
+ *
  * const spec: LeaseSpec = { holderIdentity: 'host_1b4e', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:00.000000Z', leaseTransitions: 0 };
  * ```
  */
@@ -25,6 +27,8 @@ export type LeaseSpec = coordinationv1.LeaseSpec;
  *
  * @example
  * ```ts
+ * import { Lease, type LeaseObject } from '@operant/runtime';
+ *
  * const lease: LeaseObject = await client.get(Lease, 'my-operator', { namespace: 'default' });
  * console.log(lease.spec?.holderIdentity);
  * ```
@@ -37,6 +41,8 @@ export type LeaseObject = Typed<coordinationv1.Lease>;
  *
  * @example
  * ```ts
+ * import type { LeaderElectionRecord } from '@operant/runtime';
+ *
  * const now = new Date();
  * const record: LeaderElectionRecord = { holderIdentity: 'host_1b4e', leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaderTransitions: 0 };
  * ```
@@ -54,8 +60,12 @@ export interface LeaderElectionRecord {
  *
  * @example
  * ```ts
- * const read: LockState | undefined = await lock.get();
- * if (read && read.raw !== lastRaw) console.log('the holder renewed or changed');
+ * import { leaderIdentity, LeaseLock, type LockState } from '@operant/runtime';
+ *
+ * const lock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
+ * const before: LockState | undefined = await lock.get();
+ * const after: LockState | undefined = await lock.get();
+ * if (after && after.raw !== before?.raw) console.log('the holder renewed or changed');
  * ```
  */
 export interface LockState {
@@ -69,6 +79,8 @@ export interface LockState {
  *
  * @example
  * ```ts
+ * import { leaderIdentity, LeaseLock, type ResourceLock } from '@operant/runtime';
+ *
  * const lock: ResourceLock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
  * ```
  */
@@ -90,6 +102,8 @@ export interface ResourceLock {
  *
  * @example
  * ```ts
+ * import { leaderIdentity, type LeaseLockOptions } from '@operant/runtime';
+ *
  * const options: LeaseLockOptions = { name: 'my-operator', namespace: 'operators', identity: leaderIdentity() };
  * ```
  */
@@ -104,6 +118,8 @@ export interface LeaseLockOptions {
  *
  * @example
  * ```ts
+ * import { leaderIdentity, LeaseLock } from '@operant/runtime';
+ *
  * const lock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
  * const current = await lock.get();
  * console.log(current?.record.holderIdentity ?? 'no lease yet');

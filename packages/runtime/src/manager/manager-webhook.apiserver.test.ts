@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigMap, MutatingWebhookConfiguration } from '../builtins.js';
 import { silentLogger } from '../cache/logger.js';
+import { useCheckedLogs } from '../testdata/log-lines.js';
 import { generateServingCertificate } from '../webhook/certs/generate.js';
 import { defaulter } from '../webhook/admission/defaulter.js';
 import { mutatePath } from '../webhook/admission/paths.js';
@@ -18,6 +19,8 @@ import { useApiServer } from '../testdata/api-server.js';
 import { Manager } from './manager.js';
 
 const api = useApiServer();
+// Every line the managers with a webhook server log, at every level, is checked for repeated keys.
+const logs = useCheckedLogs();
 let dir: string;
 
 before(() => {
@@ -33,7 +36,7 @@ describe('Manager with webhooks', () => {
     const certs = await generateServingCertificate();
     const mgr = await Manager.create({
       kubeconfig: { kubeconfigText: api.server.kubeconfig },
-      logger: silentLogger,
+      logger: logs.logger,
       client: { qps: Infinity },
       healthPort: 0,
       healthHost: '127.0.0.1',
@@ -94,7 +97,7 @@ describe('Manager with webhooks', () => {
     writeFileSync(join(dir, 'tls.key'), certs.key);
     const mgr = await Manager.create({
       kubeconfig: { kubeconfigText: api.server.kubeconfig },
-      logger: silentLogger,
+      logger: logs.logger,
       webhook: { port: 0, host: '127.0.0.1', certDir: dir },
     });
     const stop = new AbortController();

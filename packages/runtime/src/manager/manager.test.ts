@@ -9,12 +9,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ConfigMap, CustomResourceDefinition } from '../builtins.js';
+import { ConfigMap } from '../builtins.js';
 import { loadKubeConfig } from '../config/load.js';
-import { silentLogger } from '../cache/logger.js';
 import { defineKind } from '../kind.js';
 import { TerminalError } from '../controller/errors.js';
 import { useApiServer } from '../testdata/api-server.js';
+import { useCheckedLogs } from '../testdata/log-lines.js';
+import { scriptedServer, statusBody } from '../testdata/scripted-server.js';
 import { Lease } from '../builtins.js';
 import { microTime } from '../time.js';
 import { LeaderElectionLostError, Manager, ShutdownTimeoutError } from './manager.js';
@@ -24,7 +25,6 @@ import type { Runnable } from './runnable.js';
 const Widget = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 
 const timing = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
-const quietLogger = { ...silentLogger };
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -67,10 +67,12 @@ async function get(address: { host: string; port: number } | undefined, path: st
 
 describe('Manager against the embedded server', () => {
   const api = useApiServer();
+  // Every line these managers log, at every level, is checked for repeated keys.
+  const logs = useCheckedLogs();
   let idNo = 0;
 
   function create(options: ManagerOptions = {}): Promise<Manager> {
-    return Manager.create({ kubeconfig: { kubeconfigText: api.server.kubeconfig }, logger: quietLogger, client: { qps: Infinity }, ...options });
+    return Manager.create({ kubeconfig: { kubeconfigText: api.server.kubeconfig }, logger: logs.logger, client: { qps: Infinity }, ...options });
   }
 
   test('two managers, one lease: only the leader runs leader runnables; shutdown releases the lease and the other takes over at once', async () => {
@@ -245,10 +247,15 @@ describe('Manager against the embedded server', () => {
     await assert.rejects(fetch(`http://127.0.0.1:${m.metricsAddress!.port}/metrics`), 'the metrics server is closed');
   });
 
-  test('/healthz passes; /readyz fails until the caches have synced, and again while shutting down', async () => {
-    await api.client.delete(CustomResourceDefinition, 'widgets.example.com').catch(() => undefined);
-    const m = await create({ healthPort: 0, healthHost: '127.0.0.1' });
-    m.informers.informerFor(Widget); // the CRD is not installed yet: the informer cannot list
+  test('/healthz passes; /readyz fails until the caches have synced, and again while shutting down', async (t) => {
+    // A server whose lists fail (503) until `listsWork`: the informer keeps retrying meanwhile.
+    let listsWork = false;
+    const server = await scriptedServer((_method, path) =>
+      !listsWork ? statusBody(503, 'ServiceUnavailable') : path === '/apis/example.com/v1/widgets' ? { status: 200, body: { items: [], metadata: { resourceVersion: '1' } } } : { status: 200 },
+    );
+    t.after(() => server.close());
+    const m = await create({ kubeconfig: server.config, healthPort: 0, healthHost: '127.0.0.1', cache: { backoff: { initialMs: 10, maxMs: 50 } } });
+    m.informers.informerFor(Widget);
     const started = new Probe(false);
     m.add(started);
     let healthy = true;
@@ -274,15 +281,7 @@ describe('Manager against the embedded server', () => {
     assert.equal((await get(m.healthAddress, '/healthz/nope')).status, 404);
     assert.equal((await get(m.healthAddress, '/metrics')).status, 404);
 
-    await api.client.create(CustomResourceDefinition, {
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    });
+    listsWork = true;
     await waitFor(() => started.running, 'the caches to sync and the runnables to start', 10_000);
     assert.deepEqual(await get(m.healthAddress, '/readyz'), { status: 200, body: 'ok' });
     const verbose = await get(m.healthAddress, '/readyz?verbose');
@@ -297,7 +296,6 @@ describe('Manager against the embedded server', () => {
     ac.abort();
     await run;
     assert.deepEqual(duringShutdown, { readyz: 503, healthz: 200 });
-    await api.client.delete(CustomResourceDefinition, 'widgets.example.com');
   });
 
   test('a failing runnable stops the manager and start() rejects with its error', async () => {

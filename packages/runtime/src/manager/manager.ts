@@ -8,6 +8,7 @@
  */
 import { CacheReader } from '../cache/reader.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
+import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
 import { Client } from '../client/client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import { loadKubeConfig, type LoadKubeConfigOptions } from '../config/load.js';
@@ -28,7 +29,7 @@ import type { CertificateSource } from '../webhook/contracts.js';
 import { directoryCertificateSource } from '../webhook/certs/directory-source.js';
 import { WebhookServer } from '../webhook/server.js';
 import { RunnableGroup, type Runnable } from './runnable.js';
-import { settlesWithin } from './timing.js';
+import { deadline, settlesWithin } from './timing.js';
 
 /**
  * Why {@link Manager.start} rejected after this replica stopped being the
@@ -38,6 +39,8 @@ import { settlesWithin } from './timing.js';
  *
  * @example
  * ```ts
+ * import { handleSignals, LeaderElectionLostError } from '@operant/runtime';
+ *
  * try {
  *   await mgr.start(handleSignals());
  * } catch (err) {
@@ -59,6 +62,8 @@ export class LeaderElectionLostError extends Error {
  *
  * @example
  * ```ts
+ * import { ShutdownTimeoutError } from '@operant/runtime';
+ *
  * await mgr.start(signal).catch((err) => {
  *   if (err instanceof ShutdownTimeoutError) console.error(err.message);
  * });
@@ -79,11 +84,13 @@ type Phase = 'new' | 'running' | 'stopping' | 'stopped';
  *
  * @example
  * ```ts
+ * import { ConfigMap, handleSignals, Manager } from '@operant/runtime';
+ *
+ * declare function serveStatusPage(signal: AbortSignal): Promise<void>; // resolves once signal aborts
  * const mgr = await Manager.create({ leaderElection: { id: 'sidecarset-operator' }, metricsPort: 8080, healthPort: 8081 });
- * const pods = mgr.informers.informerFor(Pod);
- * mgr.add({ start: (signal) => runMyController(mgr.client, pods, signal) }); // leader only
- * mgr.add({ needLeaderElection: false, start: (signal) => serveWebhooks(signal) }); // every replica
- * mgr.addReadyCheck('webhooks', () => webhooksListening());
+ * mgr.controller('settings').for(ConfigMap).reconcile((req, { log }) => log.info({}, 'reconciling')); // leader only
+ * mgr.add({ needLeaderElection: false, start: (signal) => serveStatusPage(signal) }); // every replica
+ * mgr.addReadyCheck('cache', () => mgr.informers.informers().every((i) => i.hasSynced()));
  * await mgr.start(handleSignals());
  * ```
  */
@@ -139,7 +146,7 @@ export class Manager {
       ...options.cache,
       metrics: this.metrics.informers,
     });
-    this.cache = new CacheReader(this.informers);
+    this.cache = new CacheReader(this.informers, { syncTimeoutMs: options.cacheSyncTimeoutMs });
     this.client = this.apiReader.withCache(this.cache, { readYourWrites: options.client?.readYourWrites });
     this.leaderElection = options.leaderElection;
     this.identity = this.leaderElection ? (this.leaderElection.identity ?? leaderIdentity()) : undefined;
@@ -156,7 +163,8 @@ export class Manager {
         certificates: webhookCertificates,
         client: this.client,
         metrics: this.metrics.webhook,
-        logger: childLogger(this.logger, { component: 'webhook' }),
+        // The server names itself (`component: webhook-server`): a second `component` would repeat the key.
+        logger: this.logger,
       });
       this.readyz.add('webhook', this.webhook.startedChecker());
     }
@@ -191,6 +199,8 @@ export class Manager {
    *
    * @example
    * ```ts
+   * import { Manager } from '@operant/runtime';
+   *
    * const mgr = await Manager.create({ kubeconfig: { context: 'staging' }, healthPort: 8081 });
    * ```
    */
@@ -211,10 +221,12 @@ export class Manager {
    *
    * @example
    * ```ts
-   * mgr.controller('sidecarset')
-   *   .for(SidecarSet)
-   *   .owns(ControllerRevision)
-   *   .watches(Pod, (pod) => requestsFor(pod))
+   * import { ConfigMap, Deployment, generationChanged, handleSignals, Pod, Secret } from '@operant/runtime';
+   *
+   * mgr.controller('deployment-config')
+   *   .for(Deployment)
+   *   .owns(ConfigMap)
+   *   .watches(Secret, (secret) => [{ namespace: secret.metadata.namespace ?? '', name: secret.metadata.labels?.['app'] ?? '' }])
    *   .withEventFilter(generationChanged())
    *   .maxConcurrentReconciles(4)
    *   .reconcile(async (req, { client, log }) => ({ requeueAfter: 30_000 }));
@@ -226,6 +238,7 @@ export class Manager {
       metrics: this.metrics.controller,
       queueMetrics: this.metrics.workqueue,
       logger: this.logger,
+      cacheSyncTimeoutMs: this.options.cacheSyncTimeoutMs,
       ...options,
       client: this.client,
       informers: this.informers,
@@ -247,7 +260,11 @@ export class Manager {
    *
    * @example
    * ```ts
-   * mgr.addHealthCheck('event-loop', () => lagMs() < 5_000);
+   * import { monitorEventLoopDelay } from 'node:perf_hooks';
+   *
+   * const delay = monitorEventLoopDelay();
+   * delay.enable();
+   * mgr.addHealthCheck('event-loop', () => delay.max / 1e6 < 5_000); // no 5 s stall
    * ```
    */
   addHealthCheck(name: string, check: HealthCheck): void {
@@ -260,7 +277,7 @@ export class Manager {
    *
    * @example
    * ```ts
-   * mgr.addReadyCheck('webhook', () => webhookServer.listening);
+   * mgr.addReadyCheck('webhook', mgr.webhookServer.startedChecker());
    * ```
    */
   addReadyCheck(name: string, check: HealthCheck): void {
@@ -280,8 +297,11 @@ export class Manager {
    *
    * @example
    * ```ts
+   * import { defaulter, Deployment, ensureLocalCertificates, Manager, mutatePath } from '@operant/runtime';
+   *
+   * const local = await ensureLocalCertificates('.operant/webhook-certs');
    * const mgr = await Manager.create({ webhook: { port: 9443, certificates: local.source } });
-   * mgr.webhookServer.register(mutatePath(SidecarSet), defaulter(SidecarSet, { default: setDefaults }));
+   * mgr.webhookServer.register(mutatePath(Deployment), defaulter(Deployment, { default: (d) => void (d.metadata.labels ??= {}) }));
    * ```
    */
   get webhookServer(): WebhookServer {
@@ -313,9 +333,12 @@ export class Manager {
    * order: binds the metrics and health servers, starts the informers and
    * waits for them to sync, starts the runnables that need no leader, then
    * (with leader election) campaigns and starts the leader runnables on
-   * winning. Rejects when a runnable rejects, a server cannot bind, leadership
-   * is lost ({@link LeaderElectionLostError}) or runnables outlive the grace
-   * period ({@link ShutdownTimeoutError}); everything is stopped first. A manager starts once.
+   * winning. Rejects when a watched kind is not served ({@link NoKindMatchError},
+   * at once), the caches do not sync within `cacheSyncTimeoutMs`
+   * ({@link CacheSyncTimeoutError}), a runnable rejects, a server cannot bind,
+   * leadership is lost ({@link LeaderElectionLostError}) or runnables outlive
+   * the grace period ({@link ShutdownTimeoutError}); everything is stopped
+   * first. A manager starts once.
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.phase !== 'new') throw new Error('a manager can be started only once');
@@ -337,7 +360,7 @@ export class Manager {
       }
       if (!this.stopping.signal.aborted) {
         this.informers.startAll(cacheStop.signal);
-        this.cachesSynced = await this.informers.waitForCacheSync(this.stopping.signal);
+        this.cachesSynced = await this.waitForCaches();
       }
       if (!this.stopping.signal.aborted) this.others.start();
       if (!this.stopping.signal.aborted) election = this.startLeaderElection(electionStop.signal);
@@ -377,6 +400,27 @@ export class Manager {
       });
       this.log.info({ address: this.healthServer.address }, 'serving health probes');
     }
+  }
+
+  /**
+   * Waits for the informers requested so far to sync. Rejects at once when
+   * one cannot ever sync (its kind is not served), and after
+   * `cacheSyncTimeoutMs` when one has not, so that a manager never waits
+   * forever with no controller running; resolves false when stopping.
+   */
+  private async waitForCaches(): Promise<boolean> {
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
+    const wait = deadline(timeoutMs, this.stopping.signal);
+    try {
+      if (await this.informers.waitForCacheSync(wait.signal)) return true;
+    } finally {
+      wait.dispose();
+    }
+    if (this.stopping.signal.aborted) return false;
+    const pending = this.informers.informers().filter((i) => !i.hasSynced());
+    if (!wait.signal.aborted) throw new Error(`informers stopped before they synced: ${pending.map((i) => i.name).join(', ')}`);
+    const first = pending[0];
+    throw new CacheSyncTimeoutError({ waiter: 'manager', source: first?.name ?? 'informers', kind: first?.kind, timeoutMs });
   }
 
   private startLeaderElection(signal: AbortSignal): Promise<void> {

@@ -16,6 +16,8 @@ import type { WebhookServerOptions } from '../webhook/server.js';
  *
  * @example
  * ```ts
+ * import type { LeaderElectionConfig } from '@operant/runtime';
+ *
  * const le: LeaderElectionConfig = { id: 'sidecarset-operator', namespace: 'kruise-system', leaseDurationMs: 15_000 };
  * ```
  */
@@ -45,6 +47,8 @@ export interface LeaderElectionConfig {
  *
  * @example
  * ```ts
+ * import type { ManagerOptions } from '@operant/runtime';
+ *
  * const options: ManagerOptions = {
  *   kubeconfig: { path: '.operant/kubeconfig' },
  *   leaderElection: { id: 'sidecarset-operator' },
@@ -75,6 +79,15 @@ export interface ManagerOptions {
   healthHost?: string;
   /** How long runnables get to stop after the start signal aborts; default 30 s. */
   gracefulShutdownTimeoutMs?: number;
+  /**
+   * How long `start` waits for the informers to sync before it fails with a
+   * {@link CacheSyncTimeoutError} (the server keeps failing the lists); also
+   * the default of each controller's wait for its sources, and of a cached
+   * read's wait for a new informer. Default 2 minutes, as controller-runtime's
+   * `CacheSyncTimeout`. A kind the server does not serve fails `start` at once
+   * ({@link NoKindMatchError}), whatever this is.
+   */
+  cacheSyncTimeoutMs?: number;
   /** Where metrics are recorded; default a new {@link MetricsRegistry} per manager. */
   metrics?: MetricsRegistry;
   /** The manager's logger, also given to the informers (pino's signature); default {@link createLogger}'s pino logger (JSON to stderr, pretty on a terminal). */
@@ -90,6 +103,8 @@ export interface ManagerOptions {
  *
  * @example
  * ```ts
+ * import { ensureLocalCertificates, Manager } from '@operant/runtime';
+ *
  * const local = await ensureLocalCertificates('.operant/webhook-certs');
  * await Manager.create({ webhook: { port: 9443, certificates: local.source } });     // a local run
  * await Manager.create({ webhook: { certDir: '/tmp/k8s-webhook-server/serving-certs' } }); // in a cluster

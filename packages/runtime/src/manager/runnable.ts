@@ -13,11 +13,13 @@
  * @example
  * ```ts
  * import { setTimeout as delay } from 'node:timers/promises';
+ * import type { Runnable } from '@operant/runtime';
+ *
  * const ticker: Runnable = {
  *   needLeaderElection: false, // runs on every replica
  *   async start(signal) {
  *     while (!signal.aborted) {
- *       await report();
+ *       log.info({ heap: process.memoryUsage().heapUsed }, 'still here');
  *       await delay(10_000, undefined, { signal }).catch(() => undefined);
  *     }
  *   },

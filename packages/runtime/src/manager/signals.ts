@@ -8,6 +8,8 @@
  *
  * @example
  * ```ts
+ * import { handleSignals } from '@operant/runtime';
+ *
  * const signal = handleSignals({ signals: ['SIGTERM'], exitOnSecondSignal: false });
  * ```
  */
@@ -24,6 +26,8 @@ export interface HandleSignalsOptions {
  *
  * @example
  * ```ts
+ * import { handleSignals, Manager } from '@operant/runtime';
+ *
  * const mgr = await Manager.create({ leaderElection: { id: 'sidecarset' }, metricsPort: 8080, healthPort: 8081 });
  * await mgr.start(handleSignals()); // returns after a graceful shutdown on SIGTERM
  * ```

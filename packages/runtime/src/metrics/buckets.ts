@@ -8,6 +8,9 @@
  *
  * @example
  * ```ts
+ * import { Histogram } from 'prom-client';
+ * import { reconcileTimeBuckets } from '@operant/runtime';
+ *
  * new Histogram({ name: 'my_reconcile_seconds', help: '...', buckets: [...reconcileTimeBuckets] });
  * ```
  */
@@ -22,6 +25,9 @@ export const reconcileTimeBuckets: readonly number[] = Object.freeze([
  *
  * @example
  * ```ts
+ * import { Histogram } from 'prom-client';
+ * import { workqueueDurationBuckets } from '@operant/runtime';
+ *
  * new Histogram({ name: 'my_wait_seconds', help: '...', buckets: [...workqueueDurationBuckets] });
  * ```
  */
@@ -33,6 +39,9 @@ export const workqueueDurationBuckets: readonly number[] = Object.freeze([1e-8, 
  *
  * @example
  * ```ts
+ * import { Histogram } from 'prom-client';
+ * import { restClientLatencyBuckets } from '@operant/runtime';
+ *
  * new Histogram({ name: 'my_request_seconds', help: '...', buckets: [...restClientLatencyBuckets] });
  * ```
  */

@@ -14,6 +14,9 @@ const resultLabels: readonly ReconcileResultLabel[] = ['success', 'error', 'requ
  *
  * @example
  * ```ts
+ * import { Registry } from 'prom-client';
+ * import { PrometheusControllerMetrics } from '@operant/runtime';
+ *
  * const registry = new Registry();
  * const metrics = new PrometheusControllerMetrics(registry);
  * metrics.maxConcurrentReconciles('sidecarset', 4);

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *
  * @example
  * ```ts
+ * import type { MetricsSource } from '@operant/runtime';
+ *
  * const source: MetricsSource = { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: async () => 'up 1\n' };
  * ```
  */
@@ -21,6 +23,8 @@ export type MetricsSource = { readonly contentType: string } & ({ text(): Promis
  * @example
  * ```ts
  * import { createServer } from 'node:http';
+ * import { metricsHandler, MetricsRegistry } from '@operant/runtime';
+ *
  * const metrics = new MetricsRegistry();
  * const serve = metricsHandler(metrics);
  * createServer((req, res) => (req.url?.startsWith('/metrics') ? serve(req, res) : res.writeHead(404).end())).listen(8080);

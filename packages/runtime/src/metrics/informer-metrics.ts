@@ -14,6 +14,9 @@ import { restClientLatencyBuckets } from './buckets.js';
  *
  * @example
  * ```ts
+ * import { Registry } from 'prom-client';
+ * import { PrometheusInformerMetrics, SharedInformerFactory } from '@operant/runtime';
+ *
  * const registry = new Registry();
  * const informers = new SharedInformerFactory(client, { metrics: new PrometheusInformerMetrics(registry) });
  * ```

@@ -11,6 +11,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
  *
  * @example
  * ```ts
+ * import type { LeaderElectionMetrics } from '@operant/runtime';
+ *
  * const leading = new Set<string>();
  * const metrics: LeaderElectionMetrics = {
  *   leaderOn: (name) => leading.add(name),
@@ -35,6 +37,9 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
+ * import { LeaderElector, leaderIdentity, LeaseLock, noopLeaderElectionMetrics } from '@operant/runtime';
+ *
+ * const lock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
  * new LeaderElector(lock, { name: 'my-operator', metrics: noopLeaderElectionMetrics });
  * ```
  */
@@ -45,6 +50,9 @@ export const noopLeaderElectionMetrics: LeaderElectionMetrics = Object.freeze({ 
  *
  * @example
  * ```ts
+ * import { Registry } from 'prom-client';
+ * import { PrometheusLeaderElectionMetrics } from '@operant/runtime';
+ *
  * const registry = new Registry();
  * const metrics = new PrometheusLeaderElectionMetrics(registry);
  * metrics.leaderOn('sidecarset-operator');

@@ -21,6 +21,8 @@ import { PrometheusQueueMetrics } from './workqueue-metrics.js';
  *
  * @example
  * ```ts
+ * import { MetricsRegistry } from '@operant/runtime';
+ *
  * const metrics = new MetricsRegistry({ processMetrics: false });
  * ```
  */
@@ -40,8 +42,10 @@ export interface MetricsRegistryOptions {
  * @example
  * ```ts
  * import { Counter } from 'prom-client';
+ * import { Client, loadKubeConfig, MetricsRegistry, WorkQueue } from '@operant/runtime';
+ *
  * const metrics = new MetricsRegistry();
- * const client = Client.fromConfig(config, { metrics: metrics.restClient });
+ * const client = Client.fromConfig(await loadKubeConfig(), { metrics: metrics.restClient });
  * const queue = new WorkQueue({ name: 'sidecarset', metricsProvider: metrics.workqueue });
  * const injected = new Counter({ name: 'sidecarset_injections_total', help: 'Sidecars injected', registers: [metrics.registry] });
  * console.log(await metrics.text());

@@ -13,6 +13,9 @@ import { restClientLatencyBuckets } from './buckets.js';
  *
  * @example
  * ```ts
+ * import { Registry } from 'prom-client';
+ * import { Client, loadKubeConfig, Pod, PrometheusRequestMetrics } from '@operant/runtime';
+ *
  * const registry = new Registry();
  * const client = Client.fromConfig(await loadKubeConfig(), { metrics: new PrometheusRequestMetrics(registry) });
  * await client.list(Pod);

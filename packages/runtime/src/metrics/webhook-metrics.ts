@@ -18,8 +18,12 @@ const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
  *
  * @example
  * ```ts
+ * import { Registry } from 'prom-client';
+ * import { ensureLocalCertificates, PrometheusWebhookMetrics, WebhookServer } from '@operant/runtime';
+ *
  * const registry = new Registry();
- * const server = new WebhookServer({ certificates, metrics: new PrometheusWebhookMetrics(registry) });
+ * const { source } = await ensureLocalCertificates('.operant/webhook-certs');
+ * const server = new WebhookServer({ certificates: source, metrics: new PrometheusWebhookMetrics(registry) });
  * // after a request: controller_runtime_webhook_requests_total{webhook="/mutate--v1-pod",code="200"} 1
  * ```
  */

@@ -14,6 +14,9 @@ type QueueLabels = 'name' | 'controller';
  *
  * @example
  * ```ts
+ * import { Registry } from 'prom-client';
+ * import { PrometheusQueueMetrics, WorkQueue } from '@operant/runtime';
+ *
  * const registry = new Registry();
  * const queue = new WorkQueue({ name: 'sidecarset', metricsProvider: new PrometheusQueueMetrics(registry) });
  * queue.add('default/web');

@@ -12,6 +12,9 @@ import type { ControllerLogger } from '../controller/logger.js';
  *
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import type { ServingCertificate } from '@operant/runtime';
+ *
  * const pair: ServingCertificate = { cert: readFileSync('tls.crt', 'utf8'), key: readFileSync('tls.key', 'utf8') };
  * ```
  */
@@ -26,8 +29,11 @@ export interface ServingCertificate {
  *
  * @example
  * ```ts
+ * import { generateServingCertificate, type CertificateSource } from '@operant/runtime';
+ *
+ * const { cert, key } = await generateServingCertificate();
  * const source: CertificateSource = {
- *   current: () => pair,
+ *   current: () => ({ cert, key }),
  *   onChange: () => () => {},
  * };
  * ```
@@ -46,7 +52,12 @@ export interface CertificateSource {
  *
  * @example
  * ```ts
- * const handler: WebhookHandler = async (body, { log }) => { log.info({}, 'review'); return answer(body); };
+ * import type { WebhookHandler } from '@operant/runtime';
+ *
+ * const handler: WebhookHandler = async (body, { log, signal }) => {
+ *   log.info({ aborted: signal.aborted }, 'review');
+ *   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: '', allowed: true } };
+ * };
  * ```
  */
 export interface WebhookRequestContext {
@@ -66,7 +77,11 @@ export interface WebhookRequestContext {
  *
  * @example
  * ```ts
- * server.register('/convert', conversionHandler(...));
+ * import { conversionHandler, defineConversion, type Typed } from '@operant/runtime';
+ *
+ * type Widget = Typed<{ spec?: { size?: number } }>;
+ * const widgets = defineConversion<Widget>({ group: 'example.com', version: 'v1', kind: 'Widget' });
+ * mgr.webhookServer.register('/convert', conversionHandler([widgets]));
  * ```
  */
 export type WebhookHandler = (body: unknown, ctx: WebhookRequestContext) => Promise<object>;

@@ -11,9 +11,11 @@
  *
  * @example
  * ```ts
+ * import { WebhookRequestError, type WebhookHandler } from '@operant/runtime';
+ *
  * const handler: WebhookHandler = async (body) => {
- *   if (!isReview(body)) throw new WebhookRequestError(400, 'expected an AdmissionReview');
- *   return answer(body);
+ *   if ((body as { kind?: unknown }).kind !== 'AdmissionReview') throw new WebhookRequestError(400, 'expected an AdmissionReview');
+ *   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: '', allowed: true } };
  * };
  * ```
  */

@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import { noopWebhookMetrics, type WebhookMetrics, type WebhookReviewKind } from '@operant/runtime';
+ *
  * const panics = new Map<WebhookReviewKind, number>();
  * const metrics: WebhookMetrics = { ...noopWebhookMetrics, panicked: (kind) => void panics.set(kind, (panics.get(kind) ?? 0) + 1) };
  * ```
@@ -21,9 +23,11 @@ export type WebhookReviewKind = 'admission' | 'conversion';
  *
  * @example
  * ```ts
+ * import { generateServingCertificate, noopWebhookMetrics, WebhookServer, type WebhookMetrics } from '@operant/runtime';
+ *
  * const seen: number[] = [];
  * const metrics: WebhookMetrics = { ...noopWebhookMetrics, requestFinished: (_path, code) => void seen.push(code) };
- * new WebhookServer({ certificates, metrics });
+ * new WebhookServer({ certificates: (await generateServingCertificate()).source, metrics });
  * ```
  */
 export interface WebhookMetrics {
@@ -46,7 +50,9 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * new WebhookServer({ certificates, metrics: noopWebhookMetrics });
+ * import { generateServingCertificate, noopWebhookMetrics, WebhookServer } from '@operant/runtime';
+ *
+ * new WebhookServer({ certificates: (await generateServingCertificate()).source, metrics: noopWebhookMetrics });
  * ```
  */
 export const noopWebhookMetrics: WebhookMetrics = Object.freeze({

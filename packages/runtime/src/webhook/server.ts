@@ -28,6 +28,8 @@ import { noopWebhookMetrics, type WebhookMetrics } from './metrics.js';
  *
  * @example
  * ```ts
+ * import { defaultWebhookPort } from '@operant/runtime';
+ *
  * const servicePort = { port: 443, targetPort: defaultWebhookPort }; // the webhook Service's port
  * ```
  */
@@ -37,7 +39,10 @@ export const defaultWebhookPort = 9443;
  *
  * @example
  * ```ts
- * new WebhookServer({ certificates, maxRequestBytes: defaultMaxRequestBytes / 7 }); // 1 MiB: only small objects are reviewed
+ * import { defaultMaxRequestBytes, generateServingCertificate, WebhookServer } from '@operant/runtime';
+ *
+ * const { source } = await generateServingCertificate();
+ * new WebhookServer({ certificates: source, maxRequestBytes: defaultMaxRequestBytes / 7 }); // 1 MiB: only small objects are reviewed
  * ```
  */
 export const defaultMaxRequestBytes = 7 * 1024 * 1024;
@@ -46,6 +51,8 @@ export const defaultMaxRequestBytes = 7 * 1024 * 1024;
  *
  * @example
  * ```ts
+ * import { defaultWebhookTimeoutMs } from '@operant/runtime';
+ *
  * const timeoutSeconds = defaultWebhookTimeoutMs / 1000; // for the webhook configuration, so both sides agree
  * ```
  */
@@ -56,6 +63,9 @@ export const defaultWebhookTimeoutMs = 10_000;
  *
  * @example
  * ```ts
+ * import { generateServingCertificate, type WebhookServerOptions } from '@operant/runtime';
+ *
+ * const certs = await generateServingCertificate();
  * const options: WebhookServerOptions = { port: 9443, certificates: certs.source, timeoutMs: 5_000 };
  * ```
  */
@@ -74,7 +84,7 @@ export interface WebhookServerOptions {
    * kube-apiserver sends it) is answered before the caller gives up.
    */
   timeoutMs?: number;
-  /** Logger; default warnings and errors to stderr. */
+  /** Logger, to which the server binds `component: webhook-server` (so it must not bind `component` itself); default warnings and errors to stderr. */
   logger?: ControllerLogger;
   /** Handed to every handler as `ctx.client` (the manager passes `mgr.client`), so admission handlers can read other resources. */
   client?: Client;
@@ -89,7 +99,7 @@ export interface WebhookServerOptions {
  *
  * @example
  * ```ts
- * const { port } = await server.listening();
+ * const { port } = await mgr.webhookServer.listening();
  * const url = `https://127.0.0.1:${port}/mutate-apps-v1-deployment`;
  * ```
  */
@@ -116,9 +126,11 @@ const timedOut: unique symbol = Symbol('timed out');
  *
  * @example
  * ```ts
+ * import { createLogger, defaulter, Deployment, generateServingCertificate, mutatePath, WebhookServer } from '@operant/runtime';
+ *
  * const certs = await generateServingCertificate();
- * const server = new WebhookServer({ certificates: certs.source, port: 0, logger });
- * server.register(mutatePath(SidecarSet), defaulter(SidecarSet, { default: (obj) => void (obj.spec.paused ??= false) }));
+ * const server = new WebhookServer({ certificates: certs.source, port: 0, logger: createLogger() });
+ * server.register(mutatePath(Deployment), defaulter(Deployment, { default: (d) => void (d.metadata.labels ??= {}) }));
  * mgr.add(server);
  * mgr.addReadyCheck('webhook', server.startedChecker());
  * ```

@@ -8,6 +8,8 @@
  *
  * @example
  * ```ts
+ * import { realClock, type Timer } from '@operant/runtime';
+ *
  * const timer: Timer = realClock.setTimer(() => console.log('timed out'), 5_000);
  * timer.cancel(); // done in time: the callback never runs
  * ```
@@ -22,6 +24,8 @@ export interface Timer {
  *
  * @example
  * ```ts
+ * import { realClock } from '@operant/runtime';
+ *
  * realClock.setTimer(() => console.log('tick'), 15_000, { background: true }); // lets the process exit
  * ```
  */
@@ -35,6 +39,8 @@ export interface TimerOptions {
  *
  * @example
  * ```ts
+ * import { type Clock, realClock } from '@operant/runtime';
+ *
  * const clock: Clock = realClock;
  * const start = clock.now();
  * const timer = clock.setTimer(() => console.log(clock.now() - start), 100);
@@ -54,6 +60,8 @@ export interface Clock {
  *
  * @example
  * ```ts
+ * import { DelayingQueue, realClock } from '@operant/runtime';
+ *
  * const queue = new DelayingQueue({ clock: realClock });
  * ```
  */

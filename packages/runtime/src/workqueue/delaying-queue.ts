@@ -15,6 +15,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *
  * @example
  * ```ts
+ * import { DelayingQueue } from '@operant/runtime';
+ *
  * const queue = new DelayingQueue();
  * queue.addAfter('default/web', 30_000); // reconcile again in 30 s
  * queue.addAfter('default/web', 5_000);  // the earlier time wins: 5 s

@@ -12,6 +12,8 @@ interface PendingTimer {
  *
  * @example
  * ```ts
+ * import { DelayingQueue, FakeClock } from '@operant/runtime';
+ *
  * const clock = new FakeClock();
  * const queue = new DelayingQueue({ clock });
  * queue.addAfter('ns/a', 1000);

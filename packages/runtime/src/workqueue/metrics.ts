@@ -11,6 +11,8 @@
  *
  * @example
  * ```ts
+ * import { noopQueueMetricsProvider, type QueueMetricsProvider, WorkQueue } from '@operant/runtime';
+ *
  * const adds = new Map<string, number>();
  * const metrics: QueueMetricsProvider = {
  *   ...noopQueueMetricsProvider,
@@ -44,6 +46,8 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
+ * import { noopQueueMetricsProvider, WorkQueue } from '@operant/runtime';
+ *
  * const queue = new WorkQueue({ metricsProvider: noopQueueMetricsProvider });
  * ```
  */

@@ -19,6 +19,9 @@ import { PriorityFifo } from './priority-fifo.js';
  *
  * @example
  * ```ts
+ * import { Priority, WorkQueue } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
  * queue.add('default/web', { priority: Priority.low });    // from the initial list
  * queue.add('default/web', { priority: Priority.normal }); // a watch event: moves it up
  * ```
@@ -30,6 +33,9 @@ export const Priority = Object.freeze({ low: -100, normal: 0, high: 100 } as con
  *
  * @example
  * ```ts
+ * import { Priority, WorkQueue, type AddOptions } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
  * const options: AddOptions = { priority: Priority.high };
  * queue.add('kube-system/dns', options);
  * ```
@@ -44,9 +50,11 @@ export interface AddOptions {
  *
  * @example
  * ```ts
+ * import { WorkQueue, type QueueItem } from '@operant/runtime';
+ *
+ * const queue = new WorkQueue<string>();
  * const item: QueueItem<string> = await queue.get();
- * if (item.shutdown) return;
- * console.log(item.key);
+ * if (!item.shutdown) console.log(item.key);
  * ```
  */
 export type QueueItem<K> = { readonly key: K; readonly shutdown: false } | { readonly key: undefined; readonly shutdown: true };
@@ -56,7 +64,9 @@ export type QueueItem<K> = { readonly key: K; readonly shutdown: false } | { rea
  *
  * @example
  * ```ts
- * const options: QueueOptions = { name: 'sidecarset', metricsProvider: prometheusQueueMetrics };
+ * import { MetricsRegistry, type QueueOptions } from '@operant/runtime';
+ *
+ * const options: QueueOptions = { name: 'sidecarset', metricsProvider: new MetricsRegistry().workqueue };
  * ```
  */
 export interface QueueOptions {
@@ -80,7 +90,10 @@ const SHUTDOWN: QueueItem<never> = Object.freeze({ key: undefined, shutdown: tru
  *
  * @example
  * ```ts
- * const queue = new WorkQueue();
+ * import { WorkQueue } from '@operant/runtime';
+ *
+ * declare function reconcile(key: string): Promise<void>;
+ * const queue = new WorkQueue<string>();
  * queue.add('default/web');
  * const worker = async () => {
  *   for (;;) {

@@ -9,9 +9,12 @@ import { realClock, type Clock } from './clock.js';
  *
  * @example
  * ```ts
- * const limiter: RateLimiter = new ItemExponentialFailureRateLimiter();
- * queue.addAfter(key, limiter.when(key)); // on failure
- * limiter.forget(key);                    // on success
+ * import { DelayingQueue, ItemExponentialFailureRateLimiter, type RateLimiter } from '@operant/runtime';
+ *
+ * const queue = new DelayingQueue<string>();
+ * const limiter: RateLimiter<string> = new ItemExponentialFailureRateLimiter();
+ * queue.addAfter('default/web', limiter.when('default/web')); // on failure
+ * limiter.forget('default/web');                              // on success
  * ```
  */
 export interface RateLimiter<K = string> {
@@ -29,6 +32,8 @@ export interface RateLimiter<K = string> {
  *
  * @example
  * ```ts
+ * import { ItemExponentialFailureRateLimiter } from '@operant/runtime';
+ *
  * const limiter = new ItemExponentialFailureRateLimiter(5, 1_000_000);
  * limiter.when('a'); // 5
  * limiter.when('a'); // 10
@@ -66,6 +71,8 @@ export class ItemExponentialFailureRateLimiter<K = string> implements RateLimite
  *
  * @example
  * ```ts
+ * import type { BucketRateLimiterOptions } from '@operant/runtime';
+ *
  * const options: BucketRateLimiterOptions = { qps: 50, burst: 300 };
  * ```
  */
@@ -86,6 +93,8 @@ export interface BucketRateLimiterOptions {
  *
  * @example
  * ```ts
+ * import { BucketRateLimiter } from '@operant/runtime';
+ *
  * const limiter = new BucketRateLimiter({ qps: 10, burst: 100 });
  * limiter.when('a'); // 0 for the first 100 calls, then 100, 200, 300, ... ms
  * ```
@@ -128,6 +137,8 @@ export class BucketRateLimiter<K = string> implements RateLimiter<K> {
  *
  * @example
  * ```ts
+ * import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '@operant/runtime';
+ *
  * const limiter = new MaxOfRateLimiter(
  *   new ItemExponentialFailureRateLimiter(5, 60_000),
  *   new BucketRateLimiter({ qps: 10, burst: 100 }),
@@ -167,6 +178,8 @@ export class MaxOfRateLimiter<K = string> implements RateLimiter<K> {
  *
  * @example
  * ```ts
+ * import { defaultControllerRateLimiter, RateLimitingQueue } from '@operant/runtime';
+ *
  * const queue = new RateLimitingQueue({ rateLimiter: defaultControllerRateLimiter() });
  * ```
  */

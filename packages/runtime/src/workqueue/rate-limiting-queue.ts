@@ -11,6 +11,8 @@ import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.
  *
  * @example
  * ```ts
+ * import { defaultControllerRateLimiter, type RateLimitingQueueOptions } from '@operant/runtime';
+ *
  * const options: RateLimitingQueueOptions = { name: 'sidecarset', rateLimiter: defaultControllerRateLimiter() };
  * ```
  */
@@ -24,7 +26,10 @@ export interface RateLimitingQueueOptions<K = string> extends QueueOptions {
  *
  * @example
  * ```ts
- * const queue = new RateLimitingQueue();
+ * import { RateLimitingQueue } from '@operant/runtime';
+ *
+ * declare function reconcile(key: string): Promise<void>;
+ * const queue = new RateLimitingQueue<string>();
  * const item = await queue.get();
  * if (!item.shutdown) {
  *   try {

@@ -17,9 +17,12 @@ import { allowed, denied, patched } from './responses.js';
  *
  * @example
  * ```ts
- * const sidecarSetDefaults: CustomDefaulter<SidecarSetObject> = {
- *   default(obj) {
- *     obj.spec.updateStrategy ??= { type: 'RollingUpdate' };
+ * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+ * import type { CustomDefaulter, Typed } from '@operant/runtime';
+ *
+ * const deploymentDefaults: CustomDefaulter<Typed<appsv1.Deployment>> = {
+ *   default(deployment) {
+ *     deployment.spec = { ...deployment.spec!, revisionHistoryLimit: deployment.spec?.revisionHistoryLimit ?? 3 };
  *   },
  * };
  * ```
@@ -34,7 +37,9 @@ export interface CustomDefaulter<T extends KubeObject> {
  *
  * @example
  * ```ts
- * mgr.webhookServer.register(mutatePath(SidecarSet), defaulter(SidecarSet, sidecarSetDefaults));
+ * import { defaulter, Deployment, mutatePath } from '@operant/runtime';
+ *
+ * mgr.webhookServer.register(mutatePath(Deployment), defaulter(Deployment, { default: (d) => void (d.metadata.labels ??= {}) }));
  * ```
  */
 export function defaulter<T extends KubeObject>(kind: Kind<T>, impl: CustomDefaulter<T>, options: AdmissionOptions = {}): WebhookHandler {

@@ -19,9 +19,11 @@ import { ValidationError } from './validation-error.js';
  *
  * @example
  * ```ts
+ * import { allowed, ConfigMap, type AdmissionHandler } from '@operant/runtime';
+ *
  * const handler: AdmissionHandler = async (req, ctx) => {
- *   const sets = await ctx.client.list(SidecarSet);
- *   ctx.log.info({ count: sets.items.length }, 'matching sidecar sets');
+ *   const settings = await ctx.client.list(ConfigMap, { namespace: req.namespace });
+ *   ctx.log.info({ count: settings.items.length }, 'config maps in the namespace');
  *   return allowed();
  * };
  * ```
@@ -42,10 +44,12 @@ export interface AdmissionContext extends WebhookRequestContext {
  *
  * @example
  * ```ts
+ * import { decodeObject, patched, Pod, type AdmissionHandler } from '@operant/runtime';
+ *
  * const injectSidecar: AdmissionHandler = async (req) => {
  *   const pod = decodeObject(req, Pod);
  *   const mutated = structuredClone(pod);
- *   mutated.spec.containers.push({ name: 'proxy', image: 'envoy' });
+ *   mutated.spec?.containers.push({ name: 'proxy', image: 'envoy' });
  *   return patched(pod, mutated);
  * };
  * ```
@@ -58,7 +62,11 @@ export type AdmissionHandler = (req: AdmissionRequest, ctx: AdmissionContext) =>
  *
  * @example
  * ```ts
+ * import { admissionHandler, allowed, generateServingCertificate, WebhookServer, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const injectSidecar: AdmissionHandler = async () => allowed();
  * mgr.webhookServer.register('/mutate-pods', admissionHandler(injectSidecar)); // ctx.client is mgr.client
+ * const standalone = new WebhookServer({ certificates: (await generateServingCertificate()).source });
  * standalone.register('/mutate-pods', admissionHandler(injectSidecar, { client })); // a server of your own
  * ```
  */
@@ -72,7 +80,17 @@ export interface AdmissionOptions {
  *
  * @example
  * ```ts
- * try { decodeObject(req, Pod); } catch (err) { if (err instanceof DecodeError) return errored(400, err); }
+ * import { DecodeError, decodeObject, errored, patched, Pod, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => {
+ *   try {
+ *     const pod = decodeObject(req, Pod);
+ *     return patched(pod, { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, seen: 'true' } } });
+ *   } catch (err) {
+ *     if (err instanceof DecodeError) return errored(400, err);
+ *     throw err;
+ *   }
+ * };
  * ```
  */
 export class DecodeError extends Error {
@@ -89,7 +107,9 @@ export class DecodeError extends Error {
  *
  * @example
  * ```ts
- * mgr.webhookServer.register('/mutate-pods', admissionHandler(injectSidecar));
+ * import { admissionHandler, allowed } from '@operant/runtime';
+ *
+ * mgr.webhookServer.register('/mutate-pods', admissionHandler(async (req, ctx) => allowed()));
  * ```
  */
 export function admissionHandler(handle: AdmissionHandler, options: AdmissionOptions = {}): WebhookHandler {
@@ -171,6 +191,8 @@ function objectName(request: AdmissionRequest): string {
  *
  * @example
  * ```ts
+ * import { Deployment, formatGroupVersionKind } from '@operant/runtime';
+ *
  * formatGroupVersionKind(Deployment); // 'apps/v1, Kind=Deployment'
  * formatGroupVersionKind({ group: '', version: 'v1', kind: 'Pod' }); // '/v1, Kind=Pod'
  * ```
@@ -185,7 +207,12 @@ export function formatGroupVersionKind(k: { group: string; version: string; kind
  *
  * @example
  * ```ts
- * const pod = decodeObject(req, Pod); // PodObject
+ * import { allowed, decodeObject, Pod, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => {
+ *   const pod = decodeObject(req, Pod); // a typed Pod, its apiVersion and kind checked
+ *   return allowed();
+ * };
  * ```
  */
 export function decodeObject<T extends KubeObject>(req: AdmissionRequest, kind?: Kind<T>): T {
@@ -197,7 +224,13 @@ export function decodeObject<T extends KubeObject>(req: AdmissionRequest, kind?:
  *
  * @example
  * ```ts
- * const before = decodeOldObject(req, SidecarSet);
+ * import { allowed, decodeObject, decodeOldObject, Deployment, denied, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => {
+ *   const before = decodeOldObject(req, Deployment);
+ *   const after = decodeObject(req, Deployment);
+ *   return after.spec?.replicas === 0 && (before.spec?.replicas ?? 1) > 0 ? denied('scale down to zero with a ticket') : allowed();
+ * };
  * ```
  */
 export function decodeOldObject<T extends KubeObject>(req: AdmissionRequest, kind?: Kind<T>): T {

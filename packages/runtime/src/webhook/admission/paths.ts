@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import { type PathKind, validatePath } from '@operant/runtime';
+ *
  * const kind: PathKind = { group: 'apps', version: 'v1', kind: 'Deployment' };
  * validatePath(kind); // '/validate-apps-v1-deployment'
  * ```
@@ -24,7 +26,10 @@ export interface PathKind {
  *
  * @example
  * ```ts
- * server.register(mutatePath(SidecarSet), defaulter(SidecarSet, sidecarSetDefaults));
+ * import { defaulter, Deployment, mutatePath } from '@operant/runtime';
+ *
+ * mutatePath(Deployment); // '/mutate-apps-v1-deployment'
+ * mgr.webhookServer.register(mutatePath(Deployment), defaulter(Deployment, { default: (d) => void (d.metadata.labels ??= {}) }));
  * ```
  */
 export function mutatePath(kind: PathKind): string {
@@ -36,7 +41,10 @@ export function mutatePath(kind: PathKind): string {
  *
  * @example
  * ```ts
- * server.register(validatePath(SidecarSet), validator(SidecarSet, sidecarSetValidation));
+ * import { Deployment, validatePath, validator } from '@operant/runtime';
+ *
+ * validatePath(Deployment); // '/validate-apps-v1-deployment'
+ * mgr.webhookServer.register(validatePath(Deployment), validator(Deployment, { validateDelete: () => ['deleting a deployment stops its pods'] }));
  * ```
  */
 export function validatePath(kind: PathKind): string {
@@ -48,6 +56,8 @@ export function validatePath(kind: PathKind): string {
  *
  * @example
  * ```ts
+ * import { webhookPath } from '@operant/runtime';
+ *
  * webhookPath('mutate', { group: '', version: 'v1', kind: 'Pod' }); // '/mutate--v1-pod'
  * ```
  */

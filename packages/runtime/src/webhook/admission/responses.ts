@@ -28,7 +28,9 @@ function withWarnings(response: AdmissionResponse, warnings: readonly string[] |
  *
  * @example
  * ```ts
- * return allowed(['spec.legacyField is deprecated; use spec.field']);
+ * import { allowed, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async () => allowed(['spec.legacyField is deprecated; use spec.field']);
  * ```
  */
 export function allowed(warnings?: readonly string[]): AdmissionResponse {
@@ -41,7 +43,13 @@ export function allowed(warnings?: readonly string[]): AdmissionResponse {
  *
  * @example
  * ```ts
- * if (!pod.metadata.labels?.app) return denied('pods need an app label');
+ * import { allowed, decodeObject, denied, Pod, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => {
+ *   const pod = decodeObject(req, Pod);
+ *   if (!pod.metadata.labels?.['app']) return denied('pods need an app label');
+ *   return allowed();
+ * };
  * ```
  */
 export function denied(message: string, code = 403, warnings?: readonly string[]): AdmissionResponse {
@@ -57,7 +65,16 @@ export function denied(message: string, code = 403, warnings?: readonly string[]
  *
  * @example
  * ```ts
- * try { ns = await ctx.client.get(Namespace, req.namespace!); } catch (err) { return errored(500, err); }
+ * import { allowed, errored, Namespace, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req, ctx) => {
+ *   try {
+ *     await ctx.client.get(Namespace, req.namespace!);
+ *   } catch (err) {
+ *     return errored(500, err);
+ *   }
+ *   return allowed();
+ * };
  * ```
  */
 export function errored(code: number, err: unknown): AdmissionResponse {
@@ -70,7 +87,13 @@ export function errored(code: number, err: unknown): AdmissionResponse {
  *
  * @example
  * ```ts
- * return deniedWithStatus(invalid('apps.kruise.io', 'SidecarSet', name, errs).status);
+ * import { fieldErrors, invalid } from '@operant/apimachinery';
+ * import { allowed, deniedWithStatus, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => {
+ *   const errs = req.name?.startsWith('tmp-') ? [fieldErrors.invalid('metadata.name', req.name, 'temporary names are reserved')] : [];
+ *   return errs.length > 0 ? deniedWithStatus(invalid('apps.kruise.io', 'SidecarSet', req.name ?? '', errs).status) : allowed();
+ * };
  * ```
  */
 export function deniedWithStatus(status: Status | AdmissionStatus, warnings?: readonly string[]): AdmissionResponse {
@@ -84,10 +107,14 @@ export function deniedWithStatus(status: Status | AdmissionStatus, warnings?: re
  *
  * @example
  * ```ts
- * const pod = decodeObject(req, Pod);
- * const mutated = structuredClone(pod);
- * mutated.spec.containers.push({ name: 'sidecar', image: 'busybox' });
- * return patched(pod, mutated);
+ * import { decodeObject, patched, Pod, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => {
+ *   const pod = decodeObject(req, Pod);
+ *   const mutated = structuredClone(pod);
+ *   mutated.spec?.containers.push({ name: 'sidecar', image: 'busybox' });
+ *   return patched(pod, mutated);
+ * };
  * ```
  */
 export function patched(original: unknown, mutated: unknown, warnings?: readonly string[]): AdmissionResponse {
@@ -105,6 +132,8 @@ export function patched(original: unknown, mutated: unknown, warnings?: readonly
  *
  * @example
  * ```ts
+ * import { jsonPatchBetween } from '@operant/runtime';
+ *
  * jsonPatchBetween({ a: 1 }, { a: 2 }); // [{ op: 'replace', path: '/a', value: 2 }]
  * ```
  */

@@ -9,7 +9,9 @@ import type { GroupVersionKind, GroupVersionResource, KubeObject, StatusDetails 
  *
  * @example
  * ```ts
- * if (req.operation === 'DELETE') return allowed();
+ * import { allowed, denied, type AdmissionHandler } from '@operant/runtime';
+ *
+ * const handler: AdmissionHandler = async (req) => (req.operation === 'DELETE' ? allowed() : denied('read-only'));
  * ```
  */
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -19,7 +21,9 @@ export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
  *
  * @example
  * ```ts
- * const admin = req.userInfo.groups?.includes('system:masters') ?? false;
+ * import type { AdmissionRequest } from '@operant/runtime';
+ *
+ * const isAdmin = (req: AdmissionRequest): boolean => req.userInfo.groups?.includes('system:masters') ?? false;
  * ```
  */
 export interface AdmissionUserInfo {
@@ -35,6 +39,8 @@ export interface AdmissionUserInfo {
  *
  * @example
  * ```ts
+ * import { type AdmissionHandler, allowed, denied } from '@operant/runtime';
+ *
  * const handler: AdmissionHandler = async (req) =>
  *   req.namespace === 'kube-system' ? denied('not in kube-system') : allowed();
  * ```
@@ -67,6 +73,8 @@ export interface AdmissionRequest {
  *
  * @example
  * ```ts
+ * import type { AdmissionStatus } from '@operant/runtime';
+ *
  * const status: AdmissionStatus = { code: 403, reason: 'Forbidden', message: 'spec.replicas must be even' };
  * ```
  */
@@ -85,6 +93,8 @@ export interface AdmissionStatus {
  *
  * @example
  * ```ts
+ * import type { AdmissionResponse } from '@operant/runtime';
+ *
  * const response: AdmissionResponse = { allowed: true, warnings: ['spec.foo is deprecated'] };
  * ```
  */
@@ -103,7 +113,10 @@ export interface AdmissionResponse {
  *
  * @example
  * ```ts
- * const review: AdmissionReview = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } };
+ * import type { AdmissionRequest, AdmissionReview } from '@operant/runtime';
+ *
+ * declare const request: AdmissionRequest;
+ * const review: AdmissionReview = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: request.uid, allowed: true } };
  * ```
  */
 export interface AdmissionReview {

@@ -12,12 +12,17 @@ import { fieldErrorMessage, type FieldError } from '@operant/apimachinery';
  *
  * @example
  * ```ts
- * validateCreate(obj) {
- *   const errs: FieldError[] = [];
- *   if (!obj.spec.selector) errs.push(fieldErrors.required('spec.selector', ''));
- *   if (obj.spec.replicas > 10) errs.push(fieldErrors.invalid('spec.replicas', obj.spec.replicas, 'must be at most 10'));
- *   if (errs.length > 0) throw new ValidationError(errs, { warnings: ['spec.legacy is deprecated'] });
- * }
+ * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+ * import { fieldErrors, ValidationError, type CustomValidator, type FieldError, type Typed } from '@operant/runtime';
+ *
+ * const deployments: CustomValidator<Typed<appsv1.Deployment>> = {
+ *   validateCreate(d) {
+ *     const errs: FieldError[] = [];
+ *     if (!d.spec?.selector) errs.push(fieldErrors.required('spec.selector', ''));
+ *     if ((d.spec?.replicas ?? 1) > 10) errs.push(fieldErrors.invalid('spec.replicas', d.spec?.replicas, 'must be at most 10'));
+ *     if (errs.length > 0) throw new ValidationError(errs, { warnings: ['spec.paused is deprecated here'] });
+ *   },
+ * };
  * ```
  */
 export class ValidationError extends Error {

@@ -15,6 +15,9 @@ import type { AdmissionResponse } from './types.js';
  *
  * @example
  * ```ts
+ * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+ * import type { CustomValidator, Typed, ValidationResult } from '@operant/runtime';
+ *
  * const validation: CustomValidator<Typed<appsv1.Deployment>> = {
  *   validateUpdate: (_old, obj): ValidationResult => (obj.spec?.replicas === 0 ? ['replicas 0 stops every pod'] : undefined),
  * };
@@ -29,12 +32,15 @@ export type ValidationResult = void | readonly string[] | Promise<void | readonl
  *
  * @example
  * ```ts
- * const sidecarSetValidation: CustomValidator<SidecarSetObject> = {
- *   validateCreate(obj) {
- *     if (obj.spec.containers.length === 0) throw new ValidationError(fieldErrors.required('spec.containers', 'at least one container'));
+ * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+ * import { fieldErrors, ValidationError, type CustomValidator, type Typed } from '@operant/runtime';
+ *
+ * const deploymentValidation: CustomValidator<Typed<appsv1.Deployment>> = {
+ *   validateCreate(d) {
+ *     if (d.spec?.template.spec?.containers.length === 0) throw new ValidationError(fieldErrors.required('spec.template.spec.containers', 'at least one container'));
  *   },
- *   validateUpdate(oldObj, newObj) {
- *     if (newObj.spec.selector !== oldObj.spec.selector) return ['changing spec.selector re-injects every pod'];
+ *   validateUpdate(oldD, newD) {
+ *     if (JSON.stringify(newD.spec?.selector) !== JSON.stringify(oldD.spec?.selector)) return ['changing spec.selector orphans the old pods'];
  *   },
  * };
  * ```
@@ -51,7 +57,9 @@ export interface CustomValidator<T extends KubeObject> {
  *
  * @example
  * ```ts
- * server.register(validatePath(SidecarSet), validator(SidecarSet, sidecarSetValidation));
+ * import { Deployment, validatePath, validator } from '@operant/runtime';
+ *
+ * mgr.webhookServer.register(validatePath(Deployment), validator(Deployment, { validateCreate: (d) => (d.spec?.paused ? ['created paused'] : undefined) }));
  * ```
  */
 export function validator<T extends KubeObject>(kind: Kind<T>, impl: CustomValidator<T>, options: AdmissionOptions = {}): WebhookHandler {

@@ -19,6 +19,8 @@ import { parseCertificate } from './pair.js';
  *
  * @example
  * ```ts
+ * import type { CABundleTargets } from '@operant/runtime';
+ *
  * const targets: CABundleTargets = { mutating: ['sidecarset-mutating'], validating: ['sidecarset-validating'], crds: ['sidecarsets.apps.kruise.io'] };
  * ```
  */
@@ -37,6 +39,8 @@ export interface CABundleTargets {
  *
  * @example
  * ```ts
+ * import type { CABundleOutcome } from '@operant/runtime';
+ *
  * const outcome: CABundleOutcome = { kind: 'CustomResourceDefinition', name: 'widgets.example.com', result: 'skipped' };
  * ```
  */
@@ -51,6 +55,8 @@ export interface CABundleOutcome {
  *
  * @example
  * ```ts
+ * import type { InjectCABundleOptions } from '@operant/runtime';
+ *
  * const options: InjectCABundleOptions = { retries: 10, fieldManager: 'my-operator' };
  * ```
  */
@@ -67,6 +73,8 @@ export interface InjectCABundleOptions {
  *
  * @example
  * ```ts
+ * import { type CABundleClient, Client, loadKubeConfig } from '@operant/runtime';
+ *
  * const calls: CABundleClient = Client.fromConfig(await loadKubeConfig());
  * ```
  */
@@ -84,6 +92,8 @@ export interface CABundleClient {
  *
  * @example
  * ```ts
+ * import { ensureLocalCertificates, injectCABundle } from '@operant/runtime';
+ *
  * const certs = await ensureLocalCertificates('.operant/webhook-certs');
  * const outcomes = await injectCABundle(client, certs.caPem, {
  *   mutating: ['sidecarset-mutating'],
@@ -119,6 +129,9 @@ export async function injectCABundle(
  *
  * @example
  * ```ts
+ * import { generateServingCertificate, localWebhookClientConfig } from '@operant/runtime';
+ *
+ * const certs = await generateServingCertificate();
  * const clientConfig = localWebhookClientConfig({ port: 9443, path: '/convert', caPem: certs.caPem });
  * // { url: 'https://127.0.0.1:9443/convert', caBundle: 'LS0tLS1CRUdJTi...' }
  * ```

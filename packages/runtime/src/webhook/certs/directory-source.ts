@@ -19,6 +19,8 @@ import { CertificateError, checkPair } from './pair.js';
  *
  * @example
  * ```ts
+ * import type { DirectoryCertificateSourceOptions } from '@operant/runtime';
+ *
  * const options: DirectoryCertificateSourceOptions = { certFile: 'tls.crt', keyFile: 'tls.key', caFile: 'ca.crt', pollIntervalMs: 10_000 };
  * ```
  */
@@ -51,8 +53,10 @@ type Trigger = 'start' | 'watch' | 'poll' | 'manual';
  *
  * @example
  * ```ts
+ * import { directoryCertificateSource } from '@operant/runtime';
+ *
  * const source = await directoryCertificateSource('/tmp/k8s-webhook-server/serving-certs');
- * source.onChange((pair) => server.setSecureContext(pair));
+ * source.onChange(() => log.info({}, 'serving a new certificate'));
  * void source.start(signal);
  * ```
  */
@@ -282,8 +286,11 @@ async function readOptional(path: string): Promise<string | undefined> {
  *
  * @example
  * ```ts
+ * import { createServer } from 'node:https';
+ * import { directoryCertificateSource } from '@operant/runtime';
+ *
  * const source = await directoryCertificateSource('/tmp/k8s-webhook-server/serving-certs', { caFile: 'ca.crt' });
- * const server = https.createServer({ ...source.current() });
+ * const server = createServer({ ...source.current() });
  * source.onChange((pair) => server.setSecureContext(pair));
  * void source.start(signal);
  * ```
@@ -297,6 +304,8 @@ export async function directoryCertificateSource(
  *
  * @example
  * ```ts
+ * import { directoryCertificateSource } from '@operant/runtime';
+ *
  * const source = await directoryCertificateSource('/tmp/k8s-webhook-server/serving-certs');
  * ```
  */

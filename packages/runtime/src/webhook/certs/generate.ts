@@ -13,6 +13,8 @@ import { createCertificateAuthority, issueServerCertificate } from './x509.js';
  *
  * @example
  * ```ts
+ * import { type CertificateAuthority, generateServingCertificate } from '@operant/runtime';
+ *
  * const first = await generateServingCertificate();
  * const ca: CertificateAuthority = { cert: first.caPem, key: first.caKey };
  * ```
@@ -27,6 +29,8 @@ export interface CertificateAuthority {
  *
  * @example
  * ```ts
+ * import type { ServingCertificateOptions } from '@operant/runtime';
+ *
  * const options: ServingCertificateOptions = { service: { name: 'webhook', namespace: 'system' }, validityDays: 30 };
  * ```
  */
@@ -54,8 +58,11 @@ export interface ServingCertificateOptions {
  *
  * @example
  * ```ts
+ * import { createServer } from 'node:https';
+ * import { generateServingCertificate } from '@operant/runtime';
+ *
  * const { caPem, cert, key, source } = await generateServingCertificate();
- * https.createServer({ cert, key }, app);
+ * createServer({ cert, key }, (req, res) => res.end('ok'));
  * ```
  */
 export interface GeneratedCertificates extends ServingCertificate {
@@ -76,8 +83,11 @@ export interface GeneratedCertificates extends ServingCertificate {
  *
  * @example
  * ```ts
+ * import { createServer } from 'node:https';
+ * import { generateServingCertificate, injectCABundle } from '@operant/runtime';
+ *
  * const certs = await generateServingCertificate({ service: { name: 'webhook', namespace: 'system' } });
- * const server = https.createServer({ cert: certs.cert, key: certs.key });
+ * const server = createServer({ cert: certs.cert, key: certs.key });
  * await injectCABundle(client, certs.caPem, { mutating: ['sidecarset-mutating'] });
  * ```
  */

@@ -17,6 +17,8 @@ import { createCertificateAuthority, DAY_MS } from './x509.js';
  *
  * @example
  * ```ts
+ * import type { LocalCertificatesOptions } from '@operant/runtime';
+ *
  * const options: LocalCertificatesOptions = { renewBeforeDays: 30, dnsNames: ['localhost', 'host.docker.internal'] };
  * ```
  */
@@ -31,6 +33,8 @@ export interface LocalCertificatesOptions extends Omit<ServingCertificateOptions
  *
  * @example
  * ```ts
+ * import { ensureLocalCertificates, type LocalCertificates } from '@operant/runtime';
+ *
  * const local: LocalCertificates = await ensureLocalCertificates('.operant/webhook-certs');
  * if (local.created.length > 0) console.log('new certificates in', local.dir);
  * ```
@@ -46,7 +50,11 @@ export interface LocalCertificates extends GeneratedCertificates {
  *
  * @example
  * ```ts
- * const caPem = readFileSync(join(dir, localCertificateFiles.caCert), 'utf8');
+ * import { readFileSync } from 'node:fs';
+ * import { join } from 'node:path';
+ * import { localCertificateFiles } from '@operant/runtime';
+ *
+ * const caPem = readFileSync(join('.operant/webhook-certs', localCertificateFiles.caCert), 'utf8');
  * ```
  */
 export const localCertificateFiles = Object.freeze({ cert: 'tls.crt', key: 'tls.key', caCert: 'ca.crt', caKey: 'ca.key' });
@@ -59,6 +67,8 @@ export const localCertificateFiles = Object.freeze({ cert: 'tls.crt', key: 'tls.
  *
  * @example
  * ```ts
+ * import { directoryCertificateSource, ensureLocalCertificates, injectCABundle } from '@operant/runtime';
+ *
  * const certs = await ensureLocalCertificates('.operant/webhook-certs');
  * await injectCABundle(client, certs.caPem, { validating: ['sidecarset-validating'] });
  * const source = await directoryCertificateSource(certs.dir);

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import type { ServiceName } from '@operant/runtime';
+ *
  * const service: ServiceName = { name: 'sidecarset-webhook', namespace: 'kruise-system' };
  * ```
  */
@@ -24,6 +26,8 @@ export const defaultIpAddresses: readonly string[] = ['127.0.0.1', '::1'];
  *
  * @example
  * ```ts
+ * import { serviceDnsNames } from '@operant/runtime';
+ *
  * serviceDnsNames({ name: 'webhook', namespace: 'system' });
  * // ['webhook', 'webhook.system', 'webhook.system.svc', 'webhook.system.svc.cluster.local']
  * ```

@@ -10,6 +10,8 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
  *
  * @example
  * ```ts
+ * import { CertificateError, directoryCertificateSource } from '@operant/runtime';
+ *
  * try {
  *   await directoryCertificateSource('/tmp/k8s-webhook-server/serving-certs');
  * } catch (e) {

@@ -6,6 +6,9 @@ import type { CertificateSource, ServingCertificate } from '../contracts.js';
  *
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { staticCertificateSource } from '@operant/runtime';
+ *
  * const source = staticCertificateSource({ cert: readFileSync('tls.crt', 'utf8'), key: readFileSync('tls.key', 'utf8') });
  * source.current().cert;
  * ```

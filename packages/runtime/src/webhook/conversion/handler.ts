@@ -27,8 +27,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
  *
  * @example
  * ```ts
- * const widgets = defineConversion(WidgetV1).spoke(WidgetV2, { toHub, fromHub });
- * server.register('/convert', conversionHandler([widgets]));
+ * import { conversionHandler, defineConversion, type Typed, type VersionedKind } from '@operant/runtime';
+ *
+ * type WidgetV1 = Typed<{ spec: { replicas: number } }>;
+ * type WidgetV2 = Typed<{ spec: { size: number } }>;
+ * const WidgetV1: VersionedKind<WidgetV1> = { group: 'example.com', version: 'v1', kind: 'Widget' };
+ * const WidgetV2: VersionedKind<WidgetV2> = { group: 'example.com', version: 'v2', kind: 'Widget' };
+ * const widgets = defineConversion(WidgetV1).spoke(WidgetV2, {
+ *   toHub: ({ spec, ...w }) => ({ ...w, spec: { replicas: spec.size } }),
+ *   fromHub: ({ spec, ...w }) => ({ ...w, spec: { size: spec.replicas } }),
+ * });
+ * mgr.webhookServer.register('/convert', conversionHandler([widgets]));
  * ```
  */
 export function conversionHandler(registrations: readonly ConversionRegistration[]): WebhookHandler {

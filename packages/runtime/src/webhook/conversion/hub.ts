@@ -10,7 +10,10 @@ import { deepCopy, type KubeObject, type ObjectMeta } from '@operant/apimachiner
  *
  * @example
  * ```ts
- * const WidgetV2: VersionedKind<WidgetV2Object> = { group: 'example.com', version: 'v2', kind: 'Widget' };
+ * import type { Typed, VersionedKind } from '@operant/runtime';
+ *
+ * type WidgetV2 = Typed<{ spec: { size: number } }>;
+ * const WidgetV2: VersionedKind<WidgetV2> = { group: 'example.com', version: 'v2', kind: 'Widget' };
  * ```
  */
 export interface VersionedKind<T extends KubeObject = KubeObject> {
@@ -30,7 +33,11 @@ export interface VersionedKind<T extends KubeObject = KubeObject> {
  *
  * @example
  * ```ts
- * const v2: SpokeConversion<WidgetV2Object, WidgetV1Object> = {
+ * import type { SpokeConversion, Typed } from '@operant/runtime';
+ *
+ * type WidgetV1 = Typed<{ spec: { replicas: number; paused?: boolean } }>; // the hub
+ * type WidgetV2 = Typed<{ spec: { size: number; paused?: boolean } }>;
+ * const v2: SpokeConversion<WidgetV2, WidgetV1> = {
  *   toHub: ({ spec: { size, ...spec }, ...w }) => ({ ...w, spec: { ...spec, replicas: size } }),
  *   fromHub: ({ spec: { replicas, ...spec }, ...w }) => ({ ...w, spec: { ...spec, size: replicas } }),
  * };
@@ -46,6 +53,9 @@ export interface SpokeConversion<S extends KubeObject, H extends KubeObject> {
  *
  * @example
  * ```ts
+ * import { ConversionError, type KindConversion, type KubeObject } from '@operant/runtime';
+ *
+ * declare const widgets: KindConversion, obj: KubeObject;
  * try {
  *   await widgets.convert(obj, 'example.com/v2');
  * } catch (e) {
@@ -65,6 +75,10 @@ export class ConversionError extends Error {
  *
  * @example
  * ```ts
+ * import { defineConversion, type ConversionRegistration } from '@operant/runtime';
+ *
+ * const widgets = defineConversion({ group: 'example.com', version: 'v1', kind: 'Widget' });
+ * const gadgets = defineConversion({ group: 'example.com', version: 'v1beta1', kind: 'Gadget' });
  * const registrations: ConversionRegistration[] = [widgets, gadgets];
  * ```
  */
@@ -85,8 +99,18 @@ type AnySpoke = SpokeConversion<KubeObject, KubeObject>;
  *
  * @example
  * ```ts
- * const widgets = defineConversion(WidgetV1).spoke(WidgetV2, { toHub, fromHub });
- * await widgets.convert(widgetV1, 'example.com/v2');
+ * import { defineConversion, type Typed, type VersionedKind } from '@operant/runtime';
+ *
+ * type WidgetV1 = Typed<{ spec: { replicas: number } }>; // the hub
+ * type WidgetV2 = Typed<{ spec: { size: number } }>;
+ * const WidgetV1: VersionedKind<WidgetV1> = { group: 'example.com', version: 'v1', kind: 'Widget' };
+ * const WidgetV2: VersionedKind<WidgetV2> = { group: 'example.com', version: 'v2', kind: 'Widget' };
+ * const widgets = defineConversion(WidgetV1).spoke(WidgetV2, {
+ *   toHub: ({ spec, ...w }) => ({ ...w, spec: { replicas: spec.size } }),
+ *   fromHub: ({ spec, ...w }) => ({ ...w, spec: { size: spec.replicas } }),
+ * });
+ * declare const v1: WidgetV1;
+ * const v2 = await widgets.convert(v1, 'example.com/v2');
  * ```
  */
 export class KindConversion<H extends KubeObject = KubeObject> implements ConversionRegistration {
@@ -162,13 +186,17 @@ export class KindConversion<H extends KubeObject = KubeObject> implements Conver
  *
  * @example
  * ```ts
+ * import { conversionHandler, defineConversion, defineKind, type Typed } from '@operant/runtime';
+ *
+ * type WidgetV1Object = Typed<{ spec: { replicas: number; paused?: boolean } }>; // the hub
+ * type WidgetV2Object = Typed<{ spec: { size: number; paused?: boolean } }>;
  * const WidgetV1 = defineKind<WidgetV1Object>({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
  * const WidgetV2 = defineKind<WidgetV2Object>({ group: 'example.com', version: 'v2', kind: 'Widget', plural: 'widgets', namespaced: true });
  * const widgets = defineConversion(WidgetV1).spoke(WidgetV2, {
  *   toHub: ({ spec: { size, ...spec }, ...w }) => ({ ...w, spec: { ...spec, replicas: size } }),
  *   fromHub: ({ spec: { replicas, ...spec }, ...w }) => ({ ...w, spec: { ...spec, size: replicas } }),
  * });
- * server.register('/convert', conversionHandler([widgets]));
+ * mgr.webhookServer.register('/convert', conversionHandler([widgets]));
  * ```
  */
 export function defineConversion<H extends KubeObject>(hub: VersionedKind<H>): KindConversion<H> {

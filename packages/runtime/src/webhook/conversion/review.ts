@@ -12,7 +12,9 @@ import { WebhookRequestError } from '../errors.js';
  *
  * @example
  * ```ts
- * const webhook = { conversionReviewVersions: ['v1'], clientConfig };
+ * import { conversionReviewVersions, localWebhookClientConfig } from '@operant/runtime';
+ *
+ * const webhook = { conversionReviewVersions: ['v1'], clientConfig: localWebhookClientConfig({ port: 9443, path: '/convert' }) };
  * conversionReviewVersions.includes('apiextensions.k8s.io/v1'); // true
  * ```
  */
@@ -23,6 +25,9 @@ export const conversionReviewVersions: readonly string[] = ['apiextensions.k8s.i
  *
  * @example
  * ```ts
+ * import type { ConversionRequest, KubeObject } from '@operant/runtime';
+ *
+ * declare const widgetV1: KubeObject;
  * const request: ConversionRequest = { uid: '705ab4f5', desiredAPIVersion: 'example.com/v2', objects: [widgetV1] };
  * ```
  */
@@ -37,6 +42,9 @@ export interface ConversionRequest {
  *
  * @example
  * ```ts
+ * import type { ConversionResponse, KubeObject } from '@operant/runtime';
+ *
+ * declare const widgetV2: KubeObject;
  * const response: ConversionResponse = { uid: '705ab4f5', convertedObjects: [widgetV2], result: { status: 'Success' } };
  * ```
  */
@@ -51,6 +59,9 @@ export interface ConversionResponse {
  *
  * @example
  * ```ts
+ * import type { ConversionRequest, ConversionReview } from '@operant/runtime';
+ *
+ * declare const request: ConversionRequest;
  * const review: ConversionReview = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request };
  * ```
  */

@@ -85,7 +85,7 @@ export function buildProgram(): Command {
     .requiredOption('--version <version>', 'the API version, e.g. v1alpha1')
     .requiredOption('--kind <kind>', 'the kind, e.g. SidecarSet')
     .option('--namespaced [bool]', 'namespaced (true) or cluster-scoped (false)')
-    .option('--namespace [bool]', 'read as --namespaced, with a warning (the seed article writes it so)')
+    .option('--namespace [bool]', 'read as --namespaced, with a warning (a common misspelling)')
     .option('--resource [bool]', 'scaffold the types and CRD (false: a controller for a built-in kind)')
     .option('--controller [bool]', 'scaffold a controller')
     .option('--plural <plural>', 'the resource\'s plural name (default: the kind\'s English plural)')
@@ -104,8 +104,16 @@ export function buildProgram(): Command {
     .action(async (opts) => (await scaffold()).runCreateWebhook(opts));
 
   program
+    .command('dev')
+    .description('regenerate, install the CRDs and webhooks, and run the manager; again on every change in src/ (make run, and more)')
+    .option('--kubeconfig <file>', 'the cluster to use (default: KUBECONFIG or ~/.kube/config; none: an embedded API server)')
+    .option('--embedded', 'use an embedded API server even when a kubeconfig exists')
+    .option('--no-watch', 'run once, without watching src/')
+    .action(async (opts: { kubeconfig?: string; embedded?: boolean; watch: boolean }) => (await import('./commands/dev.js')).runDev(opts));
+
+  program
     .command('alpha')
-    .description('kubebuilder\'s alpha commands, as the seed article uses them')
+    .description('kubebuilder\'s alpha commands, (alpha webhook)')
     .command('webhook')
     .description('scaffold a mutating or validating webhook for given operations (kubebuilder alpha webhook)')
     .requiredOption('--group <group>', 'the API group (core for Pods and the like)')

@@ -37,7 +37,7 @@ export interface CreateApiFlags {
   version: string;
   kind: string;
   namespaced?: string | boolean;
-  /** The seed article's spelling of --namespaced. */
+  /** A common misspelling of --namespaced, read as it. */
   namespace?: string | boolean;
   resource?: string | boolean;
   controller?: string | boolean;

@@ -1,6 +1,6 @@
 /**
  * `operant create webhook` (kubebuilder v4's flags) and `operant alpha
- * webhook` (the seed article's `--type` and `--operations`): a defaulting
+ * webhook` (`--type` and `--operations`, as older kubebuilder had it): a defaulting
  * and/or validating webhook for a kind, as a section of
  * src/webhooks/<version>/<kind>-webhook.ts, registered in main.ts, with the
  * webhook's kustomize wiring the first time; then `operant generate` writes

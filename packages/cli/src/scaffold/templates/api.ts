@@ -90,7 +90,7 @@ function kindImport(a: ApiTemplateInput): string {
 export function controllerFile(a: ApiTemplateInput): string {
   const rbacGroup = a.qualifiedGroup === '' ? 'core' : a.qualifiedGroup;
   const getOptions = a.namespaced ? '{ namespace: req.namespace }' : '{}';
-  return `import { isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from '@operant/runtime';
+  return `import { ignoreNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from '@operant/runtime';
 ${kindImport(a)}
 
 // +kubebuilder:rbac:groups=${rbacGroup},resources=${a.plural},verbs=get;list;watch;create;update;patch;delete
@@ -104,11 +104,8 @@ ${kindImport(a)}
  * cluster state, then act to make the cluster state reflect it.
  */
 export async function reconcile${a.kind}(req: Request, ctx: ReconcileContext): Promise<ReconcileResult | void> {
-  const object = await ctx.client.get(${a.kind}, req.name, ${getOptions}).catch((err: unknown) => {
-    // Deleted since it was queued: nothing to do (owned objects are garbage collected).
-    if (isNotFound(err)) return undefined;
-    throw err;
-  });
+  const object = await ctx.client.get(${a.kind}, req.name, ${getOptions}).catch(ignoreNotFound);
+  // Deleted since it was queued: nothing to do (owned objects are garbage collected).
   if (!object) return;
   // TODO(user): your logic here
   ctx.log.info({ resourceVersion: object.metadata.resourceVersion }, 'reconciled ${a.kind}');

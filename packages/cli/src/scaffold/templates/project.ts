@@ -30,7 +30,7 @@ export function packageJson(p: ProjectTemplateInput): string {
       build: 'tsc -p tsconfig.json',
       manifests: 'operant generate',
       test: 'node --import tsx --test test/*.test.ts',
-      dev: 'operant generate && node --import tsx src/main.ts',
+      dev: 'operant dev',
       start: 'node dist/main.js',
       'crds:install': 'operant generate && kubectl apply -k config/crd',
       'crds:uninstall': 'kubectl delete --ignore-not-found -k config/crd',
@@ -218,7 +218,7 @@ npm test            # the tests, against an embedded API server
 | \`npm run manifests\` | writes config/crd/bases, config/rbac/role.yaml, config/webhook/manifests.yaml (\`make manifests\`) |
 | \`npm run build\` | compiles the manager (\`make build\`) |
 | \`npm test\` | runs the tests (\`make test\`) |
-| \`npm run dev\` | regenerates and runs the manager against the cluster in KUBECONFIG (\`make run\`) |
+| \`npm run dev\` | regenerates, installs the CRDs and webhooks, runs the manager, and again on every change in src/; against the cluster in KUBECONFIG, or an embedded API server when there is none (\`make run\`) |
 | \`npm run crds:install\` / \`crds:uninstall\` | installs or removes the CRDs (\`make install\` / \`make uninstall\`) |
 | \`npm run deploy\` / \`undeploy\` | deploys the manager with \`kubectl apply -k config/default\`, image from \`IMG\` (\`make deploy\`) |
 | \`npm run docker-build\` | builds the image \`IMG\` (\`make docker-build\`) |
@@ -243,7 +243,7 @@ after(async () => {
   await env.stop();
 });
 
-it('the test environment serves the API, with the project\'s CRDs installed', async () => {
+it('the test environment serves the API, with the CRDs of the project installed', async () => {
   const namespaces = await env.client.list(Namespace);
   assert.ok(namespaces.items.some((ns) => ns.metadata.name === 'default'));
 });
@@ -257,6 +257,7 @@ export function testSupport(): string {
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import { Client, CustomResourceDefinition, Manager, loadKubeConfig, type KubeObject } from '@operant/runtime';
@@ -273,7 +274,8 @@ export async function startTestEnv(): Promise<TestEnv> {
   const server = await startApiServer({ port: 0 });
   const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
   const client = Client.fromConfig(config);
-  const crdDir = join(process.cwd(), 'config', 'crd', 'bases');
+  // Beside this file, not the working directory: a monorepo's test runner may start elsewhere.
+  const crdDir = fileURLToPath(new URL('../config/crd/bases', import.meta.url));
   const crds = existsSync(crdDir) ? readdirSync(crdDir).filter((f) => f.endsWith('.yaml')) : [];
   for (const file of crds) {
     for (const doc of parseAllDocuments(readFileSync(join(crdDir, file), 'utf8'))) {

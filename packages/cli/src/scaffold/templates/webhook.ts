@@ -3,7 +3,7 @@
  * project's own kinds, a typed defaulter and validator (controller-runtime's
  * CustomDefaulter / CustomValidator); for a built-in kind such as Pod, raw
  * admission handlers that decode the object and read others through the
- * manager's client, as the seed article's Pod handler does. Each part is a
+ * manager's client, as a sidecar injector's Pod handler does. Each part is a
  * section of one file per kind and version, with its +kubebuilder:webhook
  * marker; a later command appends the parts that are missing.
  */

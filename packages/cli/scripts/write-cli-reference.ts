@@ -1,0 +1,176 @@
+/**
+ * Writes docs/cli.md from the `operant` program's own definition
+ * (buildProgram() in src/program.ts), so the reference lists exactly the
+ * commands, flags and defaults the CLI has. What the definition cannot say
+ * (the contracts other tools rely on) is kept below, per command; a note for a
+ * command that no longer exists is an error. A test fails when the committed
+ * file differs from what this renders.
+ *
+ * Run: node --conditions=source --import tsx packages/cli/scripts/write-cli-reference.ts
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Command, Option } from 'commander';
+import { buildProgram } from '../src/program.js';
+
+/** Where the reference is written. */
+export const cliReferencePath = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'cli.md');
+
+const intro = `# CLI reference
+
+Generated from the \`operant\` program's definition by \`packages/cli/scripts/write-cli-reference.ts\`;
+do not edit by hand. A test fails when this file and the program disagree.
+
+\`operant\` is the one command of Operant: the embedded API server (\`server\`, \`start\`), the code
+generator (\`generate\`, controller-gen's counterpart), the scaffolding (\`init\`, \`create\`,
+\`alpha\`, kubebuilder's counterparts) and the development loop (\`dev\`, behind a project's
+\`npm run dev\`). Inside the Operant checkout and inside a project made with \`operant init\` it runs
+as \`npx operant ...\`; anywhere else as \`npx --prefix <checkout> operant ...\` or
+\`node <checkout>/packages/cli/bin/operant.js ...\` (see the [quick start](quick-start.md)).
+
+Every command takes \`-h, --help\`. A command that fails prints \`error: <message>\` on stderr and exits
+with status 1; the scaffolding and generating commands then have written nothing. A command that
+writes files prints one \`wrote <path>\` line per file.
+
+Two contracts scripts and tests rely on:
+
+- \`operant server\` writes the admin kubeconfig to the \`--kubeconfig\` file first, then prints exactly
+  one line on stdout, \`ready <url>\`; once that line is out, the file is complete and the server
+  answers. SIGTERM or SIGINT stop it cleanly (exit status 0).
+- \`operant generate\` exits with status 1 when any input is wrong, printing
+  \`error: <file>:<line>:<col>: <message>\`, and writes nothing (see [code generation](codegen.md)).
+`;
+
+/** What a command's definition cannot say, by command path (`generate crd`). Markdown. */
+const notes: Record<string, string> = {
+  server: `The server listens on HTTPS with a CA it generates, authenticates the admin's bearer token
+(in the kubeconfig), client certificates and ServiceAccount tokens, and enforces RBAC for everyone
+but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in SQLite (WAL, fsync
+on commit), so that every acknowledged write survives even \`kill -9\`.`,
+  start: `What \`npm start\` runs at the repository root: a server keeping its data in \`<dir>/data\` and
+its kubeconfig in \`<dir>/kubeconfig\`; it prints \`ready <url>\` and then commands to try.`,
+  generate: `Without a subcommand it writes everything, in the layout \`operant init\` makes:
+\`config/crd/bases/<group>_<plural>.yaml\`, \`config/rbac/role.yaml\`, \`config/webhook/manifests.yaml\`
+and \`src/api/<version>/zz_generated.kinds.ts\` (each kind as a value for the client). The same input
+gives the same bytes. Markers: [markers.md](markers.md).`,
+  'generate crd': `Without \`--output-dir\`, writes to \`config/crd/bases\`. \`--max-description-length 0\` drops
+every description (controller-gen's \`crd:maxDescLen=0\`), for CRDs too large for client-side apply.`,
+  'generate rbac': 'Without `--output-dir`, writes `config/rbac/role.yaml`.',
+  'generate webhook': 'Without `--output-dir`, writes `config/webhook/manifests.yaml`.',
+  init: `Writes \`PROJECT\`, \`package.json\` (npm scripts for the Makefile's targets), \`tsconfig.json\`,
+\`src/main.ts\` (the manager), \`test/\`, \`config/\` (kustomize), a \`Dockerfile\` and a README. It
+refuses to run where a \`PROJECT\` file exists. Outside the Operant checkout the project depends on
+the checkout's packages through \`file:\` links.`,
+  'create api': `Writes \`src/api/<version>/<kind>-types.ts\` (and \`groupversion-info.ts\`),
+\`src/controllers/<kind>-controller.ts\` with its test, a sample in \`config/samples/\` and roles in
+\`config/rbac/\`; registers the controller in \`src/main.ts\`, records the resource in \`PROJECT\`, then
+runs \`operant generate\`. Boolean flags take kubebuilder's forms: \`--namespaced=false\` for a
+cluster-scoped kind, \`--resource=false\` for a controller of a built-in kind (\`--group core --version
+v1 --kind Pod\`).`,
+  'create webhook': `Writes \`src/webhooks/<version>/<kind>-webhook.ts\` (a typed defaulter and/or validator),
+registers it in \`src/main.ts\`, adds \`config/webhook/\` and \`config/certmanager/\`, then runs \`operant
+generate\`. The kind must exist (\`create api\` first), except for built-in kinds. \`--conversion\` is refused
+for now: the runtime serves conversion webhooks, but they are not scaffolded.`,
+  dev: `Run in a project (\`npm run dev\`): regenerates, installs the CRDs from \`config/crd/bases\` and the
+webhook configurations (pointed at \`https://127.0.0.1:<port>\` with a local CA in
+\`.operant/webhook-certs\`), then runs \`src/main.ts\` with tsx as a child process (health and metrics
+servers off); a change under \`src/\` does it all again and restarts the manager. Without
+\`--kubeconfig\`, \`KUBECONFIG\` or \`~/.kube/config\` it starts an embedded API server and writes its
+kubeconfig to \`.operant/kubeconfig\`. Ctrl-C stops the manager and removes the webhook configurations.`,
+  'alpha webhook': `For built-in kinds such as Pods it writes a raw admission handler (decode, change, patch) in
+place of a typed defaulter or validator; \`--operations\` takes \`create\`, \`update\`, \`delete\` and \`connect\`.`,
+};
+
+function commandPath(path: readonly string[]): string {
+  return path.join(' ');
+}
+
+/** The flags without a short alias, e.g. `--paths <glob...>`. */
+function longFlags(option: Option): string {
+  return option.flags.replace(/^-\w,\s*/, '');
+}
+
+function synopsis(cmd: Command, path: readonly string[]): string {
+  const parts = ['operant', ...path];
+  for (const option of cmd.options) if (option.mandatory) parts.push(longFlags(option));
+  if (cmd.options.some((o) => !o.mandatory)) parts.push('[options]');
+  // A command with options of its own runs by itself too; one without only groups its subcommands.
+  if (cmd.commands.length > 0) parts.push(cmd.options.length > 0 ? '[command]' : '<command>');
+  return parts.join(' ');
+}
+
+function defaultText(option: Option): string {
+  if (option.mandatory) return 'required';
+  const value: unknown = option.defaultValue;
+  if (value === undefined || value === false || (Array.isArray(value) && value.length === 0)) return '';
+  return `\`${Array.isArray(value) ? value.join(' ') : String(value)}\``;
+}
+
+/**
+ * A help text as Markdown prose: `<dir>` would be taken for an HTML tag and
+ * `src/**\/*.ts` for emphasis, so those characters are escaped; backticks are kept.
+ */
+function prose(text: string): string {
+  return text.replace(/[\\*_<>|]/g, (c) => ({ '<': '&lt;', '>': '&gt;' })[c] ?? `\\${c}`).replace(/\s*\n\s*/g, ' ');
+}
+
+/** A description as a sentence: capitalized, with a full stop. */
+function sentence(text: string): string {
+  const t = prose(text);
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`;
+}
+
+function optionsTable(cmd: Command): string {
+  if (cmd.options.length === 0) return '';
+  const rows = cmd.options.map((o) => `| \`${o.flags}\` | ${defaultText(o)} | ${prose(o.description)} |`);
+  return ['| option | default | description |', '|---|---|---|', ...rows, ''].join('\n');
+}
+
+/** The anchor GitHub gives the command's heading (`operant generate crd` -> `operant-generate-crd`). */
+function anchorOf(path: readonly string[]): string {
+  return ['operant', ...path].join('-');
+}
+
+function commands(cmd: Command, path: readonly string[] = []): Array<{ cmd: Command; path: string[] }> {
+  return cmd.commands.flatMap((sub) => {
+    const subPath = [...path, sub.name()];
+    return [{ cmd: sub, path: subPath }, ...commands(sub, subPath)];
+  });
+}
+
+function section(cmd: Command, path: readonly string[], seen: Set<string>): string {
+  const key = commandPath(path);
+  seen.add(key);
+  const heading = `${'#'.repeat(Math.min(2 + path.length - 1, 4))} \`operant ${key}\``;
+  const subcommands = cmd.commands.length > 0 ? `\nSubcommands: ${cmd.commands.map((s) => `[\`${s.name()}\`](#${anchorOf([...path, s.name()])})`).join(', ')}.\n` : '';
+  const note = notes[key] ? `\n${notes[key]}\n` : '';
+  return [
+    heading,
+    '',
+    sentence(cmd.description()),
+    '',
+    '```',
+    synopsis(cmd, path),
+    '```',
+    '',
+    optionsTable(cmd),
+  ].join('\n') + subcommands + note;
+}
+
+/** docs/cli.md for `program` (default: the `operant` program as it is defined now). */
+export function renderCliReference(program: Command = buildProgram()): string {
+  const all = commands(program);
+  const seen = new Set<string>();
+  const index = all.map(({ cmd, path }) => `${'  '.repeat(path.length - 1)}- [\`operant ${commandPath(path)}\`](#${anchorOf(path)}): ${prose(cmd.description())}`);
+  const global = ['## Global options', '', '```', synopsis(program, []), '```', '', optionsTable(program)].join('\n');
+  const body = all.map(({ cmd, path }) => section(cmd, path, seen)).join('\n');
+  const stale = Object.keys(notes).filter((k) => !seen.has(k));
+  if (stale.length > 0) throw new Error(`write-cli-reference: notes for commands that do not exist: ${stale.join(', ')}`);
+  return `${intro}\n## Commands\n\n${index.join('\n')}\n\n${global}\n${body}`.replace(/\n{3,}/g, '\n\n').replace(/\n*$/, '\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  writeFileSync(cliReferencePath, renderCliReference());
+  console.log(`wrote ${cliReferencePath}`);
+}

@@ -396,6 +396,11 @@ ${extra}  selector:
     const stale = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: crud\n  resourceVersion: "${before.metadata.resourceVersion}"\ndata:\n  k: three\n`;
     const conflict = await kubectlFails(server(), ['replace', '-f', '-'], { input: stale });
     assert.match(conflict.stderr, /Error from server \(Conflict\): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "c": the object has been modified; please apply your changes to the latest version and try again/);
+
+    // resourceVersion "0" is read as none at all: an unconditional replace, as kube-apiserver does (issue 17).
+    const zero = stale.replace(/resourceVersion: "\d+"/, 'resourceVersion: "0"').replace('k: three', 'k: four');
+    assert.equal((await kubectlOk(server(), ['replace', '-f', '-'], { input: zero })).trim(), 'configmap/c replaced');
+    assert.deepEqual((await json(['get', 'cm', 'c', '-n', 'crud'])).data, { k: 'four' });
   });
 
   kit('edit with a scripted EDITOR', async () => {

@@ -253,7 +253,9 @@ export class ResourceStore {
     if (decoded.metadata.name !== name) {
       throw badRequest(`the name of the object (${decoded.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     }
-    const rv = decoded.metadata.resourceVersion;
+    // kube reads resourceVersion "0" as it reads an empty one: an unconditional update (Versioner's 0).
+    const given = decoded.metadata.resourceVersion;
+    const rv = given === '0' ? undefined : given;
     if (rv) parseResourceVersion(String(rv), null);
     // An unconditional update (no resourceVersion) is retried when a concurrent write intervenes.
     for (let attempt = 0; ; attempt++) {

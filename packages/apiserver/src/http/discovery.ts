@@ -2,6 +2,7 @@
  * Legacy discovery documents, shaped as kube-apiserver serves them: /api,
  * /apis, /apis/<group>, and the APIResourceList of each group version.
  */
+import { createHash } from 'node:crypto';
 import { apiVersionOf } from '@operant/apimachinery';
 import type { ResourceInfo } from '../registry/resource-info.js';
 
@@ -76,6 +77,18 @@ export function apiGroup(resources: ResourceInfo[], group: string): object | und
   return versions ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group, versions) } : undefined;
 }
 
+/**
+ * kube's storageVersionHash: the first 8 bytes of sha256("<group>/<version>/<kind>")
+ * of the version the resource is stored as, in base64, so clients can tell when
+ * a resource's storage version changes. Resources that are never stored have none.
+ */
+export function storageVersionHash(r: ResourceInfo): string | undefined {
+  if (r.virtual) return undefined;
+  // events.k8s.io Events are stored as core v1 Events, as in kube.
+  const [group, version] = r.group === 'events.k8s.io' && r.resource === 'events' ? ['', 'v1'] : [r.group, r.custom?.storageVersion ?? r.version];
+  return createHash('sha256').update(`${group}/${version}/${r.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
 export function apiResourceList(resources: ResourceInfo[], group: string, version: string): object | undefined {
   const inVersion = resources.filter((r) => r.group === group && r.version === version);
   if (inVersion.length === 0) return undefined;
@@ -90,6 +103,8 @@ export function apiResourceList(resources: ResourceInfo[], group: string, versio
     };
     if (r.shortNames?.length) entry.shortNames = r.shortNames;
     if (r.categories?.length) entry.categories = r.categories;
+    const hash = storageVersionHash(r);
+    if (hash) entry.storageVersionHash = hash;
     list.push(entry);
     for (const sub of r.subresources ?? []) {
       const s = subresourceKinds[sub];

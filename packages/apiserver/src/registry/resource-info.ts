@@ -45,4 +45,6 @@ export interface CustomResourceVersionInfo {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   /** A deprecated version's warning, sent with every request to it. */
   deprecationWarning?: string;
+  /** The CRD's storage version: every served version is stored as it. */
+  storageVersion?: string;
 }

@@ -104,6 +104,12 @@ export function buildProgram(): Command {
     .action(async (opts) => (await scaffold()).runCreateWebhook(opts));
 
   program
+    .command('convert')
+    .description('rewrite apiextensions.k8s.io/v1beta1 CustomResourceDefinitions as v1 (as the old kubectl convert did)')
+    .requiredOption('-f, --filename <file>', 'the manifest to convert (- for standard input)')
+    .action(async (opts: { filename: string }) => (await import('./commands/convert.js')).runConvert(opts));
+
+  program
     .command('dev')
     .description('regenerate, install the CRDs and webhooks, and run the manager; again on every change in src/ (make run, and more)')
     .option('--kubeconfig <file>', 'the cluster to use (default: KUBECONFIG or ~/.kube/config; none: an embedded API server)')

@@ -3,6 +3,7 @@
  * under pkg/registry/<group>/<kind>/strategy.go do that the generic registry
  * does not.
  */
+import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
 import { defaultPodSpec, defaultPodTemplate, podQosClass } from './pod-defaults.js';
@@ -94,10 +95,12 @@ function podStrategy(): Strategy {
     applyDefaults(o) {
       defaultPodSpec(o.spec);
     },
+    admitCreate(o) {
+      admitServiceAccount(o);
+      admitDefaultTolerationSeconds(o);
+    },
     prepareForCreate(o) {
       const s = spec(o);
-      if (s.serviceAccountName === undefined) s.serviceAccountName = 'default';
-      if (s.serviceAccount === undefined) s.serviceAccount = s.serviceAccountName;
       s.enableServiceLinks ??= true;
       s.priority ??= 0;
       s.preemptionPolicy ??= 'PreemptLowerPriority';

@@ -219,6 +219,7 @@ export class ResourceStore {
     // kube's NamespaceLifecycle admission runs before the object is prepared and validated.
     this.checkNamespaceActive(obj);
     this.strategy.applyDefaults(obj);
+    this.strategy.admitCreate(obj);
     // Mutating webhooks see the object before the server fills in uid, timestamps and a generated name.
     const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
     obj = mutated.object ?? obj;

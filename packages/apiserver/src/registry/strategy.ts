@@ -17,6 +17,8 @@ export interface Strategy {
   allowCreateOnUpdate: boolean;
   /** Fills in defaults (both on create and update), as kube's defaulting functions do. */
   applyDefaults(obj: KubeObject): void;
+  /** kube's built-in mutating admission plugins for a new object, which run before the mutating webhooks. */
+  admitCreate(obj: KubeObject): void;
   /** Adjusts a new object before validation (clears status, allocates, sets phase). */
   prepareForCreate(obj: KubeObject): void;
   /** Adjusts an updated object before validation. */
@@ -35,6 +37,7 @@ export function baseStrategy(overrides: Partial<Strategy> = {}): Strategy {
     returnsDeletedObject: false,
     allowCreateOnUpdate: false,
     applyDefaults: () => {},
+    admitCreate: () => {},
     prepareForCreate: () => {},
     prepareForUpdate: () => {},
     validate: () => [],

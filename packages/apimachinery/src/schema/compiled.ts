@@ -6,7 +6,7 @@
  */
 import type { OpenApiSchema } from '../openapi-schema.js';
 import { isSupportedFormat } from './formats.js';
-import { compileGoRegexp } from './go-regexp.js';
+import { compileGoRegexp, type GoRegexp } from './go-regexp.js';
 import {
   additionalPropertiesOf,
   hasDefault,
@@ -52,7 +52,7 @@ export interface CompiledSchema {
   readonly maxLength: number | undefined;
   readonly pattern: string;
   /** The compiled pattern, or Go's compile error. */
-  readonly patternRegexp: RegExp | string | undefined;
+  readonly patternRegexp: GoRegexp | string | undefined;
   readonly minItems: number | undefined;
   readonly maxItems: number | undefined;
   readonly uniqueItems: boolean;

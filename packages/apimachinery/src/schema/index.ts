@@ -7,5 +7,5 @@ export { validateEmbeddedResources, embeddedResourceTypeError } from './embedded
 export { validateListTypes } from './list-type.js';
 export { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './defaulting.js';
 export { pruneValue, type PruneOptions } from './pruning.js';
-export { compileGoRegexp } from './go-regexp.js';
+export { compileGoRegexp, type GoRegexp } from './go-regexp.js';
 export { checkFormat, isSupportedFormat } from './formats.js';

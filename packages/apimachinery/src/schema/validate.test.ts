@@ -380,7 +380,8 @@ describe('validateValue on update: ratcheting', () => {
 
 describe('compileGoRegexp', () => {
   test('translates RE2 and reports Go errors', () => {
-    assert.ok(compileGoRegexp('^(?P<x>a)\\z') instanceof RegExp);
+    const named = compileGoRegexp('^(?P<x>a)\\z');
+    assert.ok(typeof named !== 'string' && named.test('a') && !named.test('ab'));
     assert.equal(compileGoRegexp('+'), 'error parsing regexp: missing argument to repetition operator: `+`');
     assert.equal(compileGoRegexp('(abc'), 'error parsing regexp: missing closing ): `(abc`');
     assert.equal(compileGoRegexp('abc)'), 'error parsing regexp: unexpected ): `abc)`');

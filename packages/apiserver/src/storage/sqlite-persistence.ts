@@ -5,8 +5,8 @@
  * restarts from a revision the client already saw.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import type { Persistence, StorageEvent, Versioned } from './types.js';
 
@@ -21,7 +21,8 @@ export class SqlitePersistence implements Persistence {
 
   /** Opens (or creates) `<dir>/state.db`. */
   constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
+    for (const warning of ensurePrivateDir(dir)) process.stderr.write(`warning: ${warning}\n`);
+    touchPrivate(join(dir, 'state.db'));
     this.db = new Database(join(dir, 'state.db'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');

@@ -6,6 +6,7 @@
 /** The cause type of a field error, as sent in `Status.details.causes[].reason`. */
 export type FieldErrorType =
   | 'FieldValueRequired'
+  | 'FieldValueNotFound'
   | 'FieldValueInvalid'
   | 'FieldValueNotSupported'
   | 'FieldValueDuplicate'
@@ -28,6 +29,7 @@ export interface FieldError {
 
 const typeWords: Record<FieldErrorType, string> = {
   FieldValueRequired: 'Required value',
+  FieldValueNotFound: 'Not found',
   FieldValueInvalid: 'Invalid value',
   FieldValueNotSupported: 'Unsupported value',
   FieldValueDuplicate: 'Duplicate value',
@@ -62,6 +64,8 @@ export function fieldErrorMessage(e: FieldError): string {
 export const fieldErrors = {
   required: (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, hasValue: false, detail }),
   invalid: (field: string, value: unknown, detail = ''): FieldError => ({ type: 'FieldValueInvalid', field, value, hasValue: true, detail }),
+  /** `Not found: "x"`, for a reference to something that does not exist (field.NotFound). */
+  notFound: (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, value, hasValue: true, detail: '' }),
   notSupported: (field: string, value: unknown, supported: string[]): FieldError => ({
     type: 'FieldValueNotSupported',
     field,

@@ -190,7 +190,9 @@ describe('operant init and create', () => {
     assert.match(pod, /\+kubebuilder:webhook:path=\/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=mpod-v1\.kb\.io,admissionReviewVersions=v1/);
     assert.match(pod, /admissionHandler\(async \(req, ctx\) =>/);
     const main = read(dir, 'src/main.ts');
-    for (const setup of ['setupSidecarSetDefaultingWebhook', 'setupSidecarSetValidatingWebhook', 'setupPodDefaultingWebhook']) assert.match(main, new RegExp(`${setup},`));
+    for (const setup of ['setupSidecarSetDefaultingWebhook', 'setupSidecarSetValidatingWebhook', 'setupPodMutatingWebhook']) assert.match(main, new RegExp(`${setup},`));
+    // One import line per module, however many webhooks it holds.
+    assert.match(main, /^import \{ setupSidecarSetDefaultingWebhook, setupSidecarSetValidatingWebhook \} from '\.\/webhooks\/v1alpha1\/sidecarset-webhook\.js';$/m);
     const manifests = parseAllDocuments(read(dir, 'config/webhook/manifests.yaml')).map((d) => d.toJS());
     const paths = manifests.flatMap((m) => m.webhooks.map((w: { clientConfig: { service: { path: string } } }) => `${m.kind} ${w.clientConfig.service.path}`));
     assert.deepEqual(paths, [

@@ -298,3 +298,35 @@ describe('comments', () => {
     assert.deepEqual(spec.properties.size, { description: 'The size.', format: 'int32', minimum: 1, type: 'integer' });
   });
 });
+
+describe('embedded types', () => {
+  it('markers above `extends` apply to the inlined type, as on Go\'s embedded field (Kruise\'s SidecarContainer)', () => {
+    const spec = specSchema(`import type { Container } from 'kubernetes-types/core/v1.js';
+export interface SidecarContainer
+  // +kubebuilder:pruning:PreserveUnknownFields
+  // +kubebuilder:validation:Schemaless
+  extends Container {
+  // +optional
+  podInjectPolicy?: string;
+}
+export interface WidgetSpec {
+  containers?: SidecarContainer[];
+}`);
+    assert.deepEqual(spec.properties.containers.items, {
+      properties: { podInjectPolicy: { type: 'string' } },
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+  });
+
+  it('+patchMergeKey and +patchStrategy of k8s.io/api-style fields are accepted and change nothing', () => {
+    const spec = specSchema(`export interface WidgetSpec {
+  // +patchMergeKey=name
+  // +patchStrategy=merge
+  // +listType=map
+  // +listMapKey=name
+  items?: Array<{ name: string }>;
+}`);
+    assert.equal(spec.properties.items['x-kubernetes-list-type'], 'map');
+  });
+});

@@ -69,7 +69,7 @@ export function createWebhook(o: CreateWebhookOptions): string[] {
   if (files.exists(file)) files.update(file, (text) => text + sections);
   else files.create(file, webhookHeader(input) + sections);
   for (const part of parts) {
-    const setup = setupFunctionName(part, o.kind);
+    const setup = setupFunctionName(part, o.kind, !builtin);
     files.update(MAIN, (text) => registerInMain(text, { names: [setup], from: `./webhooks/${o.version}/${kindFileName(o.kind)}-webhook.js` }, 'webhook', setup));
     existing[part] = true;
   }

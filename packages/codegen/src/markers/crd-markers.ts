@@ -384,6 +384,10 @@ function portedNoops(): MarkerDefinition[] {
     noop('k8s:openapi-gen', ['package', 'type'], { anonymous: { type: Arg.raw } }),
     noop('kubebuilder:object:generate', ['package', 'type'], { anonymous: { type: Arg.bool } }),
     noop('kubebuilder:docs-gen:collapse', ['package', 'type', 'field'], { anonymous: { type: Arg.raw } }),
+    // Strategic-merge and protobuf facts of k8s.io/api style types; controller-gen skips them too.
+    noop('patchMergeKey', ['field'], { anonymous: { type: Arg.raw } }),
+    noop('patchStrategy', ['field'], { anonymous: { type: Arg.raw } }),
+    noop('protobuf', ['field', 'type'], { anonymous: { type: Arg.raw } }),
     // Where `operant create` inserts code in src/main.ts, as kubebuilder's scaffold markers in cmd/main.go.
     noop('kubebuilder:scaffold:imports', ['package']),
     noop('kubebuilder:scaffold:builder', ['package']),

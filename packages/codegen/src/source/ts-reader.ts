@@ -132,12 +132,15 @@ function readInterface(decl: ts.InterfaceDeclaration, ctx: FileContext, registry
       for (const t of clause.types) {
         if (t.typeArguments?.length) throw errorAtNode(ctx, t, 'an extended interface cannot take type arguments');
         if (!ts.isIdentifier(t.expression)) throw errorAtNode(ctx, t, 'extend an interface by its plain name');
+        // Markers above `extends X` apply to the inlined X, as markers on Go's embedded field do
+        // (`+kubebuilder:validation:Schemaless` on an embedded corev1.Container, say).
+        const lines = [...nodeComments(ctx.sf, clause).doc, ...(t === clause.types[0] ? [] : nodeComments(ctx.sf, t).doc)];
         fields.push({
           name: '',
           inline: true,
           optionalBySyntax: false,
           doc: [],
-          markers: registry.collect([], 'field', true),
+          markers: registry.collect(rawMarkers(lines, ctx.display), 'field', true),
           type: resolveName(t.expression.text, t, ctx),
           pos: position(ctx, t),
         });

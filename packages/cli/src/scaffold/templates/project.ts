@@ -202,7 +202,7 @@ checkout that ran \`operant init\`. Keep that checkout installed (\`npm install\
     : '';
   return `# ${p.projectName}
 
-A Kubernetes operator made with [Operant](https://github.com/operant-dev/operant)${p.owner ? `, by ${p.owner}` : ''}.
+A Kubernetes operator made with Operant${p.owner ? `, by ${p.owner}` : ''}.
 ${linked}
 ## Getting started
 

@@ -38,20 +38,16 @@ function marker(part: WebhookPart, w: WebhookTemplateInput): string {
   );
 }
 
-/** The function a part registers with, which main.ts calls. */
-export function setupFunctionName(part: WebhookPart, kind: string): string {
-  return `setup${kind}${part === 'defaulting' ? 'Defaulting' : 'Validating'}Webhook`;
+/** The function a part registers with, which main.ts calls: a typed defaulter, or a raw mutating handler for a built-in kind. */
+export function setupFunctionName(part: WebhookPart, kind: string, resource: boolean): string {
+  const role = part === 'validation' ? 'Validating' : resource ? 'Defaulting' : 'Mutating';
+  return `setup${kind}${role}Webhook`;
 }
 
 export function webhookHeader(w: WebhookTemplateInput): string {
-  const kindImport = w.resource
-    ? `import { ${w.kind} } from '../../api/${w.version}/zz_generated.kinds.js';`
-    : `import { ${w.kind} } from '@operant/runtime';`;
-  const runtimeImports = w.resource
-    ? 'defaulter, mutatePath, validatePath, validator, type CustomDefaulter, type CustomValidator, type Manager'
-    : 'admissionHandler, allowed, decodeObject, patched, type Manager';
-  return `import { ${runtimeImports} } from '@operant/runtime';
-${kindImport}
+  if (!w.resource) return `import { ${w.kind}, admissionHandler, allowed, decodeObject, patched, type Manager } from '@operant/runtime';\n`;
+  return `import { defaulter, mutatePath, validatePath, validator, type CustomDefaulter, type CustomValidator, type Manager } from '@operant/runtime';
+import { ${w.kind} } from '../../api/${w.version}/zz_generated.kinds.js';
 `;
 }
 
@@ -69,7 +65,7 @@ export const ${v}Defaulter: CustomDefaulter<${w.kind}> = {
   },
 };
 
-export function ${setupFunctionName(part, w.kind)}(mgr: Manager): void {
+export function ${setupFunctionName(part, w.kind, w.resource)}(mgr: Manager): void {
   mgr.webhookServer.register(mutatePath(${w.kind}), defaulter(${w.kind}, ${v}Defaulter));
 }
 `;
@@ -94,7 +90,7 @@ export const ${v}Validator: CustomValidator<${w.kind}> = {
   },
 };
 
-export function ${setupFunctionName(part, w.kind)}(mgr: Manager): void {
+export function ${setupFunctionName(part, w.kind, w.resource)}(mgr: Manager): void {
   mgr.webhookServer.register(validatePath(${w.kind}), validator(${w.kind}, ${v}Validator));
 }
 `;
@@ -119,7 +115,7 @@ export const ${v}MutatingHandler = admissionHandler(async (req, ctx) => {
   return patched(original, mutated);
 });
 
-export function ${setupFunctionName(part, w.kind)}(mgr: Manager): void {
+export function ${setupFunctionName(part, w.kind, w.resource)}(mgr: Manager): void {
   mgr.webhookServer.register('${webhookPath('mutate', w)}', ${v}MutatingHandler);
 }
 `;
@@ -138,7 +134,7 @@ export const ${v}ValidatingHandler = admissionHandler(async (req, ctx) => {
   return allowed();
 });
 
-export function ${setupFunctionName(part, w.kind)}(mgr: Manager): void {
+export function ${setupFunctionName(part, w.kind, w.resource)}(mgr: Manager): void {
   mgr.webhookServer.register('${webhookPath('validate', w)}', ${v}ValidatingHandler);
 }
 `;

@@ -1,0 +1,27 @@
+/**
+ * Whether a container runs the image its spec names. The kubelet reports
+ * images fully qualified (`docker.io/library/nginx:1.25` for `nginx:1.25`),
+ * so both sides are normalized as Docker does before they are compared
+ * (Kruise's util.IsContainerImageEqual).
+ */
+
+/** `nginx:1.25` and `docker.io/library/nginx:1.25` are the same image; an untagged one is `:latest`. */
+export function sameImage(spec: string, status: string): boolean {
+  return normalize(spec) === normalize(status);
+}
+
+function normalize(image: string): string {
+  let rest = image;
+  let digest = '';
+  const at = rest.indexOf('@');
+  if (at >= 0) [rest, digest] = [rest.slice(0, at), rest.slice(at)];
+  const slash = rest.lastIndexOf('/');
+  const colon = rest.lastIndexOf(':');
+  let tag = '';
+  if (colon > slash) [rest, tag] = [rest.slice(0, colon), rest.slice(colon)];
+  const first = rest.split('/')[0]!;
+  const hasDomain = rest.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  if (!hasDomain) rest = `docker.io/${rest.includes('/') ? '' : 'library/'}${rest}`;
+  if (!tag && !digest) tag = ':latest';
+  return `${rest}${tag}${digest}`;
+}

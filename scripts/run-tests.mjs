@@ -18,7 +18,9 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : [...findTests('packages'), ...findTests('examples')].sort();
 const result = spawnSync(
   process.execPath,
-  ['--conditions=source', '--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  // A test that awaits something that never comes fails after 3 minutes instead of hanging CI
+  // (tests that need longer say so with their own timeout).
+  ['--conditions=source', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files],
   // Operators under test log at warn unless asked: info lines would bury the test report.
   { stdio: 'inherit', env: { OPERANT_LOG_LEVEL: 'warn', ...process.env } },
 );

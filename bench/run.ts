@@ -5,7 +5,7 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing.
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -38,6 +38,7 @@ import { workqueueSection } from './workqueue.js';
 import { webhookSection } from './webhook.js';
 import { codegenSection } from './codegen.js';
 import { scaffoldSection } from './scaffold.js';
+import { testingSection } from './testing.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -47,7 +48,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -221,6 +222,7 @@ try {
   if (sections.has('informer')) rows.push(...(await informerSection(workDir, rounds, log)));
   if (sections.has('codegen')) rows.push(...codegenSection(workDir, rounds, log));
   if (sections.has('scaffold')) rows.push(...(await scaffoldSection(workDir, rounds, log)));
+  if (sections.has('testing')) rows.push(...(await testingSection(rounds, log)));
   if (sections.has('workqueue')) rows.push(...(await workqueueSection(rounds, log)));
   if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
   const cpu = cpus();
@@ -238,6 +240,7 @@ try {
         : '') +
       (sections.has('workqueue') ? ' Workqueue rows: the baseline is a Set-deduplicated array FIFO with the same async get.' : '') +
       (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview.' : '') +
+      (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on.' : '') +
       '\n\n',
   );
   process.stdout.write(`${render(rows)}\n`);

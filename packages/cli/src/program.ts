@@ -118,8 +118,26 @@ export function buildProgram(): Command {
     .action(async (opts: { kubeconfig?: string; embedded?: boolean; watch: boolean }) => (await import('./commands/dev.js')).runDev(opts));
 
   program
+    .command('chaos')
+    .description('put a fault proxy with a seeded chaos schedule between an operator and its API server; print the timeline and a summary')
+    .option('--kubeconfig <file>', 'the API server to forward to (default: KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use')
+    .option('--listen <host:port>', 'where the proxy listens (port 0 = any free port)', '127.0.0.1:0')
+    .option('--write-kubeconfig <file>', 'where to write the proxy\'s kubeconfig, for the operator', '.operant/chaos-kubeconfig')
+    .option('--seed <n>', 'the schedule\'s seed (default: a random one, printed); the same seed gives the same faults at the same offsets')
+    .option('--duration <time>', 'how long the schedule lasts, e.g. 30s, 2m', '60s')
+    .option('--faults <list>', 'faults to draw from, comma-separated kind[:option...]: latency[:ms], error[:500|503|504|429][:applied][:p=P], reset[:applied][:p=P], cut-watch, expire, drop-bookmarks, partition (default: all)')
+    .option('--verbs <list>', 'hit only these verbs (get, list, watch, create, update, patch, delete, deletecollection)')
+    .option('--resources <list>', 'hit only these resources, e.g. deployments.apps,foos')
+    .option('--namespaces <list>', 'hit only these namespaces')
+    .option('--mean-gap <time>', 'mean time between two faults\' starts', '700ms')
+    .option('--plan', 'print the schedule for the seed and exit, without proxying')
+    .option('--exit', 'exit when the schedule is over, instead of forwarding without faults until interrupted')
+    .action(async (opts) => (await import('./commands/chaos.js')).runChaos(opts));
+
+  program
     .command('alpha')
-    .description('kubebuilder\'s alpha commands, (alpha webhook)')
+    .description('kubebuilder\'s alpha commands: webhook')
     .command('webhook')
     .description('scaffold a mutating or validating webhook for given operations (kubebuilder alpha webhook)')
     .requiredOption('--group <group>', 'the API group (core for Pods and the like)')

@@ -1,0 +1,111 @@
+/**
+ * The testing toolkit (issue 20): `TestEnv.start()` to ready, with the
+ * sample-controller's CRD installed and Established, the first in a process
+ * (aim: under 150 ms) and the following ones (aim: under 50 ms), each against
+ * the embedded server's own start (`startApiServer` alone), the floor it is
+ * built on; the same with webhooks installed; and what the fault proxy adds to
+ * a request when it injects nothing, against the same GET straight to the server.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { startApiServer } from '@operant/apiserver';
+import { Client, ConfigMap, loadKubeConfig } from '@operant/runtime';
+import { TestEnv } from '@operant/testing';
+import { median } from './stats.js';
+import { fmt, row, type Row } from './table.js';
+
+type Log = (text: string) => void;
+
+const root = process.cwd();
+const crd = join(root, 'examples', 'sample-controller', 'artifacts', 'examples', 'crd.yaml');
+const webhooks = join(root, 'packages', 'testing', 'test', 'testdata', 'webhook-manifests.yaml');
+const webhookCrds = join(root, 'packages', 'testing', 'test', 'testdata', 'crds');
+
+interface ChildFigures {
+  importMs: number;
+  firstMs: number;
+  secondMs: number;
+}
+
+function child(args: string[]): ChildFigures {
+  const out = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', join(root, 'bench', 'testing-child.ts'), ...args], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop()!) as ChildFigures;
+}
+
+async function serverStart(): Promise<number> {
+  const t = performance.now();
+  const server = await startApiServer({ port: 0 });
+  const ms = performance.now() - t;
+  await server.stop();
+  return ms;
+}
+
+async function envStart(options: Parameters<typeof TestEnv.start>[0]): Promise<number> {
+  const env = await TestEnv.start(options);
+  const ms = env.startMs;
+  await env.stop();
+  return ms;
+}
+
+/** Median latency of `count` GETs of one ConfigMap with `client`. */
+async function getLatency(client: Client, namespace: string, count: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await client.get(ConfigMap, 'probe', { namespace });
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+export async function testingSection(rounds: number, log: Log): Promise<Row[]> {
+  const processes = Math.max(5, rounds + 2);
+  log(`testing: first TestEnv.start() in ${processes} fresh processes each, and the embedded server's first start`);
+  const envFirst: ChildFigures[] = [];
+  const serverFirst: ChildFigures[] = [];
+  for (let i = 0; i < processes; i++) {
+    envFirst.push(child(['env', crd]));
+    serverFirst.push(child(['server']));
+  }
+  const pick = (xs: ChildFigures[], k: keyof ChildFigures): number[] => xs.map((x) => x[k]);
+  log(`  TestEnv first ${pick(envFirst, 'firstMs').map((v) => v.toFixed(0)).join(', ')} ms (import ${fmt.ms(median(pick(envFirst, 'importMs')))}); server first ${pick(serverFirst, 'firstMs').map((v) => v.toFixed(0)).join(', ')} ms`);
+
+  const warm = 25;
+  log(`testing: ${warm} warm starts each, interleaved`);
+  await envStart({ crds: crd });
+  await envStart({ crds: webhookCrds, webhooks: { manifests: webhooks } });
+  const envWarm: number[] = [];
+  const hooksWarm: number[] = [];
+  const serverWarm: number[] = [];
+  for (let i = 0; i < warm; i++) {
+    serverWarm.push(await serverStart());
+    envWarm.push(await envStart({ crds: crd }));
+    hooksWarm.push(await envStart({ crds: webhookCrds, webhooks: { manifests: webhooks } }));
+  }
+  log(`  TestEnv ${fmt.ms(median(envWarm))}, with webhooks ${fmt.ms(median(hooksWarm))}, server alone ${fmt.ms(median(serverWarm))}`);
+
+  log('testing: GET latency through the fault proxy (no faults) and straight to the server');
+  const env = await TestEnv.start();
+  const proxy = await env.faultProxy();
+  const viaProxy = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
+  const direct = Client.fromConfig(await loadKubeConfig({ kubeconfigText: env.kubeconfig.text }), { qps: Infinity });
+  const ns = await env.namespace();
+  await env.client.create(ConfigMap, { metadata: { name: 'probe', namespace: ns.name }, data: { a: '1' } });
+  const proxied: number[] = [];
+  const straight: number[] = [];
+  for (let r = 0; r < Math.max(3, rounds); r++) {
+    straight.push(await getLatency(direct, ns.name, 300));
+    proxied.push(await getLatency(viaProxy, ns.name, 300));
+  }
+  viaProxy.close();
+  direct.close();
+  await env.stop();
+
+  return [
+    row('TestEnv.start() to ready, first in a process (1 CRD)', pick(envFirst, 'firstMs'), pick(serverFirst, 'firstMs'), fmt.ms, "(startApiServer's first start)", '< 150 ms', (v) => v < 150),
+    row('TestEnv.start() to ready, warm (1 CRD)', envWarm, serverWarm, fmt.ms, '(startApiServer alone, warm)', '< 50 ms', (v) => v < 50),
+    row('TestEnv.start() to ready, warm (2 CRDs + webhooks)', hooksWarm, serverWarm, fmt.ms, '(startApiServer alone, warm)'),
+    row('  import @operant/testing (tsx, sources)', pick(envFirst, 'importMs'), pick(serverFirst, 'importMs'), fmt.ms, '(import @operant/apiserver)'),
+    row('GET through the fault proxy, no faults, p50', proxied, straight, fmt.ms, '(the same GET straight to the server)'),
+  ];
+}

@@ -1,0 +1,70 @@
+/**
+ * The flags of `operant chaos`, read into a schedule's options: durations
+ * (`30s`, `1m30s`, `500ms`, a bare number of seconds), a seed, `host:port`,
+ * and the faults as a comma-separated list of `kind[:option...]`, where an
+ * option is a number (the code of an `error`, the milliseconds of a
+ * `latency`), `applied` (an `error` or `reset` after the server did the
+ * write) or `p=<probability>`.
+ */
+import { faultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
+
+const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `90s`, `1m30s`, `500ms`, `2` (seconds) -> milliseconds. */
+export function parseDuration(text: string, flag = '--duration'): number {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
+  const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== t) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 1m30s, 500ms`);
+  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
+  if (!(ms > 0)) throw new Error(`${flag}: the duration must be positive`);
+  return ms;
+}
+
+export function parseSeed(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > 2 ** 32 - 1) throw new Error(`--seed: invalid seed ${JSON.stringify(text)}: an integer from 0 to 4294967295`);
+  return Number(text);
+}
+
+/** `127.0.0.1:0`, `:8443`, `8443` -> host and port. */
+export function parseListen(text: string): { host: string; port: number } {
+  const m = /^(?:(.*):)?(\d+)$/.exec(text.trim());
+  if (!m || Number(m[2]) > 65535) throw new Error(`--listen: invalid address ${JSON.stringify(text)}: expected host:port (port 0: any free port)`);
+  const host = (m[1] ?? '').replace(/^\[(.*)\]$/, '$1');
+  return { host: host || '127.0.0.1', port: Number(m[2]) };
+}
+
+const errorCodes: readonly number[] = [500, 503, 504, 429];
+
+/** `latency:200,error:504:applied,cut-watch` -> templates. */
+export function parseFaults(text: string | undefined): FaultTemplate[] | undefined {
+  if (text === undefined || text.trim() === '' || text.trim() === 'all') return undefined;
+  return text.split(',').map((item) => {
+    const [kind, ...options] = item.trim().split(':');
+    if (!faultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${faultKinds.join(', ')}`);
+    const template: Exclude<FaultTemplate, FaultKind> = { kind: kind as FaultKind };
+    for (const option of options) {
+      if (option === 'applied' && (kind === 'error' || kind === 'reset')) template.applied = true;
+      else if (/^p=(0(\.\d+)?|1(\.0+)?)$/.test(option) && (kind === 'error' || kind === 'reset')) template.probability = Number(option.slice(2));
+      else if (/^\d+$/.test(option) && kind === 'latency') template.ms = Number(option);
+      else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) template.code = Number(option) as ErrorCode;
+      else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}`);
+    }
+    return template;
+  });
+}
+
+/** `--verbs`, `--resources`, `--namespaces` (comma-separated) -> the scope of every fault. */
+export function parseScope(flags: { verbs?: string; resources?: string; namespaces?: string }): FaultScope | undefined {
+  const list = (s: string | undefined): string[] | undefined => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
+  const verbs = list(flags.verbs);
+  const known = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+  for (const v of verbs ?? []) if (!known.includes(v)) throw new Error(`--verbs: unknown verb ${JSON.stringify(v)}: verbs are ${known.join(', ')}`);
+  const scope: FaultScope = {
+    ...(verbs ? { verbs: verbs as FaultScope['verbs'] } : {}),
+    ...(flags.resources !== undefined ? { resources: list(flags.resources) } : {}),
+    ...(flags.namespaces !== undefined ? { namespaces: list(flags.namespaces) } : {}),
+  };
+  return Object.keys(scope).length > 0 ? scope : undefined;
+}

@@ -1,0 +1,170 @@
+/**
+ * The faults the proxy can inject, what each does, and which requests it
+ * touches. A fault acts while it is active (injected by hand, or during its
+ * window of a schedule) on the requests its scope matches:
+ *
+ * | kind             | on a matching request                                                               |
+ * |------------------|-------------------------------------------------------------------------------------|
+ * | `latency`        | waits `ms` before forwarding                                                         |
+ * | `error`          | answers `code` (500, 503, 504, 429 + Retry-After) as a Status; `applied`: after the server did it |
+ * | `reset`          | destroys the connection; `applied`: after the server did it                           |
+ * | `cut-watch`      | a watch stream ends in the middle of its next event (half a line, then a reset)       |
+ * | `expire`         | a watch resuming from a resourceVersion gets HTTP 200 with one ERROR event, 410 Expired |
+ * | `drop-bookmarks` | BOOKMARK events of watch streams are not delivered                                    |
+ * | `partition`      | requests hang and watch streams stall until the fault ends                            |
+ *
+ * `applied` faults are the nasty ones: the write happened, the client hears
+ * it failed, and whatever it does next (retry, create again) is what breaks
+ * operators that are not idempotent.
+ */
+import { StatusError, type Status } from '@operant/apimachinery';
+import type { RequestInfo, Verb } from './request-info.js';
+
+/**
+ * The kinds of fault, in the order of the table above.
+ *
+ * @example
+ * ```ts
+ * import { chaos, faultKinds } from '@operant/testing';
+ *
+ * // Everything but partitions, e.g. for an operator whose leader election a partition would (rightly) stop.
+ * const schedule = chaos({ seed: 9, duration: 20_000, faults: faultKinds.filter((k) => k !== 'partition') });
+ * ```
+ */
+export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', 'drop-bookmarks', 'partition'] as const;
+
+/**
+ * A fault's kind.
+ *
+ * @example
+ * ```ts
+ * import { faultKinds, type FaultKind } from '@operant/testing';
+ *
+ * const watchFaults: FaultKind[] = faultKinds.filter((k) => k === 'cut-watch' || k === 'expire');
+ * ```
+ */
+export type FaultKind = (typeof faultKinds)[number];
+
+/**
+ * Which requests a fault touches; every given list must match (a missing one
+ * matches everything). Resources are plurals, optionally with their group as
+ * kubectl writes them (`deployments`, `deployments.apps`, `foos.samplecontroller.k8s.io`).
+ *
+ * @example
+ * ```ts
+ * import type { FaultScope } from '@operant/testing';
+ *
+ * const writesToDeployments: FaultScope = { verbs: ['create', 'update', 'patch'], resources: ['deployments.apps'], namespaces: ['team-a'] };
+ * ```
+ */
+export interface FaultScope {
+  verbs?: readonly Verb[];
+  resources?: readonly string[];
+  namespaces?: readonly string[];
+}
+
+/** The HTTP codes an `error` fault answers with. */
+export type ErrorCode = 500 | 503 | 504 | 429;
+
+/**
+ * One fault: its kind, its parameters and its scope.
+ *
+ * @example
+ * ```ts
+ * import type { Fault } from '@operant/testing';
+ *
+ * const lostCreate: Fault = { kind: 'error', code: 504, applied: true, verbs: ['create'], resources: ['deployments'] };
+ * const slow: Fault = { kind: 'latency', ms: 200 };
+ * const throttled: Fault = { kind: 'error', code: 429, retryAfterSeconds: 2, probability: 0.5 };
+ * ```
+ */
+export type Fault = FaultScope &
+  (
+    | { kind: 'latency'; /** Added before forwarding. */ ms: number }
+    | {
+        kind: 'error';
+        code: ErrorCode;
+        /** For 429: the Retry-After header and `details.retryAfterSeconds`; default 1. */
+        retryAfterSeconds?: number;
+        /** Forward first, then answer the error: the server did it, the client hears it failed. Default false. */
+        applied?: boolean;
+        /** The share of matching requests hit; default 1. */
+        probability?: number;
+      }
+    | {
+        kind: 'reset';
+        /** Forward first, then reset: the server did it, the client never hears. Default false. */
+        applied?: boolean;
+        /** The share of matching requests hit; default 1. */
+        probability?: number;
+      }
+    | { kind: 'cut-watch' }
+    | { kind: 'expire' }
+    | { kind: 'drop-bookmarks' }
+    | { kind: 'partition' }
+  );
+
+/** Whether `fault`'s scope covers the request. Non-resource requests (discovery) match only unscoped faults. */
+export function inScope(fault: FaultScope, info: RequestInfo): boolean {
+  if (fault.verbs && !fault.verbs.includes(info.verb)) return false;
+  if (fault.resources && !(info.isResourceRequest && fault.resources.some((r) => resourceMatches(r, info)))) return false;
+  if (fault.namespaces && !(info.namespace !== undefined && fault.namespaces.includes(info.namespace))) return false;
+  return true;
+}
+
+function resourceMatches(pattern: string, info: RequestInfo): boolean {
+  const dot = pattern.indexOf('.');
+  const plural = dot < 0 ? pattern : pattern.slice(0, dot);
+  const [resource, subresource] = plural.split('/');
+  if (resource !== info.resource) return false;
+  if (subresource !== undefined && subresource !== info.subresource) return false;
+  return dot < 0 || pattern.slice(dot + 1) === info.group;
+}
+
+/** The Status an `error` fault answers with, in kube-apiserver's words. */
+export function errorStatus(code: ErrorCode, retryAfterSeconds = 1): Status {
+  const why = 'injected by the operant chaos proxy';
+  switch (code) {
+    case 500:
+      return new StatusError(500, 'InternalError', `Internal error occurred: ${why}`, { causes: [{ message: why }] }).status;
+    case 503:
+      return new StatusError(503, 'ServiceUnavailable', `the server is currently unable to handle the request (${why})`).status;
+    case 504:
+      return new StatusError(504, 'Timeout', `Timeout: request did not complete within requested timeout - context deadline exceeded (${why})`).status;
+    case 429:
+      return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }).status;
+  }
+}
+
+/** The one event of an expired watch: kube answers 200 and sends this, then ends the stream. */
+export function expiredWatchEvent(resourceVersion: string): string {
+  const status = new StatusError(410, 'Expired', `too old resource version: ${resourceVersion} (${Number(resourceVersion) + 1 || resourceVersion})`).status;
+  return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
+}
+
+/** `error 503 on create deployments`, for timelines. */
+export function describeFault(fault: Fault): string {
+  const scope = [
+    fault.verbs ? fault.verbs.join('/') : '',
+    fault.resources ? fault.resources.join(',') : '',
+    fault.namespaces ? `in ${fault.namespaces.join(',')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  let what: string;
+  switch (fault.kind) {
+    case 'latency':
+      what = `latency ${fault.ms} ms`;
+      break;
+    case 'error':
+      what = `error ${fault.code}${fault.code === 429 ? ` (Retry-After ${fault.retryAfterSeconds ?? 1})` : ''}${fault.applied ? ' after applying' : ''}`;
+      break;
+    case 'reset':
+      what = `reset${fault.applied ? ' after applying' : ''}`;
+      break;
+    default:
+      what = fault.kind;
+  }
+  const p = 'probability' in fault && fault.probability !== undefined && fault.probability < 1 ? ` p=${fault.probability}` : '';
+  return `${what}${p}${scope ? ` on ${scope}` : ''}`;
+}

@@ -1,0 +1,360 @@
+/**
+ * The fault proxy: an HTTPS server that stands between an operator and its
+ * API server, forwards every request, and injects faults on the way. It is
+ * HTTP-aware: each request is classified like kube-apiserver does it (verb,
+ * group, resource, namespace, name) so that a fault can be aimed at, say,
+ * creates of Deployments in one namespace; and watch responses are relayed
+ * event by event, so that a stream can be cut inside an event, lose its
+ * bookmarks, or stall.
+ *
+ * It hands out a kubeconfig of its own (its URL, its CA, a token it made up),
+ * so any operator can be pointed at it. A request bearing that token is sent
+ * on with the upstream kubeconfig's credentials; a request bearing other
+ * credentials (a ServiceAccount token, say) is sent on as it is; a request
+ * bearing none is refused, so that no other process on the machine borrows
+ * the upstream identity. Upgrades (exec, port-forward) are not proxied.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { StatusError } from '@operant/apimachinery';
+import { loadKubeConfig, type ClientConfig } from '@operant/runtime';
+import { processCertificates } from '../certificates.js';
+import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
+import { errorStatus, expiredWatchEvent, inScope, type Fault, type FaultKind } from './faults.js';
+import { playSchedule, type PlayOptions } from './play.js';
+import { Prng } from './prng.js';
+import { proxyKubeconfigText } from './proxy-kubeconfig.js';
+import type { FailedWrite, FaultRecord } from './records.js';
+import type { ChaosReport } from './report.js';
+import type { ChaosSchedule } from './schedule.js';
+import { closedPromise, nameInBody, readAll, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
+import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
+import { Upstream, type Auth } from './upstream.js';
+import { relayWatch } from './watch-relay.js';
+
+/**
+ * Options of {@link FaultProxy.start}.
+ *
+ * @example
+ * ```ts
+ * import { loadKubeConfig } from '@operant/runtime';
+ * import type { FaultProxyOptions } from '@operant/testing';
+ *
+ * const options: FaultProxyOptions = { upstream: await loadKubeConfig(), port: 0, onRecord: (r) => console.log(r.type, r.request ?? '') };
+ * ```
+ */
+export interface FaultProxyOptions {
+  /** The API server to forward to, and the credentials to use there. */
+  upstream: ClientConfig;
+  /** Where to listen; default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Told of every record as it is made (the CLI prints the timeline from it). */
+  onRecord?: (record: FaultRecord) => void;
+}
+
+const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/**
+ * A running fault proxy.
+ *
+ * @example
+ * ```ts
+ * import { Client, ConfigMap, isStatus, loadKubeConfig } from '@operant/runtime';
+ * import { FaultProxy } from '@operant/testing';
+ *
+ * const proxy = await FaultProxy.start({ upstream: await loadKubeConfig() });
+ * const viaProxy = Client.fromConfig(await proxy.clientConfig());
+ * proxy.inject({ kind: 'error', code: 503, verbs: ['list'], resources: ['configmaps'] }, { times: 2 });
+ * await viaProxy.list(ConfigMap, { namespace: 'default' }).catch((err) => console.log(err.message)); // the server is currently unable...
+ * await proxy.stop();
+ * ```
+ */
+export class FaultProxy {
+  /** `https://127.0.0.1:<port>` */
+  readonly url: string;
+  /** A kubeconfig for the proxy (YAML): its URL, its CA and its token. */
+  readonly kubeconfig: string;
+  /** The timeline so far. */
+  readonly records: FaultRecord[] = [];
+  /** The writes that faults made fail, so far. */
+  readonly failedWrites: FailedWrite[] = [];
+  /** Requests proxied so far. */
+  requests = 0;
+
+  private readonly faults: ActiveFault[] = [];
+  private nextId = 1;
+  private readonly started = performance.now();
+  private readonly upstream: Upstream;
+  private stopped: Promise<void> | undefined;
+
+  private constructor(
+    private readonly server: Server,
+    upstream: ClientConfig,
+    private readonly token: string,
+    private readonly onRecord: ((record: FaultRecord) => void) | undefined,
+    caPem: string,
+  ) {
+    const { port, address } = server.address() as AddressInfo;
+    const host = address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
+    this.url = `https://${host}:${port}`;
+    this.kubeconfig = proxyKubeconfigText({ url: this.url, caPem, token, namespace: upstream.namespace });
+    this.upstream = new Upstream(upstream);
+  }
+
+  /**
+   * Starts a proxy in front of `options.upstream`, serving HTTPS with the
+   * process's certificate ({@link processCertificates}).
+   */
+  static async start(options: FaultProxyOptions): Promise<FaultProxy> {
+    const certs = await processCertificates();
+    const token = randomBytes(24).toString('base64url');
+    let proxy: FaultProxy | undefined;
+    const server = createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
+      proxy!.handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
+        else res.destroy();
+      });
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, certs.caPem);
+    return proxy;
+  }
+
+  /** A client configuration for the proxy (what `Client.fromConfig` or `Manager.create({ kubeconfig })` take). */
+  clientConfig(): Promise<ClientConfig> {
+    return loadKubeConfig({ kubeconfigText: this.kubeconfig });
+  }
+
+  /** Writes {@link kubeconfig} to `path` (mode 0600). */
+  async writeKubeconfig(path: string): Promise<void> {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, this.kubeconfig, { mode: 0o600 });
+  }
+
+  /** Milliseconds since the proxy started: the clock of its records. */
+  now(): number {
+    return performance.now() - this.started;
+  }
+
+  /**
+   * Puts a fault in force until it is removed (or has hit `times` requests).
+   *
+   * @example
+   * ```ts
+   * declare const proxy: import('@operant/testing').FaultProxy;
+   * const cut = proxy.inject({ kind: 'cut-watch', resources: ['configmaps'] }, { times: 1 });
+   * await cut.ended; // the next configmaps watch event was cut in half
+   * ```
+   */
+  inject(fault: Fault, options: InjectOptions & { id?: number } = {}): InjectedFault {
+    const id = options.id ?? this.nextId++;
+    const active = new ActiveFault(id, fault, new Prng(options.seed ?? id), options.times, (f) => {
+      this.faults.splice(this.faults.indexOf(f), 1);
+      this.record({ type: 'end', faultId: f.id, fault: f.fault, detail: `${f.hits} hit${f.hits === 1 ? '' : 's'}` });
+    });
+    this.faults.push(active);
+    this.record({ type: 'start', faultId: id, fault });
+    return active;
+  }
+
+  /**
+   * Plays a schedule: prints its seed, puts each fault in force during its
+   * window, and resolves when the schedule is over (or `signal` aborts) with
+   * what happened. The proxy keeps forwarding, without faults, afterwards.
+   *
+   * @example
+   * ```ts
+   * import { chaos } from '@operant/testing';
+   *
+   * declare const proxy: import('@operant/testing').FaultProxy;
+   * const report = await proxy.play(chaos({ seed: 1234, duration: 10_000, faults: ['error', 'cut-watch', 'expire'] }));
+   * console.log(report.timeline());
+   * console.log(report.summary());
+   * ```
+   */
+  play(schedule: ChaosSchedule, options?: PlayOptions): Promise<ChaosReport> {
+    return playSchedule(this, schedule, options);
+  }
+
+  /** The faults in force now. */
+  active(): readonly InjectedFault[] {
+    return [...this.faults];
+  }
+
+  /** Removes every fault, then stops serving and closes every connection. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      for (const f of [...this.faults]) f.remove();
+      await new Promise<void>((resolve) => {
+        this.server.close(() => resolve());
+        this.server.closeAllConnections();
+      });
+      this.upstream.close();
+    })();
+    return this.stopped;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  private record(r: Omit<FaultRecord, 'at'>): void {
+    const record = { at: Math.round(this.now()), ...r };
+    this.records.push(record);
+    try {
+      this.onRecord?.(record);
+    } catch {
+      // A printer must not break the proxy.
+    }
+  }
+
+  /** The first fault of `kind` that hits this request, counting the hit. */
+  private take(kind: FaultKind, info: RequestInfo): ActiveFault | undefined {
+    return this.faults.find((f) => f.fault.kind === kind && f.take(info));
+  }
+
+  private hit(f: ActiveFault, request: string, detail: string): void {
+    this.record({ type: 'hit', faultId: f.id, fault: f.fault, request, detail });
+    f.settle();
+  }
+
+  private failedWrite(f: ActiveFault, info: RequestInfo, name: string | undefined, applied: boolean, outcome: string): void {
+    if (!writeVerbs.has(info.verb)) return;
+    this.failedWrites.push({
+      at: Math.round(this.now()),
+      verb: info.verb,
+      resource: `${info.resource}${info.group ? `.${info.group}` : ''}`,
+      ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+      faultId: f.id,
+      fault: f.fault,
+      applied,
+      outcome,
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.requests++;
+    const info = requestInfo(req.method ?? 'GET', req.url ?? '/');
+    const body = await readAll(req);
+    const request = describeRequest(info, info.name ?? nameInBody(body));
+    const auth = await this.upstream.auth(req.headers.authorization, this.token);
+    if (auth === undefined) return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
+    if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
+
+    if (!(await this.outlastPartitions(info, request, res))) return;
+    let delay = 0;
+    for (const f of this.faults.filter((f) => f.fault.kind === 'latency')) {
+      if (f.fault.kind === 'latency' && f.take(info)) {
+        delay += f.fault.ms;
+        this.hit(f, request, `delayed ${f.fault.ms} ms`);
+      }
+    }
+    if (delay > 0) await sleep(delay);
+    if (res.destroyed) return;
+
+    const error = this.take('error', info);
+    const reset = error ? undefined : this.take('reset', info);
+    // A watch changes nothing: a fault "after applying" it is the same fault before.
+    const applied =
+      info.verb !== 'watch' && ((error?.fault.kind === 'error' && error.fault.applied === true) || (reset?.fault.kind === 'reset' && reset.fault.applied === true));
+    if (error && !applied) return this.answerError(error, info, request, nameInBody(body), false, res);
+    if (reset && !applied) {
+      this.hit(reset, request, 'connection reset');
+      this.failedWrite(reset, info, info.name ?? nameInBody(body), false, 'connection reset');
+      return resetConnection(res);
+    }
+
+    if (info.verb === 'watch') {
+      const rv = info.resourceVersion;
+      const expire = rv && rv !== '0' ? this.take('expire', info) : undefined;
+      if (expire) {
+        this.hit(expire, request, `410 Expired for resourceVersion ${rv}`);
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+        res.end(expiredWatchEvent(rv!));
+        return;
+      }
+      return this.relay(req, res, info, request, body, auth);
+    }
+
+    const upstream = await this.upstream.forward(req, body, auth);
+    if (error || reset) {
+      const answer = await readAll(upstream);
+      const done = upstream.statusCode !== undefined && upstream.statusCode < 300;
+      const name = info.name ?? (done ? nameInBody(answer) : undefined) ?? nameInBody(body);
+      if (error) return this.answerError(error, info, request, name, done, res, ` after the server answered ${upstream.statusCode}`);
+      this.hit(reset!, request, `connection reset after the server answered ${upstream.statusCode}`);
+      this.failedWrite(reset!, info, name, done, 'connection reset');
+      return resetConnection(res);
+    }
+    res.writeHead(upstream.statusCode ?? 502, responseHeaders(upstream.headers, true));
+    res.once('close', () => upstream.destroy());
+    upstream.pipe(res);
+  }
+
+  private answerError(f: ActiveFault, info: RequestInfo, request: string, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
+    const fault = f.fault as Extract<Fault, { kind: 'error' }>;
+    const status = errorStatus(fault.code, fault.retryAfterSeconds);
+    this.hit(f, request, `answered ${fault.code}${after}`);
+    this.failedWrite(f, info, name, applied, String(fault.code));
+    sendStatus(res, status, fault.code === 429 ? { 'Retry-After': String(fault.retryAfterSeconds ?? 1) } : {});
+  }
+
+  private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: string, body: Buffer, auth: Auth): Promise<void> {
+    const upstream = await this.upstream.forward(req, body, auth);
+    res.once('close', () => upstream.destroy());
+    if (upstream.statusCode !== 200) {
+      res.writeHead(upstream.statusCode ?? 502, responseHeaders(upstream.headers, true));
+      upstream.pipe(res);
+      return;
+    }
+    res.writeHead(200, responseHeaders(upstream.headers, false));
+    res.flushHeaders();
+    let events = 0;
+    let stalled: ActiveFault | undefined;
+    await relayWatch(upstream, res, {
+      beforeEvent: async () => {
+        await this.outlastPartitions(info, request, res, (f) => {
+          if (stalled !== f) this.hit(f, request, 'watch stream stalled');
+          stalled = f;
+        });
+      },
+      dropBookmark: () => {
+        const f = this.take('drop-bookmarks', info);
+        if (f) this.hit(f, request, 'bookmark dropped');
+        return f !== undefined;
+      },
+      cut: (type) => {
+        const f = this.take('cut-watch', info);
+        if (f) this.hit(f, request, `cut in the middle of an event (${type}), after ${events} whole events`);
+        else events++;
+        return f !== undefined;
+      },
+    });
+  }
+
+  /**
+   * Waits while a partition covers the request; false when the client left
+   * meanwhile. `onHang` is told of each partition waited for (default: a hit).
+   */
+  private async outlastPartitions(info: RequestInfo, request: string, res: ServerResponse, onHang?: (f: ActiveFault) => void): Promise<boolean> {
+    for (;;) {
+      const partition = this.faults.find((f) => f.fault.kind === 'partition' && f.active && inScope(f.fault, info));
+      if (!partition) return !res.destroyed;
+      if (onHang) onHang(partition);
+      else if (partition.take(info)) this.hit(partition, request, 'hung until the partition ended');
+      await Promise.race([partition.ended, closedPromise(res)]);
+      if (res.destroyed) return false;
+    }
+  }
+}

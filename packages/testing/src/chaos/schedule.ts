@@ -1,0 +1,209 @@
+/**
+ * Seeded chaos schedules: from a seed, a duration and the faults allowed, the
+ * list of faults to inject and when (Jepsen's nemesis schedule, in small).
+ * Faults start at the arrivals of a Poisson process (exponential gaps), each
+ * picked by weight among the templates, with its window length and whatever
+ * parameters its template leaves open drawn from the same generator; windows
+ * may overlap. The schedule is a pure function of its options: the same seed
+ * gives the same faults at the same offsets, on any machine. What happens to
+ * each request within a window is reproducible too, as far as the requests
+ * are the same: each window draws its `probability` from a generator of its own.
+ */
+import { describeFault, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './faults.js';
+import { Prng, randomSeed } from './prng.js';
+
+/**
+ * A fault a schedule may inject: a kind, or a fault with some parameters fixed,
+ * plus how often it is picked and how long its windows last.
+ *
+ * @example
+ * ```ts
+ * import type { FaultTemplate } from '@operant/testing';
+ *
+ * const templates: FaultTemplate[] = [
+ *   'cut-watch',
+ *   { kind: 'error', code: 504, applied: true, verbs: ['create'], weight: 3 },
+ *   { kind: 'partition', windowMs: [1_000, 3_000] },
+ * ];
+ * ```
+ */
+export type FaultTemplate =
+  | FaultKind
+  | (FaultScope & {
+      kind: FaultKind;
+      /** Relative frequency; default 1. */
+      weight?: number;
+      /** The shortest and longest window; defaults depend on the kind (see {@link defaultWindows}). */
+      windowMs?: readonly [number, number];
+      ms?: number;
+      code?: ErrorCode;
+      retryAfterSeconds?: number;
+      applied?: boolean;
+      probability?: number;
+    });
+
+/**
+ * Options of {@link chaos}.
+ *
+ * @example
+ * ```ts
+ * import type { ChaosOptions } from '@operant/testing';
+ *
+ * const options: ChaosOptions = { seed: 1234, duration: 12_000, faults: ['error', 'cut-watch', 'expire'], meanGapMs: 400 };
+ * ```
+ */
+export interface ChaosOptions {
+  /** The seed; default a random one (printed when the schedule is played, so the run can be replayed). */
+  seed?: number;
+  /** How long the schedule lasts, ms. */
+  duration: number;
+  /** What may be injected; default every kind, unscoped. */
+  faults?: readonly FaultTemplate[];
+  /** The mean time between the starts of two faults; default 700 ms. */
+  meanGapMs?: number;
+  /** Applied to every fault whose template has no scope of its own, e.g. `{ namespaces: ['team-a'] }`. */
+  scope?: FaultScope;
+}
+
+/**
+ * One fault of a schedule: active from `at` for `durationMs` (ms since the schedule started).
+ *
+ * @example
+ * ```ts
+ * import type { ScheduledFault } from '@operant/testing';
+ *
+ * const entry: ScheduledFault = { index: 0, at: 420, durationMs: 900, fault: { kind: 'error', code: 503 } };
+ * ```
+ */
+export interface ScheduledFault {
+  /** Its place in the schedule (also the salt of its own random draws). */
+  index: number;
+  at: number;
+  durationMs: number;
+  fault: Fault;
+}
+
+/**
+ * A schedule: its seed, its duration and its faults, in order of start.
+ *
+ * @example
+ * ```ts
+ * import { chaos } from '@operant/testing';
+ *
+ * const schedule = chaos({ seed: 7, duration: 10_000 });
+ * console.log(schedule.describe()); // one line per fault: offset, window, what
+ * ```
+ */
+export interface ChaosSchedule {
+  readonly seed: number;
+  readonly duration: number;
+  readonly entries: readonly ScheduledFault[];
+  /** The schedule as text, one line per fault: `+1.42s for 0.80s  error 503 on create deployments`. */
+  describe(): string;
+}
+
+/**
+ * How long a window of each kind lasts by default, [shortest, longest] ms:
+ * long enough for informers and work queues to feel it, short enough that a
+ * schedule of a few seconds holds several.
+ *
+ * @example
+ * ```ts
+ * import { defaultWindows } from '@operant/testing';
+ *
+ * const [min, max] = defaultWindows.partition;
+ * ```
+ */
+export const defaultWindows: Readonly<Record<FaultKind, readonly [number, number]>> = Object.freeze({
+  latency: [500, 2000],
+  error: [300, 1500],
+  reset: [300, 1500],
+  'cut-watch': [100, 600],
+  expire: [200, 1000],
+  'drop-bookmarks': [1000, 4000],
+  partition: [300, 1500],
+});
+
+/**
+ * Makes a seeded schedule of faults.
+ *
+ * @example
+ * ```ts
+ * import { chaos } from '@operant/testing';
+ *
+ * const schedule = chaos({
+ *   seed: 1234,
+ *   duration: 12_000,
+ *   faults: ['latency', 'cut-watch', 'expire', { kind: 'error', code: 504, applied: true, verbs: ['create'] }],
+ * });
+ * chaos({ seed: 1234, duration: 12_000 }).entries; // the same seed: the same faults at the same offsets
+ * ```
+ */
+export function chaos(options: ChaosOptions): ChaosSchedule {
+  const seed = options.seed ?? randomSeed();
+  const duration = options.duration;
+  if (!(duration > 0)) throw new RangeError(`chaos: duration must be positive, got ${duration}`);
+  if (!Number.isInteger(seed)) throw new RangeError(`chaos: seed must be an integer, got ${seed}`);
+  const templates = (options.faults ?? faultKinds).map((t): TemplateObject => (typeof t === 'string' ? { kind: t } : t));
+  if (templates.length === 0) throw new RangeError('chaos: faults is empty');
+  for (const t of templates) if (!faultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}; kinds: ${faultKinds.join(', ')}`);
+  const meanGap = options.meanGapMs ?? 700;
+  const random = new Prng(seed);
+  const entries: ScheduledFault[] = [];
+  for (let at = random.exponential(meanGap); at < duration; at += random.exponential(meanGap)) {
+    const template = random.pick(templates, (t) => t.weight ?? 1);
+    const [min, max] = template.windowMs ?? defaultWindows[template.kind];
+    const start = Math.round(at);
+    const length = Math.min(random.int(min, max), duration - start);
+    const fault = instantiate(template, random, options.scope);
+    // A window cut to nothing by the end of the schedule is dropped (after its draws, so that the rest stay the same).
+    if (length > 0) entries.push({ index: entries.length, at: start, durationMs: length, fault });
+  }
+  return {
+    seed,
+    duration,
+    entries,
+    describe: () => describeSchedule(seed, duration, entries),
+  };
+}
+
+type TemplateObject = Exclude<FaultTemplate, FaultKind>;
+
+/** Fills in what the template leaves open, always drawing in the same order so that a seed means the same faults. */
+function instantiate(template: TemplateObject, random: Prng, defaultScope: FaultScope | undefined): Fault {
+  const { verbs, resources, namespaces } = template.verbs || template.resources || template.namespaces ? template : (defaultScope ?? {});
+  const scope: FaultScope = { ...(verbs ? { verbs } : {}), ...(resources ? { resources } : {}), ...(namespaces ? { namespaces } : {}) };
+  switch (template.kind) {
+    case 'latency': {
+      const ms = random.int(20, 400);
+      return { kind: 'latency', ms: template.ms ?? ms, ...scope };
+    }
+    case 'error': {
+      const code = random.pick<ErrorCode>([500, 503, 504, 429]);
+      const applied = random.chance(0.5);
+      const chosen = template.code ?? code;
+      // A throttled or unavailable server did nothing; a 500 or a timeout may come after the write.
+      const mayApply = chosen === 500 || chosen === 504;
+      return {
+        kind: 'error',
+        code: chosen,
+        ...(chosen === 429 ? { retryAfterSeconds: template.retryAfterSeconds ?? 1 } : {}),
+        applied: template.applied ?? (mayApply && applied),
+        probability: template.probability ?? 0.5,
+        ...scope,
+      };
+    }
+    case 'reset': {
+      const applied = random.chance(0.5);
+      return { kind: 'reset', applied: template.applied ?? applied, probability: template.probability ?? 0.5, ...scope };
+    }
+    default:
+      return { kind: template.kind, ...scope };
+  }
+}
+
+function describeSchedule(seed: number, duration: number, entries: readonly ScheduledFault[]): string {
+  const s = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+  const lines = entries.map((e) => `  +${s(e.at).padStart(6)} for ${s(e.durationMs).padStart(6)}  ${describeFault(e.fault)}`);
+  return [`chaos schedule: seed ${seed}, ${s(duration)}, ${entries.length} faults`, ...lines].join('\n');
+}

@@ -1,0 +1,87 @@
+/**
+ * Relays a watch response line by line, so that faults can act between
+ * events and inside one: kube sends each event as one JSON object followed by
+ * a newline, in chunks that need not match the lines. The relay holds a
+ * partial line until its newline arrives; before sending each event it asks
+ * the proxy whether to stall (a partition), drop it (a bookmark) or cut the
+ * stream in its middle. Reading upstream only as fast as the client takes the
+ * events keeps a stalled stream's backlog in the sockets, not in memory here.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** What the proxy decides for each event of a stream. */
+export interface WatchRelayHooks {
+  /** Resolves when the event may go (waits out a partition). */
+  beforeEvent(): Promise<void>;
+  /** True to swallow this BOOKMARK. */
+  dropBookmark(): boolean;
+  /** True to send half of this event and reset the connection. */
+  cut(eventType: string): boolean;
+}
+
+/** The `type` of an event line, without parsing the object it carries. */
+export function eventType(line: string): string {
+  const m = /"type"\s*:\s*"([A-Z]+)"/.exec(line.slice(0, 64));
+  return m?.[1] ?? 'UNKNOWN';
+}
+
+/**
+ * Sends `upstream`'s events to `res` (headers already written), applying the
+ * hooks. Resolves when either side ends; a cut resolves `'cut'`.
+ */
+export async function relayWatch(upstream: IncomingMessage, res: ServerResponse, hooks: WatchRelayHooks): Promise<'ended' | 'cut' | 'closed'> {
+  upstream.setEncoding('utf8');
+  const closed = (): boolean => res.destroyed || res.writableEnded;
+  res.once('close', () => upstream.destroy());
+  let pending = '';
+  try {
+    for await (const chunk of upstream as AsyncIterable<string>) {
+      pending += chunk;
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (line.trim() === '') continue;
+        await hooks.beforeEvent();
+        if (closed()) return 'closed';
+        const type = eventType(line);
+        if (type === 'BOOKMARK' && hooks.dropBookmark()) continue;
+        if (hooks.cut(type)) {
+          await cutInHalf(res, line);
+          upstream.destroy();
+          return 'cut';
+        }
+        if (!res.write(`${line}\n`)) await drained(res);
+      }
+    }
+  } catch {
+    // The upstream connection broke (or was destroyed because the client left): end the client's too.
+    if (!closed()) res.destroy();
+    return 'closed';
+  }
+  if (closed()) return 'closed';
+  res.end(pending);
+  return 'ended';
+}
+
+/** Writes the first half of an event, then drops the connection once those bytes are out. */
+function cutInHalf(res: ServerResponse, line: string): Promise<void> {
+  const half = line.slice(0, Math.max(1, Math.floor(line.length / 2)));
+  return new Promise((resolve) => {
+    res.write(half, () => {
+      res.destroy();
+      resolve();
+    });
+  });
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Reading manifests as envtest does: files, or directories of files
+ * (`.yaml`, `.yml`, `.json`; not recursing, so that `config/crd/bases` is
+ * read and the kustomize patches beside it are not), each file possibly
+ * holding several YAML documents; objects given directly are taken as they are.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '@operant/runtime';
+
+/**
+ * Files, directories or objects.
+ *
+ * @example
+ * ```ts
+ * import type { ManifestSource } from '@operant/testing';
+ *
+ * const crds: ManifestSource = ['config/crd/bases', 'test/testdata/extra-crd.yaml'];
+ * ```
+ */
+export type ManifestSource = string | KubeObject | ReadonlyArray<string | KubeObject>;
+
+const manifestExtensions = new Set(['.yaml', '.yml', '.json']);
+
+/** Every object in `source`, in order (directories in file-name order); empty documents skipped. */
+export async function readManifests(source: ManifestSource | undefined): Promise<KubeObject[]> {
+  if (source === undefined) return [];
+  const items = typeof source === 'string' || !Array.isArray(source) ? [source as string | KubeObject] : (source as ReadonlyArray<string | KubeObject>);
+  const out: KubeObject[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string') {
+      out.push(item);
+      continue;
+    }
+    const files = (await stat(item)).isDirectory()
+      ? (await readdir(item)).filter((f) => manifestExtensions.has(extname(f))).sort().map((f) => join(item, f))
+      : [item];
+    for (const file of files) out.push(...parse(file, await readFile(file, 'utf8')));
+  }
+  return out;
+}
+
+function parse(file: string, text: string): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
+    const obj = doc.toJS() as unknown;
+    if (obj === null || obj === undefined) continue;
+    if (typeof obj !== 'object' || typeof (obj as KubeObject).kind !== 'string') throw new Error(`${file}: a document without a kind`);
+    out.push(obj as KubeObject);
+  }
+  return out;
+}

@@ -1,0 +1,357 @@
+/**
+ * A test environment (controller-runtime's envtest): the embedded API server
+ * started in this process and reached over real HTTPS, with the operator's
+ * CRDs installed and Established, its webhook configurations pointed at a
+ * local port, an admin client and a kubeconfig (file and text). Cheap enough
+ * for one per test file: the server starts in tens of milliseconds, and the
+ * certificates for webhooks and proxies are made once per process.
+ *
+ * Per test it hands out fresh namespaces, runs the operator under test (a
+ * Manager on the environment's kubeconfig, or a fault proxy's), and puts
+ * fault proxies in front of the server; each is disposable, or tied to a test
+ * scope, and whatever is left is stopped with the environment.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer, type ApiServerOptions, type RunningApiServer } from '@operant/apiserver';
+import {
+  Client,
+  ConfigMap,
+  CronJob,
+  DaemonSet,
+  Deployment,
+  Job,
+  Pod,
+  ReplicaSet,
+  Secret,
+  Service,
+  ServiceAccount,
+  StatefulSet,
+  loadKubeConfig,
+  type CertificateSource,
+  type ClientConfig,
+  type Kind,
+  type Manager,
+  type ManagerOptions,
+} from '@operant/runtime';
+import { processCertificates } from '../certificates.js';
+import { FaultProxy } from '../chaos/proxy.js';
+import { converges, type ConvergesOptions } from '../wait/converges.js';
+import { installCrds } from './crds.js';
+import { createNamespace, type TestNamespace } from './namespaces.js';
+import { runManager, type RunningManager, type StartManagerOptions } from './operator.js';
+import { freePort } from './free-port.js';
+import { readManifests, type ManifestSource } from './manifests.js';
+import { ScopedCleanups, type TestScope } from './scope.js';
+import { installWebhooks } from './webhooks.js';
+
+/**
+ * Options of {@link TestEnv.start}.
+ *
+ * @example
+ * ```ts
+ * import type { TestEnvOptions } from '@operant/testing';
+ *
+ * const options: TestEnvOptions = {
+ *   crds: ['config/crd/bases'],
+ *   webhooks: { manifests: 'config/webhook/manifests.yaml' },
+ *   server: { bookmarkIntervalMs: 1_000 },
+ * };
+ * ```
+ */
+export interface TestEnvOptions {
+  /** CRD manifests: files, directories of them, or objects. */
+  crds?: ManifestSource;
+  /** Webhook configurations to install, pointed at {@link TestEnv.webhook}'s port on this machine. */
+  webhooks?: { manifests: ManifestSource };
+  /** Settings of the embedded server (bookmark interval, watch timeouts, history...). */
+  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp'>;
+}
+
+/**
+ * The kubeconfig of an environment: a file (for child processes and kubectl),
+ * its text, and the loaded configuration (for `Client.fromConfig` and `Manager.create`).
+ *
+ * @example
+ * ```ts
+ * import { execFileSync } from 'node:child_process';
+ * import type { EnvKubeconfig } from '@operant/testing';
+ *
+ * declare const kubeconfig: EnvKubeconfig;
+ * execFileSync('kubectl', ['--kubeconfig', kubeconfig.path, 'get', 'crds']);
+ * ```
+ */
+export interface EnvKubeconfig {
+  readonly path: string;
+  readonly text: string;
+  readonly config: ClientConfig;
+}
+
+/**
+ * Where the environment's webhook configurations send the API server: the
+ * port the manager's webhook server must listen on, and the CA they trust
+ * (the process CA, whose serving certificate `certificates` serves).
+ *
+ * @example
+ * ```ts
+ * import { Manager } from '@operant/runtime';
+ * import type { EnvWebhook } from '@operant/testing';
+ *
+ * declare const webhook: EnvWebhook;
+ * const mgr = await Manager.create({ webhook: { host: '127.0.0.1', port: webhook.port, certificates: webhook.certificates } });
+ * ```
+ */
+export interface EnvWebhook {
+  readonly port: number;
+  readonly caPem: string;
+  readonly certificates: CertificateSource;
+}
+
+/** What {@link TestEnv.converges} watches by default besides the environment's CRD kinds. */
+const workloadKinds: readonly Kind[] = [Pod, Service, ConfigMap, Secret, ServiceAccount, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob];
+
+/**
+ * A running test environment.
+ *
+ * @example
+ * ```ts
+ * import assert from 'node:assert/strict';
+ * import { after, test } from 'node:test';
+ * import { ConfigMap } from '@operant/runtime';
+ * import { TestEnv } from '@operant/testing';
+ *
+ * const env = await TestEnv.start({ crds: ['config/crd/bases'] });
+ * after(() => env.stop());
+ *
+ * test('a ConfigMap gets its digest annotation', async (t) => {
+ *   const ns = await env.namespace(t);
+ *   await env.startManager((mgr) => {
+ *     mgr.controller('digest').for(ConfigMap).reconcile(async (req, { client }) => {
+ *       const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace });
+ *       if (!cm.metadata.annotations?.['digest']) await client.patch(ConfigMap, req.name, { metadata: { annotations: { digest: 'x' } } }, { namespace: req.namespace });
+ *     });
+ *   }, { scope: t });
+ *   await env.client.create(ConfigMap, { metadata: { name: 'settings', namespace: ns.name }, data: { a: '1' } });
+ *   await env.converges(async () => {
+ *     const cm = await env.client.get(ConfigMap, 'settings', { namespace: ns.name });
+ *     assert.equal(cm.metadata.annotations?.['digest'], 'x');
+ *   }, { namespace: ns.name });
+ * });
+ * ```
+ */
+export class TestEnv implements AsyncDisposable {
+  /** How long {@link start} took, ms (the benchmark reads it). */
+  readonly startMs: number;
+  private namespaces = 0;
+  private readonly cleanups = new Set<() => Promise<void>>();
+  private readonly scoped = new ScopedCleanups();
+  private stopped: Promise<void> | undefined;
+
+  private constructor(
+    /** The embedded server. */
+    readonly server: RunningApiServer,
+    /** An admin client (unthrottled) on the environment's kubeconfig. */
+    readonly client: Client,
+    readonly kubeconfig: EnvKubeconfig,
+    /** The kinds of the CRDs installed at start, at their storage versions. */
+    readonly crdKinds: readonly Kind[],
+    /** Where webhooks are expected, when the environment was started with some. */
+    readonly webhook: EnvWebhook | undefined,
+    private readonly dir: string,
+    started: number,
+  ) {
+    this.startMs = performance.now() - started;
+  }
+
+  /**
+   * Starts the server, installs the CRDs (waiting until they are Established)
+   * and the webhook configurations, and returns the environment.
+   *
+   * @example
+   * ```ts
+   * import { TestEnv } from '@operant/testing';
+   *
+   * const env = await TestEnv.start({ crds: 'config/crd/bases', webhooks: { manifests: 'config/webhook/manifests.yaml' } });
+   * console.log(env.kubeconfig.path, env.webhook?.port);
+   * await env.stop();
+   * ```
+   */
+  static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    const started = performance.now();
+    const wantsWebhooks = options.webhooks !== undefined;
+    // Everything that does not need the server is done while it starts.
+    const serverStart = startApiServer({ ...options.server, port: 0 });
+    const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
+    let server: RunningApiServer | undefined;
+    let client: Client | undefined;
+    let dir: string | undefined;
+    try {
+      const [running, madeDir, crdObjects, webhookObjects, certs, port] = await Promise.all([
+        serverStart,
+        dirMade,
+        readManifests(options.crds),
+        readManifests(options.webhooks?.manifests),
+        wantsWebhooks ? processCertificates() : undefined,
+        wantsWebhooks ? freePort() : undefined,
+      ]);
+      server = running;
+      dir = madeDir;
+      const path = join(dir, 'kubeconfig');
+      const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
+      client = Client.fromConfig(config, { qps: Infinity });
+      const webhook = certs && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
+      const [crdKinds] = await Promise.all([
+        installCrds(client, crdObjects),
+        webhook ? installWebhooks(client, webhookObjects, webhook) : undefined,
+        // A test's kubeconfig needs no fsync: it lives as long as the process.
+        writeFile(path, server.kubeconfig, { mode: 0o600 }),
+      ]);
+      return new TestEnv(server, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, dir, started);
+    } catch (err) {
+      client?.close();
+      await (server ?? (await serverStart.catch(() => undefined)))?.stop();
+      const made = dir ?? (await dirMade.catch(() => undefined));
+      if (made) await rm(made, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * A new namespace, deleted when `scope` ends, when it is disposed, or at the
+   * latest with the environment.
+   *
+   * @example
+   * ```ts
+   * import { test } from 'node:test';
+   * import { ConfigMap } from '@operant/runtime';
+   *
+   * declare const env: import('@operant/testing').TestEnv;
+   * test('in a namespace of its own', async (t) => {
+   *   const ns = await env.namespace(t, { prefix: 'configmaps' }); // configmaps-1, deleted after the test
+   *   await env.client.create(ConfigMap, { metadata: { name: 'a', namespace: ns.name } });
+   * });
+   * ```
+   */
+  async namespace(scope?: TestScope, options: { prefix?: string } = {}): Promise<TestNamespace> {
+    const ns = await createNamespace(this.client, `${options.prefix ?? 'test'}-${++this.namespaces}`);
+    // Once the environment stops, its server takes the namespace with it.
+    const dispose = (): Promise<void> => {
+      this.cleanups.delete(dispose);
+      return this.stopped ? Promise.resolve() : ns.dispose();
+    };
+    this.track(scope, dispose);
+    return { ...ns, dispose, [Symbol.asyncDispose]: dispose, toString: () => ns.name };
+  }
+
+  /**
+   * Runs the operator under test: a Manager on the environment's kubeconfig
+   * (or `options.kubeconfig`), with a webhook server on the environment's
+   * webhook port and certificate when it has webhooks. `setup` registers the
+   * controllers and webhooks; the promise resolves once the caches have
+   * synced and the controllers run. It stops when `scope` ends, when
+   * disposed, or with the environment. One manager with webhooks at a time per
+   * environment (they share the port).
+   *
+   * @example
+   * ```ts
+   * import { Deployment } from '@operant/runtime';
+   *
+   * declare const env: import('@operant/testing').TestEnv;
+   * await using running = await env.startManager((mgr) => {
+   *   mgr.controller('deployments').for(Deployment).reconcile(async () => {});
+   * });
+   * ```
+   */
+  async startManager(setup: (mgr: Manager) => void | Promise<void>, options: StartManagerOptions = {}): Promise<RunningManager> {
+    const webhook = this.webhook;
+    const managerOptions: ManagerOptions = {
+      gracefulShutdownTimeoutMs: 10_000,
+      ...options.manager,
+      kubeconfig: options.kubeconfig ?? this.kubeconfig.config,
+      ...(webhook ? { webhook: { host: '127.0.0.1', port: webhook.port, certificates: webhook.certificates } } : {}),
+    };
+    const running = await runManager(managerOptions, setup);
+    const stop = (): Promise<void> => {
+      this.cleanups.delete(stop);
+      return running.stop();
+    };
+    this.track(options.scope, stop);
+    return { ...running, stop, [Symbol.asyncDispose]: stop };
+  }
+
+  /**
+   * A fault proxy in front of this environment's server: point the operator
+   * under test at `proxy.clientConfig()` (e.g. `startManager(setup, { kubeconfig })`).
+   * It stops when `scope` ends, when disposed, or with the environment.
+   *
+   * @example
+   * ```ts
+   * import type { Manager } from '@operant/runtime';
+   * import { chaos } from '@operant/testing';
+   *
+   * declare const env: import('@operant/testing').TestEnv;
+   * declare function setupOperator(mgr: Manager): void; // registers the controllers under test
+   * const proxy = await env.faultProxy();
+   * await env.startManager(setupOperator, { kubeconfig: await proxy.clientConfig() });
+   * const report = await proxy.play(chaos({ seed: 1234, duration: 12_000 }));
+   * ```
+   */
+  async faultProxy(scope?: TestScope): Promise<FaultProxy> {
+    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config });
+    const stop = (): Promise<void> => {
+      this.cleanups.delete(stop);
+      return proxy.stop();
+    };
+    this.track(scope, stop);
+    return proxy;
+  }
+
+  /**
+   * Resolves once `check` passes and nothing has changed for `quiet` ms (see
+   * the standalone `converges`). By default it watches the environment's CRD
+   * kinds and the built-in workload kinds (Pods, Services, ConfigMaps,
+   * Secrets, ServiceAccounts, Deployments, ReplicaSets, StatefulSets,
+   * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
+   * the time, do not count.
+   *
+   * @example
+   * ```ts
+   * import assert from 'node:assert/strict';
+   * import { Deployment } from '@operant/runtime';
+   *
+   * declare const env: import('@operant/testing').TestEnv;
+   * await env.converges(async () => {
+   *   const { items } = await env.client.list(Deployment, { namespace: 'team-a' });
+   *   assert.deepEqual(items.map((d) => d.spec?.replicas), [3]);
+   * }, { within: 15_000, quiet: 1_000, namespace: 'team-a' });
+   * ```
+   */
+  converges<T>(check: () => T | Promise<T>, options: ConvergesOptions = {}): Promise<T> {
+    return converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
+  }
+
+  /** Stops what is still running (managers, proxies), then the server, and removes the kubeconfig file. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      const errors: unknown[] = [];
+      for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
+      this.client.close();
+      await this.server.stop();
+      await rm(this.dir, { recursive: true, force: true });
+      if (errors.length === 1) throw errors[0];
+      if (errors.length > 1) throw new AggregateError(errors, 'stopping the test environment');
+    })();
+    return this.stopped;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  /** Undoes `cleanup` when `scope` ends, or at the latest when the environment stops. */
+  private track(scope: TestScope | undefined, cleanup: () => Promise<void>): void {
+    this.cleanups.add(cleanup);
+    this.scoped.add(scope, cleanup);
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * @operant/testing: what an operator's tests need. Test environments (the
+ * embedded API server in process, CRDs, webhooks, namespaces per test, the
+ * operator under test), waits that say what they last saw (eventually,
+ * consistently, converges), and a fault proxy with seeded chaos schedules
+ * to put between an operator and any API server.
+ */
+export { TestEnv, type EnvKubeconfig, type EnvWebhook, type TestEnvOptions } from './env/test-env.js';
+export type { TestNamespace } from './env/namespaces.js';
+export type { RunningManager, StartManagerOptions } from './env/operator.js';
+export type { ManifestSource } from './env/manifests.js';
+export type { TestScope } from './env/scope.js';
+export { certificateCacheDir, processCertificates } from './certificates.js';
+
+export { eventually, consistently, type EventuallyOptions, type ConsistentlyOptions } from './wait/eventually.js';
+export { converges, type ConvergesOptions } from './wait/converges.js';
+export { WaitError } from './wait/wait-error.js';
+
+export { FaultProxy, type FaultProxyOptions } from './chaos/proxy.js';
+export type { InjectOptions, InjectedFault } from './chaos/active-fault.js';
+export { faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './chaos/faults.js';
+export { chaos, defaultWindows, type ChaosOptions, type ChaosSchedule, type FaultTemplate, type ScheduledFault } from './chaos/schedule.js';
+export type { PlayOptions } from './chaos/play.js';
+export { formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';
+export type { FailedWrite, FaultRecord } from './chaos/records.js';
+export { requestInfo, type RequestInfo, type Verb } from './chaos/request-info.js';
+export { Prng, deriveSeed } from './chaos/prng.js';

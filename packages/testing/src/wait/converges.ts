@@ -1,0 +1,127 @@
+/**
+ * `converges`: the state reaches what a check accepts and then stays put.
+ * Eventually alone is not enough for controllers: a check can pass while the
+ * operator is still writing (and about to undo it), or pass on a state that
+ * flaps. So once the check passes, nothing may change for `quiet` ms (seen
+ * through watches on the kinds that matter, see {@link ChangeTracker}), and
+ * the check must still pass at the end of that quiet period. A change during
+ * it starts the wait over. The check runs again on every change, and every
+ * `interval` ms besides.
+ */
+import type { Client, Kind } from '@operant/runtime';
+import { ChangeTracker } from './change-tracker.js';
+import { attempt, describeFailure, describeValue, sleep, type Outcome } from './outcome.js';
+import { WaitError } from './wait-error.js';
+
+/**
+ * Options of `converges`.
+ *
+ * @example
+ * ```ts
+ * import { Deployment } from '@operant/runtime';
+ * import type { ConvergesOptions } from '@operant/testing';
+ *
+ * const options: ConvergesOptions = { within: 30_000, quiet: 1_000, namespace: 'team-a', kinds: [Deployment] };
+ * ```
+ */
+export interface ConvergesOptions {
+  /** The time allowed for both, ms; default 10,000. */
+  within?: number;
+  /** How long nothing may change once the check passes, ms; default 500. */
+  quiet?: number;
+  /** The kinds whose changes count; default the test environment's (its CRDs' kinds and the common built-in workload kinds). */
+  kinds?: readonly Kind[];
+  /** Count only changes in this namespace (cluster-scoped kinds count everywhere). */
+  namespace?: string;
+  /** Re-check at least this often while the check fails, ms; default 100. */
+  interval?: number;
+  message?: string;
+}
+
+/**
+ * Resolves with the check's value once the state passes `check` and nothing
+ * has changed for `quiet` ms; rejects with a {@link WaitError} after `within`
+ * saying which of the two never happened, with the last failure or the last change.
+ *
+ * @example
+ * ```ts
+ * import assert from 'node:assert/strict';
+ * import { Deployment } from '@operant/runtime';
+ * import { converges } from '@operant/testing';
+ *
+ * await converges(client, async () => {
+ *   const { items } = await client.list(Deployment, { namespace: 'team-a' });
+ *   assert.equal(items.length, 3);
+ * }, { kinds: [Deployment], namespace: 'team-a', within: 15_000, quiet: 1_000 });
+ * ```
+ */
+export async function converges<T>(client: Client, check: () => T | Promise<T>, options: ConvergesOptions & { kinds: readonly Kind[] }): Promise<T> {
+  const within = options.within ?? 10_000;
+  const quiet = options.quiet ?? 500;
+  const interval = options.interval ?? 100;
+  const started = performance.now();
+  const deadline = started + within;
+  const tracker = await ChangeTracker.start(client, options.kinds, options.namespace);
+  let tries = 0;
+  let last: Outcome<T> | undefined;
+  try {
+    for (;;) {
+      tries++;
+      const checkedAt = performance.now();
+      const outcome = await attempt(check);
+      last = outcome;
+      if (outcome.ok) {
+        // Quiet from the later of this check and the last change seen.
+        const quietSince = Math.max(checkedAt, tracker.lastChange);
+        const quietUntil = quietSince + quiet;
+        if (quietUntil > deadline) {
+          await waitFor(tracker, deadline - performance.now());
+          break;
+        }
+        const changed = await waitFor(tracker, quietUntil - performance.now());
+        if (!changed) {
+          // Quiet: the check must still hold at the end of it.
+          const final = await attempt(check);
+          tries++;
+          last = final;
+          if (final.ok) return final.value;
+        }
+        continue;
+      }
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) break;
+      await waitFor(tracker, Math.min(interval, remaining));
+      // Many changes at once (a controller's burst) need one check, not one each.
+      await sleep(5);
+    }
+  } finally {
+    await tracker.close();
+  }
+  const head = options.message ? `converges ${options.message}` : 'converges';
+  const ago = Math.round(performance.now() - tracker.lastChange);
+  let what: string;
+  if (last && !last.ok) {
+    what = `not converged within ${within} ms: the check still fails (${tries} tries)\n  ${describeFailure(last)}`;
+  } else {
+    what =
+      `not quiet within ${within} ms: the check passes, but objects kept changing ` +
+      `(${tracker.changes} changes; the last, ${tracker.lastChangeDescription || 'none'}, ${ago} ms ago; quiet needs ${quiet} ms)` +
+      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
+  }
+  throw new WaitError(`${head}: ${what}`, 'converges', tries, last && 'value' in last ? last.value : undefined, {
+    cause: last && 'error' in last ? last.error : undefined,
+  });
+}
+
+/** True when a change came within `ms`, false when the time ran out first. */
+async function waitFor(tracker: ChangeTracker, ms: number): Promise<boolean> {
+  if (ms <= 0) return false;
+  const ac = new AbortController();
+  const change = tracker.nextChange().then(() => true);
+  const timeout = sleep(ms, ac.signal).then(() => false);
+  try {
+    return await Promise.race([change, timeout]);
+  } finally {
+    ac.abort();
+  }
+}

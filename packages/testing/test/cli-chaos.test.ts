@@ -1,0 +1,70 @@
+/**
+ * `npx operant chaos` (the built CLI, as users run it) in front of an
+ * embedded server: it writes a kubeconfig that a client can use, prints the
+ * seed, the schedule, a timeline of what hit the client's requests, and a
+ * summary; `--plan` prints the same schedule for the same seed without proxying.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, ConfigMap, loadKubeConfig } from '@operant/runtime';
+import { TestEnv } from '../src/index.js';
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli', 'bin', 'operant.js');
+const env = await TestEnv.start();
+const dir = mkdtempSync(join(tmpdir(), 'operant-chaos-cli-'));
+after(async () => {
+  await env.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const args = ['--seed', '4242', '--duration', '3s', '--mean-gap', '300ms', '--faults', 'error:503,latency:50,reset'];
+
+test('--plan prints the schedule of the seed and exits', () => {
+  const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
+  assert.match(plan, /^chaos schedule: seed 4242, 3.00s, \d+ faults\n/);
+  assert.equal(execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' }), plan, 'the same seed, the same schedule');
+});
+
+test('proxies a client through its kubeconfig, printing the seed, the timeline and a summary', async () => {
+  const kubeconfig = join(dir, 'chaos-kubeconfig');
+  const child = spawn(process.execPath, [cli, 'chaos', ...args, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = once(child, 'exit');
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (/^ready https:\/\/127\.0\.0\.1:\d+$/m.test(out)) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 10);
+    child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
+  });
+  const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
+  let ok = 0;
+  let failed = 0;
+  const ns = await env.namespace();
+  const until = performance.now() + 3200;
+  for (let i = 0; performance.now() < until; i++) {
+    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(() => ok++, () => failed++);
+  }
+  client.close();
+  const [code] = (await exited) as [number];
+  assert.equal(code, 0, err);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed`);
+  const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
+  assert.ok(out.includes(plan), 'the schedule is printed as --plan prints it');
+  assert.match(out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
+  assert.match(out, /^ +\+\d+\.\d\ds {2}start #\d+ error 503 p=0\.5$/m);
+  assert.match(out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
+  assert.match(out, /^chaos summary: seed 4242, ran 3\.\d s of 3\.0 s, \d+ requests proxied$/m);
+  assert.match(out, /^ {2}failed writes: \d+, of which \d+ applied by the server/m);
+});

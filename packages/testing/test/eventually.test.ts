@@ -1,0 +1,91 @@
+/**
+ * eventually and consistently: what they resolve with, when they give up, and
+ * what their failure messages say (the last error or value, and when).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { consistently, eventually, WaitError } from '../src/index.js';
+
+test('eventually resolves with the first value that passes', async () => {
+  let n = 0;
+  const value = await eventually(() => {
+    n++;
+    assert.ok(n >= 3, `only ${n}`);
+    return n * 10;
+  }, { interval: 1 });
+  assert.equal(value, 30);
+});
+
+test('eventually treats false as a failure, and undefined (a void assertion block) as a pass', async () => {
+  let n = 0;
+  assert.equal(await eventually(() => ++n >= 2, { interval: 1 }), true);
+  assert.equal(await eventually(() => undefined), undefined);
+});
+
+test('eventually, timed out, shows the last error and keeps it as the cause', async () => {
+  let n = 0;
+  const err = await eventually(
+    () => {
+      n++;
+      assert.equal(n, -1);
+    },
+    { timeout: 120, interval: 10, message: 'the counter goes negative' },
+  ).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.equal(err.helper, 'eventually');
+  assert.match(err.message, /^eventually the counter goes negative: still failing after 120 ms \(\d+ tries\)\n {2}last error: AssertionError/);
+  // The last error, not the first: the count in the message is the last attempt's.
+  assert.match(err.message, new RegExp(`\\n\\s+${n} !== -1`));
+  assert.equal((err.cause as Error).name, 'AssertionError');
+  assert.equal(err.attempts, n);
+});
+
+test('eventually, timed out on a value, shows that value', async () => {
+  let n = 0;
+  const err = await eventually(() => (++n, false), { timeout: 50, interval: 5 }).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.match(err.message, /still failing after 50 ms .*\n {2}last value: false$/);
+  assert.equal(err.lastValue, false);
+});
+
+test('eventually does not wait past its timeout for a try that hangs', async () => {
+  const started = performance.now();
+  const err = await eventually(() => new Promise<never>(() => undefined), { timeout: 80 }).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.match(err.message, /the last try was still running/);
+  assert.ok(performance.now() - started < 1000);
+});
+
+test('eventually stops when its signal aborts', async () => {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 30);
+  const err = await eventually(() => false, { timeout: 10_000, interval: 5, signal: ac.signal }).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.match(err.message, /aborted after \d+ tries/);
+});
+
+test('consistently resolves with the last value after passing for its whole duration', async () => {
+  let n = 0;
+  const started = performance.now();
+  const value = await consistently(() => ++n, { duration: 100, interval: 10 });
+  assert.ok(performance.now() - started >= 100);
+  assert.equal(value, n);
+  assert.ok(n >= 5, `only ${n} tries`);
+});
+
+test('consistently fails at the first failure, saying when and what it got', async () => {
+  let n = 0;
+  const started = performance.now();
+  const err = await consistently(() => ++n < 4, { duration: 5_000, interval: 10, message: 'the queue stays short' }).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.ok(performance.now() - started < 1000, 'it did not wait for the whole duration');
+  assert.match(err.message, /^consistently the queue stays short: failed after \d+ ms of 5000 ms \(try 4\)\n {2}got value: false$/);
+});
+
+test('consistently reports a thrown error with its message', async () => {
+  const err = await consistently(() => {
+    throw new Error('two Deployments for foo-1');
+  }).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.match(err.message, /\(try 1\)\n {2}got error: two Deployments for foo-1$/);
+});

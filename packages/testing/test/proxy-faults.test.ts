@@ -1,0 +1,295 @@
+/**
+ * Every fault of the proxy, observed through the real runtime client and
+ * informers against the embedded server: what a client sees for each error,
+ * that informers retry a failed list, resume a cut watch from where it broke
+ * without losing or repeating an event, relist on 410, and stall through a
+ * partition; bookmarks dropped; faults kept to their verbs, resources and
+ * namespaces; writes that failed recorded, applied or not.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import {
+  ApiError,
+  Client,
+  ConfigMap,
+  Informer,
+  Secret,
+  isNotFound,
+  silentLogger,
+  type KubeObject,
+  type Typed,
+} from '@operant/runtime';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { consistently, eventually, FaultProxy, TestEnv } from '../src/index.js';
+
+// Bookmarks every 100 ms, so that dropping them shows within a test.
+const env = await TestEnv.start({ server: { bookmarkIntervalMs: 100 } });
+const proxy = await env.faultProxy();
+const client = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
+after(async () => {
+  client.close();
+  await env.stop();
+});
+
+type CM = Typed<corev1.ConfigMap>;
+const fastBackoff = { initialMs: 20, maxMs: 200 };
+
+/** An informer on ConfigMaps of `namespace`, through the proxy, counting what its handlers see. */
+function informer(namespace: string, signal: AbortSignal): { informer: Informer<CM>; added: Map<string, number> } {
+  const inf = new Informer<CM>(client.listerWatcher(ConfigMap), { namespace, backoff: fastBackoff, logger: silentLogger, name: 'configmaps' });
+  const added = new Map<string, number>();
+  inf.addEventHandler({ add: (cm) => void added.set(cm.metadata.name!, (added.get(cm.metadata.name!) ?? 0) + 1) });
+  inf.start(signal);
+  return { informer: inf, added };
+}
+
+async function createConfigMaps(namespace: string, prefix: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await env.client.create(ConfigMap, { metadata: { name: `${prefix}-${i}`, namespace }, data: { i: String(i) } });
+}
+
+function apiError(err: unknown): ApiError {
+  assert.ok(err instanceof ApiError, `not an ApiError: ${String(err)}`);
+  return err;
+}
+
+describe('errors, as the client sees them', () => {
+  test('500, 503 and 504 arrive as kube Status errors', async (t) => {
+    const ns = await env.namespace(t);
+    await env.client.create(ConfigMap, { metadata: { name: 'a', namespace: ns.name } });
+    const cases = [
+      [500, 'InternalError', /^Internal error occurred: injected by the operant chaos proxy$/],
+      [503, 'ServiceUnavailable', /^the server is currently unable to handle the request/],
+      [504, 'Timeout', /^Timeout: request did not complete within requested timeout/],
+    ] as const;
+    for (const [code, reason, message] of cases) {
+      proxy.inject({ kind: 'error', code, verbs: ['get'], namespaces: [ns.name] }, { times: 1 });
+      const err = apiError(await client.get(ConfigMap, 'a', { namespace: ns.name }).catch((e: unknown) => e));
+      assert.equal(err.code, code);
+      assert.equal(err.reason, reason);
+      assert.match(err.message, message);
+    }
+    // Each fault hit once and went away: the next get passes.
+    assert.equal((await client.get(ConfigMap, 'a', { namespace: ns.name })).metadata.name, 'a');
+  });
+
+  test('429 carries Retry-After, in the header and in the Status details', async (t) => {
+    const ns = await env.namespace(t);
+    using _ = proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 7, namespaces: [ns.name] });
+    const err = apiError(await client.list(ConfigMap, { namespace: ns.name }).catch((e: unknown) => e));
+    assert.equal(err.reason, 'TooManyRequests');
+    assert.equal(err.details?.retryAfterSeconds, 7);
+    const raw = await rawGet(`/api/v1/namespaces/${ns.name}/configmaps`);
+    assert.equal(raw.status, 429);
+    assert.equal(raw.headers['retry-after'], '7');
+    assert.equal(JSON.parse(raw.body).kind, 'Status');
+  });
+
+  test('an informer whose lists fail with 503 retries until it syncs', async (t) => {
+    const ns = await env.namespace(t);
+    await createConfigMaps(ns.name, 'cm', 3);
+    const fault = proxy.inject({ kind: 'error', code: 503, verbs: ['list'], resources: ['configmaps'], namespaces: [ns.name] }, { times: 3 });
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const { informer: inf } = informer(ns.name, stop.signal);
+    assert.equal(await inf.waitForCacheSync(stop.signal), true);
+    assert.equal(fault.hits, 3);
+    assert.equal(inf.stats().errors, 3);
+    assert.equal(inf.store.list().length, 3);
+  });
+});
+
+describe('writes that fail', () => {
+  test('a reset before the server saw a create: the client gets a connection error, nothing is created', async (t) => {
+    const ns = await env.namespace(t);
+    const from = proxy.failedWrites.length;
+    proxy.inject({ kind: 'reset', verbs: ['create'], namespaces: [ns.name] }, { times: 1 });
+    const err = await client.create(ConfigMap, { metadata: { name: 'lost', namespace: ns.name } }).catch((e: unknown) => e);
+    assert.ok(err instanceof Error && !(err instanceof ApiError), `expected a connection error, got ${String(err)}`);
+    assert.match((err as NodeJS.ErrnoException).code ?? err.message, /ECONNRESET|socket hang up/);
+    await assert.rejects(env.client.get(ConfigMap, 'lost', { namespace: ns.name }), isNotFound);
+    assert.deepEqual(
+      proxy.failedWrites.slice(from).map(({ verb, resource, namespace, name, applied, outcome }) => ({ verb, resource, namespace, name, applied, outcome })),
+      [{ verb: 'create', resource: 'configmaps', namespace: ns.name, name: 'lost', applied: false, outcome: 'connection reset' }],
+    );
+  });
+
+  test('a 504 after the server did the create: the client hears it failed, the object exists, the write is recorded as applied', async (t) => {
+    const ns = await env.namespace(t);
+    const from = proxy.failedWrites.length;
+    proxy.inject({ kind: 'error', code: 504, applied: true, verbs: ['create'], namespaces: [ns.name] }, { times: 1 });
+    const err = apiError(await client.create(ConfigMap, { metadata: { generateName: 'made-', namespace: ns.name } }).catch((e: unknown) => e));
+    assert.equal(err.code, 504);
+    const { items } = await env.client.list(ConfigMap, { namespace: ns.name });
+    const made = items.filter((c) => c.metadata.name?.startsWith('made-'));
+    assert.equal(made.length, 1);
+    const [write] = proxy.failedWrites.slice(from);
+    assert.equal(write?.applied, true);
+    assert.equal(write?.name, made[0]!.metadata.name, 'the name the server gave');
+    assert.equal(write?.outcome, '504');
+  });
+
+  test('a reset after the server did an update: the change is there, the client got an error', async (t) => {
+    const ns = await env.namespace(t);
+    const cm = await env.client.create(ConfigMap, { metadata: { name: 'u', namespace: ns.name }, data: { v: '1' } });
+    proxy.inject({ kind: 'reset', applied: true, verbs: ['update'], namespaces: [ns.name] }, { times: 1 });
+    await assert.rejects(client.update(ConfigMap, { ...cm, data: { v: '2' } }));
+    assert.equal((await env.client.get(ConfigMap, 'u', { namespace: ns.name })).data?.v, '2');
+    assert.equal(proxy.failedWrites.at(-1)?.applied, true);
+  });
+});
+
+describe('watches', () => {
+  test('a watch cut in the middle of an event is resumed by the informer, losing and repeating nothing', async (t) => {
+    const ns = await env.namespace(t);
+    await createConfigMaps(ns.name, 'before', 5);
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const { informer: inf, added } = informer(ns.name, stop.signal);
+    await inf.waitForCacheSync(stop.signal);
+    const cut = proxy.inject({ kind: 'cut-watch', resources: ['configmaps'], namespaces: [ns.name] }, { times: 4 });
+    await createConfigMaps(ns.name, 'during', 40);
+    await eventually(() => assert.equal(inf.store.list().length, 45), { timeout: 10_000 });
+    assert.equal(cut.hits, 4, 'four streams were cut');
+    const stats = inf.stats();
+    assert.equal(stats.lists, 1, 'resumed from its resourceVersion, never relisted');
+    assert.ok(stats.watches >= 5, `${stats.watches} watches`);
+    assert.deepEqual([...added.values()].filter((n) => n !== 1), [], 'every object added exactly once');
+    assert.equal(added.size, 45);
+    assert.ok(proxy.records.some((r) => r.faultId === cut.id && r.type === 'hit' && /cut in the middle of an event \(ADDED\)/.test(r.detail ?? '')));
+  });
+
+  test('410 Expired on a resumed watch: HTTP 200 with one ERROR event, as kube sends it', async (t) => {
+    const ns = await env.namespace(t);
+    const list = await client.list(ConfigMap, { namespace: ns.name });
+    using _ = proxy.inject({ kind: 'expire', namespaces: [ns.name] });
+    const events = [];
+    for await (const event of client.watch<KubeObject>(ConfigMap, { namespace: ns.name, resourceVersion: list.metadata.resourceVersion })) events.push(event);
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.type, 'ERROR');
+    assert.deepEqual(
+      (({ kind, status, reason, code }) => ({ kind, status, reason, code }))(events[0]!.object as unknown as { kind: string; status: string; reason: string; code: number }),
+      { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410 },
+    );
+  });
+
+  test('410 Expired makes an informer relist, and it ends with every object', async (t) => {
+    const ns = await env.namespace(t);
+    await createConfigMaps(ns.name, 'old', 3);
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const { informer: inf } = informer(ns.name, stop.signal);
+    await inf.waitForCacheSync(stop.signal);
+    const expire = proxy.inject({ kind: 'expire', namespaces: [ns.name] }, { times: 1 });
+    // Cut the stream so that the informer resumes from its resourceVersion, and hears 410.
+    proxy.inject({ kind: 'cut-watch', namespaces: [ns.name] }, { times: 1 });
+    await createConfigMaps(ns.name, 'new', 3);
+    await eventually(() => {
+      assert.equal(inf.store.list().length, 6);
+      assert.equal(inf.stats().lists, 2, 'relisted once');
+    }, { timeout: 10_000 });
+    assert.equal(expire.hits, 1);
+  });
+
+  test('dropped bookmarks never reach the client; other events still do', async (t) => {
+    const ns = await env.namespace(t);
+    const types = async (ms: number): Promise<string[]> => {
+      const ac = new AbortController();
+      const seen: string[] = [];
+      const list = await client.list(ConfigMap, { namespace: ns.name });
+      setTimeout(() => void env.client.create(ConfigMap, { metadata: { generateName: 'b-', namespace: ns.name } }), ms / 3);
+      setTimeout(() => ac.abort(), ms);
+      for await (const e of client.watch(ConfigMap, { namespace: ns.name, resourceVersion: list.metadata.resourceVersion, allowWatchBookmarks: true, signal: ac.signal })) seen.push(e.type);
+      return seen;
+    };
+    assert.ok((await types(600)).includes('BOOKMARK'), 'the server sends bookmarks every 100 ms');
+    using drop = proxy.inject({ kind: 'drop-bookmarks', namespaces: [ns.name] });
+    const seen = await types(600);
+    assert.deepEqual(seen, ['ADDED']);
+    assert.ok(drop.hits >= 2, `${drop.hits} bookmarks dropped`);
+  });
+});
+
+describe('partitions', () => {
+  test('a request hangs until the partition ends, then goes through', async (t) => {
+    const ns = await env.namespace(t);
+    const partition = proxy.inject({ kind: 'partition', namespaces: [ns.name] });
+    const started = performance.now();
+    const listed = client.list(ConfigMap, { namespace: ns.name });
+    setTimeout(() => partition.remove(), 400);
+    assert.deepEqual((await listed).items, []);
+    assert.ok(performance.now() - started >= 390, `${Math.round(performance.now() - started)} ms`);
+  });
+
+  test('an informer stalls through a partition and catches up after it', async (t) => {
+    const ns = await env.namespace(t);
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const { informer: inf } = informer(ns.name, stop.signal);
+    await inf.waitForCacheSync(stop.signal);
+    const partition = proxy.inject({ kind: 'partition', namespaces: [ns.name] });
+    await env.client.create(ConfigMap, { metadata: { name: 'while-partitioned', namespace: ns.name } });
+    await consistently(() => assert.equal(inf.store.list().length, 0), { duration: 300 });
+    partition.remove();
+    await eventually(() => assert.equal(inf.store.list().length, 1));
+    // The stream stalled, or (when the informer had not opened it yet) its request hung.
+    assert.ok(proxy.records.some((r) => r.faultId === partition.id && r.type === 'hit' && /watch stream stalled|hung until the partition ended/.test(r.detail ?? '')));
+  });
+});
+
+describe('scope', () => {
+  test('a fault touches only its verbs, resources and namespaces', async (t) => {
+    const a = await env.namespace(t);
+    const b = await env.namespace(t);
+    using fault = proxy.inject({ kind: 'error', code: 503, verbs: ['create'], resources: ['configmaps'], namespaces: [a.name] });
+    await assert.rejects(client.create(ConfigMap, { metadata: { name: 'x', namespace: a.name } }), (e: unknown) => apiError(e).code === 503);
+    await client.create(ConfigMap, { metadata: { name: 'x', namespace: b.name } });
+    await client.create(Secret, { metadata: { name: 'x', namespace: a.name } });
+    await client.list(ConfigMap, { namespace: a.name });
+    assert.equal(fault.hits, 1);
+  });
+
+  test('resources may name their group, as kubectl does', async (t) => {
+    const ns = await env.namespace(t);
+    using core = proxy.inject({ kind: 'error', code: 500, resources: ['configmaps.apps'], namespaces: [ns.name] });
+    await client.list(ConfigMap, { namespace: ns.name });
+    assert.equal(core.hits, 0, 'configmaps are in the core group, not apps');
+  });
+});
+
+describe('the proxy itself', () => {
+  test('refuses requests without credentials, so that it lends its identity to no one', async () => {
+    const raw = await rawGet('/api/v1/namespaces', null);
+    assert.equal(raw.status, 401);
+  });
+
+  test('hands out a kubeconfig naming its URL, CA and token', async () => {
+    assert.match(proxy.kubeconfig, new RegExp(`server: ${proxy.url.replace(/[.]/g, '\\.')}`));
+    assert.match(proxy.kubeconfig, /certificate-authority-data: /);
+    assert.match(proxy.kubeconfig, /token: /);
+    assert.ok(proxy instanceof FaultProxy);
+  });
+});
+
+/** A GET through the proxy without the runtime client, to see headers; `token` null sends no Authorization. */
+async function rawGet(path: string, token: string | null = proxyToken()): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const config = await proxy.clientConfig();
+  const url = new URL(proxy.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname: url.hostname, port: url.port, path, method: 'GET', ca: config.tls.ca, headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function proxyToken(): string {
+  return /token: (\S+)/.exec(proxy.kubeconfig)![1]!;
+}

@@ -1,0 +1,192 @@
+/**
+ * TestEnv: CRDs from a directory (multi-document files, other files left
+ * alone) installed and Established; a kubeconfig file and text; namespaces
+ * per test, deleted when the test ends or when disposed; the operator under
+ * test run by a Manager whose webhook server the installed configurations
+ * reach; and converges, passing and failing with its two messages.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, type Typed } from '@operant/runtime';
+import { eventually, TestEnv, WaitError } from '../src/index.js';
+
+const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
+type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
+const Widget = defineKind<Widget>({ group: 'testing.operant.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+
+const env = await TestEnv.start({ crds: join(testdata, 'crds'), webhooks: { manifests: join(testdata, 'webhook-manifests.yaml') } });
+after(() => env.stop());
+
+describe('starting', () => {
+  test('installs every CRD of the directory, Established, and knows their kinds', async () => {
+    assert.deepEqual(
+      env.crdKinds.map((k) => `${k.kind}.${k.group}/${k.version} ${k.plural} ${k.namespaced ? 'namespaced' : 'cluster'}`),
+      ['Widget.testing.operant.dev/v1 widgets namespaced', 'Gadget.testing.operant.dev/v1 gadgets cluster'],
+    );
+    for (const name of ['widgets.testing.operant.dev', 'gadgets.testing.operant.dev']) {
+      const crd = await env.client.get(CustomResourceDefinition, name);
+      const conditions = (crd.status as { conditions: Array<{ type: string; status: string }> }).conditions;
+      assert.ok(conditions.some((c) => c.type === 'Established' && c.status === 'True'));
+    }
+    assert.ok(env.startMs > 0 && env.startMs < 10_000);
+  });
+
+  test('writes a kubeconfig file that any client can use, the same as the text', async () => {
+    assert.equal(readFileSync(env.kubeconfig.path, 'utf8'), env.kubeconfig.text);
+    const client = Client.fromConfig(await loadKubeConfig({ path: env.kubeconfig.path }));
+    try {
+      assert.ok((await client.list(Namespace)).items.some((n) => n.metadata.name === 'default'));
+      assert.match(env.kubeconfig.config.server, /^https:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('points the webhook configurations at a local port with the process CA', async () => {
+    assert.ok(env.webhook && env.webhook.port > 0);
+    assert.match(env.webhook.caPem, /BEGIN CERTIFICATE/);
+  });
+
+  test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {
+    await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), /ENOENT/);
+    await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
+  });
+});
+
+describe('namespaces', () => {
+  let fromScope = '';
+
+  test('each test gets a fresh one, deleted when the test ends', async (t) => {
+    const a = await env.namespace(t);
+    const b = await env.namespace(t, { prefix: 'other' });
+    assert.notEqual(a.name, b.name);
+    assert.match(b.name, /^other-\d+$/);
+    assert.equal(`${a}`, a.name);
+    await env.client.create(ConfigMap, { metadata: { name: 'x', namespace: a.name } });
+    fromScope = a.name;
+  });
+
+  test('... and the one of the test before is gone or going', async () => {
+    await eventually(async () => {
+      const ns = await env.client.get(Namespace, fromScope).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      assert.ok(ns === undefined || ns.metadata.deletionTimestamp, `${fromScope} is still there`);
+    });
+  });
+
+  test('a namespace is deleted when disposed (await using)', async () => {
+    let name = '';
+    {
+      await using ns = await env.namespace();
+      name = ns.name;
+      assert.equal((await env.client.get(Namespace, name)).status?.phase, 'Active');
+    }
+    await eventually(async () => {
+      const ns = await env.client.get(Namespace, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      assert.ok(ns === undefined || ns.metadata.deletionTimestamp);
+    });
+  });
+});
+
+describe('the operator under test', () => {
+  test('runs with its webhooks served on the environment port and certificate, and stops with the test', async (t) => {
+    const ns = await env.namespace(t);
+    const running = await env.startManager(
+      (mgr) => {
+        mgr.webhookServer.register(mutatePath(Widget), defaulter(Widget, { default: (w) => void (w.spec = { color: 'blue', ...w.spec }) }));
+        mgr.controller('widgets').for(Widget).reconcile(async (req, { client }) => {
+          const w = await client.get(Widget, req.name, { namespace: req.namespace });
+          if (w.status?.observedSize !== w.spec?.size) await client.updateStatus(Widget, { ...w, status: { observedSize: w.spec?.size } });
+        });
+      },
+      { scope: t },
+    );
+    // The API server called the manager's webhook (failurePolicy Fail: a TLS or port mismatch would refuse the create).
+    const created = await env.client.create(Widget, { metadata: { name: 'w', namespace: ns.name }, spec: { size: 3 } });
+    assert.equal(created.spec?.color, 'blue');
+    const seen = await env.converges(
+      async () => {
+        const w = await env.client.get(Widget, 'w', { namespace: ns.name });
+        assert.equal(w.status?.observedSize, 3);
+        return w;
+      },
+      { namespace: ns.name, quiet: 200 },
+    );
+    assert.equal(seen.spec?.size, 3);
+    assert.ok(running.manager.isLeader);
+  });
+
+  test('what one test gets is undone last first, in one hook, whatever order the runner runs hooks in', async () => {
+    const hooks: Array<() => Promise<void>> = [];
+    const scope = { after: (fn: () => Promise<void>) => void hooks.push(fn) };
+    const proxy = await env.faultProxy(scope);
+    const ns = await env.namespace(scope);
+    const running = await env.startManager((mgr) => void mgr.controller('widgets-2').for(Widget).reconcile(() => undefined), { scope, kubeconfig: await proxy.clientConfig() });
+    assert.equal(hooks.length, 1);
+    await hooks[0]!();
+    await running.done; // stopped, cleanly
+    await assert.rejects(fetch(proxy.url), 'the proxy is closed');
+    await eventually(async () => {
+      const gone = await env.client.get(Namespace, ns.name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      assert.ok(gone === undefined || gone.metadata.deletionTimestamp);
+    });
+  });
+
+  test('a manager that cannot start fails startManager, with the reason', async () => {
+    const Missing = defineKind({ group: 'testing.operant.dev', version: 'v1', kind: 'Missing', plural: 'missings', namespaced: true });
+    await assert.rejects(
+      env.startManager((mgr) => void mgr.controller('missing').for(Missing).reconcile(() => undefined)),
+      /missings|Missing/,
+    );
+  });
+});
+
+describe('converges', () => {
+  test('says the check still fails, with its last error, when the state never gets there', async (t) => {
+    const ns = await env.namespace(t);
+    const err = await env
+      .converges(async () => {
+        const cm = await env.client.get(ConfigMap, 'never', { namespace: ns.name });
+        return cm.data;
+      }, { within: 300, namespace: ns.name })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof WaitError);
+    assert.match(err.message, /^converges: not converged within 300 ms: the check still fails \(\d+ tries\)\n {2}last error: .*configmaps "never" not found/);
+  });
+
+  test('says objects kept changing when the check passes but nothing settles', async (t) => {
+    const ns = await env.namespace(t);
+    await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace: ns.name }, data: { n: '0' } });
+    const stop = new AbortController();
+    const churn = (async () => {
+      for (let n = 1; !stop.signal.aborted; n++) {
+        await env.client.patch(ConfigMap, 'churn', { data: { n: String(n) } }, { namespace: ns.name });
+        await new Promise((r) => setTimeout(r, 40));
+      }
+    })();
+    try {
+      const err = await env
+        .converges(async () => (await env.client.get(ConfigMap, 'churn', { namespace: ns.name })).data?.n !== undefined, { within: 800, quiet: 300, namespace: ns.name })
+        .catch((e: unknown) => e);
+      assert.ok(err instanceof WaitError);
+      assert.match(err.message, new RegExp(`^converges: not quiet within 800 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)`));
+    } finally {
+      stop.abort();
+      await churn;
+    }
+    // Once the writer stops, it converges.
+    await env.converges(async () => (await env.client.get(ConfigMap, 'churn', { namespace: ns.name })).data?.n !== '0', { within: 3000, quiet: 200, namespace: ns.name });
+  });
+
+  test('a change during the quiet period starts it over', async (t) => {
+    const ns = await env.namespace(t);
+    await env.client.create(ConfigMap, { metadata: { name: 'late', namespace: ns.name } });
+    setTimeout(() => void env.client.patch(ConfigMap, 'late', { data: { late: 'yes' } }, { namespace: ns.name }), 150);
+    const started = performance.now();
+    await env.converges(async () => true, { within: 5000, quiet: 400, namespace: ns.name });
+    // Quiet from the late write (~150 ms) on, not from the first check.
+    assert.ok(performance.now() - started >= 540, `${Math.round(performance.now() - started)} ms`);
+  });
+});

@@ -37,6 +37,7 @@ import { RbacWriteGuard } from './auth/rbac-write-guard.js';
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
+import { servePodBinding } from './http/pod-binding.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
@@ -97,7 +98,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const admission = new AdmissionChain(store);
-  const strategies = builtinStrategies(allocator);
+  const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
@@ -146,6 +147,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === '' && rr.resource === 'serviceaccounts' && rr.subresource === 'token') {
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
+      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
       return resources.handle(await rbacWrites.check(req, rr, user), res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {

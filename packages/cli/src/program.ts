@@ -25,7 +25,8 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'directory for durable data (omitted: in memory)')
     .option('--kubeconfig <file>', 'write an admin kubeconfig here once ready')
-    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string }) => {
+    .option('--nodes <n>', 'also run a simulated cluster: the deployment and replicaset controllers, a scheduler and n simulated nodes')
+    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string }) => {
       await (await import('./commands/server.js')).runServer(opts);
     });
 

@@ -5,6 +5,7 @@ export * from './kind.js';
 export * from './api-types.js';
 export * from './no-kind-match.js';
 export * from './time.js';
+export { parseDuration, type DurationInput } from './duration.js';
 export * from './cache/index.js';
 export * from './controller/index.js';
 export * from './manager/index.js';

@@ -46,7 +46,7 @@ after(() => env.stop());
 const seed = Number(process.env.CHAOS_SEED ?? 20251202);
 /** The broken controller's schedule is fixed: the test is that this seed catches it, twice. */
 const brokenSeed = 20251202;
-const logger = createLogger({ level: 'silent' });
+const logger = createLogger({ level: process.env.OPERANT_LOG_LEVEL ?? 'silent' });
 type DeploymentObject = Typed<appsv1.Deployment>;
 
 /**

@@ -88,7 +88,12 @@ function podSpecSansMutable(s: Json): Json {
   return c;
 }
 
-function podStrategy(): Strategy {
+/**
+ * The pod strategy. `nodeRegistered` tells whether a Node of that name exists:
+ * a pod bound to no registered node has no kubelet to stop it, and kube's pod
+ * garbage collector force-deletes such orphans; here they go at once.
+ */
+function podStrategy(nodeRegistered: (name: string) => boolean): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
     returnsDeletedObject: true,
@@ -107,6 +112,15 @@ function podStrategy(): Strategy {
       o.status = { phase: 'Pending', qosClass: podQosClass(o.spec) };
     },
     validate: (o) => validatePodSpec(o.spec, 'spec'),
+    // kube's podStrategy.CheckGracefulDelete: a pod on a node gets its grace period
+    // (the kubelet deletes it once its containers stopped); others go at once.
+    gracePeriod(o, requested) {
+      const s = spec(o);
+      let period = requested ?? (typeof s.terminationGracePeriodSeconds === 'number' ? s.terminationGracePeriodSeconds : 0);
+      const phase = asObj(o.status).phase;
+      if (!s.nodeName || !nodeRegistered(String(s.nodeName)) || phase === 'Failed' || phase === 'Succeeded') period = 0;
+      return period < 0 ? 1 : period;
+    },
     validateUpdate(o, old) {
       const errs = validatePodSpec(o.spec, 'spec');
       if (!sameJson(podSpecSansMutable(spec(o)), podSpecSansMutable(spec(old)))) {
@@ -264,10 +278,10 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   });
 }
 
-/** Builds the strategy table, keyed by `<group>/<resource>`. */
-export function builtinStrategies(allocator: ClusterIpAllocator): Map<string, Strategy> {
+/** Builds the strategy table, keyed by `<group>/<resource>`; `nodeRegistered` tells whether a Node exists. */
+export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered: (name: string) => boolean = () => false): Map<string, Strategy> {
   return new Map<string, Strategy>([
-    ['/pods', podStrategy()],
+    ['/pods', podStrategy(nodeRegistered)],
     ['/services', serviceStrategy(allocator)],
     ['/namespaces', namespaceStrategy()],
     ['/secrets', secretStrategy()],

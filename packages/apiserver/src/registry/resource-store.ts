@@ -422,6 +422,9 @@ export class ResourceStore {
     if (pending.length > 0 && meta.deletionTimestamp && finalizers.length === (meta.finalizers ?? []).length) {
       return { object: await this.external(current.value), deleted: false, warnings: [] };
     }
+    const graceful = this.gracefulDeletion(current.value, opts.gracePeriodSeconds);
+    // A graceful deletion under way is left as it is (finalizers cannot change then either).
+    if (graceful === 'pending') return { object: await this.external(current.value), deleted: false, warnings: [] };
     const oldObject = await this.external(current.value);
     const deleteOpts = {
       kind: 'DeleteOptions' as const,
@@ -435,9 +438,13 @@ export class ResourceStore {
       ...(await this.admitMutating('DELETE', undefined, oldObject, '', opts, deleteOpts)).warnings,
       ...(await this.admitValidating('DELETE', undefined, oldObject, '', opts, deleteOpts)),
     ];
-    if (pending.length > 0) {
+    if (pending.length > 0 || graceful !== 'now') {
       const marked = deepCopy(current.value);
-      marked.metadata.finalizers = finalizers;
+      if (finalizers.length > 0 || marked.metadata.finalizers) marked.metadata.finalizers = finalizers;
+      if (graceful !== 'now') {
+        marked.metadata.deletionTimestamp = graceful.deletionTimestamp;
+        marked.metadata.deletionGracePeriodSeconds = graceful.seconds;
+      }
       marked.metadata.deletionTimestamp ??= nowTimestamp();
       marked.metadata.deletionGracePeriodSeconds ??= 0;
       if (this.info.group === '' && this.info.resource === 'namespaces') {
@@ -450,6 +457,28 @@ export class ResourceStore {
     if (opts.dryRun) return { object: await this.deletedAnswer(current.value), deleted: true, warnings };
     const gone = this.store.delete(current.key, current.rev);
     return { object: await this.deletedAnswer(gone.value), deleted: true, warnings };
+  }
+
+  /**
+   * kube's rest.BeforeDelete for kinds with a grace period (pods): `now` deletes
+   * at once (or waits for finalizers only); `pending` leaves a graceful deletion
+   * under way as it is (a request may only shorten its grace period); otherwise
+   * the deletion's deadline and grace period to store.
+   */
+  private gracefulDeletion(obj: KubeObject, requested: number | undefined): 'now' | 'pending' | { deletionTimestamp: string; seconds: number } {
+    if (!this.strategy.gracePeriod) return 'now';
+    const asked = requested !== undefined && requested < 0 ? 1 : requested;
+    const meta = obj.metadata;
+    if (meta.deletionTimestamp) {
+      const current = meta.deletionGracePeriodSeconds;
+      if (current === undefined || current <= 0) return 'now';
+      if (asked === undefined || asked >= current) return 'pending';
+      if (asked === 0) return 'now';
+      const deadline = Date.parse(meta.deletionTimestamp) + (asked - current) * 1000;
+      return { deletionTimestamp: nowTimestamp(new Date(deadline)), seconds: asked };
+    }
+    const seconds = this.strategy.gracePeriod(obj, asked);
+    return seconds > 0 ? { deletionTimestamp: nowTimestamp(new Date(Date.now() + seconds * 1000)), seconds } : 'now';
   }
 
   /** DELETE on the collection: deletes every object the selectors match. */

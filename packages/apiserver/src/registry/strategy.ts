@@ -27,6 +27,12 @@ export interface Strategy {
   validate(obj: KubeObject): FieldError[];
   /** Kind-specific validation on update. */
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * For kinds deleted gracefully (kube's RESTGracefulDeleteStrategy, pods): the
+   * grace period in seconds a DELETE gives `obj`, from the one it asked for
+   * (undefined when it named none); 0 deletes at once. Absent: deleted at once.
+   */
+  gracePeriod?(obj: KubeObject, requested: number | undefined): number;
 }
 
 /** The behaviour every kind starts from. */

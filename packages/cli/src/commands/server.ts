@@ -6,6 +6,14 @@ export interface ServerFlags {
   host: string;
   dataDir?: string;
   kubeconfig?: string;
+  /** Simulated nodes to run beside the server (with the workload controllers and a scheduler); none without the flag. */
+  nodes?: string;
+}
+
+/** Parses `--nodes`, refusing anything but a count from 0 to 1000. */
+export function parseNodes(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 1000) throw new Error(`--nodes: invalid count ${JSON.stringify(text)}: must be an integer from 0 to 1000`);
+  return Number(text);
 }
 
 /** Parses `--port`, refusing anything but 0-65535. */
@@ -31,12 +39,16 @@ export function stopOnSignals(server: RunningApiServer, onStop?: () => Promise<v
 }
 
 export async function runServer(flags: ServerFlags): Promise<void> {
+  const nodes = flags.nodes === undefined ? undefined : parseNodes(flags.nodes);
   const server = await startApiServer({
     port: parsePort(flags.port),
     host: flags.host,
     dataDir: flags.dataDir,
     kubeconfigPath: flags.kubeconfig,
   });
-  stopOnSignals(server);
+  // The simulated cluster talks to the server over HTTPS with the admin kubeconfig, as any operator would.
+  const cluster =
+    nodes === undefined ? undefined : await (await import('@operant/controllers')).startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+  stopOnSignals(server, cluster && (() => cluster.stop()));
   process.stdout.write(`ready ${server.url}\n`);
 }

@@ -12,7 +12,8 @@ import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import type { KubeObject, Status } from '@operant/apimachinery';
 import { defineKind } from '../kind.js';
 import { loadKubeConfig } from '../config/load.js';
-import { Client } from './client.js';
+import { Client, type PatchBody } from './client.js';
+import type { PatchOptions, PatchType } from './options.js';
 import {
   ApiError,
   isAlreadyExists,
@@ -119,9 +120,9 @@ describe('Client against the embedded server', () => {
     await client.delete(Pod, 'web-1', { namespace: ns, gracePeriodSeconds: 0 });
   });
 
-  test('patch types: merge, json, strategic (containers merge by name), apply; and a status patch', async () => {
+  test('patch types (patchType): merge, json, strategic (containers merge by name), apply; and a status patch', async () => {
     await client.create(ConfigMap, { metadata: { name: 'patched', namespace: ns }, data: { a: '1', b: '2' } });
-    const merged = await client.patch(ConfigMap, 'patched', { data: { b: null, c: '3' } }, { namespace: ns, type: 'merge' });
+    const merged = await client.patch(ConfigMap, 'patched', { data: { b: null, c: '3' } }, { namespace: ns, patchType: 'merge' });
     assert.deepEqual(merged.data, { a: '1', c: '3' });
     const defaulted = await client.patch(ConfigMap, 'patched', { metadata: { labels: { x: 'y' } } }, { namespace: ns });
     assert.deepEqual(defaulted.metadata.labels, { x: 'y' });
@@ -132,11 +133,11 @@ describe('Client against the embedded server', () => {
         { op: 'test', path: '/data/a', value: '1' },
         { op: 'replace', path: '/data/a', value: 'one' },
       ],
-      { namespace: ns, type: 'json' },
+      { namespace: ns, patchType: 'json' },
     );
     assert.deepEqual(jsonPatched.data, { a: 'one', c: '3' });
-    await assert.rejects(client.patch(ConfigMap, 'patched', [{ op: 'test', path: '/data/a', value: 'nope' }], { namespace: ns, type: 'json' }), (e) => e instanceof ApiError && e.code === 422);
-    await assert.rejects(client.patch(ConfigMap, 'patched', { a: 1 }, { type: 'json' }), TypeError);
+    await assert.rejects(client.patch(ConfigMap, 'patched', [{ op: 'test', path: '/data/a', value: 'nope' }], { namespace: ns, patchType: 'json' }), (e) => e instanceof ApiError && e.code === 422);
+    await assert.rejects(client.patch(ConfigMap, 'patched', { a: 1 }, { patchType: 'json' }), TypeError);
 
     await client.create(
       Pod,
@@ -145,7 +146,7 @@ describe('Client against the embedded server', () => {
         { name: 'proxy', image: 'proxy:1' },
       ]),
     );
-    const strategic = await client.patch(Pod, 'sidecars', { spec: { containers: [{ name: 'proxy', image: 'proxy:2' }] } }, { namespace: ns, type: 'strategic' });
+    const strategic = await client.patch(Pod, 'sidecars', { spec: { containers: [{ name: 'proxy', image: 'proxy:2' }] } }, { namespace: ns, patchType: 'strategic' });
     assert.deepEqual(
       strategic.spec.containers.map((c) => [c.name, c.image]),
       [
@@ -153,7 +154,7 @@ describe('Client against the embedded server', () => {
         ['proxy', 'proxy:2'],
       ],
     );
-    const statusPatched = await client.patch(Pod, 'sidecars', { status: { phase: 'Pending', message: 'patched' } }, { namespace: ns, type: 'merge', subresource: 'status' });
+    const statusPatched = await client.patch(Pod, 'sidecars', { status: { phase: 'Pending', message: 'patched' } }, { namespace: ns, patchType: 'merge', subresource: 'status' });
     assert.equal(statusPatched.status?.message, 'patched');
 
   });
@@ -366,12 +367,31 @@ describe('what the client sends (a recording HTTP server)', () => {
     assert.equal(merge.method, 'PATCH');
     assert.equal(merge.url, '/prefix/api/v1/namespaces/team/configmaps/x?dryRun=All&fieldManager=m');
     assert.equal(merge.contentType, 'application/merge-patch+json');
-    assert.equal((await last(() => client.patch(ConfigMap, 'x', [{ op: 'remove', path: '/data/a' }], { type: 'json' }))).contentType, 'application/json-patch+json');
-    assert.equal((await last(() => client.patch(Pod, 'x', { spec: {} }, { type: 'strategic', subresource: 'status' }))).url, '/prefix/api/v1/namespaces/team/pods/x/status');
+    assert.equal((await last(() => client.patch(ConfigMap, 'x', [{ op: 'remove', path: '/data/a' }], { patchType: 'json' }))).contentType, 'application/json-patch+json');
+    assert.equal((await last(() => client.patch(Pod, 'x', { spec: {} }, { patchType: 'strategic', subresource: 'status' }))).url, '/prefix/api/v1/namespaces/team/pods/x/status');
     const apply = await last(() => client.apply(ConfigMap, { metadata: { name: 'x', namespace: 'other' }, data: { a: '1' } }, { fieldManager: 'op', force: true, fieldValidation: 'Strict' }));
     assert.equal(apply.contentType, 'application/apply-patch+yaml');
     assert.equal(apply.url, '/prefix/api/v1/namespaces/other/configmaps/x?fieldManager=op&fieldValidation=Strict&force=true');
     assert.deepEqual(JSON.parse(apply.body), { metadata: { name: 'x', namespace: 'other' }, data: { a: '1' }, apiVersion: 'v1', kind: 'ConfigMap' });
+  });
+
+  test('the deprecated `type` still chooses the patch format, agrees with `patchType`, and a disagreement throws before any request', async () => {
+    const contentType = async (opts: PatchOptions, body: PatchBody = { data: {} }): Promise<string | undefined> =>
+      (await last(() => client.patch(ConfigMap, 'x', body, opts))).contentType;
+    assert.equal(await contentType({ type: 'json' }, [{ op: 'remove', path: '/data/a' }]), 'application/json-patch+json');
+    assert.equal(await contentType({ type: 'strategic' }), 'application/strategic-merge-patch+json');
+    assert.equal(await contentType({ type: 'apply', fieldManager: 'm' }), 'application/apply-patch+yaml');
+    assert.equal(await contentType({ type: 'merge', patchType: 'merge' }), 'application/merge-patch+json');
+    assert.equal(await contentType({ patchType: 'strategic' }), 'application/strategic-merge-patch+json');
+    seen = [];
+    await assert.rejects(client.patch(ConfigMap, 'x', { data: {} }, { patchType: 'merge', type: 'strategic' }), {
+      name: 'TypeError',
+      message: 'conflicting patch types: patchType "merge" and the deprecated type "strategic"',
+    });
+    await assert.rejects(client.patch(ConfigMap, 'x', { data: {} }, { patchType: 'yaml' as PatchType }), /unknown patch type "yaml": expected merge, json, strategic or apply/);
+    // The json check applies to the deprecated name too.
+    await assert.rejects(client.patch(ConfigMap, 'x', { a: 1 }, { type: 'json' }), /a json patch is a list of operations/);
+    assert.deepEqual(seen, []);
   });
 
   test('writes fill apiVersion and kind; deletes send DeleteOptions', async () => {

@@ -93,6 +93,17 @@ const patchContentTypes: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
+/** `patchType`, or the deprecated `type` it replaced; both, when they differ, is a mistake worth a throw. */
+function patchTypeOf(opts: PatchOptions): PatchType {
+  const { patchType, type } = opts;
+  if (patchType !== undefined && type !== undefined && patchType !== type) {
+    throw new TypeError(`conflicting patch types: patchType ${JSON.stringify(patchType)} and the deprecated type ${JSON.stringify(type)}`);
+  }
+  const chosen = patchType ?? type ?? 'merge';
+  if (!Object.hasOwn(patchContentTypes, chosen)) throw new TypeError(`unknown patch type ${JSON.stringify(chosen)}: expected merge, json, strategic or apply`);
+  return chosen;
+}
+
 const defaultUserAgent = `operant-runtime/0.1.0 (${process.platform}/${process.arch}) node/${process.version}`;
 
 /**
@@ -135,7 +146,7 @@ const metadataWatchAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8
  * const ConfigMap = defineKind<Typed<{ data?: Record<string, string> }>>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
  * const client = Client.fromConfig(await loadKubeConfig(), { qps: 50, burst: 100 });
  * const cm = await client.create(ConfigMap, { metadata: { name: 'settings', namespace: 'default' }, data: { a: '1' } });
- * await client.patch(ConfigMap, 'settings', { data: { b: '2' } }, { namespace: 'default', type: 'merge' });
+ * await client.patch(ConfigMap, 'settings', { data: { b: '2' } }, { namespace: 'default', patchType: 'merge' });
  * for await (const event of client.watch(ConfigMap, { namespace: 'default', timeoutSeconds: 60 })) console.log(event.type);
  * client.close();
  * ```
@@ -282,12 +293,12 @@ export class Client {
    * ```ts
    * import { Deployment, Pod } from '@operant/runtime';
    *
-   * await client.patch(Pod, 'web', [{ op: 'replace', path: '/metadata/labels/tier', value: 'gold' }], { type: 'json' });
-   * await client.patch(Deployment, 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } } }, { type: 'strategic' });
+   * await client.patch(Pod, 'web', [{ op: 'replace', path: '/metadata/labels/tier', value: 'gold' }], { patchType: 'json' });
+   * await client.patch(Deployment, 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } } }, { patchType: 'strategic' });
    * ```
    */
   async patch<T extends KubeObject>(kind: Kind<T>, name: string, patch: PatchBody, opts: PatchOptions = {}): Promise<T> {
-    const type = opts.type ?? 'merge';
+    const type = patchTypeOf(opts);
     if ((type === 'json') !== Array.isArray(patch)) {
       throw new TypeError(type === 'json' ? 'a json patch is a list of operations' : `a ${type} patch is an object, not a list`);
     }
@@ -319,7 +330,7 @@ export class Client {
   async apply<T extends KubeObject>(kind: Kind<T>, obj: T, opts: ApplyOptions): Promise<T> {
     const name = obj.metadata?.name;
     if (!name) throw new TypeError('apply needs metadata.name');
-    return this.patch(kind, name, withTypeMeta(kind, obj), { ...opts, namespace: this.ns(kind, opts.namespace, obj), type: 'apply' });
+    return this.patch(kind, name, withTypeMeta(kind, obj), { ...opts, namespace: this.ns(kind, opts.namespace, obj), patchType: 'apply' });
   }
 
   /**

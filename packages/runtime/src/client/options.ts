@@ -148,29 +148,43 @@ export interface WriteOptions extends RequestOptions, NamespaceOptions {
 }
 
 /**
- * Patch body formats: JSON merge patch, RFC 6902 JSON patch, strategic merge patch (built-ins only), server-side apply.
+ * Patch body formats, named as `kubectl patch --type` names them: `merge`
+ * (JSON merge patch, `application/merge-patch+json`), `json` (RFC 6902,
+ * `application/json-patch+json`), `strategic` (strategic merge patch, built-in
+ * kinds only) and `apply` (server-side apply). client-go's `types.PatchType`
+ * (`MergePatchType`...), client-node's `PatchStrategy`.
  *
  * @example
  * ```ts
  * import { Deployment } from '@operant/runtime';
  *
- * await client.patch(Deployment, 'web', [{ op: 'replace', path: '/spec/replicas', value: 3 }], { namespace: 'default', type: 'json' });
+ * await client.patch(Deployment, 'web', [{ op: 'replace', path: '/spec/replicas', value: 3 }], { namespace: 'default', patchType: 'json' });
  * ```
  */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
 /**
- * Options of {@link Client.patch}.
+ * Options of {@link Client.patch}: which patch format (`patchType`, as in
+ * client-go's `Patch(ctx, name, pt, data, opts)`), and controller-runtime's
+ * `PatchOptions` (`dryRun`, `fieldManager`, `fieldValidation`, `force`,
+ * `subresource`).
  *
  * @example
  * ```ts
  * import { Deployment } from '@operant/runtime';
  *
- * await client.patch(Deployment, 'web', { status: { observedGeneration: 2 } }, { namespace: 'default', subresource: 'status' });
+ * await client.patch(Deployment, 'web', { status: { observedGeneration: 2 } }, { namespace: 'default', subresource: 'status' }); // a merge patch
  * ```
  */
 export interface PatchOptions extends WriteOptions {
-  /** Default `merge`. */
+  /** The body's format; default `merge`. */
+  patchType?: PatchType;
+  /**
+   * The body's format: the former name of {@link PatchOptions.patchType}, still
+   * honoured. Giving both with different values throws a TypeError.
+   *
+   * @deprecated Use `patchType` (kube's name): `type` reads as the type of the object.
+   */
   type?: PatchType;
   /** Server-side apply only: take over fields owned by other managers. */
   force?: boolean;

@@ -408,6 +408,67 @@ describe('Reconcile results and errors', () => {
     assert.equal(h.metrics.get('total:success'), 1);
   });
 
+  test('requeueAfter takes Go duration strings: \'40ms\' waits 40 milliseconds, as { requeueAfter: 40 } does', async (t) => {
+    const times: number[] = [];
+    const h = await run(t, (deps) =>
+      controllerBuilder('requeue-after-duration', deps)
+        .for(ConfigMap)
+        .reconcile(() => {
+          times.push(performance.now());
+          return times.length < 3 ? { requeueAfter: times.length === 1 ? '40ms' : '0.04s' } : undefined;
+        }),
+    );
+    await client.create(ConfigMap, { metadata: { name: 'tick', namespace: h.ns } });
+    await waitFor('three reconciles', () => times.length === 3);
+    for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! >= 38, `gap ${i} was ${times[i]! - times[i - 1]!} ms`);
+    assert.equal(h.metrics.get('total:requeue_after'), 2);
+    assert.equal(h.metrics.get('total:success'), 1);
+  });
+
+  test('a requeueAfter string Go refuses fails the reconcile with Go\'s message, and the request is retried', async (t) => {
+    let attempts = 0;
+    const h = await run(t, (deps) =>
+      controllerBuilder('requeue-after-bad', deps)
+        .for(ConfigMap)
+        .reconcile(() => (++attempts === 1 ? { requeueAfter: '30' } : undefined)), // seconds meant, no unit given
+    );
+    await client.create(ConfigMap, { metadata: { name: 'unitless', namespace: h.ns } });
+    await waitFor('the retry to succeed', () => h.metrics.get('total:success') === 1);
+    assert.equal(attempts, 2);
+    assert.equal(h.metrics.get('total:error'), 1);
+    assert.equal(h.metrics.get('total:requeue_after'), 0);
+    const [line] = h.logs.at('error');
+    assert.match(String((line?.fields.err as Error | undefined)?.message), /^time: missing unit in duration "30"$/);
+  });
+
+  test('a reconcile\'s log always has child (logr\'s WithValues), binding fields on top of the request\'s', async (t) => {
+    const h = await run(t, (deps) =>
+      controllerBuilder('with-values', deps)
+        .for(ConfigMap)
+        .reconcile((req, { log }) => {
+          const runLog = log.child({ nextRun: '2025-01-01T00:05:00Z' });
+          runLog.child({ currentRun: '2025-01-01T00:00:00Z' }).info({ job: 'a' }, 'created Job for CronJob run');
+        }),
+    );
+    await client.create(ConfigMap, { metadata: { name: 'logged', namespace: h.ns } });
+    await waitFor('the line', () => h.logs.at('info').some((l) => l.msg === 'created Job for CronJob run'));
+    const line = h.logs.at('info').find((l) => l.msg === 'created Job for CronJob run')!;
+    assert.deepEqual(
+      { ...line.fields, reconcileID: typeof line.fields.reconcileID },
+      {
+        controller: 'with-values',
+        controllerGroup: '',
+        controllerKind: 'ConfigMap',
+        namespace: h.ns,
+        name: 'logged',
+        reconcileID: 'string',
+        nextRun: '2025-01-01T00:05:00Z',
+        currentRun: '2025-01-01T00:00:00Z',
+        job: 'a',
+      },
+    );
+  });
+
   test('errors are retried with growing backoff, then forgotten on success', async (t) => {
     const times: number[] = [];
     const h = await run(t, (deps) =>

@@ -4,26 +4,27 @@
  * workers at once (controller-runtime's `pkg/internal/controller`). What a
  * reconcile returns or throws decides what happens to its request next:
  *
- * | outcome                         | queue                     | `reconcile_total` | log          |
- * |---------------------------------|---------------------------|-------------------|--------------|
- * | `{ requeueAfter: ms }` (ms > 0) | forget, add after `ms`    | `requeue_after`   | debug        |
- * | `{ requeue: true }`             | add rate-limited          | `requeue`         | debug        |
- * | nothing                         | forget                    | `success`         | debug        |
- * | 409 Conflict (also wrapped)     | add rate-limited          | `requeue`         | debug        |
- * | {@link TerminalError}           | forget (no retry)         | `error`           | error, once  |
- * | a crash ({@link isPanic})       | add rate-limited          | `error`           | error        |
- * | any other error                 | add rate-limited          | `error`           | error        |
+ * | outcome                               | queue                  | `reconcile_total` | log          |
+ * |---------------------------------------|------------------------|-------------------|--------------|
+ * | `{ requeueAfter: ms \| '30s' }` (> 0) | forget, add after it   | `requeue_after`   | debug        |
+ * | `{ requeue: true }`                   | add rate-limited       | `requeue`         | debug        |
+ * | nothing                               | forget                 | `success`         | debug        |
+ * | 409 Conflict (also wrapped)           | add rate-limited       | `requeue`         | debug        |
+ * | {@link TerminalError}                 | forget (no retry)      | `error`           | error, once  |
+ * | a crash ({@link isPanic})             | add rate-limited       | `error`           | error        |
+ * | any other error                       | add rate-limited       | `error`           | error        |
  */
 import { randomUUID } from 'node:crypto';
 import type { LogFields } from '../cache/logger.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
 import type { Client } from '../client/index.js';
+import { durationMs, type DurationInput } from '../duration.js';
 import { realClock, type Clock } from '../workqueue/clock.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import { isConflictError, isPanic, isTerminalError } from './errors.js';
-import { childLogger, stderrControllerLogger, type ControllerLogger } from './logger.js';
+import { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
 import { noopControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { requestFromKey, requestKey, type Request } from './request.js';
 import type { Source, SourceContext } from './source.js';
@@ -31,8 +32,11 @@ import type { Source, SourceContext } from './source.js';
 /**
  * What a reconcile asks for next. Return nothing when the object is as it
  * should be.
- * - `requeueAfter`: reconcile again after this many milliseconds (and reset
- *   the backoff); wins over `requeue`.
+ * - `requeueAfter`: reconcile again after this long (and reset the backoff);
+ *   wins over `requeue`. A number is **milliseconds**; a string is a Go
+ *   duration (`'30s'`, `'1m30s'`, `'500ms'`, `'1h'`, see {@link parseDuration}),
+ *   so a value ported from `ctrl.Result{RequeueAfter: 30 * time.Second}` reads
+ *   `'30s'`. A string Go would refuse fails the reconcile (retried with backoff).
  * - `requeue`: reconcile again after the rate limiter's delay (backoff grows
  *   with each consecutive requeue).
  *
@@ -40,12 +44,12 @@ import type { Source, SourceContext } from './source.js';
  * ```ts
  * import type { ReconcileResult } from '@operant/runtime';
  *
- * const result: ReconcileResult = { requeueAfter: 30_000 }; // check again in 30 s
+ * const result: ReconcileResult = { requeueAfter: '1m30s' }; // the same as { requeueAfter: 90_000 }
  * ```
  */
 export interface ReconcileResult {
   requeue?: boolean;
-  requeueAfter?: number;
+  requeueAfter?: DurationInput;
 }
 
 /**
@@ -64,8 +68,12 @@ export interface ReconcileResult {
 export interface ReconcileContext {
   /** The API client. */
   readonly client: Client;
-  /** A logger carrying the controller, the request's namespace and name, and the reconcile id. */
-  readonly log: ControllerLogger;
+  /**
+   * A logger carrying the controller, the request's namespace and name, and
+   * the reconcile id (controller-runtime's `log.FromContext(ctx)`);
+   * `log.child({ ... })` is logr's `WithValues`.
+   */
+  readonly log: ContextLogger;
   /** Aborts when the controller stops: pass it to requests and waits. */
   readonly signal: AbortSignal;
   /** A unique id of this reconcile (also in every log line as `reconcileID`). */
@@ -295,7 +303,14 @@ export class Controller {
       return;
     }
     this.metrics.reconcileTime(this.name, (this.clock.now() - started) / 1000);
-    const requeueAfter = result?.requeueAfter;
+    let requeueAfter: number | undefined;
+    try {
+      requeueAfter = result?.requeueAfter === undefined ? undefined : durationMs(result.requeueAfter);
+    } catch (err) {
+      // A requeueAfter Go would refuse is a bug of the reconcile: a failure, as a crash is.
+      this.failed(queue, key, err, log, signal);
+      return;
+    }
     if (typeof requeueAfter === 'number' && requeueAfter > 0 && Number.isFinite(requeueAfter)) {
       queue.forget(key);
       queue.addAfter(key, requeueAfter);

@@ -26,8 +26,33 @@ export interface ControllerLogger {
 }
 
 /**
+ * The logger the runtime hands out: a reconcile's `ctx.log`, an admission
+ * handler's `ctx.log`, and whatever {@link childLogger} returns. Its `child`
+ * is always there, and is controller-runtime's `log.WithValues(...)` (logr):
+ * the fields are bound to every line of the logger it returns. Bind keys the
+ * logger does not carry yet (a reconcile's carries `controller`,
+ * `controllerGroup`, `controllerKind`, `namespace`, `name`, `reconcileID`).
+ *
+ * @example
+ * ```ts
+ * import type { ReconcileFunc } from '@operant/runtime';
+ *
+ * // Go: log = log.WithValues("now", r.Now(), "next run", nextRun)
+ * const reconcile: ReconcileFunc = (req, { log }) => {
+ *   const runLog = log.child({ now: new Date().toISOString(), nextRun: '2025-01-01T00:05:00Z' });
+ *   runLog.info({}, 'no upcoming scheduled times, sleeping until next');
+ * };
+ * ```
+ */
+export interface ContextLogger extends ControllerLogger {
+  /** A logger with `bindings` on every line (logr's `WithValues`, pino's `child`). */
+  child(bindings: LogFields): ContextLogger;
+}
+
+/**
  * A logger that adds `bindings` to every line: the logger's own `child` when
- * it has one, else a wrapper that merges the fields. `bindings` must not
+ * it has one, else a wrapper that merges the fields. What it returns always
+ * has a `child` of its own. `bindings` must not
  * repeat a key the logger already binds: pino writes a child's bindings after
  * its parent's, so the line would carry the key twice, which many log
  * pipelines reject (so the runtime's components each bind keys of their own).
@@ -40,20 +65,32 @@ export interface ControllerLogger {
  * log.info({}, 'reconciled'); // carries controller, namespace and name
  * ```
  */
-export function childLogger(logger: ControllerLogger, bindings: LogFields): ControllerLogger {
-  if (typeof logger.child === 'function') return logger.child(bindings);
+export function childLogger(logger: ControllerLogger, bindings: LogFields): ContextLogger {
+  if (typeof logger.child === 'function') {
+    const child = logger.child(bindings);
+    // A custom logger's child may lack a child of its own: wrap it, binding nothing more.
+    return hasChild(child) ? child : mergingLogger(child, {});
+  }
+  return mergingLogger(logger, bindings);
+}
+
+function hasChild(logger: ControllerLogger): logger is ContextLogger {
+  return typeof logger.child === 'function';
+}
+
+/** A logger without `child`, with `bindings` merged into every line's fields. */
+function mergingLogger(logger: ControllerLogger, bindings: LogFields): ContextLogger {
   const bind =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (fields: LogFields, msg: string): void =>
       logger[level]({ ...bindings, ...fields }, msg);
-  const child: ControllerLogger = {
+  return {
     debug: bind('debug'),
     info: bind('info'),
     warn: bind('warn'),
     error: bind('error'),
-    child: (more) => childLogger(logger, { ...bindings, ...more }),
+    child: (more) => mergingLogger(logger, { ...bindings, ...more }),
   };
-  return child;
 }
 
 const noop = (): void => {};

@@ -95,7 +95,7 @@ describe('events.k8s.io/v1', () => {
     const ns = cm.metadata.namespace!;
     const { recorder } = newRecorder();
     recorder.event(cm, 'Normal', 'Synced', 'synced');
-    const newer = await api.client.patch(ConfigMap, cm.metadata.name!, { data: { changed: 'yes' } }, { namespace: ns, type: 'merge' });
+    const newer = await api.client.patch(ConfigMap, cm.metadata.name!, { data: { changed: 'yes' } }, { namespace: ns, patchType: 'merge' });
     assert.notEqual(newer.metadata.resourceVersion, cm.metadata.resourceVersion);
     recorder.event(newer, 'Normal', 'Synced', 'synced');
     await recorder.flush();

@@ -91,7 +91,7 @@ function eventsV1Sink(client: Client): EventSink {
       await client.create(EventsV1Event, body, { namespace: e.namespace, signal });
     },
     async patchSeries(e, series, signal) {
-      await client.patch(EventsV1Event, e.name, { series: seriesOf(series) }, { namespace: e.namespace, type: 'merge', signal });
+      await client.patch(EventsV1Event, e.name, { series: seriesOf(series) }, { namespace: e.namespace, patchType: 'merge', signal });
     },
   };
 }
@@ -120,7 +120,7 @@ function coreV1Sink(client: Client): EventSink {
     },
     async patchSeries(e, series, signal) {
       const patch = { count: series.count, lastTimestamp: rfc3339(series.lastObservedMs) };
-      await client.patch(CoreEvent, e.name, patch, { namespace: e.namespace, type: 'merge', signal });
+      await client.patch(CoreEvent, e.name, patch, { namespace: e.namespace, patchType: 'merge', signal });
     },
   };
 }

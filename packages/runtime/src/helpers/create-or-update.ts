@@ -162,7 +162,7 @@ export async function createOrPatch<T extends KubeObject>(
   const { status: afterStatus, ...afterRest } = live;
 
   const name = live.metadata.name!;
-  const writeOptions = { namespace: live.metadata.namespace, signal: options.signal, fieldManager: options.fieldManager, type: 'merge' as const };
+  const writeOptions = { namespace: live.metadata.namespace, signal: options.signal, fieldManager: options.fieldManager, patchType: 'merge' as const };
   let result: OperationResult = 'unchanged';
   let object = before;
   const patch = createMergePatch(beforeRest, afterRest);

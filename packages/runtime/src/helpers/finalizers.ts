@@ -214,7 +214,7 @@ function writeFinalizers<T extends KubeObject>(client: Client, kind: Kind<T>, ob
   const patch = { metadata: { resourceVersion: obj.metadata.resourceVersion, finalizers: obj.metadata.finalizers ?? [] } };
   return client.patch(kind, obj.metadata.name!, patch, {
     namespace: obj.metadata.namespace,
-    type: 'merge',
+    patchType: 'merge',
     signal: options.signal,
     fieldManager: options.fieldManager,
   });

@@ -1,4 +1,4 @@
 /**
  * Structured logging with pino: JSON by default, pretty on a terminal.
  */
-export { createLogger, type LoggerOptions, type LogFormat } from './logger.js';
+export { createLogger, type LoggerOptions, type LogFormat, type LogLevel } from './logger.js';

@@ -50,7 +50,7 @@ describe('createLogger', () => {
       createLogger({ destination: out, format: 'json' }).warn({}, 'hidden');
       assert.deepEqual(out.text, []);
       process.env.OPERANT_LOG_LEVEL = 'loud';
-      assert.throws(() => createLogger({ destination: out }), /OPERANT_LOG_LEVEL=loud is not one of fatal, error, warn, info, debug, trace, silent/);
+      assert.throws(() => createLogger({ destination: out }), /OPERANT_LOG_LEVEL=loud is not one of trace, debug, info, warn, error, fatal, silent/);
     } finally {
       if (saved === undefined) delete process.env.OPERANT_LOG_LEVEL;
       else process.env.OPERANT_LOG_LEVEL = saved;

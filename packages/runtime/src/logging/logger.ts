@@ -21,18 +21,36 @@ import type { ControllerLogger } from '../controller/logger.js';
 export type LogFormat = 'json' | 'pretty' | 'auto';
 
 /**
+ * The levels {@link createLogger} writes from: pino's (`trace` to `fatal`), and `silent` for none.
+ *
+ * @example
+ * ```ts
+ * import { createLogger, type LogLevel } from '@operant/runtime';
+ *
+ * const level: LogLevel = process.env.CI ? 'warn' : 'debug';
+ * createLogger({ level });
+ * ```
+ */
+export type LogLevel = Level | 'silent';
+
+/**
  * Options of {@link createLogger}.
  *
  * @example
  * ```ts
  * import type { LoggerOptions } from '@operant/runtime';
  *
- * const options: LoggerOptions = { level: 'debug', format: 'json' };
+ * const options: LoggerOptions = { level: process.env.LOG_LEVEL, format: 'json' }; // a string from anywhere
  * ```
  */
 export interface LoggerOptions {
-  /** Lowest level written. Default: `OPERANT_LOG_LEVEL` from the environment, else `info`. */
-  level?: Level | 'silent';
+  /**
+   * Lowest level written: a {@link LogLevel}, or any string naming one (case
+   * and surrounding blanks do not matter), so that `process.env.LOG_LEVEL`
+   * can be passed as it is; another string throws a RangeError that names the
+   * levels. Unset or blank: `OPERANT_LOG_LEVEL` from the environment, else `info`.
+   */
+  level?: LogLevel | (string & {});
   /** Default: `OPERANT_LOG_FORMAT` from the environment, else `auto`. */
   format?: LogFormat;
   /** Where lines go; default stderr (file descriptor 2). A stream given here is written as JSON unless `format` is `pretty`. */
@@ -41,7 +59,7 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
 }
 
-const levels: ReadonlySet<string> = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const levels: ReadonlySet<string> = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
 const formats: ReadonlySet<string> = new Set(['json', 'pretty', 'auto']);
 
 /**
@@ -54,13 +72,17 @@ const formats: ReadonlySet<string> = new Set(['json', 'pretty', 'auto']);
  * ```ts
  * import { createLogger, Manager } from '@operant/runtime';
  *
- * const logger = createLogger({ level: 'debug' });
+ * const logger = createLogger({ level: process.env.LOG_LEVEL }); // 'debug', 'INFO'...; unset: OPERANT_LOG_LEVEL, else info
  * const mgr = await Manager.create({ logger });
  * logger.info({ version: '1.0.0' }, 'starting the operator');
  * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger & ControllerLogger {
-  const level = options.level ?? envChoice('OPERANT_LOG_LEVEL', levels, 'info');
+  const given = options.level?.trim().toLowerCase();
+  if (given && !levels.has(given)) {
+    throw new RangeError(`invalid log level ${JSON.stringify(options.level)}: expected one of ${[...levels].join(', ')}`);
+  }
+  const level = given || envChoice('OPERANT_LOG_LEVEL', levels, 'info');
   const format = options.format ?? envChoice('OPERANT_LOG_FORMAT', formats, 'auto');
   const pretty = format === 'pretty' || (format === 'auto' && !options.destination && process.stderr.isTTY === true);
   const settings = { level, base: options.base ?? null, serializers: { err: pino.stdSerializers.err } };

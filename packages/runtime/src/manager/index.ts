@@ -4,7 +4,7 @@
  * and `/readyz`; graceful shutdown on SIGTERM.
  */
 export { Manager, LeaderElectionLostError, ShutdownTimeoutError } from './manager.js';
-export type { ManagerOptions, LeaderElectionConfig } from './options.js';
+export type { ManagerOptions, ManagerWebhookOptions, LeaderElectionConfig } from './options.js';
 export type { Runnable } from './runnable.js';
 export type { HealthCheck, CheckResult } from './health.js';
 export type { ServerAddress } from './http-server.js';

@@ -6,6 +6,7 @@
  * serves `/metrics`, `/healthz` and `/readyz`; and on shutdown stops the
  * runnables within a grace period, stops the caches and releases the Lease.
  */
+import type { KubeObject } from '@operant/apimachinery';
 import { CacheReader } from '../cache/reader.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
@@ -14,6 +15,8 @@ import type { ClientConfig } from '../config/client-config.js';
 import { loadKubeConfig, type LoadKubeConfigOptions } from '../config/load.js';
 import { controllerBuilder, type ControllerBuilder, type ControllerDeps } from '../controller/builder.js';
 import { childLogger, type ControllerLogger } from '../controller/logger.js';
+import { EventRecorder } from '../events/recorder.js';
+import type { Kind } from '../kind.js';
 import { createLogger } from '../logging/logger.js';
 import { metricsHandler } from '../metrics/handler.js';
 import { MetricsRegistry } from '../metrics/registry.js';
@@ -27,6 +30,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CertificateSource } from '../webhook/contracts.js';
 import { directoryCertificateSource } from '../webhook/certs/directory-source.js';
+import { WebhookBuilder, type TypedWebhook } from '../webhook/builder.js';
+import {
+  checkCaSigned,
+  installConfigurations,
+  localConfigurationObjects,
+  removeConfigurations,
+  type InstalledConfiguration,
+} from '../webhook/local-configurations.js';
 import { WebhookServer } from '../webhook/server.js';
 import { RunnableGroup, type Runnable } from './runnable.js';
 import { deadline, settlesWithin } from './timing.js';
@@ -130,7 +141,14 @@ export class Manager {
   private leaseName = '';
   private metricsServer: RunningServer | undefined;
   private healthServer: RunningServer | undefined;
-  private readonly webhook: WebhookServer | undefined;
+  private readonly webhookServerInstance: WebhookServer | undefined;
+  /** What `webhook(kind)` registered: the local webhook configurations are made from it. */
+  private readonly typedWebhooks: TypedWebhook[] = [];
+  private readonly installedWebhooks: InstalledConfiguration[] = [];
+  private readonly recorders = new Map<string, EventRecorder>();
+  /** Aborted when the recorders could not flush within the grace period: they drop what is left. */
+  private readonly recordersStop = new AbortController();
+  private recordersClosed = false;
 
   private constructor(
     config: ClientConfig,
@@ -157,8 +175,8 @@ export class Manager {
     this.healthz.add('ping', () => true);
     this.readyz.add('informers', () => this.checkCaches());
     if (webhookCertificates) {
-      const { certDir: _certDir, certificates: _certificates, ...serverOptions } = options.webhook ?? {};
-      this.webhook = new WebhookServer({
+      const { certDir: _certDir, certificates: _certificates, localConfigurations: _local, ...serverOptions } = options.webhook ?? {};
+      this.webhookServerInstance = new WebhookServer({
         ...serverOptions,
         certificates: webhookCertificates,
         client: this.client,
@@ -166,7 +184,7 @@ export class Manager {
         // The server names itself (`component: webhook-server`): a second `component` would repeat the key.
         logger: this.logger,
       });
-      this.readyz.add('webhook', this.webhook.startedChecker());
+      this.readyz.add('webhook', this.webhookServerInstance.startedChecker());
     }
     this.readyz.add('shutdown', () => {
       if (this.phase === 'stopping' || this.phase === 'stopped') throw new Error('the manager is shutting down');
@@ -205,8 +223,17 @@ export class Manager {
    * ```
    */
   static async create(options: ManagerOptions = {}): Promise<Manager> {
-    const config = isClientConfig(options.kubeconfig) ? options.kubeconfig : await loadKubeConfig(options.kubeconfig ?? {});
     const webhook = options.webhook;
+    if (webhook?.localConfigurations && webhook.certDir !== undefined) {
+      throw new TypeError(
+        'webhook.localConfigurations is for a local run with generated certificates (webhook.certificates); ' +
+          'with webhook.certDir the manager runs as deployed, and its webhook configurations are deployed with it',
+      );
+    }
+    if (webhook?.localConfigurations && !webhook.certificates) {
+      throw new TypeError('webhook.localConfigurations needs webhook.certificates: the pair its caPem signed (ensureLocalCertificates makes both)');
+    }
+    const config = isClientConfig(options.kubeconfig) ? options.kubeconfig : await loadKubeConfig(options.kubeconfig ?? {});
     const certificates = webhook
       ? (webhook.certificates ?? (await directoryCertificateSource(webhook.certDir ?? join(tmpdir(), 'k8s-webhook-server', 'serving-certs'))))
       : undefined;
@@ -305,8 +332,80 @@ export class Manager {
    * ```
    */
   get webhookServer(): WebhookServer {
-    if (!this.webhook) throw new Error('this manager has no webhook server: pass the webhook option to Manager.create');
-    return this.webhook;
+    if (!this.webhookServerInstance) throw new Error('this manager has no webhook server: pass the webhook option to Manager.create');
+    return this.webhookServerInstance;
+  }
+
+  /**
+   * Starts the typed webhooks of a kind (controller-runtime's
+   * `ctrl.NewWebhookManagedBy(mgr).For(&T{})`): `.defaulter(impl)` serves
+   * `/mutate-<group>-<version>-<kind>` and `.validator(impl)` serves
+   * `/validate-...`, kubebuilder's paths, on {@link webhookServer}, each
+   * registered at once (a second defaulter for a kind throws there). Register
+   * them before {@link start}: with `webhook.localConfigurations`, the manager
+   * installs configurations for what is registered when it starts.
+   *
+   * @example
+   * ```ts
+   * import { defineKind, ensureLocalCertificates, fieldErrors, Manager, ValidationError, type Typed } from '@operant/runtime';
+   *
+   * // What `operant generate` writes into src/api/v1/zz_generated.kinds.ts:
+   * type CronJob = Typed<{ spec: { schedule: string; concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace' } }>;
+   * const CronJob = defineKind<CronJob>({ group: 'batch.tutorial.kubebuilder.io', version: 'v1', kind: 'CronJob', plural: 'cronjobs', namespaced: true });
+   *
+   * const local = await ensureLocalCertificates('.operant/webhook-certs');
+   * const mgr = await Manager.create({ webhook: { port: 9443, certificates: local.source } });
+   * mgr
+   *   .webhook(CronJob)
+   *   .defaulter({ default: (cj) => void (cj.spec.concurrencyPolicy ??= 'Allow') })
+   *   .validator({
+   *     validateCreate(cj) {
+   *       if ((cj.metadata.name ?? '').length > 52) throw new ValidationError(fieldErrors.invalid('metadata.name', cj.metadata.name, 'must be no more than 52 characters'));
+   *     },
+   *   });
+   * ```
+   */
+  webhook<T extends KubeObject>(kind: Kind<T>): WebhookBuilder<T> {
+    const server = this.webhookServer;
+    return new WebhookBuilder(kind, (webhook, handler) => {
+      server.register(webhook.path, handler);
+      this.typedWebhooks.push(webhook);
+    });
+  }
+
+  /**
+   * The event recorder of `name` (controller-runtime's
+   * `mgr.GetEventRecorderFor(name)`): Events written to events.k8s.io/v1 with
+   * `name` as their reporting controller (what `kubectl describe` shows as
+   * From), in the background, repeats folded into series. The manager owns
+   * it: the same name gives the same recorder, and at shutdown, once the
+   * controllers have stopped, it writes what is pending and closes it within
+   * the grace period (what is still unwritten then is dropped). A recorder
+   * asked for after that records nothing.
+   *
+   * @example
+   * ```ts
+   * import { Job, type ReconcileFunc } from '@operant/runtime';
+   *
+   * const recorder = mgr.eventRecorderFor('cronjob-controller');
+   * const reconcile: ReconcileFunc = async (req, { client }) => {
+   *   const job = await client.get(Job, req.name, { namespace: req.namespace });
+   *   recorder.event(job, 'Normal', 'SuccessfulCreate', `Created job ${req.name}`);
+   * };
+   * ```
+   */
+  eventRecorderFor(name: string): EventRecorder {
+    let recorder = this.recorders.get(name);
+    if (!recorder) {
+      recorder = new EventRecorder(this.apiReader, {
+        reportingController: name,
+        logger: childLogger(this.logger, { component: 'event-recorder', reportingController: name }),
+        signal: this.recordersStop.signal,
+      });
+      this.recorders.set(name, recorder);
+      if (this.recordersClosed) void recorder.close();
+    }
+    return recorder;
   }
 
   /** Where `/healthz` and `/readyz` are served, once {@link start} has bound them. */
@@ -353,10 +452,11 @@ export class Manager {
     let webhook: Promise<void> = Promise.resolve();
     try {
       if (!this.stopping.signal.aborted) await this.startServers();
-      if (!this.stopping.signal.aborted && this.webhook) {
-        const server = this.webhook;
+      if (!this.stopping.signal.aborted && this.webhookServerInstance) {
+        const server = this.webhookServerInstance;
         webhook = server.start(webhookStop.signal).catch((err: unknown) => this.fail(err));
         await Promise.race([server.listening(), aborted(this.stopping.signal)]);
+        if (!this.stopping.signal.aborted && server.address) await this.installLocalWebhooks(server.address.host, server.address.port);
       }
       if (!this.stopping.signal.aborted) {
         this.informers.startAll(cacheStop.signal);
@@ -375,6 +475,25 @@ export class Manager {
       });
     }
     if (this.failure) throw this.failure.error;
+  }
+
+  /**
+   * A local run's webhook configurations (`webhook.localConfigurations`), for
+   * the typed webhooks registered so far, pointed at the port just bound.
+   */
+  private async installLocalWebhooks(boundHost: string, port: number): Promise<void> {
+    const local = this.options.webhook?.localConfigurations;
+    const certificates = this.options.webhook?.certificates;
+    if (!local || !certificates || this.typedWebhooks.length === 0) return;
+    checkCaSigned(local.caPem, certificates);
+    // A server bound to every interface is called on the loopback one.
+    const host = local.host ?? (boundHost === '0.0.0.0' || boundHost === '::' || boundHost === '' ? '127.0.0.1' : boundHost);
+    const objects = localConfigurationObjects(this.typedWebhooks, { ...local, host, port });
+    await installConfigurations(this.apiReader, objects, this.installedWebhooks, this.stopping.signal);
+    this.log.info(
+      { configurations: this.installedWebhooks.map((c) => `${c.kind.kind}/${c.name}`), url: `https://${host.includes(':') ? `[${host}]` : host}:${port}` },
+      'installed local webhook configurations; they are removed at shutdown',
+    );
   }
 
   private async startServers(): Promise<void> {
@@ -458,6 +577,8 @@ export class Manager {
       await this.others.stop();
       cacheStop.abort();
       await this.informers.stopAll();
+      // Nothing records any more: what the controllers recorded is written now.
+      await this.closeRecorders();
     })();
     const inTime = await settlesWithin(stopped, graceMs);
     if (!inTime) {
@@ -465,16 +586,24 @@ export class Manager {
       // Whatever is stuck, the caches stop now, so that they do not keep the process alive.
       cacheStop.abort();
       await settlesWithin(this.informers.stopAll(), 1000);
+      this.recordersStop.abort();
     }
     electionStop.abort();
     await election;
     if (inTime && this.elector && (this.leaderElection?.releaseOnCancel ?? true)) await this.elector.release();
+    // The local configurations go before the server that answers them: a write in between still succeeds.
+    await removeConfigurations(this.apiReader, this.installedWebhooks.splice(0), this.log);
     // Webhooks stop last, as in controller-runtime: the API server may call them until the very end.
     await stopWebhooks();
     await Promise.all([this.metricsServer?.close(), this.healthServer?.close()]);
     this.client.close();
     this.phase = 'stopped';
     this.log.info({}, 'manager stopped');
+  }
+
+  private async closeRecorders(): Promise<void> {
+    this.recordersClosed = true;
+    await Promise.all([...this.recorders.values()].map((r) => r.close()));
   }
 
   private runnableFailed(err: unknown, stopping: boolean): void {

@@ -9,6 +9,7 @@ import type { LoadKubeConfigOptions } from '../config/load.js';
 import type { ControllerLogger } from '../controller/logger.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { CertificateSource } from '../webhook/contracts.js';
+import type { LocalWebhookConfigurations } from '../webhook/local-configurations.js';
 import type { WebhookServerOptions } from '../webhook/server.js';
 
 /**
@@ -114,4 +115,33 @@ export interface ManagerWebhookOptions extends Omit<WebhookServerOptions, 'certi
   certificates?: CertificateSource;
   /** Directory with `tls.crt` and `tls.key` (a mounted Secret); default controller-runtime's `<tmpdir>/k8s-webhook-server/serving-certs`. */
   certDir?: string;
+  /**
+   * For a local run only (`node src/main.ts` on a developer's machine, with
+   * generated `certificates` and no `certDir`): the manager installs a
+   * MutatingWebhookConfiguration and a ValidatingWebhookConfiguration for the
+   * webhooks registered with {@link Manager.webhook} (kind, path, operations),
+   * pointing at this process with `caPem` as caBundle, once its webhook server
+   * listens; and deletes them at shutdown, before the server stops. Left
+   * behind, they would point the API server at a dead port, and every write of
+   * their kinds would fail (`failurePolicy: Fail`); a run that was killed is
+   * repaired by the next, which replaces configurations of the same name.
+   * Opt-in, and refused with `certDir`, so a manager deployed in a cluster
+   * never touches webhook configurations (they are deployed with it, from
+   * config/webhook). Not needed under `operant dev`, which installs
+   * config/webhook/manifests.yaml itself: both would call each webhook twice.
+   *
+   * @example
+   * ```ts
+   * import { ensureLocalCertificates, Manager } from '@operant/runtime';
+   *
+   * const inCluster = process.env.KUBERNETES_SERVICE_HOST !== undefined;
+   * const local = inCluster ? undefined : await ensureLocalCertificates('.operant/webhook-certs');
+   * const mgr = await Manager.create({
+   *   webhook: local
+   *     ? { port: 9443, certificates: local.source, localConfigurations: { caPem: local.caPem } }
+   *     : { certDir: '/tmp/k8s-webhook-server/serving-certs' },
+   * });
+   * ```
+   */
+  localConfigurations?: LocalWebhookConfigurations;
 }

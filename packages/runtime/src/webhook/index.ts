@@ -13,6 +13,8 @@ export {
   type WebhookServerOptions,
 } from './server.js';
 export { WebhookRequestError } from './errors.js';
+export { WebhookBuilder, type TypedWebhook, type TypedWebhookOptions } from './builder.js';
+export type { LocalWebhookConfigurations } from './local-configurations.js';
 export { noopWebhookMetrics, type WebhookMetrics, type WebhookReviewKind } from './metrics.js';
 export * from './admission/index.js';
 

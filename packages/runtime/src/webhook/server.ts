@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect as tlsConnect, type SecureContextOptions } from 'node:tls';
 import type { Client } from '../client/client.js';
-import { childLogger, stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
+import { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from '../controller/logger.js';
 import { bind } from '../manager/http-server.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { CertificateSource, ServingCertificate, WebhookHandler } from './contracts.js';
@@ -113,7 +113,7 @@ const pathPattern = /^\/[^?#\s]*$/;
 /** A registered path: its handler, and the logger carrying its `webhook` field (made once, not per request). */
 interface Route {
   readonly handler: WebhookHandler;
-  readonly log: ControllerLogger;
+  readonly log: ContextLogger;
 }
 
 /** What the deadline resolves with, told apart from any body or answer by identity. */

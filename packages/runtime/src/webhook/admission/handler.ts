@@ -6,7 +6,7 @@
 import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
 import { ApiError } from '../../client/api-error.js';
 import type { Client } from '../../client/client.js';
-import { childLogger, type ControllerLogger } from '../../controller/logger.js';
+import { childLogger, type ContextLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
 import { deniedWithStatus, errored } from './responses.js';
@@ -35,6 +35,8 @@ export interface AdmissionContext extends WebhookRequestContext {
   readonly dryRun: boolean;
   /** The client given in {@link AdmissionOptions}, else the webhook server's (the manager's `mgr.client`); reading it with neither throws. */
   readonly client: Client;
+  /** The path's logger with the request's uid, kind, operation, namespace and name; `log.child({...})` is logr's `WithValues`. */
+  readonly log: ContextLogger;
 }
 
 /**
@@ -131,7 +133,7 @@ export function admissionHandler(handle: AdmissionHandler, options: AdmissionOpt
 /** Made per request, so its logger (a child with five fields) is built only when a handler logs. */
 class RequestAdmissionContext implements AdmissionContext {
   readonly dryRun: boolean;
-  private logger: ControllerLogger | undefined;
+  private logger: ContextLogger | undefined;
 
   constructor(
     readonly request: AdmissionRequest,
@@ -145,7 +147,7 @@ class RequestAdmissionContext implements AdmissionContext {
     return this.base.signal;
   }
 
-  get log(): ControllerLogger {
+  get log(): ContextLogger {
     if (!this.logger) {
       const request = this.request;
       this.logger = childLogger(this.base.log, {

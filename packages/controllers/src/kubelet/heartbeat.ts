@@ -1,0 +1,78 @@
+/**
+ * Node heartbeats, as a kubelet with node leases sends them: the node's Lease
+ * in kube-node-lease (held by the node, 40 s, owned by the Node) renewed
+ * every 10 s, and the Node's status reported every 5 minutes, or at once when
+ * it differs from what is stored (a restart: new bootID; someone else's
+ * write). A controller of the runtime's builder, requeued for the next beat.
+ */
+import { deepCopy } from '@operant/apimachinery';
+import { ignoreNotFound, Lease, Node, objectPredicate, type Clock, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
+import { microTime, timeOf } from '../clock.js';
+import { canonicalJson } from '../json.js';
+import type { LeaseObject, NodeObject } from '../objects.js';
+import type { SimulatedNode } from './node.js';
+
+export const nodeLeaseNamespace = 'kube-node-lease';
+const leaseDurationSeconds = 40;
+/** kubelet renews at a quarter of the lease's duration. */
+const renewIntervalMs = 10_000;
+/** kubelet's nodeStatusReportFrequency. */
+const reportIntervalMs = 5 * 60_000;
+
+interface HeartbeatDeps {
+  nodes: ReadonlyMap<string, SimulatedNode>;
+  kubeletVersion: string;
+  clock: Clock;
+}
+
+export function addNodeHeartbeats(mgr: Manager, deps: HeartbeatDeps, clock: Clock | undefined): void {
+  mgr
+    .controller('node-heartbeat', clock ? { clock } : {})
+    .for(Node, { predicates: [objectPredicate((n) => deps.nodes.has(n.metadata.name ?? ''))] })
+    .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace && deps.nodes.has(l.metadata.name ?? '') ? [{ namespace: '', name: l.metadata.name! }] : []))
+    .reconcile((req) => heartbeat(mgr, deps, req));
+}
+
+async function heartbeat(mgr: Manager, deps: HeartbeatDeps, req: Request): Promise<ReconcileResult | void> {
+  const sim = deps.nodes.get(req.name);
+  const node = sim && ((await mgr.client.get(Node, req.name).catch(ignoreNotFound)) as NodeObject | undefined);
+  // A deleted Node stays deleted: its kubelet stops reporting (kwok's behaviour too).
+  if (!sim || !node) return;
+  const now = deps.clock.now();
+  const renewAt = await renewLease(mgr, node, now);
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  const reportedAt = timeOf(ready?.lastHeartbeatTime) ?? 0;
+  const desired = sim.nodeStatus(deps.kubeletVersion, now, node.status);
+  const stale = reportedAt + reportIntervalMs <= now || canonicalJson(withoutHeartbeats(node.status)) !== canonicalJson(withoutHeartbeats(desired));
+  let nextReport = reportedAt + reportIntervalMs;
+  if (stale) {
+    await mgr.client.updateStatus(Node, { ...node, status: desired });
+    nextReport = now + reportIntervalMs;
+  }
+  return { requeueAfter: Math.max(1, Math.min(renewAt, nextReport) - now) };
+}
+
+/** Creates or renews the node's Lease when due; returns when the next renewal is due. */
+async function renewLease(mgr: Manager, node: NodeObject, now: number): Promise<number> {
+  const name = node.metadata.name!;
+  const lease = (await mgr.client.get(Lease, name, { namespace: nodeLeaseNamespace }).catch(ignoreNotFound)) as LeaseObject | undefined;
+  if (!lease) {
+    await mgr.client.create(Lease, {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace: nodeLeaseNamespace, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid! }] },
+      spec: { holderIdentity: name, leaseDurationSeconds, renewTime: microTime(now) },
+    });
+    return now + renewIntervalMs;
+  }
+  const renewed = timeOf(lease.spec?.renewTime) ?? 0;
+  if (renewed + renewIntervalMs > now) return renewed + renewIntervalMs;
+  const copy = deepCopy(lease);
+  await mgr.client.update(Lease, { ...copy, spec: { ...copy.spec, holderIdentity: name, leaseDurationSeconds, renewTime: microTime(now) } });
+  return now + renewIntervalMs;
+}
+
+/** A node status without its heartbeat times, to tell a real change from the passing of time. */
+function withoutHeartbeats(status: NodeObject['status']): unknown {
+  return { ...status, conditions: status?.conditions?.map(({ lastHeartbeatTime: _t, ...rest }) => rest) };
+}

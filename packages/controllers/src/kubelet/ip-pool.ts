@@ -1,0 +1,39 @@
+/**
+ * A node's pod IPs, from its pod CIDR (a /24): the lowest free address from
+ * .2 up, held by pod key until the pod is gone. Addresses already in pod
+ * statuses (after a restart with --data-dir) are taken back as they are seen.
+ */
+export class IpPool {
+  private readonly byKey = new Map<string, string>();
+  private readonly used = new Set<string>();
+
+  /** `prefix` is the CIDR's first three octets with a dot: `10.244.1.`. */
+  constructor(private readonly prefix: string) {}
+
+  /** The pod's address: the one it has (kept), or the one it was given, or a new one. */
+  ensure(key: string, current: string | undefined): string {
+    const held = this.byKey.get(key);
+    if (held && (!current || current === held)) return held;
+    if (current && current.startsWith(this.prefix)) {
+      if (held) this.release(key);
+      this.byKey.set(key, current);
+      this.used.add(current);
+      return current;
+    }
+    for (let host = 2; host < 255; host++) {
+      const ip = `${this.prefix}${host}`;
+      if (this.used.has(ip)) continue;
+      this.byKey.set(key, ip);
+      this.used.add(ip);
+      return ip;
+    }
+    throw new Error(`no pod IP left in ${this.prefix}0/24`);
+  }
+
+  release(key: string): void {
+    const ip = this.byKey.get(key);
+    if (ip === undefined) return;
+    this.byKey.delete(key);
+    this.used.delete(ip);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The pod half of the simulated kubelets: one controller, built with the
+ * runtime's builder, for the pods bound to any of this process's simulated
+ * nodes (as kwok runs many nodes in one process). Each sync hands the pod to
+ * {@link syncPod} and carries out its answer: the status written (with the
+ * pod's resourceVersion, so a concurrent write makes it retry), the events
+ * recorded once that write succeeded, the pod deleted with grace period 0
+ * once its containers stopped, a requeue for what is due later.
+ */
+import { ignoreNotFound, isNotFound, objectPredicate, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
+import { canonicalJson } from '../json.js';
+import type { PodObject } from '../objects.js';
+import type { SimulatedNode } from './node.js';
+import { syncPod, type KubeletEvent, type NodeTiming } from './pod-sync.js';
+
+interface KubeletDeps {
+  nodes: ReadonlyMap<string, SimulatedNode>;
+  clock: Clock;
+  timing: NodeTiming;
+}
+
+export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undefined, workers: number): void {
+  const recorder = mgr.eventRecorderFor('kubelet');
+  /** Where each pod we run is (by key), to clean up after it once it is gone. */
+  const placed = new Map<string, { node: SimulatedNode; uid: string }>();
+  mgr
+    .controller('kubelet', clock ? { clock } : {})
+    .for(Pod, { predicates: [objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? ''))] })
+    .maxConcurrentReconciles(workers)
+    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, req));
+}
+
+async function syncPodRequest(
+  mgr: Manager,
+  recorder: EventRecorder,
+  deps: KubeletDeps,
+  placed: Map<string, { node: SimulatedNode; uid: string }>,
+  req: Request,
+): Promise<ReconcileResult | void> {
+  const key = `${req.namespace}/${req.name}`;
+  const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
+  const before = placed.get(key);
+  const node = pod && deps.nodes.get(pod.spec?.nodeName ?? '');
+  if (before && (!node || before.uid !== pod?.metadata.uid || before.node !== node)) {
+    before.node.forget(key, before.uid);
+    placed.delete(key);
+  }
+  if (!pod || !node) return;
+  const uid = pod.metadata.uid!;
+  placed.set(key, { node, uid });
+  const now = deps.clock.now();
+  if (pod.metadata.deletionTimestamp && !node.stopping.has(uid)) {
+    node.stopping.set(uid, now);
+    for (const c of pod.status?.containerStatuses ?? []) {
+      if (c.state?.running) record(recorder, pod, { type: 'Normal', reason: 'Killing', message: `Stopping container ${c.name}`, container: { name: c.name, init: false } });
+    }
+  }
+  const result = syncPod({
+    pod,
+    hostIP: node.hostIP,
+    podIP: node.ips.ensure(key, pod.status?.podIP),
+    now,
+    timing: deps.timing,
+    restarts: node.restartsOf(uid),
+    deletionSeenAt: node.stopping.get(uid),
+  });
+  if (canonicalJson(result.status) !== canonicalJson(pod.status ?? {})) {
+    await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
+  }
+  for (const event of result.events) record(recorder, pod, event);
+  if (result.deletePod) {
+    try {
+      await mgr.client.delete(Pod, req.name, { namespace: req.namespace, gracePeriodSeconds: 0, preconditions: { uid } });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    node.forget(key, uid);
+    placed.delete(key);
+    return;
+  }
+  if (result.wakeAt !== undefined) return { requeueAfter: Math.max(1, result.wakeAt - now) };
+}
+
+/** An event about the pod, pointing at the container it concerns (`spec.containers{nginx}`), as the kubelet's are. */
+function record(recorder: EventRecorder, pod: PodObject, event: KubeletEvent): void {
+  const regarding = objectReference(pod, Pod);
+  if (event.container) regarding.fieldPath = `spec.${event.container.init ? 'initContainers' : 'containers'}{${event.container.name}}`;
+  recorder.eventf(regarding, null, event.type, event.reason, event.reason, event.message);
+}

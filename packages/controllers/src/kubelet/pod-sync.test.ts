@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { rfc3339 } from '../clock.js';
+import type { PodObject } from '../objects.js';
+import { containerId, imageId, normalizedImage } from './images.js';
+import { defaultTiming, syncPod, type NodeTiming, type PodSyncResult } from './pod-sync.js';
+
+const t0 = Date.parse('2024-05-01T10:00:00Z');
+
+function pod(spec: Partial<NonNullable<PodObject['spec']>> = {}): PodObject {
+  return {
+    metadata: { name: 'web', namespace: 'default', uid: 'uid-1' },
+    spec: { nodeName: 'node-1', containers: [{ name: 'nginx', image: 'nginx:1.27', imagePullPolicy: 'IfNotPresent' }], ...spec },
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(t0 - 1000) }] },
+  } as PodObject;
+}
+
+/** Runs syncs as the kubelet would: each result becomes the pod's status. */
+class Kubelet {
+  readonly restarts = new Map<string, number>();
+  deletionSeenAt: number | undefined;
+  constructor(
+    public pod: PodObject,
+    private readonly timing: Partial<NodeTiming> = {},
+  ) {}
+  sync(now: number): PodSyncResult {
+    const result = syncPod({ pod: this.pod, hostIP: '172.18.0.2', podIP: '10.244.1.2', now, timing: { ...defaultTiming, ...this.timing }, restarts: this.restarts, deletionSeenAt: this.deletionSeenAt });
+    this.pod = { ...this.pod, status: result.status };
+    return result;
+  }
+}
+
+/** What the API server does to a pod on a node on DELETE. */
+function markDeleted(p: PodObject, at: number, grace: number): void {
+  const meta = p.metadata as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+  meta.deletionTimestamp = rfc3339(at + grace * 1000);
+  meta.deletionGracePeriodSeconds = grace;
+}
+
+const condition = (p: PodObject, type: string) => p.status?.conditions?.find((c) => c.type === type);
+
+describe('simulated kubelet', () => {
+  it('runs a bound pod: addresses, a running container with its IDs, every condition True, kube\'s events', () => {
+    const k = new Kubelet(pod());
+    const r = k.sync(t0);
+    const s = r.status;
+    assert.equal(s.phase, 'Running');
+    assert.equal(s.startTime, '2024-05-01T10:00:00Z');
+    assert.equal(s.hostIP, '172.18.0.2');
+    assert.deepEqual(s.podIPs, [{ ip: '10.244.1.2' }]);
+    const c = s.containerStatuses![0]!;
+    assert.deepEqual(c.state, { running: { startedAt: '2024-05-01T10:00:00Z' } });
+    assert.equal(c.ready, true);
+    assert.equal(c.started, true);
+    assert.equal(c.restartCount, 0);
+    assert.equal(c.image, 'docker.io/library/nginx:1.27');
+    assert.equal(c.imageID, imageId('nginx:1.27'));
+    assert.match(c.imageID!, /^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
+    assert.equal(c.containerID, containerId('uid-1', 'nginx', 0));
+    assert.deepEqual(
+      s.conditions!.map((x) => [x.type, x.status]),
+      [
+        ['PodReadyToStartContainers', 'True'],
+        ['Initialized', 'True'],
+        ['Ready', 'True'],
+        ['ContainersReady', 'True'],
+        ['PodScheduled', 'True'],
+      ],
+    );
+    assert.equal(condition(k.pod, 'PodScheduled')?.lastTransitionTime, rfc3339(t0 - 1000), 'the scheduler\'s condition is kept');
+    assert.deepEqual(
+      r.events.map((e) => `${e.reason}: ${e.message}`),
+      ['Pulled: Container image "nginx:1.27" already present on machine', 'Created: Created container: nginx', 'Started: Started container nginx'],
+    );
+    assert.equal(r.wakeAt, undefined);
+    // Nothing changes on a second sync: no write, no event.
+    const again = k.sync(t0 + 5000);
+    assert.deepEqual(again.status, s);
+    assert.deepEqual(again.events, []);
+  });
+
+  it('readiness waits for the readinessProbe\'s initialDelaySeconds (and startup for the startupProbe\'s)', () => {
+    const k = new Kubelet(
+      pod({ containers: [{ name: 'app', image: 'app:1', readinessProbe: { initialDelaySeconds: 10, httpGet: { port: 80 } }, startupProbe: { initialDelaySeconds: 3, exec: { command: ['true'] } } }] }),
+    );
+    let r = k.sync(t0);
+    assert.equal(r.status.containerStatuses![0]!.started, false);
+    assert.equal(r.status.containerStatuses![0]!.ready, false);
+    assert.equal(r.wakeAt, t0 + 3000);
+    assert.equal(condition(k.pod, 'Ready')?.reason, 'ContainersNotReady');
+    assert.equal(condition(k.pod, 'Ready')?.message, 'containers with unready status: [app]');
+    r = k.sync(t0 + 3000);
+    assert.equal(r.status.containerStatuses![0]!.started, true);
+    assert.equal(r.wakeAt, t0 + 10_000);
+    r = k.sync(t0 + 10_000);
+    assert.equal(r.status.containerStatuses![0]!.ready, true);
+    assert.equal(condition(k.pod, 'Ready')?.status, 'True');
+    assert.equal(condition(k.pod, 'Ready')?.lastTransitionTime, '2024-05-01T10:00:10Z');
+    assert.equal(r.wakeAt, undefined);
+  });
+
+  it('init containers run first, one at a time, then the app containers', () => {
+    const k = new Kubelet(
+      pod({ initContainers: [{ name: 'migrate', image: 'tool:1' }, { name: 'warm', image: 'tool:1' }], containers: [{ name: 'app', image: 'app:1' }] }),
+      { initSeconds: 2 },
+    );
+    let r = k.sync(t0);
+    assert.equal(r.status.phase, 'Pending');
+    assert.deepEqual(r.status.initContainerStatuses!.map((s) => Object.keys(s.state!)[0]), ['running', 'waiting']);
+    assert.deepEqual(r.status.containerStatuses![0]!.state, { waiting: { reason: 'PodInitializing' } });
+    assert.equal(condition(k.pod, 'Initialized')?.message, 'containers with incomplete status: [migrate warm]');
+    assert.equal(r.wakeAt, t0 + 2000);
+    r = k.sync(t0 + 2000);
+    assert.deepEqual(r.status.initContainerStatuses![0]!.state?.terminated?.reason, 'Completed');
+    assert.equal(r.status.initContainerStatuses![0]!.ready, true);
+    r = k.sync(t0 + 2000);
+    assert.ok((r.status.initContainerStatuses![1]!.state as { running?: unknown }).running);
+    r = k.sync(t0 + 4000);
+    r = k.sync(t0 + 4000);
+    assert.equal(r.status.phase, 'Running');
+    assert.equal(condition(k.pod, 'Initialized')?.status, 'True');
+    const lastInit = Date.parse(r.status.initContainerStatuses![1]!.state!.terminated!.finishedAt!);
+    const app = r.status.containerStatuses![0]!.state as { running?: { startedAt?: string } };
+    assert.ok(Date.parse(app.running!.startedAt!) >= lastInit);
+  });
+
+  it('an image changed in the spec restarts the container in place: old image until then, then the new imageID and restartCount 1', () => {
+    const k = new Kubelet(pod(), { restartSeconds: 1 });
+    k.sync(t0);
+    const before = k.pod.status!.containerStatuses![0]!;
+    k.pod = { ...k.pod, spec: { ...k.pod.spec!, containers: [{ name: 'nginx', image: 'nginx:1.28', imagePullPolicy: 'IfNotPresent' }] } };
+    let r = k.sync(t0 + 5000);
+    assert.deepEqual(r.status.containerStatuses![0], before, 'still the old container');
+    assert.deepEqual(r.events.map((e) => e.reason), ['Killing']);
+    assert.equal(r.events[0]!.message, 'Container nginx definition changed, will be restarted');
+    assert.equal(r.wakeAt, t0 + 6000);
+    r = k.sync(t0 + 6000);
+    const after = r.status.containerStatuses![0]!;
+    assert.equal(after.restartCount, 1);
+    assert.equal(after.image, normalizedImage('nginx:1.28'));
+    assert.equal(after.imageID, imageId('nginx:1.28'));
+    assert.notEqual(after.imageID, before.imageID);
+    assert.equal(after.containerID, containerId('uid-1', 'nginx', 1));
+    assert.deepEqual(after.lastState, {
+      terminated: { exitCode: 0, reason: 'Completed', startedAt: '2024-05-01T10:00:00Z', finishedAt: '2024-05-01T10:00:06Z', containerID: before.containerID },
+    });
+    assert.deepEqual(after.state, { running: { startedAt: '2024-05-01T10:00:06Z' } });
+    assert.deepEqual(r.events.map((e) => e.reason), ['Pulled', 'Created', 'Started']);
+    assert.equal(r.status.phase, 'Running');
+  });
+
+  it('graceful deletion: containers stop after stopSeconds or at the grace period\'s end (from when the kubelet saw it), then the pod may go', () => {
+    const quick = new Kubelet(pod(), { stopSeconds: 1 });
+    quick.sync(t0);
+    markDeleted(quick.pod, t0, 30);
+    quick.deletionSeenAt = t0;
+    let r = quick.sync(t0);
+    assert.equal(r.deletePod, false);
+    assert.equal(r.wakeAt, t0 + 1000);
+    r = quick.sync(t0 + 1000);
+    assert.equal(r.deletePod, true);
+    assert.equal(r.status.phase, 'Succeeded');
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.reason, 'Completed');
+
+    const slow = new Kubelet(pod(), { stopSeconds: 3600 });
+    slow.sync(t0);
+    markDeleted(slow.pod, t0, 30);
+    slow.deletionSeenAt = t0;
+    r = slow.sync(t0 + 29_000);
+    assert.equal(r.deletePod, false);
+    assert.equal(r.wakeAt, t0 + 30_000, 'the grace period is the limit');
+    assert.equal(slow.sync(t0 + 30_000).deletePod, true);
+  });
+
+  it('readiness gates hold the pod not ready until their conditions are True', () => {
+    const k = new Kubelet(pod({ readinessGates: [{ conditionType: 'InPlaceUpdateReady' }] }));
+    k.sync(t0);
+    assert.equal(condition(k.pod, 'ContainersReady')?.status, 'True');
+    assert.equal(condition(k.pod, 'Ready')?.status, 'False');
+    assert.equal(condition(k.pod, 'Ready')?.reason, 'ReadinessGatesNotReady');
+    assert.equal(condition(k.pod, 'Ready')?.message, 'corresponding condition of pod readiness gate "InPlaceUpdateReady" does not exist.');
+    k.pod.status!.conditions!.push({ type: 'InPlaceUpdateReady', status: 'True' });
+    k.sync(t0 + 1000);
+    assert.equal(condition(k.pod, 'Ready')?.status, 'True');
+  });
+});
+
+describe('image references', () => {
+  it('are normalized as containerd reports them', () => {
+    assert.equal(normalizedImage('nginx'), 'docker.io/library/nginx:latest');
+    assert.equal(normalizedImage('bitnami/redis:7'), 'docker.io/bitnami/redis:7');
+    assert.equal(normalizedImage('ghcr.io/org/app:v1'), 'ghcr.io/org/app:v1');
+    assert.equal(normalizedImage('localhost:5000/app'), 'localhost:5000/app:latest');
+    assert.equal(imageId('nginx@sha256:abc'), 'docker.io/library/nginx@sha256:abc');
+    assert.equal(imageId('nginx:1.27'), imageId('docker.io/library/nginx:1.27'));
+    assert.notEqual(imageId('nginx:1.27'), imageId('nginx:1.28'));
+  });
+});

@@ -1,0 +1,325 @@
+/**
+ * What a simulated kubelet makes of one pod at a given moment: the status it
+ * reports, the events it records, when it must look again, and whether the
+ * pod can now be deleted. A pure function of the pod (its spec, and its
+ * status as the record of what runs), the time, and the in-place restarts
+ * already scheduled, so a restarted kubelet picks up where the last left off.
+ *
+ * The life of a pod, one step per sync (each status write brings the next):
+ *  1. the sandbox: startTime, hostIP, podIP; containers wait (ContainerCreating,
+ *     or PodInitializing behind init containers);
+ *  2. init containers, one at a time: each runs for `initSeconds`, then
+ *     terminates Completed (a restartable one, a sidecar, starts and stays);
+ *  3. the app containers start together `startSeconds` after their turn
+ *     came: Running; a container is started once its startupProbe's
+ *     initialDelaySeconds passed, ready once its readinessProbe's did too
+ *     (probes always succeed); the pod is Ready when every container is and
+ *     its readiness gates hold;
+ *  4. a container whose image changed in the spec keeps running the old
+ *     image for `restartSeconds`, then restarts in place: same pod, new
+ *     container ID, the new image and imageID, restartCount + 1, the old run
+ *     in lastState;
+ *  5. once the kubelet sees the deletion, containers stop after
+ *     `stopSeconds` or at the end of deletionGracePeriodSeconds, whichever is
+ *     first; the pod then reports its containers terminated and may be
+ *     deleted for good.
+ */
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { rfc3339, timeOf } from '../clock.js';
+import type { Container, ContainerStatus, PodObject, PodStatus } from '../objects.js';
+import { containerId, imageId, normalizedImage } from './images.js';
+import { podConditions, terminatedConditions } from './pod-conditions.js';
+
+/**
+ * How long a simulated node takes for each step of a pod's life, in seconds
+ * of cluster time.
+ *
+ * @example
+ * ```ts
+ * import type { NodeTiming } from '@operant/controllers';
+ *
+ * const slowPulls: Partial<NodeTiming> = { startSeconds: 5, stopSeconds: 30 }; // a 5 s pull; containers that use their grace period
+ * ```
+ */
+export interface NodeTiming {
+  /** From a container's turn to its start (image pull, create); default 0. */
+  startSeconds: number;
+  /** How long each init container runs; default 0. */
+  initSeconds: number;
+  /** From an image change in the spec to the container's restart with the new image; default 1. */
+  restartSeconds: number;
+  /** How long containers take to stop once deletion is asked, if the grace period is longer; default 1 (kwok's delay). */
+  stopSeconds: number;
+}
+
+export const defaultTiming: NodeTiming = { startSeconds: 0, initSeconds: 0, restartSeconds: 1, stopSeconds: 1 };
+
+/** An event the kubelet records about the pod (`container` names the container it concerns). */
+export interface KubeletEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  container?: { name: string; init: boolean };
+}
+
+export interface PodSyncInput {
+  pod: PodObject;
+  hostIP: string;
+  podIP: string;
+  /** Cluster time, epoch ms. */
+  now: number;
+  timing: NodeTiming;
+  /** When each scheduled in-place restart is due (epoch ms), by container name; updated in place. */
+  restarts: Map<string, number>;
+  /**
+   * When this kubelet first saw the pod's deletion (epoch ms, cluster time):
+   * the grace period runs from there, as a kubelet's kill does (the
+   * deletionTimestamp is the API server's clock). Default `now`.
+   */
+  deletionSeenAt?: number;
+}
+
+export interface PodSyncResult {
+  status: PodStatus;
+  events: KubeletEvent[];
+  /** When to sync again (epoch ms), if something is due later. */
+  wakeAt?: number;
+  /** The containers have stopped: delete the pod with grace period 0. */
+  deletePod: boolean;
+}
+
+type Status = { -readonly [K in keyof PodStatus]: PodStatus[K] };
+type ProbeState = { started: boolean; ready: boolean; next?: number };
+
+
+export function syncPod(input: PodSyncInput): PodSyncResult {
+  const { pod, now, timing } = input;
+  const old = pod.status ?? {};
+  const t = rfc3339(now);
+  const events: KubeletEvent[] = [];
+  const wakes: number[] = [];
+  const status: Status = JSON.parse(JSON.stringify(old)) as Status;
+  status.startTime ??= t;
+  status.hostIP = input.hostIP;
+  status.hostIPs = [{ ip: input.hostIP }];
+  status.podIP = input.podIP;
+  status.podIPs = [{ ip: input.podIP }];
+  const sandboxAt = timeOf(status.startTime) ?? now;
+  const initSpecs = pod.spec?.initContainers ?? [];
+  const appSpecs = pod.spec?.containers ?? [];
+  const oldInit = new Map((old.initContainerStatuses ?? []).map((s) => [s.name, s]));
+  const oldApp = new Map((old.containerStatuses ?? []).map((s) => [s.name, s]));
+
+  if (pod.metadata.deletionTimestamp) return terminate(input, status, oldInit, oldApp);
+
+  // Init containers, in order, one step per sync.
+  const initStatuses: ContainerStatus[] = [];
+  let initDone = true;
+  let stepped = false;
+  let turnAt = sandboxAt;
+  const incomplete: string[] = [];
+  for (const c of initSpecs) {
+    const cs = oldInit.get(c.name);
+    const sidecar = c.restartPolicy === 'Always';
+    if (!initDone || stepped) {
+      initStatuses.push(cs ?? waiting(c, 'PodInitializing'));
+      if (sidecar ? !cs?.state?.running : cs?.state?.terminated?.exitCode !== 0) incomplete.push(c.name);
+      continue;
+    }
+    if (!sidecar && cs?.state?.terminated?.exitCode === 0) {
+      turnAt = Math.max(turnAt, timeOf(cs.state.terminated.finishedAt) ?? turnAt);
+      initStatuses.push(cs);
+      continue;
+    }
+    if (!cs?.state?.running) {
+      const startAt = turnAt + timing.startSeconds * 1000;
+      if (now >= startAt) {
+        initStatuses.push(startContainer(input, c, cs?.restartCount ?? 0, undefined, true, events, wakes).status);
+        if (!sidecar) wakes.push(now + timing.initSeconds * 1000);
+        stepped = true;
+      } else {
+        initStatuses.push(cs ?? waiting(c, 'PodInitializing'));
+        wakes.push(startAt);
+      }
+      initDone = false;
+      incomplete.push(c.name);
+      continue;
+    }
+    if (sidecar) {
+      // A sidecar runs on; the next init container waits for it to have started.
+      const probes = probeState(c, cs, now, wakes);
+      initStatuses.push({ ...restartIfChanged(input, c, cs, true, events, wakes), ready: probes.ready, started: probes.started });
+      if (!probes.started) {
+        initDone = false;
+        incomplete.push(c.name);
+      }
+      continue;
+    }
+    const doneAt = (timeOf(cs.state.running.startedAt) ?? now) + timing.initSeconds * 1000;
+    if (now >= doneAt) {
+      initStatuses.push({
+        ...cs,
+        ready: true,
+        started: false,
+        state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: cs.state.running.startedAt, finishedAt: t, containerID: cs.containerID } },
+      });
+      stepped = true;
+    } else {
+      initStatuses.push(cs);
+      wakes.push(doneAt);
+    }
+    initDone = false;
+    incomplete.push(c.name);
+  }
+
+  // App containers, together, once the init containers are done.
+  const appStatuses: ContainerStatus[] = [];
+  for (const c of appSpecs) {
+    const cs = oldApp.get(c.name);
+    if (!initDone) {
+      appStatuses.push(cs?.state?.running ? cs : waiting(c, initSpecs.length ? 'PodInitializing' : 'ContainerCreating'));
+      continue;
+    }
+    if (!cs?.state?.running) {
+      const startAt = turnAt + timing.startSeconds * 1000;
+      if (now >= startAt) appStatuses.push(startContainer(input, c, cs?.restartCount ?? 0, undefined, false, events, wakes).status);
+      else {
+        appStatuses.push(cs ?? waiting(c, 'ContainerCreating'));
+        wakes.push(startAt);
+      }
+      continue;
+    }
+    const current = restartIfChanged(input, c, cs, false, events, wakes);
+    const probes = probeState(c, current, now, wakes);
+    appStatuses.push({ ...current, ready: probes.ready, started: probes.started });
+  }
+
+  if (initSpecs.length) status.initContainerStatuses = initStatuses;
+  status.containerStatuses = appStatuses;
+  const allRunning = initDone && appStatuses.every((s) => s.state?.running);
+  status.phase = allRunning || old.phase === 'Running' ? 'Running' : 'Pending';
+  status.conditions = podConditions(pod, old.conditions ?? [], {
+    sandbox: true,
+    initialized: initDone,
+    incomplete,
+    unready: appStatuses.filter((s) => !s.ready).map((s) => s.name),
+    t,
+  });
+  return { status, events, wakeAt: wakes.length ? Math.min(...wakes) : undefined, deletePod: false };
+}
+
+function waiting(c: Container, reason: string): ContainerStatus {
+  return { name: c.name, state: { waiting: { reason } }, lastState: {}, ready: false, restartCount: 0, image: c.image ?? '', imageID: '', started: false };
+}
+
+/** Mounts as kubelet 1.31+ reports them in container statuses. */
+function mountsOf(c: Container): corev1.VolumeMountStatus[] | undefined {
+  const mounts = c.volumeMounts ?? [];
+  if (mounts.length === 0) return undefined;
+  return mounts.map((m) => (m.readOnly ? { name: m.name, mountPath: m.mountPath, readOnly: true, recursiveReadOnly: 'Disabled' } : { name: m.name, mountPath: m.mountPath }));
+}
+
+/** A container started now (its `restartCount`-th restart), with the events kube records for it. */
+function startContainer(
+  input: PodSyncInput,
+  c: Container,
+  restartCount: number,
+  lastState: corev1.ContainerState | undefined,
+  init: boolean,
+  events: KubeletEvent[],
+  wakes: number[] = [],
+): { status: ContainerStatus } {
+  const image = c.image ?? '';
+  const container = { name: c.name, init };
+  if (c.imagePullPolicy === 'Always') {
+    events.push({ type: 'Normal', reason: 'Pulling', message: `Pulling image ${JSON.stringify(image)}`, container });
+    events.push({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image ${JSON.stringify(image)} in 0s (0s including waiting). Image size: 0 bytes.`, container });
+  } else {
+    events.push({ type: 'Normal', reason: 'Pulled', message: `Container image ${JSON.stringify(image)} already present on machine`, container });
+  }
+  events.push({ type: 'Normal', reason: 'Created', message: `Created container: ${c.name}`, container });
+  events.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, container });
+  const status: ContainerStatus = {
+    name: c.name,
+    state: { running: { startedAt: rfc3339(input.now) } },
+    lastState: lastState ?? {},
+    ready: false,
+    restartCount,
+    image: normalizedImage(image),
+    imageID: imageId(image),
+    containerID: containerId(input.pod.metadata.uid ?? '', c.name, restartCount),
+    started: false,
+  };
+  const mounts = mountsOf(c);
+  if (mounts) (status as { volumeMounts?: corev1.VolumeMountStatus[] }).volumeMounts = mounts;
+  if (init && c.restartPolicy !== 'Always') return { status: { ...status, started: true } };
+  const probes = probeState(c, status, input.now, wakes);
+  return { status: { ...status, ready: probes.ready, started: probes.started } };
+}
+
+/**
+ * A running container whose spec image differs from the one it runs: the
+ * restart is scheduled (a Killing event), and once due the container runs
+ * again with the new image. Otherwise the container as it is.
+ */
+function restartIfChanged(input: PodSyncInput, c: Container, cs: ContainerStatus, init: boolean, events: KubeletEvent[], wakes: number[]): ContainerStatus {
+  const { now, restarts, timing } = input;
+  if (normalizedImage(c.image ?? '') === cs.image) {
+    restarts.delete(c.name);
+    return cs;
+  }
+  let due = restarts.get(c.name);
+  if (due === undefined) {
+    due = now + timing.restartSeconds * 1000;
+    restarts.set(c.name, due);
+    events.push({ type: 'Normal', reason: 'Killing', message: `Container ${c.name} definition changed, will be restarted`, container: { name: c.name, init } });
+  }
+  if (now < due) {
+    wakes.push(due);
+    return cs;
+  }
+  restarts.delete(c.name);
+  const previous: corev1.ContainerState = {
+    terminated: { exitCode: 0, reason: 'Completed', startedAt: cs.state?.running?.startedAt, finishedAt: rfc3339(now), containerID: cs.containerID },
+  };
+  return startContainer(input, c, (cs.restartCount ?? 0) + 1, previous, init, events, wakes).status;
+}
+
+/**
+ * Probes that always succeed, at their initialDelaySeconds after the
+ * container started: started after the startupProbe's, ready after the
+ * readinessProbe's (and never before started).
+ */
+function probeState(c: Container, cs: ContainerStatus, now: number, wakes: number[]): ProbeState {
+  const startedAt = timeOf(cs.state?.running?.startedAt) ?? now;
+  const startupAt = startedAt + (c.startupProbe ? (c.startupProbe.initialDelaySeconds ?? 0) * 1000 : 0);
+  const readyAt = Math.max(startupAt, startedAt + (c.readinessProbe ? (c.readinessProbe.initialDelaySeconds ?? 0) * 1000 : 0));
+  const started = now >= startupAt;
+  const ready = now >= readyAt;
+  if (!started) wakes.push(startupAt);
+  else if (!ready) wakes.push(readyAt);
+  return { started, ready };
+}
+
+/** Deletion asked: containers stop after stopSeconds or at the grace period's end; then the pod may go. */
+function terminate(input: PodSyncInput, status: Status, oldInit: Map<string, ContainerStatus>, oldApp: Map<string, ContainerStatus>): PodSyncResult {
+  const { pod, now, timing } = input;
+  const grace = Math.max(0, pod.metadata.deletionGracePeriodSeconds ?? 0);
+  const running = [...oldInit.values(), ...oldApp.values()].some((s) => s.state?.running);
+  const stopAt = running ? (input.deletionSeenAt ?? now) + Math.min(grace, timing.stopSeconds) * 1000 : now;
+  const events: KubeletEvent[] = [];
+  if (now < stopAt) {
+    return { status: pod.status ?? {}, events, wakeAt: stopAt, deletePod: false };
+  }
+  const t = rfc3339(now);
+  const stop = (cs: ContainerStatus): ContainerStatus => {
+    const run = cs.state?.running;
+    if (!run) return cs;
+    return { ...cs, ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: run.startedAt, finishedAt: t, containerID: cs.containerID } } };
+  };
+  if (status.initContainerStatuses) status.initContainerStatuses = status.initContainerStatuses.map(stop);
+  status.containerStatuses = (status.containerStatuses ?? []).map(stop);
+  status.phase = 'Succeeded';
+  status.conditions = terminatedConditions(status.conditions ?? [], t);
+  return { status, events, deletePod: true };
+}

@@ -1,0 +1,79 @@
+/**
+ * Simulated nodes on a manager: each registers its Node (as a kubelet does at
+ * start), then one heartbeat controller keeps their Leases and statuses
+ * fresh and one kubelet controller runs the pods bound to them.
+ */
+import { isAlreadyExists, Node, type Clock, type Manager } from '@operant/runtime';
+import { wallClock } from '../clock.js';
+import { serverVersion } from '../server-version.js';
+import { addNodeHeartbeats } from './heartbeat.js';
+import { addKubelet } from './kubelet.js';
+import { defaultShape, SimulatedNode, type NodeShape } from './node.js';
+import { defaultTiming, type NodeTiming } from './pod-sync.js';
+
+/**
+ * Options of {@link addSimulatedNodes}.
+ *
+ * @example
+ * ```ts
+ * import type { SimulatedNodesOptions } from '@operant/controllers';
+ *
+ * const options: SimulatedNodesOptions = { count: 3, shape: { cpu: '8', memory: '32Gi' }, timing: { startSeconds: 2 } };
+ * ```
+ */
+export interface SimulatedNodesOptions {
+  /** How many nodes: `node-1` to `node-<count>` (see {@link NodeShape.namePrefix}). */
+  count: number;
+  /** What each node offers; default 32 cpu, 256Gi memory, 110 pods. */
+  shape?: Partial<NodeShape>;
+  /** How long each step of a pod's life takes; see {@link NodeTiming}. */
+  timing?: Partial<NodeTiming>;
+  /** Cluster time; default the wall clock. */
+  clock?: Clock;
+  /** The kubelet version the nodes report; default the API server's (`GET /version`). */
+  kubeletVersion?: string;
+  /** Pods synced at once (across all nodes); default 10. */
+  workers?: number;
+}
+
+/**
+ * Registers `count` simulated nodes with the API server (a Node that
+ * already exists is taken over) and adds their kubelets to the manager:
+ * Leases in kube-node-lease renewed every 10 s, and the pods bound to them
+ * run, become ready, restart in place when an image changes, and are
+ * deleted once their grace period allows. Resolves with the nodes' names.
+ *
+ * @example
+ * ```ts
+ * import { addScheduler, addSimulatedNodes } from '@operant/controllers';
+ * import { handleSignals, Manager } from '@operant/runtime';
+ *
+ * const mgr = await Manager.create({ client: { readYourWrites: true } });
+ * addScheduler(mgr);
+ * const nodes = await addSimulatedNodes(mgr, { count: 3 }); // ['node-1', 'node-2', 'node-3']
+ * await mgr.start(handleSignals());
+ * ```
+ */
+export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOptions): Promise<string[]> {
+  if (!Number.isInteger(options.count) || options.count < 0) throw new RangeError(`the number of nodes must be an integer of 0 or more, got ${options.count}`);
+  const shape: NodeShape = { ...defaultShape, ...options.shape, labels: { ...options.shape?.labels } };
+  const timing: NodeTiming = { ...defaultTiming, ...options.timing };
+  const clock = options.clock ?? wallClock;
+  const nodes = new Map<string, SimulatedNode>();
+  for (let i = 1; i <= options.count; i++) {
+    const node = new SimulatedNode(i, shape);
+    nodes.set(node.name, node);
+  }
+  const kubeletVersion = options.kubeletVersion ?? (await serverVersion(mgr.apiReader.config)).gitVersion;
+  for (const node of nodes.values()) {
+    try {
+      await mgr.apiReader.create(Node, node.nodeObject(kubeletVersion, clock.now()));
+    } catch (err) {
+      // Registered before (a restart with the same data): the heartbeat brings its status up to date.
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+  addNodeHeartbeats(mgr, { nodes, kubeletVersion, clock }, options.clock);
+  addKubelet(mgr, { nodes, clock, timing }, options.clock, options.workers ?? 10);
+  return [...nodes.keys()];
+}

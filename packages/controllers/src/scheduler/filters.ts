@@ -1,0 +1,140 @@
+/**
+ * The scheduler's filters (kube-scheduler's Filter plugins, in its default
+ * order): NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts and
+ * NodeResourcesFit. A node passes when every filter does; the first filter
+ * that fails gives the node's reasons, worded as kube-scheduler words them,
+ * and says whether preemption could help (it cannot when the failure is
+ * "unresolvable": a taint, a selector, a cordon).
+ */
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type { NodeObject, PodObject } from '../objects.js';
+import { allocatable, podRequests, type NodeUsage } from './resources.js';
+
+/** Why a node was filtered out. */
+export interface FilterFailure {
+  reasons: string[];
+  /** kube's UnschedulableAndUnresolvable: preemption would not help. */
+  unresolvable: boolean;
+}
+
+type Filter = (pod: PodObject, node: NodeObject, usage: NodeUsage) => FilterFailure | undefined;
+
+/** kube's Toleration.ToleratesTaint. */
+export function tolerates(t: corev1.Toleration, taint: corev1.Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (t.operator === 'Exists') return true;
+  if (t.operator === undefined || t.operator === '' || t.operator === 'Equal') return (t.value ?? '') === (taint.value ?? '');
+  return false;
+}
+
+/**
+ * The node's taints, plus what kube's node lifecycle controller would add
+ * (there is none here): `node.kubernetes.io/not-ready` or `unreachable`
+ * NoSchedule on a node that is not Ready.
+ */
+export function effectiveTaints(node: NodeObject): corev1.Taint[] {
+  const taints = [...(node.spec?.taints ?? [])];
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') {
+    const key = ready?.status === 'False' ? 'node.kubernetes.io/not-ready' : 'node.kubernetes.io/unreachable';
+    if (!taints.some((t) => t.key === key && t.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
+  }
+  return taints;
+}
+
+const nodeUnschedulable: Filter = (pod, node) => {
+  if (!node.spec?.unschedulable) return undefined;
+  const cordon = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+  if ((pod.spec?.tolerations ?? []).some((t) => tolerates(t, cordon))) return undefined;
+  return { reasons: ['node(s) were unschedulable'], unresolvable: true };
+};
+
+const taintToleration: Filter = (pod, node) => {
+  const tolerations = pod.spec?.tolerations ?? [];
+  const untolerated = effectiveTaints(node).find(
+    (taint) => (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerations.some((t) => tolerates(t, taint)),
+  );
+  if (!untolerated) return undefined;
+  return { reasons: [`node(s) had untolerated taint {${untolerated.key}: ${untolerated.value ?? ''}}`], unresolvable: true };
+};
+
+/** kube's NodeSelectorRequirement matching against labels (or the node's fields). */
+function requirementMatches(r: corev1.NodeSelectorRequirement, values: Readonly<Record<string, string>>): boolean {
+  const has = Object.hasOwn(values, r.key);
+  const v = values[r.key];
+  switch (r.operator) {
+    case 'In':
+      return has && (r.values ?? []).includes(v!);
+    case 'NotIn':
+      return !has || !(r.values ?? []).includes(v!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    case 'Gt':
+    case 'Lt': {
+      if (!has || (r.values ?? []).length !== 1 || !/^-?\d+$/.test(v!) || !/^-?\d+$/.test(r.values![0]!)) return false;
+      return r.operator === 'Gt' ? Number(v) > Number(r.values![0]) : Number(v) < Number(r.values![0]);
+    }
+    default:
+      return false;
+  }
+}
+
+/** kube's nodeaffinity: a term matches when all its expressions and fields do; an empty term matches nothing. */
+function termMatches(term: corev1.NodeSelectorTerm, node: NodeObject): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (exprs.length === 0 && fields.length === 0) return false;
+  const labels = node.metadata.labels ?? {};
+  return exprs.every((r) => requirementMatches(r, labels)) && fields.every((r) => requirementMatches(r, { 'metadata.name': node.metadata.name ?? '' }));
+}
+
+const nodeAffinity: Filter = (pod, node) => {
+  const labels = node.metadata.labels ?? {};
+  const selectorOk = Object.entries(pod.spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v);
+  const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  const affinityOk = !required || (required.nodeSelectorTerms ?? []).some((t) => termMatches(t, node));
+  if (selectorOk && affinityOk) return undefined;
+  return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
+};
+
+function hostPorts(pod: PodObject): Array<{ ip: string; protocol: string; port: number }> {
+  return (pod.spec?.containers ?? []).flatMap((c) =>
+    (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol ?? 'TCP', port: p.hostPort! })),
+  );
+}
+
+const nodePorts: Filter = (pod, _node, usage) => {
+  const wanted = hostPorts(pod);
+  if (wanted.length === 0) return undefined;
+  const used = usage.pods.flatMap(hostPorts);
+  const clash = wanted.some((w) => used.some((u) => u.port === w.port && u.protocol === w.protocol && (u.ip === w.ip || u.ip === '0.0.0.0' || w.ip === '0.0.0.0')));
+  return clash ? { reasons: ["node(s) didn't have free ports for the requested pod ports"], unresolvable: false } : undefined;
+};
+
+/** kube's NodeResourcesFit: the pod count first, then cpu, memory, ephemeral storage, then other resources. */
+const resourcesFit: Filter = (pod, node, usage) => {
+  const alloc = allocatable(node);
+  const reasons: string[] = [];
+  if (usage.pods.length + 1 > (alloc.get('pods') ?? 0) / 1000) reasons.push('Too many pods');
+  const wants = podRequests(pod);
+  const order = ['cpu', 'memory', 'ephemeral-storage', ...[...wants.keys()].filter((k) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(k)).sort()];
+  for (const name of order) {
+    const want = wants.get(name) ?? 0;
+    if (want > 0 && want > (alloc.get(name) ?? 0) - (usage.requested.get(name) ?? 0)) reasons.push(`Insufficient ${name}`);
+  }
+  return reasons.length ? { reasons, unresolvable: false } : undefined;
+};
+
+const filters: readonly Filter[] = [nodeUnschedulable, taintToleration, nodeAffinity, nodePorts, resourcesFit];
+
+/** Runs the filters in order: undefined when the pod fits the node, else the first failure. */
+export function filterNode(pod: PodObject, node: NodeObject, usage: NodeUsage): FilterFailure | undefined {
+  for (const filter of filters) {
+    const failure = filter(pod, node, usage);
+    if (failure) return failure;
+  }
+  return undefined;
+}

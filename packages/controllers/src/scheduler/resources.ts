@@ -1,0 +1,101 @@
+/**
+ * Resource arithmetic for scheduling (kube's resource.PodRequests and the
+ * scheduler's NodeInfo): what a pod requests, what a node can give, what its
+ * pods already take. Amounts are integer thousandths of a unit (millicores,
+ * millibytes), so sums are exact.
+ */
+import type { Container, NodeObject, PodObject } from '../objects.js';
+import { milliValue } from '../quantity.js';
+
+/** Amounts by resource name (`cpu`, `memory`, `ephemeral-storage`, `nvidia.com/gpu`...), in thousandths. */
+export type Resources = Map<string, number>;
+
+/** What the scheduler assumes a container without requests uses, for spreading (kube's non-zero defaults: 100m cpu, 200Mi memory). */
+const nonZeroDefaults: Record<string, number> = { cpu: 100, memory: 200 * 2 ** 20 * 1000 };
+
+function add(into: Resources, from: Resources): void {
+  for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
+}
+
+function max(into: Resources, from: Resources): void {
+  for (const [k, v] of from) into.set(k, Math.max(into.get(k) ?? 0, v));
+}
+
+/** A container's requests; a resource with a limit and no request requests its limit, as kube defaults it. */
+function containerRequests(c: Container): Resources {
+  const out: Resources = new Map();
+  const requests = c.resources?.requests ?? {};
+  const limits = c.resources?.limits ?? {};
+  for (const name of new Set([...Object.keys(requests), ...Object.keys(limits)])) {
+    const v = milliValue(requests[name] ?? limits[name]);
+    if (v !== undefined) out.set(name, v);
+  }
+  return out;
+}
+
+/**
+ * kube's PodRequests: the app containers' sum, plus restartable init
+ * containers (sidecars), or the largest regular init container's need with
+ * the sidecars started before it, whichever is more; plus the pod overhead.
+ */
+export function podRequests(pod: PodObject): Resources {
+  const total: Resources = new Map();
+  for (const c of pod.spec?.containers ?? []) add(total, containerRequests(c));
+  const sidecars: Resources = new Map();
+  const initPeak: Resources = new Map();
+  for (const c of pod.spec?.initContainers ?? []) {
+    const r = containerRequests(c);
+    if (c.restartPolicy === 'Always') {
+      add(sidecars, r);
+      max(initPeak, sidecars);
+    } else {
+      const withSidecars = new Map(sidecars);
+      add(withSidecars, r);
+      max(initPeak, withSidecars);
+    }
+  }
+  add(total, sidecars);
+  max(total, initPeak);
+  const overhead = pod.spec?.overhead ?? {};
+  for (const [name, q] of Object.entries(overhead)) {
+    const v = milliValue(q);
+    if (v !== undefined) total.set(name, (total.get(name) ?? 0) + v);
+  }
+  return total;
+}
+
+/** Requests as the scorer counts them: cpu and memory default to 100m and 200Mi when not requested (kube's NonZeroRequested). */
+export function nonZeroRequests(pod: PodObject): Resources {
+  const out: Resources = new Map();
+  for (const c of pod.spec?.containers ?? []) {
+    const r = containerRequests(c);
+    for (const [name, fallback] of Object.entries(nonZeroDefaults)) out.set(name, (out.get(name) ?? 0) + (r.has(name) ? r.get(name)! : fallback));
+  }
+  return out;
+}
+
+/** A node's allocatable resources (`pods` as a count, in thousandths like the rest). */
+export function allocatable(node: NodeObject): Resources {
+  const out: Resources = new Map();
+  for (const [name, q] of Object.entries(node.status?.allocatable ?? node.status?.capacity ?? {})) {
+    const v = milliValue(q);
+    if (v !== undefined) out.set(name, v);
+  }
+  return out;
+}
+
+/** What pods on a node take: requests (for fit), non-zero requests (for scores), and their count. */
+export interface NodeUsage {
+  requested: Resources;
+  nonZero: Resources;
+  pods: PodObject[];
+}
+
+export function usageOf(pods: readonly PodObject[]): NodeUsage {
+  const usage: NodeUsage = { requested: new Map(), nonZero: new Map(), pods: [...pods] };
+  for (const pod of pods) {
+    add(usage.requested, podRequests(pod));
+    add(usage.nonZero, nonZeroRequests(pod));
+  }
+  return usage;
+}

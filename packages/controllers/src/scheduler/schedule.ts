@@ -1,0 +1,85 @@
+/**
+ * One scheduling decision (kube-scheduler's schedulePod, without preemption):
+ * filter the nodes, score those that fit by how much they leave free
+ * (NodeResourcesFit's LeastAllocated), take the best; or, when none fits,
+ * the FitError message kube-scheduler puts in the FailedScheduling event and
+ * the PodScheduled condition:
+ *
+ *     0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are
+ *     available: 3 No preemption victims found for incoming pod..
+ *
+ * (the double period is kube's: the preemption message ends with one, and
+ * FitError adds its own). kube scores in whole numbers and breaks ties at
+ * random; we keep the fractions, then prefer the node with fewer pods, then
+ * the first name, so that equal pods spread across equal nodes
+ * deterministically.
+ */
+import type { NodeObject, PodObject } from '../objects.js';
+import { filterNode, type FilterFailure } from './filters.js';
+import { allocatable, nonZeroRequests, type NodeUsage } from './resources.js';
+
+export type ScheduleResult = { node: string } | { message: string };
+
+/** kube's ErrNoNodesAvailable. */
+export const noNodesMessage = 'no nodes available to schedule pods';
+
+/** Chooses a node for `pod`, given each node's current usage. */
+export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): ScheduleResult {
+  if (nodes.length === 0) return { message: noNodesMessage };
+  const failures = new Map<string, FilterFailure>();
+  let best: { name: string; score: number; pods: number } | undefined;
+  for (const node of [...nodes].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+    const name = node.metadata.name ?? '';
+    const usage = usageOf(name);
+    const failure = filterNode(pod, node, usage);
+    if (failure) {
+      failures.set(name, failure);
+      continue;
+    }
+    const score = leastAllocatedScore(pod, node, usage);
+    const pods = usage.pods.length;
+    if (!best || score > best.score || (score === best.score && pods < best.pods)) best = { name, score, pods };
+  }
+  return best ? { node: best.name } : { message: fitErrorMessage(pod, nodes.length, failures) };
+}
+
+/** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. */
+export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage): number {
+  const alloc = allocatable(node);
+  const wants = nonZeroRequests(pod);
+  let total = 0;
+  let weights = 0;
+  for (const resource of ['cpu', 'memory']) {
+    const capacity = alloc.get(resource) ?? 0;
+    if (capacity === 0) continue;
+    const requested = (usage.nonZero.get(resource) ?? 0) + (wants.get(resource) ?? 0);
+    total += requested > capacity ? 0 : ((capacity - requested) * 100) / capacity;
+    weights++;
+  }
+  return weights === 0 ? 0 : total / weights;
+}
+
+/** `N reason` for each distinct reason, sorted as strings (kube's sortReasonsHistogram). */
+function histogram(reasons: Iterable<string>): string {
+  const counts = new Map<string, number>();
+  for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
+}
+
+/**
+ * kube's FitError.Error, with DefaultPreemption's message after it: nodes
+ * that failed for an unresolvable reason are ones where preemption "is not
+ * helpful"; on the others no lower-priority pod could make room (preemption
+ * itself is not simulated).
+ */
+export function fitErrorMessage(pod: PodObject, totalNodes: number, failures: ReadonlyMap<string, FilterFailure>): string {
+  let message = `0/${totalNodes} nodes are available: ${histogram([...failures.values()].flatMap((f) => f.reasons))}.`;
+  const preemption =
+    pod.spec?.preemptionPolicy === 'Never'
+      ? 'preemption: not eligible due to preemptionPolicy=Never.'
+      : `preemption: 0/${totalNodes} nodes are available: ${histogram(
+          [...failures.values()].map((f) => (f.unresolvable ? 'Preemption is not helpful for scheduling' : 'No preemption victims found for incoming pod')),
+        )}.`;
+  message += ` ${preemption}.`;
+  return message;
+}

@@ -7,20 +7,13 @@
  * controller-gen needs a Go toolchain and a build of the packages; it is not
  * on these machines, so it cannot be measured beside ours.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { timedOperant } from './operant-cli.js';
 import { fmt, row, type Row } from './table.js';
 
 type Log = (text: string) => void;
 
-const cli = join(process.cwd(), 'packages', 'cli', 'bin', 'operant.js');
-
-function timed(args: string[], cwd: string): number {
-  const t = performance.now();
-  execFileSync(process.execPath, [cli, ...args], { cwd, stdio: 'ignore' });
-  return performance.now() - t;
-}
 
 function kindsProject(dir: string, kinds: number): void {
   mkdirSync(join(dir, 'src', 'api', 'v1'), { recursive: true });
@@ -55,8 +48,8 @@ export function codegenSection(workDir: string, rounds: number, log: Log): Row[]
   const measure = (name: string, cwd: string): number[] => {
     const times: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      floor.push(timed(['--help'], cwd));
-      times.push(timed(['generate'], cwd));
+      floor.push(timedOperant(['--help'], cwd));
+      times.push(timedOperant(['generate'], cwd));
     }
     log(`codegen ${name}: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
     return times;

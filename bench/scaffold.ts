@@ -10,17 +10,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { operantCli, timedOperant } from './operant-cli.js';
 import { fmt, row, type Row } from './table.js';
 
 type Log = (text: string) => void;
 
-const cli = join(process.cwd(), 'packages', 'cli', 'bin', 'operant.js');
-
-function timed(args: string[], cwd: string): number {
-  const t = performance.now();
-  execFileSync(process.execPath, [cli, ...args], { cwd, stdio: 'ignore' });
-  return performance.now() - t;
-}
 
 /** A command whose output lines are awaited in order; `stop()` sends SIGINT to its process group (as Ctrl-C does). */
 class Running {
@@ -63,8 +57,8 @@ export async function scaffoldSection(workDir: string, rounds: number, log: Log)
   let project = '';
   for (let r = 0; r < rounds; r++) {
     project = mkdtempSync(join(workDir, 'scaffold-'));
-    floor.push(timed(['--help'], project));
-    scaffold.push(timed(['init', '--domain', 'kruise.io', '--project-name', 'bench'], project) + timed(['create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'SidecarSet'], project));
+    floor.push(timedOperant(['--help'], project));
+    scaffold.push(timedOperant(['init', '--domain', 'kruise.io', '--project-name', 'bench'], project) + timedOperant(['create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'SidecarSet'], project));
   }
   log(`scaffold: init + create api ${scaffold.map((t) => t.toFixed(0)).join(', ')} ms`);
   execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, stdio: 'ignore' });
@@ -73,7 +67,7 @@ export async function scaffoldSection(workDir: string, rounds: number, log: Log)
   const firstReconcile: number[] = [];
   const kubeconfig = join(project, '.operant', 'kubeconfig');
   for (let r = 0; r < rounds; r++) {
-    const server = new Running(process.execPath, [cli, 'server', '--port', '0'], project);
+    const server = new Running(process.execPath, [operantCli, 'server', '--port', '0'], project);
     serverOnly.push(await server.until(/^ready /m));
     await server.stop();
     const dev = new Running('npm', ['run', 'dev', '--', '--embedded', '--no-watch'], project);

@@ -116,7 +116,8 @@ export function buildProgram(): Command {
     .option('--kubeconfig <file>', 'the cluster to use (default: KUBECONFIG or ~/.kube/config; none: an embedded API server)')
     .option('--embedded', 'use an embedded API server even when a kubeconfig exists')
     .option('--no-watch', 'run once, without watching src/')
-    .action(async (opts: { kubeconfig?: string; embedded?: boolean; watch: boolean }) => (await import('./commands/dev.js')).runDev(opts));
+    .option('--nodes <n>', 'simulated nodes for an embedded server, with the workload controllers and a scheduler (0: a bare API server)', '3')
+    .action(async (opts: { kubeconfig?: string; embedded?: boolean; watch: boolean; nodes: string }) => (await import('./commands/dev.js')).runDev(opts));
 
   program
     .command('chaos')

@@ -14,11 +14,14 @@ import { installCrds, installLocalWebhooks, removeLocalWebhooks, type LocalWebho
 import { ManagerProcess } from '../dev/manager-process.js';
 import { watchSources } from '../dev/watch.js';
 import { generateProject } from './generate.js';
+import { parseNodes } from './server.js';
 
 export interface DevFlags {
   kubeconfig?: string;
   embedded?: boolean;
   watch: boolean;
+  /** Simulated nodes for an embedded server (default 3; 0 for a bare API server). */
+  nodes?: string;
 }
 
 /** A free port for the webhook server (the manager binds it a moment later). */
@@ -38,7 +41,7 @@ const say = (line: string): void => void process.stdout.write(`operant dev: ${li
 export async function runDev(flags: DevFlags): Promise<void> {
   const dir = process.cwd();
   generateProject(dir);
-  const cluster = await devCluster({ kubeconfig: flags.kubeconfig, embedded: flags.embedded, dir });
+  const cluster = await devCluster({ kubeconfig: flags.kubeconfig, embedded: flags.embedded, dir, nodes: parseNodes(flags.nodes ?? '3') });
   say(`using ${cluster.describe}`);
   const client = Client.fromConfig(await loadKubeConfig({ path: cluster.kubeconfig }));
   const webhookPort = await freePort();
@@ -82,6 +85,6 @@ export async function runDev(flags: DevFlags): Promise<void> {
   await manager.stop();
   await removeLocalWebhooks(client, hooks);
   client.close();
-  await cluster.embedded?.stop();
+  await cluster.stop();
   say('stopped');
 }

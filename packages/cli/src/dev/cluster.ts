@@ -7,13 +7,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import { startApiServer } from '@operant/apiserver';
 
 export interface DevCluster {
   /** The kubeconfig file the manager and kubectl use. */
   kubeconfig: string;
-  /** The embedded server, when dev started one. */
-  embedded?: RunningApiServer;
+  /** Stops what dev started (the embedded server and its simulated nodes); nothing for a cluster of the user's. */
+  stop(): Promise<void>;
   /** One line saying what this is, for the terminal. */
   describe: string;
 }
@@ -26,12 +26,26 @@ function configuredKubeconfig(flag: string | undefined): string | undefined {
   return existsSync(home) ? home : undefined;
 }
 
-export async function devCluster(options: { kubeconfig?: string; embedded?: boolean; dir: string }): Promise<DevCluster> {
+/**
+ * The cluster to develop against. An embedded one gets `nodes` simulated nodes with the
+ * workload controllers and a scheduler, so the operator's Deployments and pods run.
+ */
+export async function devCluster(options: { kubeconfig?: string; embedded?: boolean; dir: string; nodes: number }): Promise<DevCluster> {
   const configured = options.embedded ? undefined : configuredKubeconfig(options.kubeconfig);
-  if (configured) return { kubeconfig: configured, describe: `the cluster in ${configured}` };
+  if (configured) return { kubeconfig: configured, stop: async () => {}, describe: `the cluster in ${configured}` };
   const stateDir = join(options.dir, '.operant');
   mkdirSync(stateDir, { recursive: true });
   const kubeconfig = join(stateDir, 'kubeconfig');
   const embedded = await startApiServer({ port: 0, kubeconfigPath: kubeconfig });
-  return { kubeconfig, embedded, describe: `an embedded API server at ${embedded.url} (kubectl --kubeconfig ${kubeconfig} ...)` };
+  const cluster =
+    options.nodes > 0 ? await (await import('@operant/controllers')).startSimulatedCluster({ kubeconfig: { kubeconfigText: embedded.kubeconfig }, nodes: options.nodes }) : undefined;
+  const nodes = cluster ? ` with ${options.nodes} simulated node(s)` : '';
+  return {
+    kubeconfig,
+    async stop() {
+      await cluster?.stop();
+      await embedded.stop();
+    },
+    describe: `an embedded API server${nodes} at ${embedded.url} (kubectl --kubeconfig ${kubeconfig} ...)`,
+  };
 }

@@ -218,7 +218,7 @@ npm test            # the tests, against an embedded API server
 | \`npm run manifests\` | writes config/crd/bases, config/rbac/role.yaml, config/webhook/manifests.yaml (\`make manifests\`) |
 | \`npm run build\` | compiles the manager (\`make build\`) |
 | \`npm test\` | runs the tests (\`make test\`) |
-| \`npm run dev\` | regenerates, installs the CRDs and webhooks, runs the manager, and again on every change in src/; against the cluster in KUBECONFIG, or an embedded API server when there is none (\`make run\`) |
+| \`npm run dev\` | regenerates, installs the CRDs and webhooks, runs the manager, and again on every change in src/; against the cluster in KUBECONFIG, or an embedded API server with 3 simulated nodes when there is none (\`make run\`) |
 | \`npm run crds:install\` / \`crds:uninstall\` | installs or removes the CRDs (\`make install\` / \`make uninstall\`) |
 | \`npm run deploy\` / \`undeploy\` | deploys the manager with \`kubectl apply -k config/default\`, image from \`IMG\` (\`make deploy\`) |
 | \`npm run docker-build\` | builds the image \`IMG\` (\`make docker-build\`) |

@@ -12,6 +12,7 @@
 //   node scripts/check-examples.mjs packages/runtime  check one package's
 //   node scripts/check-examples.mjs --print           also print each example as checked
 import ts from 'typescript';
+import { compileSnippets } from './compile-snippets.mjs';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,48 +90,17 @@ for (const pkg of readdirSync(packagesDir, { withFileTypes: true })) {
   }
 }
 
-const options = {
-  target: ts.ScriptTarget.ES2022,
-  lib: ['lib.es2023.d.ts'],
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  customConditions: ['source'],
-  types: ['node'],
-  strict: true,
-  esModuleInterop: true,
-  // As in a project that copies the example: types are imported with `import type`.
-  verbatimModuleSyntax: true,
-  skipLibCheck: true,
-  resolveJsonModule: true,
-  noEmit: true,
-};
-const byPath = new Map(examples.map((e) => [e.path, e]));
-const host = ts.createCompilerHost(options);
-const readFile = host.readFile.bind(host);
-const fileExists = host.fileExists.bind(host);
-const getSourceFile = host.getSourceFile.bind(host);
-host.readFile = (path) => byPath.get(path)?.text ?? readFile(path);
-host.fileExists = (path) => byPath.has(path) || fileExists(path);
-host.getSourceFile = (path, languageVersion, onError, shouldCreate) => {
-  const example = byPath.get(path);
-  return example ? ts.createSourceFile(path, example.text, languageVersion, true) : getSourceFile(path, languageVersion, onError, shouldCreate);
-};
-
-const program = ts.createProgram({ rootNames: [contextFile, ...byPath.keys()], options, host });
+// esModuleInterop and JSON modules: what a project that copies the example would have.
+const options = { esModuleInterop: true, resolveJsonModule: true };
+// The declarations of the values examples take for granted are checked with them.
+const context = { path: contextFile, text: readFileSync(contextFile, 'utf8'), context: true };
 const failures = [];
-for (const example of examples) {
-  const source = program.getSourceFile(example.path);
-  const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-  for (const d of diagnostics) {
-    const { line } = d.start === undefined ? { line: 0 } : source.getLineAndCharacterOfPosition(d.start);
-    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n    ');
-    failures.push(`${relative(root, example.file)}:${example.line + line}: error TS${d.code}: ${message}`);
-  }
-  if (process.argv.includes('--print')) console.log(`--- ${relative(root, example.file)}:${example.line}\n${example.text}`);
+for (const d of compileSnippets([context, ...examples], { options })) {
+  const message = d.message('\n    ');
+  if (d.snippet.context) failures.push(`${relative(root, contextFile)}: error TS${d.code}: ${message}`);
+  else failures.push(`${relative(root, d.snippet.file)}:${d.snippet.line + d.line}: error TS${d.code}: ${message}`);
 }
-for (const d of program.getSemanticDiagnostics(program.getSourceFile(contextFile))) {
-  failures.push(`${relative(root, contextFile)}: error TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n    ')}`);
-}
+if (process.argv.includes('--print')) for (const e of examples) console.log(`--- ${relative(root, e.file)}:${e.line}\n${e.text}`);
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 if (failures.length > 0) {
   console.error(failures.join('\n'));

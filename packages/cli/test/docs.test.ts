@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { compileSnippets } from '../../../scripts/compile-snippets.mjs';
 import { crdOutputs, kindsOutputs, loadProject, rbacOutput, webhookOutput, writeOutputs } from '@operant/codegen';
 import { renderCliReference } from '../scripts/write-cli-reference.js';
 import { hasKubectl } from './harness.js';
@@ -142,29 +142,12 @@ it('the guides\' TypeScript compiles in a scaffolded project, and their API type
     rbacOutput(project, 'config/rbac', 'manager-role');
     webhookOutput(project, 'config/webhook');
 
-    const options: ts.CompilerOptions = {
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2023.d.ts'],
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      customConditions: ['source'],
-      types: ['node'],
-      strict: true,
-      verbatimModuleSyntax: true,
-      skipLibCheck: true,
-      noEmit: true,
-    };
     const sources = (d: string): string[] =>
       readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(d, e.name)) : e.name.endsWith('.ts') ? [join(d, e.name)] : []));
-    const program = ts.createProgram({ rootNames: sources(join(dir, 'src')), options });
-    const failures: string[] = [];
-    for (const [path, where] of files) {
-      const source = program.getSourceFile(join(dir, path))!;
-      for (const d of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
-        const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
-        failures.push(`docs/${where.doc}:${where.line + line}: TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n  ')}`);
-      }
-    }
+    const snippets = [...files].map(([path, where]) => ({ path: join(dir, path), text: readFileSync(join(dir, path), 'utf8'), ...where }));
+    const failures = compileSnippets(snippets, { extraRoots: sources(join(dir, 'src')) }).map(
+      (d) => `docs/${d.snippet.doc}:${d.snippet.line + d.line}: TS${d.code}: ${d.message('\n  ')}`,
+    );
     assert.deepEqual(failures, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import ts from 'typescript';
+import { compileSnippets } from '../../../scripts/compile-snippets.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const packages = ['apimachinery', 'apiserver', 'runtime', 'codegen', 'cli'];
@@ -129,36 +129,10 @@ describe('the package READMEs', () => {
       });
     }
     assert.ok(examples.size >= 3, 'the READMEs show TypeScript');
-    const options: ts.CompilerOptions = {
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2023.d.ts'],
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      customConditions: ['source'],
-      types: ['node'],
-      strict: true,
-      verbatimModuleSyntax: true,
-      skipLibCheck: true,
-      resolveJsonModule: true,
-      noEmit: true,
-    };
-    const host = ts.createCompilerHost(options);
-    const { readFile, fileExists, getSourceFile } = host;
-    host.readFile = (path) => examples.get(path)?.text ?? readFile.call(host, path);
-    host.fileExists = (path) => examples.has(path) || fileExists.call(host, path);
-    host.getSourceFile = (path, version, onError, create) => {
-      const example = examples.get(path);
-      return example ? ts.createSourceFile(path, example.text, version, true) : getSourceFile.call(host, path, version, onError, create);
-    };
-    const program = ts.createProgram({ rootNames: [...examples.keys()], options, host });
-    const failures: string[] = [];
-    for (const [path, example] of examples) {
-      const source = program.getSourceFile(path)!;
-      for (const d of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
-        const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
-        failures.push(`packages/${example.pkg}/README.md:${example.line + line}: TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
-      }
-    }
+    const snippets = [...examples].map(([path, example]) => ({ path, ...example }));
+    const failures = compileSnippets(snippets, { options: { resolveJsonModule: true } }).map(
+      (d) => `packages/${d.snippet.pkg}/README.md:${d.snippet.line + d.line}: TS${d.code}: ${d.message(' ')}`,
+    );
     assert.deepEqual(failures, []);
   });
 });

@@ -59,7 +59,8 @@ describe('the SidecarSet operator on the embedded API server', () => {
     assert.equal(created.metadata.annotations?.[SidecarSetHashWithoutImageAnnotation], sidecarSetHashWithoutImage(spec));
     // The controller has seen it (and so has the cache the pod webhook reads) once it writes a first status.
     const seen = await env.waitFor(SidecarSet, 'log-sidecars', (s) => s.status?.observedGeneration === 1);
-    assert.deepEqual(seen.status, { observedGeneration: 1, matchedPods: 0, updatedPods: 0, readyPods: 0, updatedReadyPods: 0 });
+    assert.match(seen.status!.latestRevision!, /^log-sidecars-/);
+    assert.deepEqual(seen.status, { observedGeneration: 1, matchedPods: 0, updatedPods: 0, readyPods: 0, updatedReadyPods: 0, latestRevision: seen.status!.latestRevision, collisionCount: 0 });
   });
 
   it('a pod it selects gets the sidecars, in order, with the annotations', async () => {
@@ -105,6 +106,6 @@ describe('the SidecarSet operator on the embedded API server', () => {
 
   it('the status counts the pod (matched and updated; not ready: nothing runs pods here yet)', async () => {
     const set = await env.waitFor(SidecarSet, 'log-sidecars', (s) => s.status?.matchedPods === 1);
-    assert.deepEqual(set.status, { observedGeneration: 1, matchedPods: 1, updatedPods: 1, readyPods: 0, updatedReadyPods: 0 });
+    assert.deepEqual(set.status, { observedGeneration: 1, matchedPods: 1, updatedPods: 1, readyPods: 0, updatedReadyPods: 0, latestRevision: set.status!.latestRevision, collisionCount: 0 });
   });
 });

@@ -4,6 +4,12 @@
  * started with the controllers under test; with `webhooks: true`, also its
  * webhook server on a local port, with config/webhook/manifests.yaml installed
  * and pointed at it (as `operant dev` does).
+ *
+ * The operator never runs as admin: its managers act as the ServiceAccount
+ * `sidecarset-system:controller-manager`, bound to the ClusterRole that
+ * `operant generate` writes from the RBAC markers (config/rbac/role.yaml), so
+ * a missing marker fails a test as it would fail on a cluster. Its
+ * ControllerRevisions go to its namespace, `sidecarset-system`.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,20 +18,31 @@ import { parseAllDocuments } from 'yaml';
 import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import {
   Client,
+  ClusterRole,
+  ClusterRoleBinding,
   CustomResourceDefinition,
+  Namespace,
   generateServingCertificate,
   localWebhookClientConfig,
   Manager,
   MutatingWebhookConfiguration,
   ValidatingWebhookConfiguration,
   loadKubeConfig,
+  type ClientConfig,
   type Kind,
   type KubeObject,
 } from '@operant/runtime';
 
+/** The operator's namespace and ServiceAccount, as config/default deploys them. */
+export const operatorNamespace = 'sidecarset-system';
+const operatorUser = `system:serviceaccount:${operatorNamespace}:controller-manager`;
+
 export interface TestEnv {
   server: RunningApiServer;
+  /** An admin client. */
   client: Client;
+  /** The operator's connection: the ServiceAccount bound to the generated ClusterRole. */
+  operatorConfig: ClientConfig;
   /** Starts a manager with the given setup functions; stop() stops it. */
   startManager(...setups: Array<(mgr: Manager) => void>): Promise<{ mgr: Manager; stop(): Promise<void> }>;
   /** The same, serving webhooks that the API server calls. */
@@ -52,6 +69,8 @@ export async function startTestEnv(): Promise<TestEnv> {
   const crdDir = projectFile('config/crd/bases');
   const crds = existsSync(crdDir) ? readdirSync(crdDir).filter((f) => f.endsWith('.yaml')) : [];
   for (const file of crds) for (const crd of documents(join(crdDir, file))) await client.create(CustomResourceDefinition, crd);
+  await client.create(Namespace, { metadata: { name: operatorNamespace } });
+  const operatorConfig = await bindOperatorRole(client, config);
 
   async function run(mgr: Manager, setups: Array<(mgr: Manager) => void>) {
     for (const setup of setups) setup(mgr);
@@ -69,12 +88,13 @@ export async function startTestEnv(): Promise<TestEnv> {
   return {
     server,
     client,
+    operatorConfig,
     async startManager(...setups) {
-      return run(await Manager.create({ kubeconfig: config }), setups);
+      return run(await Manager.create({ kubeconfig: operatorConfig }), setups);
     },
     async startManagerWithWebhooks(...setups) {
       const certs = await generateServingCertificate();
-      const mgr = await Manager.create({ kubeconfig: config, webhook: { port: 0, host: '127.0.0.1', certificates: certs.source } });
+      const mgr = await Manager.create({ kubeconfig: operatorConfig, webhook: { port: 0, host: '127.0.0.1', certificates: certs.source } });
       const running = await run(mgr, setups);
       const { port } = await mgr.webhookServer.listening();
       const installed: Array<{ kind: Kind; name: string }> = [];
@@ -116,4 +136,21 @@ export async function startTestEnv(): Promise<TestEnv> {
       await server.stop();
     },
   };
+}
+
+/**
+ * Installs the generated ClusterRole, binds it to the operator's
+ * ServiceAccount, and returns a connection that acts as that account
+ * (impersonated by the admin, as `kubectl --as` does).
+ */
+async function bindOperatorRole(client: Client, admin: ClientConfig): Promise<ClientConfig> {
+  const [role] = documents(projectFile('config/rbac/role.yaml'));
+  if (!role) throw new Error('config/rbac/role.yaml: no ClusterRole; run `npm run manifests`');
+  await client.create(ClusterRole, role as never);
+  await client.create(ClusterRoleBinding, {
+    metadata: { name: 'manager-rolebinding' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name! },
+    subjects: [{ kind: 'ServiceAccount', name: 'controller-manager', namespace: operatorNamespace }],
+  });
+  return { ...admin, impersonate: { user: operatorUser, groups: ['system:serviceaccounts', `system:serviceaccounts:${operatorNamespace}`, 'system:authenticated'] } };
 }

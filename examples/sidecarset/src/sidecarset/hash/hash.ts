@@ -53,10 +53,15 @@ export function sidecarSetHashWithoutImage(spec: SidecarSetSpec | undefined): st
 
 /** The JSON that is hashed, as Go's json.Marshal of a map (keys sorted) writes it. */
 export function hashInput(spec: SidecarSetSpec | undefined): string {
-  const containers = marshalGo(spec?.containers, '[]SidecarContainer', sidecarGoStructs);
+  const containers = marshalSidecarContainers(spec?.containers);
   const withInit = spec?.initContainers?.some(isNativeSidecar) ?? false;
   if (!withInit) return `{"containers":${containers}}`;
-  return `{"containers":${containers},"initContainers":${marshalGo(spec?.initContainers, '[]SidecarContainer', sidecarGoStructs)}}`;
+  return `{"containers":${containers},"initContainers":${marshalSidecarContainers(spec?.initContainers)}}`;
+}
+
+/** A list of SidecarContainers as Go's json.Marshal writes a []SidecarContainer (`null` when absent). */
+export function marshalSidecarContainers(list: unknown): string {
+  return marshalGo(list, '[]SidecarContainer', sidecarGoStructs);
 }
 
 /** An init container with `restartPolicy: Always`: a Kubernetes native sidecar. */

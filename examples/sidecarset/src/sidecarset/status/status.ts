@@ -12,8 +12,8 @@
  *
  * A pod is consistent when every container has a status and each of the
  * SidecarSet's sidecars runs the image its spec names (one that does not is in
- * the middle of an upgrade). latestRevision and collisionCount belong to the
- * ControllerRevisions, which this slice does not record yet: they are kept.
+ * the middle of an upgrade). latestRevision and collisionCount come from the
+ * SidecarSet's ControllerRevisions (revision/history.ts).
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { labelSelectorFromObject } from '@operant/apimachinery';
@@ -43,22 +43,29 @@ export function matchedPods(sidecarSet: SidecarSet, pods: readonly Pod[], namesp
   );
 }
 
-/** The status the SidecarSet should have, given all the pods that may match it. */
-export function calculateStatus(sidecarSet: SidecarSet, pods: readonly Pod[], namespaceLabels: NamespaceLabels): SidecarSetStatus {
+/** What the status records of the SidecarSet's ControllerRevisions. */
+export interface RevisionStatus {
+  latestRevision: string;
+  collisionCount: number;
+}
+
+/**
+ * The status the SidecarSet should have, given all the pods that may match
+ * it, and its latest revision (without one, the status keeps what it has).
+ */
+export function calculateStatus(sidecarSet: SidecarSet, pods: readonly Pod[], namespaceLabels: NamespaceLabels, revision?: RevisionStatus): SidecarSetStatus {
   const matched = matchedPods(sidecarSet, pods, namespaceLabels);
-  const name = sidecarSet.metadata?.name ?? '';
-  const currentHash = sidecarSet.metadata?.annotations?.[SidecarSetHashAnnotation] ?? '';
   let updatedPods = 0;
   let readyPods = 0;
   let updatedReadyPods = 0;
   for (const pod of matched) {
-    const updated = podSidecarSetHash(pod.metadata?.annotations, name) === currentHash;
+    const updated = isPodUpdated(sidecarSet, pod);
     const ready = isPodConsistent(pod, sidecarSet) && isRunningAndReady(pod);
     if (updated) updatedPods++;
     if (ready) readyPods++;
     if (updated && ready) updatedReadyPods++;
   }
-  const { latestRevision, collisionCount } = sidecarSet.status ?? {};
+  const { latestRevision, collisionCount } = revision ?? sidecarSet.status ?? {};
   return {
     observedGeneration: sidecarSet.metadata?.generation ?? 0,
     matchedPods: matched.length,
@@ -70,6 +77,12 @@ export function calculateStatus(sidecarSet: SidecarSet, pods: readonly Pod[], na
   };
 }
 
+/** The pod records the SidecarSet's current hash (Kruise's IsPodSidecarUpdated). */
+export function isPodUpdated(sidecarSet: SidecarSet, pod: Pod): boolean {
+  const name = sidecarSet.metadata?.name ?? '';
+  return podSidecarSetHash(pod.metadata?.annotations, name) === (sidecarSet.metadata?.annotations?.[SidecarSetHashAnnotation] ?? '');
+}
+
 /** Whether `next` differs from the status the SidecarSet has (Kruise's inconsistentStatus). */
 export function statusChanged(current: SidecarSetStatus | undefined, next: SidecarSetStatus): boolean {
   const keys = ['observedGeneration', 'matchedPods', 'updatedPods', 'readyPods', 'updatedReadyPods', 'latestRevision', 'collisionCount'] as const;
@@ -78,15 +91,15 @@ export function statusChanged(current: SidecarSetStatus | undefined, next: Sidec
 
 /** Every container has a status, and each of the SidecarSet's sidecars runs the image its spec names. */
 export function isPodConsistent(pod: Pod, sidecarSet: SidecarSet): boolean {
-  const statuses = pod.status?.containerStatuses ?? [];
-  const containers = pod.spec?.containers ?? [];
-  if (containers.length !== statuses.length) return false;
-  for (const sidecar of sidecarSet.spec?.containers ?? []) {
-    const spec = containers.find((c) => c.name === sidecar.name);
-    const status = statuses.find((s) => s.name === sidecar.name);
-    if (!spec || !status || !sameImage(spec.image ?? '', status.image)) return false;
-  }
-  return true;
+  if ((pod.spec?.containers ?? []).length !== (pod.status?.containerStatuses ?? []).length) return false;
+  return (sidecarSet.spec?.containers ?? []).every((sidecar) => isContainerConsistent(pod, sidecar.name));
+}
+
+/** The pod's container of that name has a status, and runs the image its spec names (not mid-restart). */
+export function isContainerConsistent(pod: Pod, name: string): boolean {
+  const spec = pod.spec?.containers.find((c) => c.name === name);
+  const status = pod.status?.containerStatuses?.find((s) => s.name === name);
+  return spec !== undefined && status !== undefined && sameImage(spec.image ?? '', status.image);
 }
 
 /** Running, Ready, and not being deleted (Kruise's util.IsRunningAndReady). */

@@ -39,8 +39,9 @@ const operatorUser = `system:serviceaccount:${operatorNamespace}:controller-mana
 
 export interface TestEnv {
   server: RunningApiServer;
-  /** An admin client. */
+  /** An admin client, and its connection. */
   client: Client;
+  adminConfig: ClientConfig;
   /** The operator's connection: the ServiceAccount bound to the generated ClusterRole. */
   operatorConfig: ClientConfig;
   /** Starts a manager with the given setup functions; stop() stops it. */
@@ -88,6 +89,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   return {
     server,
     client,
+    adminConfig: config,
     operatorConfig,
     async startManager(...setups) {
       return run(await Manager.create({ kubeconfig: operatorConfig }), setups);

@@ -12,16 +12,32 @@ import { TestApi } from './support/api-client.js';
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
-async function writeASecret(dataDir: string): Promise<void> {
+async function writeASecret(dataDir: string, name = 's'): Promise<void> {
   const api = await TestApi.start({ dataDir });
   try {
-    await api.ok('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: 'aHVudGVyMg==' } }, 201);
+    await api.ok('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { password: 'aHVudGVyMg==' } }, 201);
   } finally {
     await api.stop();
   }
 }
 
-it('a new data dir is 0700 and every file in it 0600 (certificates aside), the WAL and keys included', async () => {
+/** What the server writes on stderr while `fn` runs. */
+async function stderrOf(fn: () => Promise<void>): Promise<string> {
+  const written: string[] = [];
+  const original = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await fn();
+  } finally {
+    process.stderr.write = original;
+  }
+  return written.join('');
+}
+
+it('a new data dir is 0700 and every file in it 0600, the WAL, keys and certificates included; a second start finds nothing to fix', async () => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'operant-perm-')), 'data');
   await writeASecret(dataDir);
   assert.equal(mode(dataDir), 0o700);
@@ -33,10 +49,11 @@ it('a new data dir is 0700 and every file in it 0600 (certificates aside), the W
       if (statSync(p).isDirectory()) {
         assert.equal(mode(p), 0o700, p);
         check(p);
-      } else if (!p.endsWith('.crt')) assert.equal(mode(p), 0o600, p); // certificates are public; their directory is private
+      } else assert.equal(mode(p), 0o600, p);
     }
   };
   check(dataDir);
+  assert.doesNotMatch(await stderrOf(() => writeASecret(dataDir, 'another')), /had permission/);
 });
 
 it('an existing dir that others can read is made private at start, with a warning naming the old mode', async () => {
@@ -45,18 +62,8 @@ it('an existing dir that others can read is made private at start, with a warnin
   chmodSync(dataDir, 0o755);
   writeFileSync(join(dataDir, 'state.db'), '');
   chmodSync(join(dataDir, 'state.db'), 0o644);
-  const written: string[] = [];
-  const original = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    written.push(String(chunk));
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    await writeASecret(dataDir);
-  } finally {
-    process.stderr.write = original;
-  }
+  const written = await stderrOf(() => writeASecret(dataDir));
   assert.equal(mode(dataDir), 0o700);
   assert.equal(mode(join(dataDir, 'state.db')), 0o600);
-  assert.match(written.join(''), new RegExp(`warning: data dir ${dataDir} had permission 0755; set to 0700`));
+  assert.match(written, new RegExp(`warning: data dir ${dataDir} had permission 0755; set to 0700`));
 });

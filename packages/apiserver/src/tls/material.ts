@@ -64,16 +64,17 @@ export async function loadOrCreateServingMaterial(
   if (!ca) {
     ca = await generateCertificateAuthority();
     caIsNew = true;
-    // The certificate is written last: its presence marks a complete CA.
+    // The certificate is written last: its presence marks a complete CA. Everything in the data
+    // dir is 0600 (as etcd keeps its files), or the next start would warn and fix it.
     await writeFileAtomic(path(FILES.caKey), ca.keyPem, 0o600);
-    await writeFileAtomic(path(FILES.caCert), ca.certPem, 0o644);
+    await writeFileAtomic(path(FILES.caCert), ca.certPem, 0o600);
   }
 
   let serving = caIsNew ? undefined : await loadPair(path(FILES.servingCert), path(FILES.servingKey));
   if (!serving || !servingStillUsable(serving, ca, hosts)) {
     serving = await issueServingCertificate(ca, hosts);
     await writeFileAtomic(path(FILES.servingKey), serving.keyPem, 0o600);
-    await writeFileAtomic(path(FILES.servingCert), serving.certPem, 0o644);
+    await writeFileAtomic(path(FILES.servingCert), serving.certPem, 0o600);
   }
 
   let adminToken = (await readOptional(path(FILES.adminToken)))?.trim();

@@ -9,33 +9,14 @@
  * `sidecarset-system:controller-manager`, bound to the ClusterRole that
  * `operant generate` writes from the RBAC markers (config/rbac/role.yaml), so
  * a missing marker fails a test as it would fail on a cluster. Its
- * ControllerRevisions go to its namespace, `sidecarset-system`.
+ * ControllerRevisions go to its namespace, `sidecarset-system`. The
+ * installing is demo/local-operator.ts, which `npm start` uses too.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import {
-  Client,
-  ClusterRole,
-  ClusterRoleBinding,
-  CustomResourceDefinition,
-  Namespace,
-  generateServingCertificate,
-  localWebhookClientConfig,
-  Manager,
-  MutatingWebhookConfiguration,
-  ValidatingWebhookConfiguration,
-  loadKubeConfig,
-  type ClientConfig,
-  type Kind,
-  type KubeObject,
-} from '@operant/runtime';
+import { Client, generateServingCertificate, Manager, loadKubeConfig, type ClientConfig, type Kind, type KubeObject } from '@operant/runtime';
+import { installCrds, installLocalWebhooks, installOperatorIdentity, removeLocalWebhooks } from '../demo/local-operator.js';
 
-/** The operator's namespace and ServiceAccount, as config/default deploys them. */
-export const operatorNamespace = 'sidecarset-system';
-const operatorUser = `system:serviceaccount:${operatorNamespace}:controller-manager`;
+export { operatorNamespace } from '../demo/local-operator.js';
 
 export interface TestEnv {
   server: RunningApiServer;
@@ -53,25 +34,12 @@ export interface TestEnv {
   stop(): Promise<void>;
 }
 
-/** Beside this file, not the working directory: a monorepo's test runner may start elsewhere. */
-const projectFile = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
-
-function documents(file: string): KubeObject[] {
-  if (!existsSync(file)) return [];
-  return parseAllDocuments(readFileSync(file, 'utf8'))
-    .map((d) => d.toJS() as KubeObject | null)
-    .filter((d): d is KubeObject => d !== null);
-}
-
 export async function startTestEnv(): Promise<TestEnv> {
   const server = await startApiServer({ port: 0 });
   const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
   const client = Client.fromConfig(config);
-  const crdDir = projectFile('config/crd/bases');
-  const crds = existsSync(crdDir) ? readdirSync(crdDir).filter((f) => f.endsWith('.yaml')) : [];
-  for (const file of crds) for (const crd of documents(join(crdDir, file))) await client.create(CustomResourceDefinition, crd);
-  await client.create(Namespace, { metadata: { name: operatorNamespace } });
-  const operatorConfig = await bindOperatorRole(client, config);
+  await installCrds(client);
+  const operatorConfig = await installOperatorIdentity(client, config);
 
   async function run(mgr: Manager, setups: Array<(mgr: Manager) => void>) {
     for (const setup of setups) setup(mgr);
@@ -99,18 +67,11 @@ export async function startTestEnv(): Promise<TestEnv> {
       const mgr = await Manager.create({ kubeconfig: operatorConfig, webhook: { port: 0, host: '127.0.0.1', certificates: certs.source } });
       const running = await run(mgr, setups);
       const { port } = await mgr.webhookServer.listening();
-      const installed: Array<{ kind: Kind; name: string }> = [];
-      for (const configuration of documents(projectFile('config/webhook/manifests.yaml'))) {
-        const kind = configuration.kind === 'MutatingWebhookConfiguration' ? MutatingWebhookConfiguration : ValidatingWebhookConfiguration;
-        const webhooks = (configuration.webhooks ?? []) as Array<{ clientConfig: { service?: { path?: string } } }>;
-        for (const w of webhooks) w.clientConfig = localWebhookClientConfig({ port, path: w.clientConfig.service?.path ?? '/', caPem: certs.caPem });
-        await client.create(kind, configuration);
-        installed.push({ kind, name: configuration.metadata.name! });
-      }
+      const installed = await installLocalWebhooks(client, { port, caPem: certs.caPem });
       return {
         mgr,
         async stop() {
-          for (const { kind, name } of installed) await client.delete(kind, name);
+          await removeLocalWebhooks(client, installed);
           await running.stop();
         },
       };
@@ -138,21 +99,4 @@ export async function startTestEnv(): Promise<TestEnv> {
       await server.stop();
     },
   };
-}
-
-/**
- * Installs the generated ClusterRole, binds it to the operator's
- * ServiceAccount, and returns a connection that acts as that account
- * (impersonated by the admin, as `kubectl --as` does).
- */
-async function bindOperatorRole(client: Client, admin: ClientConfig): Promise<ClientConfig> {
-  const [role] = documents(projectFile('config/rbac/role.yaml'));
-  if (!role) throw new Error('config/rbac/role.yaml: no ClusterRole; run `npm run manifests`');
-  await client.create(ClusterRole, role as never);
-  await client.create(ClusterRoleBinding, {
-    metadata: { name: 'manager-rolebinding' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name! },
-    subjects: [{ kind: 'ServiceAccount', name: 'controller-manager', namespace: operatorNamespace }],
-  });
-  return { ...admin, impersonate: { user: operatorUser, groups: ['system:serviceaccounts', `system:serviceaccounts:${operatorNamespace}`, 'system:authenticated'] } };
 }

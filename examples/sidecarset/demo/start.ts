@@ -35,6 +35,14 @@ const say = (...lines: string[]) => void process.stdout.write(lines.map((l) => `
 // The components' own logs: warnings and errors only, unless asked for (OPERANT_LOG_LEVEL=info).
 const logger = createLogger({ level: process.env.OPERANT_LOG_LEVEL || 'warn' });
 
+// Ctrl-C from here on stops everything cleanly (the data stays).
+const interrupted = new Promise<void>((done) => {
+  process.once('SIGINT', done);
+  process.once('SIGTERM', done);
+});
+const stopping = new AbortController();
+void interrupted.then(() => stopping.abort());
+
 await mkdir(dir, { recursive: true, mode: 0o700 });
 const kubeconfigPath = resolve(dir, 'kubeconfig');
 const server = await startApiServer({ port: 0, dataDir: resolve(dir, 'data'), kubeconfigPath });
@@ -79,12 +87,24 @@ say(
 );
 
 await settled();
-const pods = (await client.list(Pod, { namespace: 'default', labelSelector: selector })).items.sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
-say(`The pods of deployment/${deployment.metadata.name}, with the sidecar the webhook injected:`);
-for (const pod of pods) {
-  const containers = pod.spec!.containers.map((c) => `${c.name} (${c.image})`).join(', ');
-  const ready = pod.status?.containerStatuses?.filter((c) => c.ready).length ?? 0;
-  say(`  ${pod.metadata.name}  ${pod.spec!.nodeName ?? '<pending>'}  ${ready}/${pod.spec!.containers.length} ${pod.status?.phase ?? ''}  ${containers}`);
+if (!stopping.signal.aborted) await showWhatHappened();
+await interrupted;
+await cluster.stop();
+await removeLocalWebhooks(client, webhooks);
+stopManager.abort();
+await managerDone;
+client.close();
+await server.stop();
+say('stopped');
+
+/** The pods with their sidecars, the SidecarSet as kubectl shows it, and what to try next. */
+async function showWhatHappened(): Promise<void> {
+  const pods = (await client.list(Pod, { namespace: 'default', labelSelector: selector })).items.sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+  say(`The pods of deployment/${deployment.metadata.name}, with the sidecar the webhook injected:`);
+  for (const pod of pods) {
+    const containers = pod.spec!.containers.map((c) => `${c.name} (${c.image})`).join(', ');
+    const ready = pod.status?.containerStatuses?.filter((c) => c.ready).length ?? 0;
+    say(`  ${pod.metadata.name}  ${pod.spec!.nodeName ?? '<pending>'}  ${ready}/${pod.spec!.containers.length} ${pod.status?.phase ?? ''}  ${containers}`);
 }
 say('', '$ kubectl get sidecarsets', ...formatTable(await getTable(server, '/apis/apps.kruise.io/v1alpha1/sidecarsets')), '');
 const k = `kubectl --kubeconfig ${shown(kubeconfigPath)}`;
@@ -98,18 +118,7 @@ say(
   '',
   `Press Ctrl-C to stop; the data stays in ${shown(dir)} for the next npm start.`,
 );
-
-await new Promise<void>((done) => {
-  process.once('SIGINT', done);
-  process.once('SIGTERM', done);
-});
-await cluster.stop();
-await removeLocalWebhooks(client, webhooks);
-stopManager.abort();
-await managerDone;
-client.close();
-await server.stop();
-say('stopped');
+}
 
 /** Creates the sample unless there is one of that name; says which. */
 async function createIfAbsent<T extends KubeObject>(kind: Kind<T>, obj: T): Promise<string> {
@@ -123,9 +132,9 @@ async function createIfAbsent<T extends KubeObject>(kind: Kind<T>, obj: T): Prom
   }
 }
 
-/** Resolves once the SidecarSet counts every replica as matched, updated and ready. */
+/** Resolves once the SidecarSet counts every replica as matched, updated and ready (or on Ctrl-C). */
 async function settled(timeoutMs = 60_000): Promise<void> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]);
   const done = (s: SidecarSet) => {
     const st = s.status;
     return st?.matchedPods === replicas && st.updatedPods === replicas && st.readyPods === replicas && st.observedGeneration === s.metadata.generation;
@@ -138,6 +147,7 @@ async function settled(timeoutMs = 60_000): Promise<void> {
   } catch (err) {
     if (!signal.aborted) throw err;
   }
+  if (stopping.signal.aborted) return;
   const status = (await client.get(SidecarSet, sidecarSetName)).status;
   say(`The SidecarSet has not settled after ${timeoutMs / 1000} s: ${JSON.stringify(status)}; it keeps running.`);
 }

@@ -48,8 +48,9 @@ const notes: Record<string, string> = {
 (in the kubeconfig), client certificates and ServiceAccount tokens, and enforces RBAC for everyone
 but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in SQLite (WAL, fsync
 on commit), so that every acknowledged write survives even \`kill -9\`.`,
-  start: `What \`npm start\` runs at the repository root: a server keeping its data in \`<dir>/data\` and
-its kubeconfig in \`<dir>/kubeconfig\`; it prints \`ready <url>\` and then commands to try.`,
+  start: `A server keeping its data in \`<dir>/data\` and its kubeconfig in \`<dir>/kubeconfig\`; it prints
+\`ready <url>\` and then commands to try. (\`npm start\` at the repository root runs the SidecarSet
+demo instead: such a server with 3 simulated nodes, the operator and its samples.)`,
   generate: `Without a subcommand it writes everything, in the layout \`operant init\` makes:
 \`config/crd/bases/<group>_<plural>.yaml\`, \`config/rbac/role.yaml\`, \`config/webhook/manifests.yaml\`
 and \`src/api/<version>/zz_generated.kinds.ts\` (each kind as a value for the client). The same input

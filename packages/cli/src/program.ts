@@ -32,7 +32,7 @@ export function buildProgram(): Command {
 
   program
     .command('start')
-    .description('start the embedded server with data under .operant/ (what `npm start` runs)')
+    .description('start the embedded server with data under .operant/, and print kubectl commands to try')
     .option('--dir <dir>', 'where to keep data and the kubeconfig', '.operant')
     .action(async (opts: { dir: string }) => {
       await (await import('./commands/start.js')).runStart(opts);

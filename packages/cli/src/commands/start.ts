@@ -1,6 +1,7 @@
 /**
- * `npm start`: an embedded server with durable data under `.operant/`, a
- * kubeconfig beside it, and a hint of what to try with kubectl.
+ * `operant start`: an embedded server with durable data under `.operant/`, a
+ * kubeconfig beside it, and a hint of what to try with kubectl. (The root
+ * `npm start` is the SidecarSet demo, examples/sidecarset/demo/start.ts.)
  */
 import { join, resolve } from 'node:path';
 import { startApiServer } from '@operant/apiserver';

@@ -11,9 +11,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, Pod, type Manager } from '@operant/runtime';
 import { SidecarSet } from '../src/api/v1alpha1/zz_generated.kinds.js';
-import { setupSidecarSetController } from '../src/controllers/sidecarset-controller.js';
-import { setupSidecarSetDefaultingWebhook, setupSidecarSetValidatingWebhook } from '../src/webhooks/v1alpha1/sidecarset-webhook.js';
-import { setupPodDefaultingWebhook } from '../src/webhooks/v1/pod-webhook.js';
 import { readPodHashes, SidecarSetHashAnnotation, SidecarSetHashWithoutImageAnnotation, SidecarSetListAnnotation } from '../src/sidecarset/annotations.js';
 import { sidecarSetHash, sidecarSetHashWithoutImage } from '../src/sidecarset/hash/hash.js';
 import { startTestEnv, type TestEnv } from './support.js';
@@ -23,7 +20,7 @@ describe('the SidecarSet operator on the embedded API server', () => {
   let manager: { mgr: Manager; stop(): Promise<void> };
   before(async () => {
     env = await startTestEnv();
-    manager = await env.startManagerWithWebhooks(setupSidecarSetController, setupSidecarSetDefaultingWebhook, setupPodDefaultingWebhook, setupSidecarSetValidatingWebhook);
+    manager = await env.startOperator();
   });
   after(async () => {
     await manager?.stop();

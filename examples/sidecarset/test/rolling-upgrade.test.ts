@@ -17,12 +17,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulatedCluster, type SimulatedCluster } from '@operant/controllers';
-import { ControllerRevision, Deployment, Namespace, Pod, type Manager, type Typed } from '@operant/runtime';
+import { ControllerRevision, Deployment, Namespace, Pod, type JsonPatchOp, type Manager, type Typed } from '@operant/runtime';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { SidecarSet } from '../src/api/v1alpha1/zz_generated.kinds.js';
-import { setupSidecarSetController } from '../src/controllers/sidecarset-controller.js';
-import { setupSidecarSetDefaultingWebhook, setupSidecarSetValidatingWebhook } from '../src/webhooks/v1alpha1/sidecarset-webhook.js';
-import { setupPodDefaultingWebhook } from '../src/webhooks/v1/pod-webhook.js';
 import { readPodHashes, SidecarSetHashAnnotation } from '../src/sidecarset/annotations.js';
 import { isPodConsistent, isPodUpdated, isRunningAndReady } from '../src/sidecarset/status/status.js';
 import { operatorNamespace, startTestEnv, type TestEnv } from './support.js';
@@ -38,7 +35,7 @@ describe('in-place sidecar upgrade on a simulated cluster', () => {
     env = await startTestEnv();
     // A restart takes a moment, so that an upgrade is seen in flight.
     cluster = await startSimulatedCluster({ kubeconfig: env.adminConfig, nodes: 3, timing: { restartSeconds: 0.3 } });
-    manager = await env.startManagerWithWebhooks(setupSidecarSetController, setupSidecarSetDefaultingWebhook, setupPodDefaultingWebhook, setupSidecarSetValidatingWebhook);
+    manager = await env.startOperator();
     await env.client.create(Namespace, { metadata: { name: namespace } });
   });
   after(async () => {
@@ -69,10 +66,12 @@ describe('in-place sidecar upgrade on a simulated cluster', () => {
   }
 
   /** Changes the sidecar's image (and the strategy); resolves with the SidecarSet the webhooks made of it. */
-  async function setImage(image: string, updateStrategy?: Record<string, unknown>) {
-    const current = await env.client.get(SidecarSet, 'log-agent');
-    const spec = { ...current.spec!, containers: current.spec!.containers!.map((c) => ({ ...c, image })), ...(updateStrategy ? { updateStrategy: { ...current.spec!.updateStrategy, ...updateStrategy } } : {}) };
-    return env.client.update(SidecarSet, { ...current, spec });
+  function setImage(image: string, updateStrategy?: Record<string, unknown>) {
+    const ops: JsonPatchOp[] = [
+      { op: 'replace', path: '/spec/containers/0/image', value: image },
+      ...Object.entries(updateStrategy ?? {}).map(([field, value]): JsonPatchOp => ({ op: 'add', path: `/spec/updateStrategy/${field}`, value })),
+    ];
+    return env.client.patch(SidecarSet, 'log-agent', ops, { patchType: 'json' });
   }
 
   const sidecarImages = async () => {

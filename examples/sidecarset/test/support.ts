@@ -1,8 +1,8 @@
 /**
  * The tests' environment: an embedded API server (in this process, over real
  * HTTPS), the project's CRDs installed from config/crd/bases, and a manager
- * started with the controllers under test; with `webhooks: true`, also its
- * webhook server on a local port, with config/webhook/manifests.yaml installed
+ * started with the controllers under test, or the whole operator with its
+ * webhook server on a local port and config/webhook/manifests.yaml installed
  * and pointed at it (as `operant dev` does).
  *
  * The operator never runs as admin: its managers act as the ServiceAccount
@@ -15,6 +15,9 @@
 import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import { Client, generateServingCertificate, Manager, loadKubeConfig, type ClientConfig, type Kind, type KubeObject } from '@operant/runtime';
 import { installCrds, installLocalWebhooks, installOperatorIdentity, removeLocalWebhooks } from '../demo/local-operator.js';
+import { setupSidecarSetController } from '../src/controllers/sidecarset-controller.js';
+import { setupSidecarSetDefaultingWebhook, setupSidecarSetValidatingWebhook } from '../src/webhooks/v1alpha1/sidecarset-webhook.js';
+import { setupPodDefaultingWebhook } from '../src/webhooks/v1/pod-webhook.js';
 
 export { operatorNamespace } from '../demo/local-operator.js';
 
@@ -27,8 +30,8 @@ export interface TestEnv {
   operatorConfig: ClientConfig;
   /** Starts a manager with the given setup functions; stop() stops it. */
   startManager(...setups: Array<(mgr: Manager) => void>): Promise<{ mgr: Manager; stop(): Promise<void> }>;
-  /** The same, serving webhooks that the API server calls. */
-  startManagerWithWebhooks(...setups: Array<(mgr: Manager) => void>): Promise<{ mgr: Manager; stop(): Promise<void> }>;
+  /** The whole operator (controller and webhooks), connecting with `kubeconfig` (default: as its ServiceAccount). */
+  startOperator(options?: { kubeconfig?: ClientConfig }): Promise<{ mgr: Manager; stop(): Promise<void> }>;
   /** Resolves with the object once `done` holds for it (watching, no polling); rejects after `timeoutMs`. */
   waitFor<T extends KubeObject>(kind: Kind<T>, name: string, done: (obj: T) => boolean, options?: { namespace?: string; timeoutMs?: number }): Promise<T>;
   stop(): Promise<void>;
@@ -54,6 +57,22 @@ export async function startTestEnv(): Promise<TestEnv> {
     };
   }
 
+  /** A manager with `setups`, its webhook server on a local port, and the webhook configurations pointed at it. */
+  async function runWithWebhooks(kubeconfig: ClientConfig, setups: Array<(mgr: Manager) => void>) {
+    const certs = await generateServingCertificate();
+    const mgr = await Manager.create({ kubeconfig, webhook: { port: 0, host: '127.0.0.1', certificates: certs.source } });
+    const running = await run(mgr, setups);
+    const { port } = await mgr.webhookServer.listening();
+    const installed = await installLocalWebhooks(client, { port, caPem: certs.caPem });
+    return {
+      mgr,
+      async stop() {
+        await removeLocalWebhooks(client, installed);
+        await running.stop();
+      },
+    };
+  }
+
   return {
     server,
     client,
@@ -62,19 +81,8 @@ export async function startTestEnv(): Promise<TestEnv> {
     async startManager(...setups) {
       return run(await Manager.create({ kubeconfig: operatorConfig }), setups);
     },
-    async startManagerWithWebhooks(...setups) {
-      const certs = await generateServingCertificate();
-      const mgr = await Manager.create({ kubeconfig: operatorConfig, webhook: { port: 0, host: '127.0.0.1', certificates: certs.source } });
-      const running = await run(mgr, setups);
-      const { port } = await mgr.webhookServer.listening();
-      const installed = await installLocalWebhooks(client, { port, caPem: certs.caPem });
-      return {
-        mgr,
-        async stop() {
-          await removeLocalWebhooks(client, installed);
-          await running.stop();
-        },
-      };
+    startOperator(options = {}) {
+      return runWithWebhooks(options.kubeconfig ?? operatorConfig, [setupSidecarSetController, setupSidecarSetDefaultingWebhook, setupPodDefaultingWebhook, setupSidecarSetValidatingWebhook]);
     },
     async waitFor(kind, name, done, options = {}) {
       const abort = new AbortController();

@@ -5,7 +5,7 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing sidecarset.
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -39,6 +39,7 @@ import { webhookSection } from './webhook.js';
 import { codegenSection } from './codegen.js';
 import { scaffoldSection } from './scaffold.js';
 import { testingSection } from './testing.js';
+import { sidecarsetSection } from './sidecarset.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -48,7 +49,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'sidecarset'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -225,6 +226,7 @@ try {
   if (sections.has('testing')) rows.push(...(await testingSection(rounds, log)));
   if (sections.has('workqueue')) rows.push(...(await workqueueSection(rounds, log)));
   if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
+  if (sections.has('sidecarset')) rows.push(...(await sidecarsetSection(rounds, log)));
   const cpu = cpus();
   process.stdout.write(
     `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +
@@ -241,6 +243,7 @@ try {
       (sections.has('workqueue') ? ' Workqueue rows: the baseline is a Set-deduplicated array FIFO with the same async get.' : '') +
       (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview.' : '') +
       (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on.' : '') +
+      (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       '\n\n',
   );
   process.stdout.write(`${render(rows)}\n`);

@@ -7,7 +7,19 @@
 
 /** `nginx:1.25` and `docker.io/library/nginx:1.25` are the same image; an untagged one is `:latest`. */
 export function sameImage(spec: string, status: string): boolean {
-  return normalize(spec) === normalize(status);
+  return spec === status || normalized(spec) === normalized(status);
+}
+
+/** A cluster runs few distinct images: each is normalized once (the memo is emptied when it grows large). */
+const memo = new Map<string, string>();
+
+function normalized(image: string): string {
+  let out = memo.get(image);
+  if (out === undefined) {
+    if (memo.size >= 10_000) memo.clear();
+    memo.set(image, (out = normalize(image)));
+  }
+  return out;
 }
 
 function normalize(image: string): string {

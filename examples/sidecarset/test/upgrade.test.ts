@@ -11,6 +11,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { SidecarSet } from '../src/api/v1alpha1/sidecarset-types.js';
 import { readPodHashes, SidecarSetHashAnnotation, SidecarSetHashWithoutImageAnnotation } from '../src/sidecarset/annotations.js';
 import { compareActivePods, nextUpgradePods, partitionCount } from '../src/sidecarset/upgrade/strategy.js';
+import { expandScatterTerms, scatterOrder } from '../src/sidecarset/upgrade/scatter.js';
 import { readUpdateStates, SidecarSetInplaceUpdateStateAnnotation, upgradableCondition, upgradePodSidecars } from '../src/sidecarset/upgrade/pod-upgrade.js';
 
 const v1ImageID = 'docker.io/library/test-image@sha256:0000000000000000000000000000000000000000000000000000000000000001';
@@ -219,5 +220,46 @@ describe('the SidecarSetUpgradable condition (updatePodSidecarSetUpgradableCondi
     assert.deepEqual([both.status, both.message, both.lastTransitionTime], ['False', '{"other":false,"test-sidecarset":true}', '2024-05-01T10:00:00Z']);
     const allowed = upgradableCondition(other, withCondition(both), true, new Date('2024-05-03T00:00:00Z'))!;
     assert.deepEqual([allowed.status, allowed.reason, allowed.message, allowed.lastTransitionTime], ['True', 'AllSidecarsetUpgradable', '{"other":true,"test-sidecarset":true}', '2024-05-03T00:00:00Z']);
+  });
+});
+
+describe('scatterStrategy (pkg/util/updatesort/scatter_sort_test.go)', () => {
+  const podsLabelled = (labels: string[]): Pod[] =>
+    labels.map((text, i) => ({
+      metadata: { name: String(i), labels: Object.fromEntries(text.split(',').map((l) => l.split('=')).filter((kv) => kv.length === 2)) },
+    }));
+
+  it('TestScatterPodsByRule: matching pods are spread over the order, one kept for the end', () => {
+    const cases: Array<[string, string[], number[]]> = [
+      ['no label', [''], [0]],
+      ['only one scattered pod', ['labelA=AAA'], [0]],
+      ['odd scattered pod + odd ordinary pod', ['labelA=AAA', 'bbb'], [0, 1]],
+      ['even scattered pods + even ordinary pods', ['', '', '', '', 'labelA=AAA', 'labelA=AAA'], [4, 0, 1, 2, 3, 5]],
+      ['odd scattered pods + odd ordinary pods', ['', '', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA'], [3, 0, 1, 4, 2, 5]],
+      ['even scattered pods + odd ordinary pods', ['', '', '', 'labelA=AAA', '', '', 'labelA=AAA'], [3, 0, 1, 2, 4, 5, 6]],
+      ['odd scattered pods + even ordinary pods', ['', '', '', '', '', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA'], [6, 0, 1, 2, 7, 3, 4, 5, 8]],
+      ['even scattered + even ordinary, more scattered', ['', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA'], [2, 3, 0, 4, 1, 5]],
+      ['odd scattered + odd ordinary, more scattered', ['', '', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA'], [3, 0, 1, 4, 2, 5]],
+      ['even scattered + odd ordinary, more scattered', ['', '', 'labelA=AAA', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA'], [2, 4, 0, 5, 6, 1, 7, 3, 8]],
+      ['odd scattered + even ordinary, more scattered', ['', 'labelA=AAA', '', 'labelA=AAA', '', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA'], [1, 0, 3, 2, 6, 4, 7, 5, 8]],
+      ['invalid label', ['', '', '', '', 'ee', 'a', '', 'labelA=AAA', 'labelA=AAA', 'labelA=AAA,labelB=BBB'], [7, 0, 1, 2, 3, 8, 4, 5, 6, 9]],
+    ];
+    for (const [name, labels, expected] of cases) {
+      const list = podsLabelled(labels);
+      assert.deepEqual(scatterOrder([{ key: 'labelA', value: 'AAA' }], list, list.map((_, i) => i)), expected, name);
+    }
+  });
+
+  it('"*" stands for every value the pods have; a round takes the pods of each zone in turn', () => {
+    const zones = ['a', 'a', 'a', 'a', 'b', 'b', 'b', 'b'];
+    const list = podsLabelled(zones.map((z) => `zone=${z}`));
+    assert.deepEqual(expandScatterTerms([{ key: 'zone', value: '*' }, { key: 'zone', value: 'a' }], list), [
+      { key: 'zone', value: 'a' },
+      { key: 'zone', value: 'b' },
+    ]);
+    const set = sidecarSet({ maxUnavailable: 2, scatterStrategy: [{ key: 'zone', value: '*' }] });
+    const ready = pods(8, 0, 0).map((p, i) => ({ ...p, metadata: { ...p.metadata, labels: { ...p.metadata!.labels, zone: zones[i]! } } }));
+    const round = nextUpgradePods(set, ready).upgrade.map((p) => p.metadata!.labels!.zone);
+    assert.deepEqual(round.sort(), ['a', 'b']);
   });
 });

@@ -7,7 +7,8 @@
  * differs from the SidecarSet's needs more than an image change, which a
  * running pod cannot take: it is not upgradable. One whose sidecar is still
  * being restarted by an earlier upgrade waits. The rest are ordered
- * not-ready first, then as kube orders active pods; `partition` of them stay
+ * not-ready first, then as kube orders active pods, then spread by
+ * `scatterStrategy` (scatter.ts); `partition` of them stay
  * behind; and `maxUnavailable` caps how many updated pods may be unavailable
  * (not ready, or a sidecar not yet running its image) at once. A candidate
  * that is not ready already costs nothing from that budget.
@@ -17,6 +18,7 @@ import { labelSelectorFromObject } from '@operant/apimachinery';
 import type { IntOrString } from '@operant/runtime';
 import type { SidecarSet } from '../../api/v1alpha1/sidecarset-types.js';
 import { podSidecarSetHash, SidecarSetHashWithoutImageAnnotation } from '../annotations.js';
+import { expandScatterTerms, scatterOrder } from './scatter.js';
 import { isContainerConsistent, isPodConsistent, isPodReady, isPodUpdated, isRunningAndReady } from '../status/status.js';
 
 /** What one round of the upgrade does. */
@@ -48,17 +50,19 @@ export function upgradability(sidecarSet: SidecarSet, pod: Pod): { canUpgrade: b
 export function nextUpgradePods<P extends Pod>(sidecarSet: SidecarSet, pods: readonly P[]): UpgradeRound<P> {
   const strategy = sidecarSet.spec?.updateStrategy;
   const selects = strategySelector(sidecarSet);
-  const waiting: P[] = [];
+  const waiting: number[] = [];
   const notUpgradable: P[] = [];
-  for (const pod of pods) {
-    if (isPodUpdated(sidecarSet, pod) || !selects(pod)) continue;
+  pods.forEach((pod, i) => {
+    if (isPodUpdated(sidecarSet, pod) || !selects(pod)) return;
     const { canUpgrade, consistent } = upgradability(sidecarSet, pod);
-    if (canUpgrade && consistent) waiting.push(pod);
+    if (canUpgrade && consistent) waiting.push(i);
     else if (!canUpgrade) notUpgradable.push(pod);
-  }
-  waiting.sort(compareActivePods);
-  const count = upgradeCount(sidecarSet, waiting, pods, strategy?.partition, strategy?.maxUnavailable);
-  return { upgrade: waiting.slice(0, count), notUpgradable };
+  });
+  waiting.sort((a, b) => compareActivePods(pods[a]!, pods[b]!));
+  const order = strategy?.scatterStrategy ? scatterOrder(expandScatterTerms(strategy.scatterStrategy, pods), pods, waiting) : waiting;
+  const inOrder = order.map((i) => pods[i]!);
+  const count = upgradeCount(sidecarSet, inOrder, pods, strategy?.partition, strategy?.maxUnavailable);
+  return { upgrade: inOrder.slice(0, count), notUpgradable };
 }
 
 /** updateStrategy.selector as a predicate (every pod when unset; none when it cannot be read, as Kruise). */

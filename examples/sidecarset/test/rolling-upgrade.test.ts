@@ -169,4 +169,35 @@ describe('in-place sidecar upgrade on a simulated cluster', () => {
     assert.equal(list.length, 3);
     assert.deepEqual(await sidecarImages(), Array(10).fill('docker.io/library/busybox:1.36'));
   });
+
+  it('injectionStrategy.revision: new pods get the named revision, not the latest (NotUpdate leaves the running ones alone)', async () => {
+    const before = await env.client.get(SidecarSet, 'log-agent');
+    const pinned = before.status!.latestRevision!;
+    await env.client.patch(
+      SidecarSet,
+      'log-agent',
+      [
+        { op: 'replace', path: '/spec/containers/0/image', value: 'busybox:1.40' },
+        { op: 'replace', path: '/spec/updateStrategy', value: { type: 'NotUpdate' } },
+        { op: 'add', path: '/spec/injectionStrategy', value: { revision: { revisionName: pinned } } },
+      ],
+      { patchType: 'json' },
+    );
+    const latest = await env.waitFor(SidecarSet, 'log-agent', (s) => s.status?.observedGeneration === 5 && s.status.latestRevision !== pinned);
+    const existing = new Set((await env.client.list(Pod, { namespace })).items.map((p) => p.metadata.uid));
+    await env.client.patch(Deployment, 'web', { spec: { replicas: 12 } }, { namespace });
+    await env.waitFor(SidecarSet, 'log-agent', (s) => s.status?.matchedPods === 12, { timeoutMs: 30_000 });
+    const { items } = await env.client.list(Pod, { namespace });
+    const images = items.map((p) => p.spec!.containers.find((c) => c.name === 'log-agent')!.image).sort();
+    assert.deepEqual(images, Array(12).fill('busybox:1.36'), 'the new pods got the pinned revision; the others were not updated');
+    const added = items.filter((p) => !existing.has(p.metadata.uid));
+    assert.equal(added.length, 2);
+    const revision = await env.client.get(ControllerRevision, pinned, { namespace: operatorNamespace });
+    for (const pod of added) {
+      const record = readPodHashes(pod.metadata.annotations, SidecarSetHashAnnotation)['log-agent']!;
+      assert.equal(record.controllerRevision, pinned);
+      assert.equal(record.hash, revision.metadata.annotations![SidecarSetHashAnnotation]);
+      assert.notEqual(record.hash, latest.metadata.annotations![SidecarSetHashAnnotation]);
+    }
+  });
 });

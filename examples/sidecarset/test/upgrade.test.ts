@@ -8,7 +8,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { SidecarSet } from '../src/api/v1alpha1/sidecarset-types.js';
+import { SidecarSetCustomVersionLabel, type SidecarSet } from '../src/api/v1alpha1/sidecarset-types.js';
+import type { ControllerRevision } from '../src/sidecarset/revision/revision-data.js';
+import { sidecarSetForNewPod } from '../src/sidecarset/revision/injection-revision.js';
 import { readPodHashes, SidecarSetHashAnnotation, SidecarSetHashWithoutImageAnnotation } from '../src/sidecarset/annotations.js';
 import { compareActivePods, nextUpgradePods, partitionCount } from '../src/sidecarset/upgrade/strategy.js';
 import { expandScatterTerms, scatterOrder } from '../src/sidecarset/upgrade/scatter.js';
@@ -261,5 +263,61 @@ describe('scatterStrategy (pkg/util/updatesort/scatter_sort_test.go)', () => {
     const ready = pods(8, 0, 0).map((p, i) => ({ ...p, metadata: { ...p.metadata, labels: { ...p.metadata!.labels, zone: zones[i]! } } }));
     const round = nextUpgradePods(set, ready).upgrade.map((p) => p.metadata!.labels!.zone);
     assert.deepEqual(round.sort(), ['a', 'b']);
+  });
+});
+
+describe('the version a new pod gets (getSuitableRevisionSidecarSet, pkg/webhook/pod/mutating/sidecarset_test.go)', () => {
+  const revision = (name: string, image: string, revisionNumber: number, customVersion?: string): ControllerRevision => ({
+    metadata: {
+      name,
+      namespace: 'sidecarset-system',
+      labels: { 'kruise.io/sidecarset-name': 'test-sidecarset', ...(customVersion ? { [SidecarSetCustomVersionLabel]: customVersion } : {}) },
+      annotations: { [SidecarSetHashAnnotation]: `hash-${image}`, [SidecarSetHashWithoutImageAnnotation]: 'without-aaa' },
+    },
+    data: { spec: { $patch: 'replace', containers: [{ name: 'test-sidecar', image }], imagePullSecrets: null, initContainers: null, patchPodMetadata: null, volumes: [{ name: 'v', emptyDir: {} }] } },
+    revision: revisionNumber,
+  });
+  const revisions = [revision('test-sidecarset-1', 'test-image:v1', 1, 'canary'), revision('test-sidecarset-2', 'test-image:v2', 2, 'canary'), revision('test-sidecarset-3', 'test-image:v3', 3)];
+  const [pod] = pods(1, 0, 0);
+  const withRevision = (injection: NonNullable<NonNullable<SidecarSet['spec']>['injectionStrategy']>['revision'], strategy: NonNullable<SidecarSet['spec']>['updateStrategy'] = {}): SidecarSet => {
+    const set = sidecarSet(strategy);
+    set.spec!.injectionStrategy = { revision: injection };
+    return set;
+  };
+
+  it('without a revision named: the SidecarSet as it is', () => {
+    const set = sidecarSet();
+    assert.equal(sidecarSetForNewPod(set, pod!, revisions), set);
+  });
+
+  it('revisionName: the revision\'s containers and volumes, its hashes, and latestRevision naming it', () => {
+    const history = sidecarSetForNewPod(withRevision({ revisionName: 'test-sidecarset-1' }), pod!, revisions);
+    assert.deepEqual(history.spec, { containers: [{ name: 'test-sidecar', image: 'test-image:v1' }], volumes: [{ name: 'v', emptyDir: {} }] });
+    assert.equal(history.metadata!.annotations![SidecarSetHashAnnotation], 'hash-test-image:v1');
+    assert.equal(history.status!.latestRevision, 'test-sidecarset-1');
+  });
+
+  it('customVersion: the newest revision with that label', () => {
+    assert.equal(sidecarSetForNewPod(withRevision({ customVersion: 'canary' }), pod!, revisions).status!.latestRevision, 'test-sidecarset-2');
+  });
+
+  it('a revision that is not there refuses the pod, with kube\'s NotFound text', () => {
+    assert.throws(() => sidecarSetForNewPod(withRevision({ revisionName: 'gone' }), pod!, revisions), { name: 'Error', message: 'controllerrevisions.apps "gone" not found' });
+    assert.throws(() => sidecarSetForNewPod(withRevision({ customVersion: 'nope' }), pod!, revisions), { message: 'ControllerRevision.apps "test-sidecarset" not found' });
+  });
+
+  it('Partial: pods outside updateStrategy.selector get the revision; selected ones the latest unless a percentage partition draws the revision', () => {
+    const partial = { revisionName: 'test-sidecarset-1', policy: 'Partial' };
+    const outside = withRevision(partial, { selector: { matchLabels: { canary: 'true' } } });
+    assert.equal(sidecarSetForNewPod(outside, pod!, revisions).status!.latestRevision, 'test-sidecarset-1');
+    const selected = { ...pod!, metadata: { ...pod!.metadata, labels: { ...pod!.metadata!.labels, canary: 'true' } } };
+    assert.equal(sidecarSetForNewPod(outside, selected, revisions), outside);
+    const byPercent = withRevision(partial, { partition: '30%' });
+    assert.equal(sidecarSetForNewPod(byPercent, pod!, revisions, () => 0.2).status!.latestRevision, 'test-sidecarset-1');
+    assert.equal(sidecarSetForNewPod(byPercent, pod!, revisions, () => 0.5), byPercent);
+    const byCount = withRevision(partial, { partition: 3 });
+    assert.equal(sidecarSetForNewPod(byCount, pod!, revisions, () => 0), byCount);
+    // Paused: always the revision.
+    assert.equal(sidecarSetForNewPod(withRevision(partial, { paused: true, partition: '0%' }), pod!, revisions, () => 0.99).status!.latestRevision, 'test-sidecarset-1');
   });
 });

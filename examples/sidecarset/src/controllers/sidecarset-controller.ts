@@ -36,6 +36,7 @@ import {
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { SidecarSet } from '../api/v1alpha1/zz_generated.kinds.js';
 import { registerLatestRevision } from '../sidecarset/revision/history.js';
+import { operatorNamespace } from '../sidecarset/revision/namespace.js';
 import { calculateStatus, matchedPods, statusChanged } from '../sidecarset/status/status.js';
 import { podUpdateMatters, sidecarSetsOfPod } from '../sidecarset/status/pod-events.js';
 import { nextUpgradePods } from '../sidecarset/upgrade/strategy.js';
@@ -56,10 +57,8 @@ type PodObject = Typed<corev1.Pod>;
  */
 export interface SidecarSetControllerOptions {
   /**
-   * Where the ControllerRevisions are kept: the operator's own namespace, as
-   * Kruise keeps them in its own (ordinary users should not write there).
-   * Default: the POD_NAMESPACE environment variable (set from the downward
-   * API in config/manager), else `sidecarset-system`.
+   * Where the ControllerRevisions are kept; default the operator's own
+   * namespace (revision/namespace.ts: POD_NAMESPACE, else `sidecarset-system`).
    */
   revisionNamespace?: string;
   /** The clock of the records written on pods; default the wall clock. */
@@ -165,7 +164,7 @@ export function setupSidecarSetController(mgr: Manager, options: SidecarSetContr
   const processor: Processor = {
     client: mgr.apiReader.withCache(mgr.cache, { readYourWrites: true }),
     recorder: mgr.eventRecorderFor('sidecarset-controller'),
-    namespace: options.revisionNamespace ?? (process.env.POD_NAMESPACE || 'sidecarset-system'),
+    namespace: options.revisionNamespace ?? operatorNamespace(),
     now: options.now ?? (() => new Date()),
   };
   mgr

@@ -5,12 +5,16 @@
  * webhook configuration's namespaceSelector, which the generated manifests
  * cannot carry; this check makes it hold however the webhook is installed),
  * as are subresource requests and pods that are already finished or deleting.
- * The SidecarSets and the pod's Namespace come from the manager's cache.
+ * A SidecarSet whose injectionStrategy names a revision injects that revision
+ * (revision/injection-revision.ts). The SidecarSets, the pod's Namespace and
+ * the revisions come from the manager's cache.
  */
-import { admissionHandler, allowed, decodeObject, errored, ignoreNotFound, Namespace, patched, Pod, type Manager } from '@operant/runtime';
+import { admissionHandler, allowed, ControllerRevision, decodeObject, errored, ignoreNotFound, Namespace, patched, Pod, type Manager } from '@operant/runtime';
 import { SidecarSet } from '../../api/v1alpha1/zz_generated.kinds.js';
 import { injectSidecarSets } from '../../sidecarset/injection/inject.js';
 import { isActivePod, sidecarSetsForPod } from '../../sidecarset/injection/matching.js';
+import { sidecarSetForNewPod } from '../../sidecarset/revision/injection-revision.js';
+import { operatorNamespace } from '../../sidecarset/revision/namespace.js';
 
 // +kubebuilder:webhook:path=/mutate-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=mpod.kb.io,admissionReviewVersions=v1
 
@@ -26,11 +30,15 @@ export const podMutatingHandler = admissionHandler(async (req, ctx) => {
   if (ns?.metadata.labels?.['control-plane'] !== undefined) return allowed();
   const sidecarSets = (await ctx.client.list(SidecarSet)).items;
   const matched = sidecarSetsForPod(pod, sidecarSets, (name) => (name === namespace ? ns?.metadata.labels ?? {} : undefined));
+  // Only SidecarSets that name a revision to inject need the revisions (and the informer they start).
+  const revisions = matched.some((s) => s.spec?.injectionStrategy?.revision) ? (await ctx.client.list(ControllerRevision, { namespace: operatorNamespace() })).items : [];
   let injected;
   try {
-    injected = injectSidecarSets(pod, matched, new Date());
+    const versions = matched.map((s) => sidecarSetForNewPod(s, pod, revisions));
+    injected = injectSidecarSets(pod, versions, new Date());
   } catch (err) {
-    // As Kruise: a pod whose hash annotations cannot be read is refused (500), not injected half-way.
+    // As Kruise: a pod whose hash annotations cannot be read, or whose SidecarSet names a revision
+    // that is not there, is refused (500), not injected half-way.
     return errored(500, err instanceof Error ? err : new Error(String(err)));
   }
   if (!injected) return allowed();

@@ -20,6 +20,7 @@ import {
   type Manager,
 } from '@operant/runtime';
 import { SidecarSet } from '../../api/v1alpha1/zz_generated.kinds.js';
+import { operatorNamespace } from '../../sidecarset/revision/namespace.js';
 import { defaultSidecarSet } from '../../sidecarset/defaults/sidecarset-defaults.js';
 import { validateSidecarSetAdmission } from '../../sidecarset/validation/index.js';
 
@@ -38,20 +39,12 @@ export function setupSidecarSetDefaultingWebhook(mgr: Manager): void {
 
 // +kubebuilder:webhook:path=/validate-apps-kruise-io-v1alpha1-sidecarset,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.kruise.io,resources=sidecarsets,verbs=create;update,versions=v1alpha1,name=vsidecarset.kb.io,admissionReviewVersions=v1
 
-/**
- * The namespace of the operator, where a SidecarSet's ControllerRevisions
- * live: POD_NAMESPACE, as Kruise's webhookutil.GetNamespace reads it.
- */
-export function revisionNamespace(): string {
-  return process.env.POD_NAMESPACE || 'kruise-system';
-}
-
 async function validate(obj: SidecarSet, old: SidecarSet | undefined, ctx: AdmissionContext): Promise<void> {
   const [others, namespaces, revisions] = await Promise.all([
     ctx.client.list(SidecarSet),
     ctx.client.list(Namespace),
     // Only a SidecarSet that names a revision needs them (and the informer they start).
-    obj.spec?.injectionStrategy?.revision ? ctx.client.list(ControllerRevision, { namespace: revisionNamespace() }) : undefined,
+    obj.spec?.injectionStrategy?.revision ? ctx.client.list(ControllerRevision, { namespace: operatorNamespace() }) : undefined,
   ]);
   const labels = new Map(namespaces.items.map((ns) => [ns.metadata.name ?? '', ns.metadata.labels ?? {}]));
   const errs = validateSidecarSetAdmission(obj, old, {

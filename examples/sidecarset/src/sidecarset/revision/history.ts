@@ -100,7 +100,7 @@ async function labelCustomVersion(client: Client, revision: ControllerRevision, 
  * stays), skipping those still in use. Fails when the ones in use keep the
  * history over the limit, as Kruise reports it.
  */
-async function trimHistory(client: Client, sidecarSet: SidecarSet, revisions: readonly ControllerRevision[], pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
+export async function trimHistory(client: Client, sidecarSet: SidecarSet, revisions: readonly ControllerRevision[], pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
   const limit = Math.max(1, sidecarSet.spec?.revisionHistoryLimit ?? defaultHistoryLimit);
   let excess = revisions.length - limit;
   if (excess <= 0) return;

@@ -224,9 +224,10 @@ describe('loadOrCreateServingMaterial', () => {
       assert.match(first.adminToken, /^[A-Za-z0-9_-]{43}$/);
       const pki = join(dir, 'pki');
       for (const [file, mode] of [
-        ['ca.crt', 0o644],
+        // Everything in a data dir is 0600, certificates too (the dir's files are fixed to that at start).
+        ['ca.crt', 0o600],
         ['ca.key', 0o600],
-        ['apiserver.crt', 0o644],
+        ['apiserver.crt', 0o600],
         ['apiserver.key', 0o600],
         ['admin-token', 0o600],
       ] as const) {

@@ -163,6 +163,7 @@ function collect(v: Json, t: MergeType, path: PathElement[], set: FieldSet): voi
       if (tt.atomic) return set.insert(path);
       if (!isMap(v)) return;
       for (const [k, val] of Object.entries(v)) {
+        if (val === undefined) continue;
         const pe = { field: k };
         const named = tt.field(k);
         collect(val, named ?? tt.element() ?? untypedType, [...path, pe], set);
@@ -187,6 +188,7 @@ export function compareTyped(lhs: Json, rhs: Json, t: MergeType): Comparison {
 }
 
 function compareNode(l: Json, r: Json, t: MergeType, path: PathElement[], c: Comparison): void {
+  if (l === undefined && r === undefined) return;
   const leaf = (): void => {
     if (l === undefined) c.added.insert(path);
     else if (r === undefined) c.removed.insert(path);
@@ -263,6 +265,7 @@ export function mergeTyped(lhs: Json, rhs: Json, t: MergeType): Json {
 }
 
 function mergeNode(l: Json, r: Json, t: MergeType): Json {
+  if (l === undefined && r === undefined) return undefined;
   const keepRhs = (): Json => (r !== undefined ? r : l);
   const tl = l === undefined ? undefined : deduce(t, l);
   const tr = r === undefined ? undefined : deduce(t, r);

@@ -159,15 +159,17 @@ describe('Client against the embedded server', () => {
 
   });
 
-  test('server-side apply through apply(): conflicts between managers unless forced', async (t) => {
+  test('server-side apply through apply(): conflicts between managers unless forced', async () => {
     const obj: ConfigMap = { metadata: { name: 'ssa', namespace: ns }, data: { key: 'first' } };
-    await client.create(ConfigMap, { metadata: { name: 'ssa-probe', namespace: ns } });
-    const probe = await client.apply(ConfigMap, { metadata: { name: 'ssa-probe', namespace: ns } }, { fieldManager: 'probe' }).catch((e: unknown) => e);
-    if (probe instanceof ApiError && probe.code === 415) return t.skip('the embedded server does not serve server-side apply yet (415 for application/apply-patch+yaml)');
-    await client.apply(ConfigMap, obj, { fieldManager: 'first' });
-    await assert.rejects(client.apply(ConfigMap, { ...obj, data: { key: 'second' } }, { fieldManager: 'second' }), (e) => isConflict(e));
+    const created = await client.apply(ConfigMap, obj, { fieldManager: 'first' });
+    assert.deepEqual(created.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['first', 'Apply']]);
+    await assert.rejects(
+      client.apply(ConfigMap, { ...obj, data: { key: 'second' } }, { fieldManager: 'second' }),
+      (e) => isConflict(e) && e instanceof ApiError && /Apply failed with 1 conflict: conflict with "first": \.data\.key/.test(e.message),
+    );
     const forced = await client.apply(ConfigMap, { ...obj, data: { key: 'second' } }, { fieldManager: 'second', force: true });
     assert.equal(forced.data?.key, 'second');
+    assert.deepEqual(forced.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['second', 'Apply']]);
   });
 
   test('dry run validates and answers, but stores nothing', async () => {

@@ -17,8 +17,8 @@ import { jsonEqual, type KubeObject } from '../object.js';
 import { FieldSet } from './field-set.js';
 import { decodeManagedFields, emptyManaged, encodeManagedFields, isResetManagedFields, managedFieldsTime, managerIdentifier, parseManagerIdentifier, type Managed, type ManagedFieldsEntry } from './managed-fields.js';
 import type { MergeType } from './merge-type.js';
-import { pathString } from './path-element.js';
-import { validateTyped } from './typed.js';
+import { goJsonEscaped, pathString } from './path-element.js';
+import { compareTyped, toFieldSet, validateTyped } from './typed.js';
 import { ConflictsError, Updater, type Conflict, type SetFilter } from './updater.js';
 
 /** The identity of the endpoint a FieldManager serves. */
@@ -97,6 +97,22 @@ export class FieldManager {
     }
     const meta = config.metadata as Record<string, unknown> | undefined;
     if (meta && meta.managedFields !== undefined && meta.managedFields !== null) throw new StatusError(400, 'BadRequest', 'metadata.managedFields must be nil');
+    try {
+      return this.applyOnce(live, config, manager, force);
+    } catch (e) {
+      if (!(e instanceof ConflictsError) || manager !== kubectlManager || !live) throw conflictOr(e);
+      // kubectl taking over from client-side apply: conflicts on fields that still hold
+      // what kubectl last applied client-side are not conflicts (lastAppliedManager).
+      const allowed = this.unchangedSinceLastApplied(live);
+      const remaining = allowed ? e.conflicts.filter((c) => !allowed.has(c.path)) : e.conflicts;
+      if (remaining.length) throw applyConflictError(remaining);
+      return this.applyOnce(live, config, manager, true);
+    }
+  }
+
+  private applyOnce(live: KubeObject | undefined, config: Record<string, unknown>, manager: string, force: boolean): { object: KubeObject; changed: boolean } {
+    const { group, version, kind } = this.options;
+    const meta = config.metadata as Record<string, unknown> | undefined;
     let managed: Managed;
     try {
       managed = decodeManagedFields(live?.metadata.managedFields);
@@ -112,12 +128,10 @@ export class FieldManager {
       throw new StatusError(400, 'BadRequest', `failed to create typed patch object (${name}; ${group}/${version}, Kind=${kind}): ${text}`);
     }
     const id = managerIdentifier({ manager, operation: 'Apply', subresource: this.subresource });
-    let merged: unknown;
-    try {
-      merged = this.updater.apply(liveValue, config, this.apiVersion, managed.sets, id, force).object;
-    } catch (e) {
-      if (e instanceof ConflictsError) throw applyConflictError(e.conflicts);
-      throw e;
+    const merged = this.updater.apply(liveValue, config, this.apiVersion, managed.sets, id, force).object as KubeObject;
+    // lastAppliedUpdater: kubectl's annotation keeps following what kubectl applies.
+    if (manager === kubectlManager && merged.metadata?.annotations?.[lastAppliedAnnotation]) {
+      merged.metadata.annotations[lastAppliedAnnotation] = lastAppliedOf(config);
     }
     this.strip(managed, id);
     const changed = !jsonEqual(liveValue, merged);
@@ -127,6 +141,27 @@ export class FieldManager {
     if (entries) object.metadata.managedFields = entries as KubeObject['metadata']['managedFields'];
     else delete object.metadata.managedFields;
     return { object, changed };
+  }
+
+  /**
+   * The fields of the last-applied-configuration annotation that still hold
+   * the values kubectl applied client-side; undefined without a usable annotation.
+   */
+  private unchangedSinceLastApplied(live: KubeObject): FieldSet | undefined {
+    const text = live.metadata.annotations?.[lastAppliedAnnotation];
+    if (!text) return undefined;
+    let last: unknown;
+    try {
+      last = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (!last || typeof last !== 'object' || (last as { apiVersion?: unknown }).apiVersion !== this.apiVersion) return undefined;
+    if (validateTyped(last, this.options.type).length) return undefined;
+    const liveValue = withoutManagedFields(live);
+    const set = toFieldSet(last, this.options.type);
+    const cmp = compareTyped(last, liveValue, this.options.type);
+    return set.difference(cmp.modified).difference(cmp.added).difference(cmp.removed);
   }
 
   /** The managed-fields updater over strip-meta: the update's fields join the manager's entry. */
@@ -182,6 +217,21 @@ export class FieldManager {
       length--;
     }
   }
+}
+
+/** The manager kubectl applies as, the only one the client-side apply migration concerns. */
+const kubectlManager = 'kubectl';
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** The annotation's value for an applied configuration: its JSON without the annotation, as Go's json.Encoder writes it. */
+function lastAppliedOf(config: Record<string, unknown>): string {
+  const copy = structuredClone(config) as { metadata?: { annotations?: Record<string, string> } };
+  if (copy.metadata?.annotations) delete copy.metadata.annotations[lastAppliedAnnotation];
+  return `${goJsonEscaped(copy)}\n`;
+}
+
+function conflictOr(e: unknown): unknown {
+  return e instanceof ConflictsError ? applyConflictError(e.conflicts) : e;
 }
 
 function decodeOrEmpty(entries: unknown): Managed {

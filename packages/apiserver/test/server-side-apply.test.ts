@@ -70,6 +70,18 @@ describe('the apply request', () => {
     assert.deepEqual(Object.keys(managers(forced)), ['alice/Apply']);
   });
 
+  it('with dryRun=All answers the result and stores nothing', async () => {
+    const dry = await api.ok('PATCH', cmPath('dry', 'fieldManager=alice&dryRun=All'), cm('dry', { a: '1' }), 201, applyType);
+    assert.deepEqual(dry.data, { a: '1' });
+    assert.equal((await api.request('GET', cmPath('dry', ''))).status, 404);
+    const stored = await api.ok('PATCH', cmPath('dry'), cm('dry', { a: '1' }), 201, applyType);
+    const changed = await api.ok('PATCH', cmPath('dry', 'fieldManager=alice&dryRun=All'), cm('dry', { a: '2' }), 200, applyType);
+    assert.deepEqual(changed.data, { a: '2' });
+    const after = await api.ok('GET', cmPath('dry', ''));
+    assert.deepEqual(after.data, { a: '1' });
+    assert.equal(after.metadata.resourceVersion, stored.metadata.resourceVersion);
+  });
+
   it('refuses undeclared fields and another kind', async () => {
     const r = await api.request('PATCH', cmPath('bad'), { ...cm('bad', {}), spec: {} }, applyType);
     assert.equal(r.status, 400);

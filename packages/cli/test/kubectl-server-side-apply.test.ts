@@ -77,6 +77,47 @@ describe('kubectl apply --server-side', () => {
     assert.equal((await json(['get', 'deployment', 'web'])).spec.replicas, 4, 'diff changes nothing');
   });
 
+  kit('kubectl create records the fields kube records (no "." where the Go zero value already has the struct)', async () => {
+    await kubectlOk(server(), ['create', 'deployment', 'created', '--image=nginx']);
+    const created = await json(['get', 'deployment', 'created', '--show-managed-fields']);
+    assert.deepEqual(
+      created.metadata.managedFields.map((e: any) => [e.manager, e.operation, e.apiVersion, e.fieldsType]),
+      [['kubectl-create', 'Update', 'apps/v1', 'FieldsV1']],
+    );
+    // As kube-apiserver 1.32 records `kubectl create deployment created --image=nginx`.
+    assert.deepEqual(created.metadata.managedFields[0].fieldsV1, {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      'f:spec': {
+        'f:progressDeadlineSeconds': {},
+        'f:replicas': {},
+        'f:revisionHistoryLimit': {},
+        'f:selector': {},
+        'f:strategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} },
+        'f:template': {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+          'f:spec': {
+            'f:containers': {
+              'k:{"name":"nginx"}': {
+                '.': {},
+                'f:image': {},
+                'f:imagePullPolicy': {},
+                'f:name': {},
+                'f:resources': {},
+                'f:terminationMessagePath': {},
+                'f:terminationMessagePolicy': {},
+              },
+            },
+            'f:dnsPolicy': {},
+            'f:restartPolicy': {},
+            'f:schedulerName': {},
+            'f:securityContext': {},
+            'f:terminationGracePeriodSeconds': {},
+          },
+        },
+      },
+    });
+  });
+
   kit('takes over an object created by client-side apply without conflicts', async () => {
     const cm = (a: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: migrated, namespace: default}\ndata: {a: "${a}", b: "2"}\n`;
     await kubectlOk(server(), ['apply', '-f', '-'], { input: cm('1') });

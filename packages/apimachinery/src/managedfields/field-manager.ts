@@ -34,6 +34,11 @@ export interface FieldManagerOptions {
   filter?: SetFilter;
   /** The clock, for `time`. */
   now?: () => Date;
+  /**
+   * The object a create starts from, as kube's field manager compares it (kube:
+   * the kind's Go zero value); an empty object when absent.
+   */
+  emptyObject?: () => unknown;
 }
 
 /** kube's limit on update managers kept apart before the oldest are merged. */
@@ -78,7 +83,7 @@ export class FieldManager {
     }
     // An existing object that nobody tracked stays untracked until its first apply.
     if (managed.sets.size === 0 && live?.metadata.uid) return undefined;
-    this.recordUpdate(withoutManagedFields(live) ?? {}, withoutManagedFields(obj), managed, manager || 'unknown');
+    this.recordUpdate(withoutManagedFields(live) ?? this.emptyObject(), withoutManagedFields(obj), managed, manager || 'unknown');
     this.capUpdateManagers(managed);
     return encodeManagedFields(managed);
   }
@@ -120,7 +125,7 @@ export class FieldManager {
       throw new StatusError(500, 'InternalError', `failed to decode managed fields: ${(e as Error).message}`);
     }
     const liveValue = withoutManagedFields(live) ?? { apiVersion: this.apiVersion, kind, metadata: {} };
-    if (managed.sets.size === 0 && live) this.recordUpdate({}, liveValue, managed, 'before-first-apply');
+    if (managed.sets.size === 0 && live) this.recordUpdate(this.emptyObject(), liveValue, managed, 'before-first-apply');
     const errors = validateTyped(config, this.options.type);
     if (errors.length) {
       const text = errors.length === 1 ? errors[0]!.message : ['errors:', ...errors.map((e) => `  ${e.message}`)].join('\n');
@@ -162,6 +167,10 @@ export class FieldManager {
     const set = toFieldSet(last, this.options.type);
     const cmp = compareTyped(last, liveValue, this.options.type);
     return set.difference(cmp.modified).difference(cmp.added).difference(cmp.removed);
+  }
+
+  private emptyObject(): unknown {
+    return this.options.emptyObject?.() ?? {};
   }
 
   /** The managed-fields updater over strip-meta: the update's fields join the manager's entry. */

@@ -9,6 +9,7 @@
  * - structs marked `+structType=atomic` (owned and replaced as a whole);
  * - key fields with a `+default`, which an item of a list-map may omit (ports' protocol).
  */
+import { readFileSync } from 'node:fs';
 import { mergeTypeOf, resolveSchema, untypedType, type MergeType, type OpenApiSchema } from '@operant/apimachinery';
 import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
 import type { ResourceInfo } from './resource-info.js';
@@ -78,4 +79,25 @@ export function mergeTypeFor(info: ResourceInfo): MergeType {
   }
   if (info.definition && builtinSchemas[info.definition]) return mergeTypeOf({ $ref: schemaRef(info.definition) }, resolveWithMarkers, keyDefaults);
   return untypedType;
+}
+
+/** Per definition, the fields of its Go zero value (see scripts/gen-go-zero-values.ts). */
+const goZeroValues = JSON.parse(readFileSync(new URL('./go-zero-values.json', import.meta.url), 'utf8')) as Record<string, Record<string, string | null>>;
+
+function goZeroValue(definition: string, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (depth > 32) return out;
+  for (const [field, nested] of Object.entries(goZeroValues[definition] ?? {})) out[field] = nested === null ? null : goZeroValue(nested, depth + 1);
+  return out;
+}
+
+/**
+ * The object a create starts from for kube's field manager: a built-in kind's
+ * Go zero value as JSON (`{metadata: {creationTimestamp: null}, spec: {...}, status: {}}`),
+ * an empty object for custom resources. A new object's managedFields mark only
+ * what this object lacks as added as a whole (`.`).
+ */
+export function emptyObjectFor(info: ResourceInfo): () => Record<string, unknown> {
+  const definition = !info.custom && info.definition ? info.definition : undefined;
+  return definition ? () => goZeroValue(definition) : () => ({});
 }

@@ -44,7 +44,7 @@ import { decodeContinue, encodeContinue } from './continue-token.js';
 import { metadataTypeError, objectMetaDecodeError, typeMetaMismatch } from './type-meta.js';
 import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
 import { applyPatchType, parseApplyPatch } from '../http/patch-body.js';
-import { mergeTypeFor } from './merge-types.js';
+import { emptyObjectFor, mergeTypeFor } from './merge-types.js';
 
 /**
  * How a write sets metadata.managedFields: `compute` records the change as an
@@ -130,6 +130,7 @@ export class ResourceStore {
         kind: this.info.kind,
         subresource,
         filter: this.resetFieldsFilter(subresource),
+        emptyObject: emptyObjectFor(this.info),
       });
       this.fieldManagers.set(subresource, fm);
     }
@@ -781,9 +782,14 @@ function requestedManagedFields(body: unknown): unknown {
   return isJsonObject(body) && isJsonObject(body.metadata) ? body.metadata.managedFields : undefined;
 }
 
-/** kube's managerOrUserAgent: the fieldManager parameter, else the User-Agent up to its first `/`, printable characters only. */
+/**
+ * kube's managerOrUserAgent: the fieldManager parameter, else the User-Agent up to
+ * its first `/`, printable characters only. The server's own writes (no request
+ * behind them) are kube-apiserver's, as its loopback client's are in kube.
+ */
 function managerName(opts: WriteOptions): string {
   if (opts.fieldManager) return opts.fieldManager;
+  if (opts.userAgent === undefined && opts.user === undefined) return 'kube-apiserver';
   let out = '';
   for (const ch of (opts.userAgent ?? '').split('/')[0]!) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;

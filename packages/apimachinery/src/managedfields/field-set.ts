@@ -10,6 +10,12 @@ import { comparePathElements, parsePathElement, serializePathElement, type Field
 /** FieldsV1 as it appears in a managedFields entry: nested objects keyed by serialized path elements. */
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
+/** How {@link FieldSet.withNamedMembers} walks a type. */
+export interface NamedFieldNavigator {
+  named(pe: PathElement): boolean;
+  below(pe: PathElement): NamedFieldNavigator;
+}
+
 export class FieldSet {
   private readonly members = new Map<string, PathElement>();
   private readonly children = new Map<string, { pe: PathElement; set: FieldSet }>();
@@ -38,6 +44,28 @@ export class FieldSet {
       this.children.set(key, child);
     }
     return child.set;
+  }
+
+  /** Makes `pe` a member of this node. */
+  addMember(pe: PathElement): void {
+    this.members.set(serializePathElement(pe), pe);
+  }
+
+  /**
+   * structured-merge-diff's EnsureNamedFieldsAreMembers, with the type
+   * navigation given by the caller: `named(pe)` says whether a child is a named
+   * (struct) field, which becomes a member too; `below(pe)` gives the same two
+   * questions for the child's own children.
+   */
+  withNamedMembers(nav: NamedFieldNavigator): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.members) out.members.set(k, pe);
+    for (const [k, c] of this.children) {
+      if (c.set.empty()) continue;
+      if (nav.named(c.pe)) out.members.set(k, c.pe);
+      out.children.set(k, { pe: c.pe, set: c.set.withNamedMembers(nav.below(c.pe)) });
+    }
+    return out;
   }
 
   has(path: FieldPath): boolean {

@@ -121,6 +121,15 @@ function escapeHtml(json: string): string {
 /** The key under which a path element appears in FieldsV1 (`f:name`, `k:{"name":"x"}`, `v:"a"`, `i:0`). */
 export function serializePathElement(pe: PathElement): string {
   if ('field' in pe) return `f:${pe.field}`;
+  let s = serialized.get(pe);
+  if (s === undefined) serialized.set(pe, (s = serializeCompound(pe)));
+  return s;
+}
+
+/** Keys and values are costly to print and elements are reused: their forms are remembered. */
+const serialized = new WeakMap<PathElement, string>();
+
+function serializeCompound(pe: Exclude<PathElement, { field: string }>): string {
   if ('key' in pe) return `k:{${pe.key.map(([k, v]) => `${escapeHtml(JSON.stringify(k))}:${goJsonEscaped(v)}`).join(',')}}`;
   if ('value' in pe) return `v:${goJsonEscaped(pe.value)}`;
   return `i:${pe.index}`;

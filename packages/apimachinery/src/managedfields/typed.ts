@@ -6,7 +6,7 @@
  */
 import { jsonEqual } from '../object.js';
 import { goQuote, goSharpV } from '../schema/go-text.js';
-import { FieldSet } from './field-set.js';
+import { FieldSet, type NamedFieldNavigator } from './field-set.js';
 import { deduce, fieldType, untypedType, type MergeType } from './merge-type.js';
 import { keyElement, pathElementString, serializePathElement, type PathElement } from './path-element.js';
 
@@ -125,49 +125,53 @@ function goValue(v: Json): string {
 /** typed.ToFieldSet: the fields a value sets (leaves, list items, empty maps and null fields). */
 export function toFieldSet(value: Json, t: MergeType): FieldSet {
   const set = new FieldSet();
-  collect(value, t, [], set);
+  collect(value, t, set, undefined);
   return set;
 }
 
-function collect(v: Json, t: MergeType, path: PathElement[], set: FieldSet): void {
+/** Adds the fields of `v`, found at `pe` under the node `parent` (the root when `pe` is undefined). */
+function collect(v: Json, t: MergeType, parent: FieldSet, pe: PathElement | undefined): void {
   const tt = deduce(t, v);
   switch (tt.kind) {
     case 'scalar':
     case 'untyped':
-      set.insert(path);
+      if (pe) parent.addMember(pe);
       return;
     case 'list': {
-      if (tt.atomic) return set.insert(path);
+      if (tt.atomic) return void (pe && parent.addMember(pe));
       if (!Array.isArray(v)) return;
+      const node = pe ? parent.descend(pe) : parent;
       const seen = new Set<string>();
       const dups = new Set<string>();
       const pes = v.map((item) => listItemElement(tt, item));
-      for (const pe of pes) {
-        if (typeof pe === 'string') continue;
-        const key = serializePathElement(pe);
+      const keys = pes.map((p) => (typeof p === 'string' ? '' : serializePathElement(p)));
+      pes.forEach((p, i) => {
+        if (typeof p === 'string') return;
+        const key = keys[i]!;
         if (seen.has(key) && !dups.has(key)) {
           dups.add(key);
-          set.insert([...path, pe]);
+          node.addMember(p);
         }
         seen.add(key);
-      }
+      });
       v.forEach((item, i) => {
-        const pe = pes[i]!;
-        if (typeof pe === 'string' || dups.has(serializePathElement(pe))) return;
-        collect(item, tt.item(), [...path, pe], set);
-        set.insert([...path, pe]);
+        const p = pes[i]!;
+        if (typeof p === 'string' || dups.has(keys[i]!)) return;
+        collect(item, tt.item(), node, p);
+        node.addMember(p);
       });
       return;
     }
     case 'map': {
-      if (tt.atomic) return set.insert(path);
+      if (tt.atomic) return void (pe && parent.addMember(pe));
       if (!isMap(v)) return;
+      const node = pe ? parent.descend(pe) : parent;
       for (const [k, val] of Object.entries(v)) {
         if (val === undefined) continue;
-        const pe = { field: k };
+        const fpe = { field: k };
         const named = tt.field(k);
-        collect(val, named ?? tt.element() ?? untypedType, [...path, pe], set);
-        if (val === null || (isMap(val) && Object.keys(val).length === 0) || !named) set.insert([...path, pe]);
+        collect(val, named ?? tt.element() ?? untypedType, node, fpe);
+        if (val === null || (isMap(val) && Object.keys(val).length === 0) || !named) node.addMember(fpe);
       }
     }
   }
@@ -386,20 +390,16 @@ export function removeItems(value: Json, toRemove: FieldSet, t: MergeType): Json
  * reaches into as a member, so that removing it removes the field itself.
  */
 export function ensureNamedFieldsAreMembers(set: FieldSet, t: MergeType): FieldSet {
-  const out = new FieldSet();
-  for (const pe of set.sortedMembers()) out.insert([pe]);
-  for (const { pe, set: child } of set.sortedChildren()) {
-    let childType: MergeType = untypedType;
-    if ('field' in pe && t.kind === 'map') {
-      const named = t.field(pe.field);
-      if (named) out.insert([pe]);
-      childType = named ?? t.element() ?? untypedType;
-    } else if ('key' in pe && t.kind === 'list') childType = t.item();
-    graft(out.descend(pe), ensureNamedFieldsAreMembers(child, childType));
-  }
-  return out;
+  return set.withNamedMembers(navigator(t));
 }
 
-function graft(into: FieldSet, from: FieldSet): void {
-  for (const p of from.paths()) into.insert(p);
+function navigator(t: MergeType): NamedFieldNavigator {
+  return {
+    named: (pe) => 'field' in pe && t.kind === 'map' && t.field(pe.field) !== undefined,
+    below: (pe) => {
+      if ('field' in pe && t.kind === 'map') return navigator(t.field(pe.field) ?? t.element() ?? untypedType);
+      if ('key' in pe && t.kind === 'list') return navigator(t.item());
+      return navigator(untypedType);
+    },
+  };
 }

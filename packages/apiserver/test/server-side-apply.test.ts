@@ -123,6 +123,28 @@ describe('managedFields on every write', () => {
   });
 });
 
+describe('managedFields through subresources', () => {
+  it('records status updates and scale changes under their subresource', async () => {
+    const dep = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'sub' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'sub' } }, template: { metadata: { labels: { app: 'sub' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    const base = '/apis/apps/v1/namespaces/default/deployments';
+    const created = await api.ok('POST', `${base}?fieldManager=creator`, dep, 201);
+    const status = await api.ok('PUT', `${base}/sub/status?fieldManager=controller`, { ...created, status: { observedGeneration: 1, replicas: 1 } }, 200);
+    assert.deepEqual(managers(status)['controller/Update/status'].fieldsV1, { 'f:status': { 'f:observedGeneration': {}, 'f:replicas': {} } });
+    const scaled = await api.ok('PATCH', `${base}/sub/scale?fieldManager=autoscaler`, { spec: { replicas: 3 } }, 200, { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(scaled.spec.replicas, 3);
+    const after = await api.ok('GET', `${base}/sub`);
+    assert.deepEqual(managers(after)['autoscaler/Update/scale'].fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    // creator no longer owns replicas; its other fields stay.
+    assert.equal(managers(after)['creator/Update'].fieldsV1['f:spec']['f:replicas'], undefined);
+    assert.deepEqual(managers(after)['creator/Update'].fieldsV1['f:spec']['f:selector'], {});
+  });
+});
+
 describe('custom resources', () => {
   const group = 'ssa.example.com';
   const base = `/apis/${group}/v1/namespaces/default/widgets`;

@@ -172,6 +172,34 @@ describe('Client against the embedded server', () => {
     assert.deepEqual(forced.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['second', 'Apply']]);
   });
 
+  test('two managers apply their own fields of one Deployment without fighting; a status apply owns only status', async () => {
+    // An apply configuration holds only the fields its manager owns, so it is not a whole Deployment.
+    const config = (obj: Record<string, unknown>): Deployment => obj as Deployment;
+    const template = { metadata: { labels: { app: 'shared' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } };
+    const owner = config({ metadata: { name: 'shared', namespace: ns }, spec: { selector: { matchLabels: { app: 'shared' } }, template } });
+    const scaler = config({ metadata: { name: 'shared', namespace: ns }, spec: { replicas: 3 } });
+    const annotator = config({ metadata: { name: 'shared', namespace: ns, annotations: { 'example.com/owner': 'team-a' } } });
+    const versions = new Set<string>();
+    // Each controller reconciles three times; only the first apply of each changes anything.
+    for (let round = 0; round < 3; round++) {
+      versions.add((await client.apply(Deployment, owner, { fieldManager: 'owner' })).metadata.resourceVersion!);
+      versions.add((await client.apply(Deployment, scaler, { fieldManager: 'scaler' })).metadata.resourceVersion!);
+      versions.add((await client.apply(Deployment, annotator, { fieldManager: 'annotator' })).metadata.resourceVersion!);
+    }
+    assert.equal(versions.size, 3, 'three writes in nine applies');
+    const status = await client.apply(Deployment, config({ metadata: { name: 'shared', namespace: ns }, status: { observedGeneration: 1 } }), { fieldManager: 'status-writer', subresource: 'status' });
+    assert.deepEqual(status.status, { observedGeneration: 1 });
+    const entries = status.metadata.managedFields ?? [];
+    assert.deepEqual(entries.map((e) => [e.manager, e.operation, e.subresource ?? '']).sort(), [
+      ['annotator', 'Apply', ''],
+      ['owner', 'Apply', ''],
+      ['scaler', 'Apply', ''],
+      ['status-writer', 'Apply', 'status'],
+    ]);
+    assert.deepEqual(entries.find((e) => e.manager === 'scaler')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    assert.deepEqual(entries.find((e) => e.manager === 'status-writer')?.fieldsV1, { 'f:status': { 'f:observedGeneration': {} } });
+  });
+
   test('dry run validates and answers, but stores nothing', async () => {
     const dry = await client.create(ConfigMap, { metadata: { name: 'dry', namespace: ns }, data: { a: '1' } }, { dryRun: true });
     assert.equal(dry.metadata.name, 'dry');

@@ -54,6 +54,22 @@ const stripSet = FieldSet.of(
   ]),
 );
 
+/**
+ * metadata.managedFields and server-side apply for one endpoint of a kind.
+ *
+ * @example
+ * ```ts
+ * import { FieldManager, mergeTypeOf } from '@operant/apimachinery';
+ *
+ * const type = mergeTypeOf({ type: 'object', properties: { data: { type: 'object', additionalProperties: { type: 'string' } } } }, () => undefined);
+ * const fm = new FieldManager({ type, group: '', version: 'v1', kind: 'ConfigMap' });
+ * const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
+ * const { object } = fm.apply(undefined, config, 'alice', false);
+ * // object.metadata.managedFields: [{ manager: 'alice', operation: 'Apply', fieldsV1: { 'f:data': { 'f:a': {} } }, ... }]
+ * fm.apply(object, { ...config, data: { a: '2' } }, 'bob', false);
+ * // throws a 409: Apply failed with 1 conflict: conflict with "alice": .data.a
+ * ```
+ */
 export class FieldManager {
   private readonly updater: Updater;
   private readonly apiVersion: string;

@@ -191,31 +191,51 @@ export function compareTyped(lhs: Json, rhs: Json, t: MergeType): Comparison {
   return c;
 }
 
-function compareNode(l: Json, r: Json, t: MergeType, path: PathElement[], c: Comparison): void {
-  if (l === undefined && r === undefined) return;
-  const leaf = (): void => {
-    if (l === undefined) c.added.insert(path);
-    else if (r === undefined) c.removed.insert(path);
-    else if (!jsonEqual(l, r)) c.modified.insert(path);
-  };
+/**
+ * How two walkers over a pair of values (compare, merge) treat it: as one leaf
+ * (scalars, atomic lists and maps, empty ones, an untyped value that changed
+ * shape), or item by item as a granular list or map.
+ */
+type PairShape =
+  | { kind: 'leaf' }
+  | { kind: 'list'; type: ListType; l: Json[]; r: Json[] }
+  | { kind: 'map'; type: Extract<MergeType, { kind: 'map' }>; l?: Record<string, unknown>; r?: Record<string, unknown> };
+
+function pairShape(l: Json, r: Json, t: MergeType): PairShape {
   const tl = l === undefined ? undefined : deduce(t, l);
   const tr = r === undefined ? undefined : deduce(t, r);
   const tt = tr ?? tl!;
-  // An untyped value that changed shape is replaced as a whole.
-  if (tl && tr && tl.kind !== tr.kind) return leaf();
-  if (tt.kind === 'scalar' || tt.kind === 'untyped') return leaf();
+  if (tl && tr && tl.kind !== tr.kind) return { kind: 'leaf' };
   if (tt.kind === 'list') {
-    const ll = Array.isArray(l) ? l : undefined;
-    const rl = Array.isArray(r) ? r : undefined;
-    if (tt.atomic || ((!ll || !ll.length) && (!rl || !rl.length))) return leaf();
-    compareListItems(tt, ll ?? [], rl ?? [], path, c);
-  } else {
+    const ll = Array.isArray(l) ? l : [];
+    const rl = Array.isArray(r) ? r : [];
+    return tt.atomic || (!ll.length && !rl.length) ? { kind: 'leaf' } : { kind: 'list', type: tt, l: ll, r: rl };
+  }
+  if (tt.kind === 'map') {
     const lm = isMap(l) ? l : undefined;
     const rm = isMap(r) ? r : undefined;
-    if (tt.atomic || ((!lm || !Object.keys(lm).length) && (!rm || !Object.keys(rm).length))) return leaf();
-    const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
-    for (const k of keys) compareNode(lm?.[k], rm?.[k], fieldType(tt, k) ?? untypedType, [...path, { field: k }], c);
+    const empty = (!lm || !Object.keys(lm).length) && (!rm || !Object.keys(rm).length);
+    return tt.atomic || empty ? { kind: 'leaf' } : { kind: 'map', type: tt, l: lm, r: rm };
   }
+  return { kind: 'leaf' };
+}
+
+/** The keys of two maps: the left's in order, then the right's new ones. */
+function unionKeys(l: Record<string, unknown> | undefined, r: Record<string, unknown> | undefined): string[] {
+  return [...Object.keys(l ?? {}), ...Object.keys(r ?? {}).filter((k) => !l || !Object.hasOwn(l, k))];
+}
+
+function compareNode(l: Json, r: Json, t: MergeType, path: PathElement[], c: Comparison): void {
+  if (l === undefined && r === undefined) return;
+  const shape = pairShape(l, r, t);
+  if (shape.kind === 'leaf') {
+    if (l === undefined) c.added.insert(path);
+    else if (r === undefined) c.removed.insert(path);
+    else if (!jsonEqual(l, r)) c.modified.insert(path);
+    return;
+  }
+  if (shape.kind === 'list') compareListItems(shape.type, shape.l, shape.r, path, c);
+  else for (const k of unionKeys(shape.l, shape.r)) compareNode(shape.l?.[k], shape.r?.[k], fieldType(shape.type, k) ?? untypedType, [...path, { field: k }], c);
   if (l === undefined) c.added.insert(path);
   else if (r === undefined) c.removed.insert(path);
 }
@@ -270,26 +290,13 @@ export function mergeTyped(lhs: Json, rhs: Json, t: MergeType): Json {
 
 function mergeNode(l: Json, r: Json, t: MergeType): Json {
   if (l === undefined && r === undefined) return undefined;
-  const keepRhs = (): Json => (r !== undefined ? r : l);
-  const tl = l === undefined ? undefined : deduce(t, l);
-  const tr = r === undefined ? undefined : deduce(t, r);
-  const tt = tr ?? tl!;
-  if (tl && tr && tl.kind !== tr.kind) return keepRhs();
-  if (tt.kind === 'scalar' || tt.kind === 'untyped') return keepRhs();
-  if (tt.kind === 'list') {
-    const ll = Array.isArray(l) ? l : undefined;
-    const rl = Array.isArray(r) ? r : undefined;
-    if (tt.atomic || ((!ll || !ll.length) && (!rl || !rl.length))) return keepRhs();
-    return mergeListItems(tt, ll ?? [], rl ?? []);
-  }
-  const lm = isMap(l) ? l : undefined;
-  const rm = isMap(r) ? r : undefined;
-  if (tt.atomic || ((!lm || !Object.keys(lm).length) && (!rm || !Object.keys(rm).length))) return keepRhs();
-  if (r === null) return null;
+  const shape = pairShape(l, r, t);
+  // Leaves keep the configuration's value (an explicit null included).
+  if (shape.kind === 'leaf' || r === null) return r !== undefined ? r : l;
+  if (shape.kind === 'list') return mergeListItems(shape.type, shape.l, shape.r);
   const out: Record<string, unknown> = {};
-  const keys = [...Object.keys(lm ?? {}), ...Object.keys(rm ?? {}).filter((k) => !lm || !Object.hasOwn(lm, k))];
-  for (const k of keys) {
-    const v = mergeNode(lm?.[k], rm?.[k], fieldType(tt, k) ?? untypedType);
+  for (const k of unionKeys(shape.l, shape.r)) {
+    const v = mergeNode(shape.l?.[k], shape.r?.[k], fieldType(shape.type, k) ?? untypedType);
     if (v !== undefined) out[k] = v;
   }
   return Object.keys(out).length ? out : undefined;

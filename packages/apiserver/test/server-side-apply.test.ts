@@ -258,6 +258,14 @@ describe('custom resources', () => {
     assert.equal(JSON.stringify(managers(main.body)['one/Apply'].fieldsV1).includes('status'), false);
   });
 
+  it('leaves a list-map item without its key to validation (422), on create and on apply', async () => {
+    const created = await api.request('POST', base, { ...widget({ byName: [{ value: 'keyless' }] }), metadata: { name: 'keyless' } });
+    assert.equal(created.status, 422, JSON.stringify(created.body));
+    const applied = await apply(widget({ byName: [{ value: 'keyless' }] }), 'fieldManager=one');
+    assert.equal(applied.status, 400);
+    assert.match(applied.body.message, /^failed to create typed patch object \(\/w; ssa\.example\.com\/v1, Kind=Widget\): \.spec\.byName: element 0: associative list with keys has an element that omits all key fields \["name"\]/);
+  });
+
   it('answers 404 for a status apply to a missing object', async () => {
     const r = await api.request('PATCH', `${base}/missing/status?fieldManager=x`, { ...widget({}), metadata: { name: 'missing' } }, applyType);
     assert.equal(r.status, 404);

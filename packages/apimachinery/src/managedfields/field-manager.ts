@@ -145,7 +145,8 @@ export class FieldManager {
     const errors = validateTyped(config, this.options.type);
     if (errors.length) {
       const text = errors.length === 1 ? errors[0]!.message : ['errors:', ...errors.map((e) => `  ${e.message}`)].join('\n');
-      const name = `${String(meta?.namespace ?? live?.metadata.namespace ?? '')}/${String(meta?.name ?? '')}`;
+      // kube names the configuration as sent (objectGVKNN of the patch object).
+      const name = `${String(meta?.namespace ?? '')}/${String(meta?.name ?? '')}`;
       throw new StatusError(400, 'BadRequest', `failed to create typed patch object (${name}; ${group}/${version}, Kind=${kind}): ${text}`);
     }
     const id = managerIdentifier({ manager, operation: 'Apply', subresource: this.subresource });

@@ -159,9 +159,18 @@ export class ResourceStore {
     return this.fieldManager('').apply(live, config, 'preview', true).object;
   }
 
-  /** Sets (or clears) metadata.managedFields to the update's record. */
+  /**
+   * Sets (or clears) metadata.managedFields to the update's record. Like kube's
+   * UpdateNoErrors, a value the merge rules cannot read (a list-map item without
+   * its keys, which validation refuses next) keeps the live object's entries.
+   */
   private recordUpdate(live: KubeObject | undefined, obj: KubeObject, opts: WriteOptions, subresource: string, requested: unknown): void {
-    const entries = this.fieldManager(opts.managedSubresource ?? subresource).update(live, obj, managerName(opts), requested);
+    let entries: unknown;
+    try {
+      entries = this.fieldManager(opts.managedSubresource ?? subresource).update(live, obj, managerName(opts), requested);
+    } catch {
+      entries = live?.metadata.managedFields;
+    }
     if (entries) obj.metadata.managedFields = entries as KubeObject['metadata']['managedFields'];
     else delete obj.metadata.managedFields;
   }

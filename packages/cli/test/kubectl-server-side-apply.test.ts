@@ -2,13 +2,15 @@
  * The real kubectl's server-side apply against the embedded server: applying
  * twice with a changed file (a removed field disappears), a conflict with
  * another manager in kube's words and `--force-conflicts`, `--show-managed-fields`
- * (plain `-o yaml` hides them), `kubectl label` recorded as its own manager,
- * `kubectl diff --server-side`, and taking over a client-side-applied object.
+ * (plain `-o yaml` hides them), `kubectl label` and `kubectl edit` recorded as
+ * their own managers, `kubectl diff --server-side` on a built-in and on a custom
+ * resource, and taking over a client-side-applied object.
  */
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectlOk } from './harness.js';
 import { kit, kubectlFails, serverForFile } from './kubectl-support.js';
+import { fixturePath } from './crd-support.js';
 
 const server = serverForFile();
 
@@ -75,6 +77,32 @@ describe('kubectl apply --server-side', () => {
     const diff = await kubectlFails(server(), ['diff', '--server-side', '-f', '-'], { input: deployment(5, 'nginx:1.26', false) });
     assert.match(diff.stdout, /^-  replicas: 4\n\+  replicas: 5$/m);
     assert.equal((await json(['get', 'deployment', 'web'])).spec.replicas, 4, 'diff changes nothing');
+  });
+
+  kit('kubectl edit is recorded as its own manager', async () => {
+    // kubectl runs $KUBE_EDITOR on the object's YAML: sed stands in for a person.
+    await kubectlOk(server(), ['edit', 'deployment', 'web'], { env: { KUBE_EDITOR: 'sed -i s/nginx:1.26/nginx:1.27/' } });
+    const edited = await json(['get', 'deployment', 'web', '--show-managed-fields']);
+    assert.equal(edited.spec.template.spec.containers[0].image, 'nginx:1.27');
+    const entry = edited.metadata.managedFields.find((e: any) => e.manager === 'kubectl-edit');
+    assert.deepEqual(entry.fieldsV1, { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { 'f:image': {} } } } } } });
+    // The image moved from kubectl's apply to kubectl-edit: re-applying 1.26 is a conflict.
+    const r = await kubectlFails(server(), ['apply', '--server-side', '-f', '-'], { input: deployment(4, 'nginx:1.26', false) });
+    assert.match(r.stderr, /^error: Apply failed with 1 conflict: conflict with "kubectl-edit" using apps\/v1: \.spec\.template\.spec\.containers\[name="nginx"\]\.image$/m);
+  });
+
+  kit('custom resources: apply, a removed field disappears, diff --server-side', async () => {
+    await kubectlOk(server(), ['apply', '-f', fixturePath('crontab-crd.yaml')]);
+    const cronTab = (image?: string): string =>
+      `apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: nightly, namespace: default}\nspec: {cronSpec: "* * * * */5"${image ? `, image: ${image}` : ''}}\n`;
+    await ssa(cronTab('busybox'));
+    await ssa(cronTab());
+    const applied = await json(['get', 'crontab', 'nightly', '--show-managed-fields']);
+    // image is gone; replicas stays, filled in by the schema's default.
+    assert.deepEqual(applied.spec, { cronSpec: '* * * * */5', replicas: 1 });
+    assert.deepEqual(applied.metadata.managedFields.find((e: any) => e.manager === 'kubectl').fieldsV1, { 'f:spec': { 'f:cronSpec': {} } });
+    const diff = await kubectlFails(server(), ['diff', '--server-side', '-f', '-'], { input: cronTab('alpine') });
+    assert.match(diff.stdout, /^\+  image: alpine$/m);
   });
 
   kit('kubectl create records the fields kube records (no "." where the Go zero value already has the struct)', async () => {

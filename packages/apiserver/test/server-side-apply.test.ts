@@ -89,6 +89,10 @@ describe('the apply request', () => {
     const kind = await api.request('PATCH', cmPath('bad'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bad' } }, applyType);
     assert.equal(kind.status, 400);
     assert.equal(kind.body.message, 'invalid object type: /v1, Kind=Secret');
+    await api.ok('PATCH', cmPath('bad'), cm('bad', {}), 201, applyType);
+    const moved = await api.request('PATCH', cmPath('bad'), { ...cm('bad', {}), metadata: { name: 'bad', namespace: 'elsewhere' } }, applyType);
+    assert.equal(moved.status, 400);
+    assert.equal(moved.body.message, 'the namespace of the provided object does not match the namespace sent on the request');
     const named = await api.request('PATCH', cmPath('bad'), cm('other', {}), applyType);
     assert.equal(named.status, 400);
     assert.equal(named.body.message, 'the name of the object (other) does not match the name on the URL (bad)');

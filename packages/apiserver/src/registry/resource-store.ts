@@ -414,6 +414,7 @@ export class ResourceStore {
       const served = await this.external(current.value);
       const { object: merged } = this.fieldManager(subresource).apply(served, config, manager, opts.force ?? false);
       checkAppliedName(merged, name);
+      this.checkNamespaceMatches(merged, namespace);
       // The configuration was checked against the schema; what remains is decoding's type checks and pruning.
       const { object: obj, warnings } = this.decode(merged, 'Ignore', 'patch');
       const rv = obj.metadata.resourceVersion;

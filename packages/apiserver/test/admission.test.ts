@@ -169,6 +169,25 @@ describe('admission webhooks through the server', () => {
     assert.equal(review?.request.object, null);
   });
 
+  it('server-side apply goes through webhooks: CREATE when it creates, UPDATE with the merged object', async () => {
+    const apply = (data: Obj): Promise<{ status: number; body: Json }> =>
+      api.request('PATCH', '/api/v1/namespaces/default/configmaps/applied?fieldManager=applier', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data }, {
+        'Content-Type': 'application/apply-patch+yaml',
+      });
+    assert.equal((await apply({ a: '1' })).status, 201);
+    const created = reviews.findLast((x) => x.request.name === 'applied');
+    assert.equal(created?.request.operation, 'CREATE');
+    assert.equal(created?.request.options.fieldManager, 'applier');
+    assert.equal((await apply({ a: '1', b: '2' })).status, 200);
+    const updated = reviews.findLast((x) => x.request.name === 'applied');
+    assert.equal(updated?.request.operation, 'UPDATE');
+    assert.deepEqual(updated?.request.object.data, { a: '1', b: '2' });
+    assert.deepEqual(updated?.request.oldObject.data, { a: '1' });
+    const denied = await apply({ a: '1', forbidden: 'x' });
+    assert.equal(denied.status, 403);
+    assert.match(denied.body.message, /forbidden keys are not allowed here/);
+  });
+
   it('the scale subresource goes through webhooks as an autoscaling/v1 Scale on deployments/scale', async () => {
     await register('Validating', 'scale-guard', '/scale', { operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] });
     const deployment = {

@@ -2,7 +2,7 @@
  * @kubernetes/client-node against the embedded server, with the kubeconfig the
  * server hands out: its informer sees adds, updates and deletes, resumes after
  * the server ends a watch without replaying objects, and relists after a 410;
- * KubernetesObjectApi creates, reads, patches and deletes.
+ * KubernetesObjectApi creates, reads, patches (server-side apply included) and deletes.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -310,5 +310,21 @@ describe('KubernetesObjectApi', () => {
       client.read({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: ns } }),
       (err: unknown) => err instanceof ApiException && err.code === 404,
     );
+  });
+
+  it('applies server-side: creates when absent, conflicts with another manager’s field unless forced', async () => {
+    const client = KubernetesObjectApi.makeApiClient(kc);
+    const ns = 'cn-apply';
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const applied = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace: ns }, data: { owner: 'one' } } as V1ConfigMap;
+    const first = (await client.patch(applied, undefined, undefined, 'one', undefined, PatchStrategy.ServerSideApply)) as V1ConfigMap;
+    assert.deepEqual(first.metadata?.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]), [['one', 'Apply', { 'f:data': { 'f:owner': {} } }]]);
+    const other = { ...applied, data: { owner: 'two' } } as V1ConfigMap;
+    await assert.rejects(
+      client.patch(other, undefined, undefined, 'two', undefined, PatchStrategy.ServerSideApply),
+      (err: unknown) => err instanceof ApiException && err.code === 409 && /Apply failed with 1 conflict: conflict with \\"one\\": \.data\.owner/.test(String(err.body)),
+    );
+    const forced = (await client.patch(other, undefined, undefined, 'two', true, PatchStrategy.ServerSideApply)) as V1ConfigMap;
+    assert.deepEqual(forced.data, { owner: 'two' });
   });
 });

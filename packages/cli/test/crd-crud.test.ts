@@ -192,7 +192,7 @@ describe('patches', () => {
       r.stderr,
       /^error: application\/strategic-merge-patch\+json is not supported by stable\.example\.com\/v1, Kind=CronTab: the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml$/m,
     );
-  }, { todo: 'server-side apply (application/apply-patch+yaml) is not implemented, so the 415 does not list it among the accepted types' });
+  });
 
   kit('kubectl patch without --type uses strategic merge and fails the same way for a CR', async () => {
     const r = await kubectlFails(server(), ['patch', 'crontab', 'patched', '-n', 'shop', '-p', '{"spec":{"replicas":1}}']);

@@ -14,6 +14,7 @@ import { deepCopy, isJsonObject, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { schemaPatcher } from '../registry/codec.js';
 import type { PatchApplier } from '../registry/resource-store.js';
+import { applyPatchType, parseApplyPatch } from '../http/patch-body.js';
 import { decodeObjectBody, mediaType, readBody } from '../http/body.js';
 import type { ResourceRequest } from '../http/request-info.js';
 import type { UserInfo } from './authn/user-info.js';
@@ -93,6 +94,8 @@ export class RbacWriteGuard {
         return { object, old: rr.verb === 'update' ? await current() : undefined };
       }
       const old = await current();
+      // An apply may create: judge the object it would produce.
+      if (mediaType(contentType) === applyPatchType) return { object: rs.previewApply(old, parseApplyPatch(body, { fieldManager: 'rbac-write-guard' })), old };
       if (!old) return undefined;
       const patched = this.patcher(rr)(deepCopy(old), mediaType(contentType), body);
       return isJsonObject(patched) ? { object: patched, old } : undefined;

@@ -37,7 +37,7 @@ const objectMetaSchema: OpenApiSchema = { $ref: schemaRef('io.k8s.apimachinery.p
 const customResourceVerbs: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
 /** The patch types custom resources accept: no strategic merge patch, as in kube. */
-export const customResourcePatchTypes = ['application/json-patch+json', 'application/merge-patch+json'];
+export const customResourcePatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
 /** The ResourceInfo of one served version of a CRD's resource. */
 export function customResourceInfo(crd: CustomResourceDefinition, version: CrdVersion): ResourceInfo {

@@ -4,8 +4,9 @@
  * `[]handlers.jsonPatchOp` and a merge patch into a map, prefixing failures with
  * `error decoding patch: `; a strategic merge patch's failures come bare.
  */
-import { badRequest } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, maxBodyNestingDepth } from './go-json.js';
+import { badRequest, invalid, type FieldError } from '@operant/apimachinery';
+import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth } from './go-json.js';
+import { parseYaml } from './lazy-yaml.js';
 
 const jsonPatchType = 'application/json-patch+json';
 const strategicType = 'application/strategic-merge-patch+json';
@@ -46,4 +47,41 @@ export function parsePatchBody(body: Buffer, patchType: string): unknown {
     throw badRequest(`${prefix}json: cannot unmarshal ${jsonKind(value)} into Go value of type map[string]interface {}`);
   }
   return value;
+}
+
+/** The content type of server-side apply. */
+export const applyPatchType = 'application/apply-patch+yaml';
+
+/**
+ * kube's ValidatePatchOptions for the patch type: apply needs a fieldManager,
+ * other patches may not ask for `force` (422 on PatchOptions, in kube's words).
+ */
+export function validatePatchOptions(patchType: string, opts: { fieldManager?: string; force?: boolean }): void {
+  const errs: FieldError[] = [];
+  if (patchType === applyPatchType) {
+    if (!opts.fieldManager) errs.push({ type: 'FieldValueRequired', field: 'fieldManager', hasValue: false, detail: 'is required for apply patch' });
+  } else if (opts.force !== undefined) {
+    errs.push({ type: 'FieldValueForbidden', field: 'force', hasValue: false, detail: 'may not be specified for non-apply patch' });
+  }
+  if (errs.length) throw invalid('meta.k8s.io', 'PatchOptions', '', errs);
+}
+
+/**
+ * The applied configuration of an apply request: YAML or JSON (YAML's subset),
+ * one object. kube's yaml.Unmarshal errors come back prefixed with `error decoding patch: `.
+ */
+export function parseApplyPatch(body: Buffer, opts: { fieldManager?: string; force?: boolean }): Record<string, unknown> {
+  validatePatchOptions(applyPatchType, opts);
+  let value: unknown;
+  try {
+    value = parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
+  } catch (e) {
+    throw badRequest(`error decoding patch: error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest(`error decoding patch: json: cannot unmarshal ${jsonKind(value)} into Go value of type map[string]interface {}`);
+  }
+  if (jsonDepthExceeds(value, maxBodyNestingDepth)) throw badRequest('error decoding patch: the patch is nested too deeply');
+  return value as Record<string, unknown>;
 }

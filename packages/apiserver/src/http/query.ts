@@ -34,7 +34,7 @@ export function writeOptions(q: URLSearchParams): WriteOptions {
   if (fieldManager !== undefined && fieldManager.length > 128) {
     throw badRequest(`fieldManager: Too long: may not be more than 128 bytes`);
   }
-  return { dryRun: parseDryRun(q.getAll('dryRun')), fieldValidation, fieldManager };
+  return { dryRun: parseDryRun(q.getAll('dryRun')), fieldValidation, fieldManager, force: parseBool(q, 'force') };
 }
 
 export function listOptions(q: URLSearchParams): ListOptions {

@@ -16,6 +16,7 @@ import { addWarnings, sendJson, sendText } from './respond.js';
 import { serializedList } from './serialize.js';
 import { serveWatch, type WatchServingOptions } from './watch-handler.js';
 import { replicasOfPatch, scaleOf, scalePatchFrom, scaleReplicasPatch } from './scale.js';
+import { validatePatchOptions } from './patch-body.js';
 
 export interface ResourceHandlerOptions extends WatchServingOptions {}
 
@@ -63,22 +64,26 @@ export class ResourceHandler {
       case 'create': {
         const body = await readBody(req);
         const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
-        const result = await rs.create(rr.namespace, obj, { ...writeOptions(query), user });
+        const result = await rs.create(rr.namespace, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'] });
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
       }
       case 'update': {
         const body = await readBody(req);
         const obj = decodeObjectBody(body, req.headers['content-type'], rs.info.kind) as KubeObject;
-        const result = await rs.update(rr.namespace, rr.name, obj, { ...writeOptions(query), user }, rr.subresource);
+        const result = await rs.update(rr.namespace, rr.name, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'] }, rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
       }
       case 'patch': {
         const body = await readBody(req);
-        const result = await rs.patch(rr.namespace, rr.name, mediaType(req.headers['content-type']), body, { ...writeOptions(query), user }, rr.subresource);
+        const patchType = mediaType(req.headers['content-type']);
+        const opts = { ...writeOptions(query), user, userAgent: req.headers['user-agent'] };
+        validatePatchOptions(patchType, opts);
+        const result = await rs.patch(rr.namespace, rr.name, patchType, body, opts, rr.subresource);
         addWarnings(res, result.warnings);
-        return this.sendObject(res, rs, result.object as KubeObject, form, query);
+        // An apply that creates answers 201, as kube's patch handler does.
+        return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
       }
       case 'delete': {
         const body = await readBody(req);
@@ -111,7 +116,7 @@ export class ResourceHandler {
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
     const requested = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
-    const opts = { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user };
+    const opts = { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user, userAgent: req.headers['user-agent'] };
     // Webhooks see the change as autoscaling/v1 Scale objects on <resource>/scale, as in kube.
     const oldScale = scaleOf(current, paths) as KubeObject;
     const newScale = { ...oldScale, spec: { replicas: replicasOfPatch(requested, paths) } } as KubeObject;
@@ -119,7 +124,12 @@ export class ResourceHandler {
     const replicas = (admitted.scale.spec as { replicas?: unknown } | undefined)?.replicas;
     const rv = (requested.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
     const patch = typeof replicas === 'number' ? scaleReplicasPatch(replicas, paths, rv) : requested;
-    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), { ...opts, skipAdmission: true });
+    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), {
+      ...opts,
+      force: undefined,
+      skipAdmission: true,
+      managedSubresource: 'scale',
+    });
     addWarnings(res, [...admitted.warnings, ...result.warnings]);
     sendJson(res, 200, scaleOf(result.object as KubeObject, paths));
   }

@@ -46,8 +46,8 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
   };
 }
 
-/** The patch content types kube accepts for built-in kinds (server-side apply has its own issue). */
-export const builtinPatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+/** The patch content types kube accepts for built-in kinds (the registry serves apply itself). */
+export const builtinPatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 export function schemaPatcher(info: ResourceInfo): PatchApplier {
   const schema = kindSchema(info);

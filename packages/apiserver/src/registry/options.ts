@@ -10,8 +10,17 @@ export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
   fieldManager?: string;
+  /** The request's User-Agent: its first word names the manager of an update without fieldManager. */
+  userAgent?: string;
+  /** For apply requests: take fields other managers own (`force=true`). */
+  force?: boolean;
   /** Who makes the request (admission webhooks see it); the server itself when absent. */
   user?: UserInfo;
+  /**
+   * Records managedFields as done through this subresource rather than the endpoint's own
+   * (`scale`, whose changes are written through the resource itself).
+   */
+  managedSubresource?: string;
   /** Set when admission already ran on a subresource view of the change (the Scale of `<resource>/scale`). */
   skipAdmission?: boolean;
 }

@@ -24,6 +24,10 @@ import {
   type GroupResource,
   type KubeObject,
   type Status,
+  FieldManager,
+  FieldSet,
+  type FieldPath,
+  type MergeType,
 } from '@operant/apimachinery';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
@@ -39,6 +43,16 @@ import { compileListFilter, type ListFilter } from './list-filter.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { metadataTypeError, objectMetaDecodeError, typeMetaMismatch } from './type-meta.js';
 import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
+import { applyPatchType, parseApplyPatch } from '../http/patch-body.js';
+import { emptyObjectFor, mergeTypeFor } from './merge-types.js';
+
+/**
+ * How a write sets metadata.managedFields: `compute` records the change as an
+ * update by its manager (`requested` is what the client sent there, before
+ * decoding dropped an empty list); `keep` stores them as given (an apply
+ * computed them already).
+ */
+type ManagedFieldsMode = { mode: 'compute'; requested: unknown } | { mode: 'keep' };
 
 /**
  * Turns a request body into the object to store: checks or drops unknown fields.
@@ -100,6 +114,66 @@ export class ResourceStore {
 
   /** The apiVersion and kind objects are stored with. */
   private readonly storedAs: { apiVersion: string; kind: string };
+
+  private mergeTypeCache?: MergeType;
+  private readonly fieldManagers = new Map<string, FieldManager>();
+
+  /** kube's FieldManager of an endpoint (the resource itself, or a subresource). */
+  private fieldManager(subresource: string): FieldManager {
+    let fm = this.fieldManagers.get(subresource);
+    if (!fm) {
+      this.mergeTypeCache ??= mergeTypeFor(this.info);
+      fm = new FieldManager({
+        type: this.mergeTypeCache,
+        group: this.info.group,
+        version: this.info.version,
+        kind: this.info.kind,
+        subresource,
+        filter: this.resetFieldsFilter(subresource),
+        emptyObject: emptyObjectFor(this.info),
+      });
+      this.fieldManagers.set(subresource, fm);
+    }
+    return fm;
+  }
+
+  /**
+   * kube's reset fields: what a write through an endpoint may not own. The
+   * resource of a kind with a status subresource leaves `status` alone; the
+   * status subresource owns nothing but `status`.
+   */
+  private resetFieldsFilter(subresource: string): ((set: FieldSet) => FieldSet) | undefined {
+    if (subresource === 'status') return (set) => onlyUnder(set, 'status');
+    if (subresource === '' && this.strategy.hasStatusSubresource) {
+      const status = FieldSet.of([{ field: 'status' }]);
+      return (set) => set.recursiveDifference(status);
+    }
+    return undefined;
+  }
+
+  /**
+   * The object an apply of `config` would make of `live` (absent: created),
+   * conflicts overridden: for checks that judge a write before it is made.
+   */
+  previewApply(live: KubeObject | undefined, config: Record<string, unknown>): KubeObject {
+    return this.fieldManager('').apply(live, config, 'preview', true).object;
+  }
+
+  /**
+   * Sets (or clears) metadata.managedFields to the update's record. Like kube's
+   * UpdateNoErrors, a value the merge rules cannot read (a list-map item without
+   * its keys, which validation refuses next) keeps the live object's entries.
+   */
+  private recordUpdate(live: KubeObject | undefined, obj: KubeObject, opts: WriteOptions, subresource: string, requested: unknown): void {
+    let entries: unknown;
+    try {
+      entries = this.fieldManager(opts.managedSubresource ?? subresource).update(live, obj, managerName(opts), requested);
+    } catch {
+      entries = live?.metadata.managedFields;
+    }
+    if (entries) obj.metadata.managedFields = entries as KubeObject['metadata']['managedFields'];
+    else delete obj.metadata.managedFields;
+  }
 
   /** Stored objects in the shape this resource serves (the same objects when no conversion applies). */
   toExternal(objs: KubeObject[]): MaybePromise<KubeObject[]> {
@@ -210,6 +284,10 @@ export class ResourceStore {
   // ---------------------------------------------------------------- writes
 
   async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
+    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) });
+  }
+
+  private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode): Promise<WriteResult> {
     const decoded = this.decode(body, opts.fieldValidation);
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
@@ -220,6 +298,8 @@ export class ResourceStore {
     this.checkNamespaceActive(obj);
     this.strategy.applyDefaults(obj);
     this.strategy.admitCreate(obj);
+    // As in kube, managedFields record the decoded and defaulted object, before webhooks change it.
+    if (managed.mode === 'compute') this.recordUpdate(undefined, obj, opts, '', managed.requested);
     // Mutating webhooks see the object before the server fills in uid, timestamps and a generated name.
     const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
     obj = mutated.object ?? obj;
@@ -271,7 +351,7 @@ export class ResourceStore {
       }
       if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
       try {
-        const result = await this.applyUpdate(current, obj, opts, subresource);
+        const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(body) });
         return { ...result, warnings: [...warnings, ...result.warnings] };
       } catch (e) {
         if (isStoreConflict(e) && !rv && attempt < maxPatchConflictRetries) continue;
@@ -283,6 +363,7 @@ export class ResourceStore {
 
   /** PATCH: applies the patch to the current object, retrying when a concurrent write intervenes. */
   async patch(namespace: string, name: string, patchType: string, body: Buffer, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
+    if (patchType === applyPatchType) return this.apply(namespace, name, parseApplyPatch(body, opts), opts, subresource);
     for (let attempt = 0; ; attempt++) {
       const current = this.store.get(this.key(namespace, name));
       if (!current) throw notFound(this.groupResource, name);
@@ -297,7 +378,49 @@ export class ResourceStore {
         throw conflict(this.groupResource, name, objectModifiedMessage);
       }
       try {
-        const result = await this.applyUpdate(current, obj, opts, subresource);
+        const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(patched) });
+        return { ...result, warnings: [...warnings, ...result.warnings] };
+      } catch (e) {
+        if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
+        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Server-side apply (PATCH with application/apply-patch+yaml): merges the
+   * configuration into the object by the schema's merge rules, removes what the
+   * manager applied before and dropped, unless another manager owns it, and
+   * answers 409 for fields another manager owns unless forced. An apply to a
+   * missing object creates it (not through a subresource).
+   */
+  private async apply(namespace: string, name: string, config: Record<string, unknown>, opts: WriteOptions, subresource: string): Promise<WriteResult> {
+    const manager = opts.fieldManager!;
+    for (let attempt = 0; ; attempt++) {
+      const current = this.store.get(this.key(namespace, name));
+      if (!current) {
+        if (subresource) throw notFound(this.groupResource, name);
+        const { object } = this.fieldManager('').apply(undefined, config, manager, opts.force ?? false);
+        checkAppliedName(object, name);
+        try {
+          return await this.createObject(namespace, object, { ...opts, fieldValidation: 'Ignore' }, { mode: 'keep' });
+        } catch (e) {
+          // Created meanwhile: apply to what is there now.
+          if (e instanceof StatusError && e.reason === 'AlreadyExists' && attempt < maxPatchConflictRetries) continue;
+          throw e;
+        }
+      }
+      const served = await this.external(current.value);
+      const { object: merged } = this.fieldManager(subresource).apply(served, config, manager, opts.force ?? false);
+      checkAppliedName(merged, name);
+      this.checkNamespaceMatches(merged, namespace);
+      // The configuration was checked against the schema; what remains is decoding's type checks and pruning.
+      const { object: obj, warnings } = this.decode(merged, 'Ignore', 'patch');
+      const rv = obj.metadata.resourceVersion;
+      if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
+      try {
+        const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'keep' });
         return { ...result, warnings: [...warnings, ...result.warnings] };
       } catch (e) {
         if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
@@ -312,7 +435,7 @@ export class ResourceStore {
    * defaults, validates, bumps generation, skips no-op writes, and completes a
    * deletion once the last finalizer is gone.
    */
-  private async applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string): Promise<WriteResult> {
+  private async applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string, managed: ManagedFieldsMode): Promise<WriteResult> {
     const dryRun = opts.dryRun;
     // The strategy sees both objects in the served shape.
     const old = await this.external(current.value);
@@ -326,19 +449,29 @@ export class ResourceStore {
       }
       this.strategy.applyDefaults(incoming);
     }
+    // managedFields record the change this endpoint makes, before webhooks change it (as in kube).
+    let managedFields = incoming.metadata.managedFields;
+    if (managed.mode === 'compute') {
+      const tracked = subresource === '' ? incoming : narrowToSubresource(old, incoming, subresource);
+      this.recordUpdate(old, tracked, opts, subresource, subresource === '' ? managed.requested : undefined);
+      managedFields = tracked.metadata.managedFields;
+      if (subresource === '') incoming.metadata.managedFields = managedFields;
+    }
     if (subresource !== 'finalize') {
       const mutated = await this.admitMutating('UPDATE', incoming, old, subresource, opts);
       if (mutated.object) incoming = mutated.object;
       warnings.push(...mutated.warnings);
     }
     let obj: KubeObject;
-    if (subresource === 'status') {
-      obj = { ...deepCopy(old), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
-    } else if (subresource === 'finalize') {
-      obj = { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
-    } else {
+    if (subresource === '') {
       obj = incoming;
       this.strategy.prepareForUpdate(obj, old);
+    } else {
+      obj = narrowToSubresource(old, incoming, subresource);
+    }
+    if (subresource !== '') {
+      if (managedFields === undefined) delete obj.metadata.managedFields;
+      else obj.metadata.managedFields = managedFields;
     }
     const m = obj.metadata;
     const om = old.metadata;
@@ -641,6 +774,52 @@ export class ResourceStore {
   private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
     if (errs.length) throw invalid(this.info.group, this.info.kind, obj.metadata.name ?? '', errs);
   }
+}
+
+/**
+ * What a write through a subresource may change: the old object with the new
+ * status (`status`), or with the new spec.finalizers (`finalize`).
+ */
+function narrowToSubresource(old: KubeObject, incoming: KubeObject, subresource: string): KubeObject {
+  if (subresource === 'finalize') {
+    return { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
+  }
+  return { ...deepCopy(old), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
+}
+
+/** metadata.managedFields as the client sent them (before decoding drops an empty list, which asks for a reset). */
+function requestedManagedFields(body: unknown): unknown {
+  return isJsonObject(body) && isJsonObject(body.metadata) ? body.metadata.managedFields : undefined;
+}
+
+/**
+ * kube's managerOrUserAgent: the fieldManager parameter, else the User-Agent up to
+ * its first `/`, printable characters only. The server's own writes (no request
+ * behind them) are kube-apiserver's, as its loopback client's are in kube.
+ */
+function managerName(opts: WriteOptions): string {
+  if (opts.fieldManager) return opts.fieldManager;
+  if (opts.userAgent === undefined && opts.user === undefined) return 'kube-apiserver';
+  let out = '';
+  for (const ch of (opts.userAgent ?? '').split('/')[0]!) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > 128) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** The paths of `set` under the top-level field `field`. */
+function onlyUnder(set: FieldSet, field: string): FieldSet {
+  const out = new FieldSet();
+  for (const p of set.paths()) if ('field' in p[0]! && p[0].field === field) out.insert(p as FieldPath);
+  return out;
+}
+
+/** kube's checkName after an apply: the merged object must carry the URL's name. */
+function checkAppliedName(obj: KubeObject, name: string): void {
+  const got = obj.metadata?.name ?? '';
+  if (got !== name) throw badRequest(`the name of the object (${got}) does not match the name on the URL (${name})`);
 }
 
 /**

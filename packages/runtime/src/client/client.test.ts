@@ -159,15 +159,45 @@ describe('Client against the embedded server', () => {
 
   });
 
-  test('server-side apply through apply(): conflicts between managers unless forced', async (t) => {
+  test('server-side apply through apply(): conflicts between managers unless forced', async () => {
     const obj: ConfigMap = { metadata: { name: 'ssa', namespace: ns }, data: { key: 'first' } };
-    await client.create(ConfigMap, { metadata: { name: 'ssa-probe', namespace: ns } });
-    const probe = await client.apply(ConfigMap, { metadata: { name: 'ssa-probe', namespace: ns } }, { fieldManager: 'probe' }).catch((e: unknown) => e);
-    if (probe instanceof ApiError && probe.code === 415) return t.skip('the embedded server does not serve server-side apply yet (415 for application/apply-patch+yaml)');
-    await client.apply(ConfigMap, obj, { fieldManager: 'first' });
-    await assert.rejects(client.apply(ConfigMap, { ...obj, data: { key: 'second' } }, { fieldManager: 'second' }), (e) => isConflict(e));
+    const created = await client.apply(ConfigMap, obj, { fieldManager: 'first' });
+    assert.deepEqual(created.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['first', 'Apply']]);
+    await assert.rejects(
+      client.apply(ConfigMap, { ...obj, data: { key: 'second' } }, { fieldManager: 'second' }),
+      (e) => isConflict(e) && e instanceof ApiError && /Apply failed with 1 conflict: conflict with "first": \.data\.key/.test(e.message),
+    );
     const forced = await client.apply(ConfigMap, { ...obj, data: { key: 'second' } }, { fieldManager: 'second', force: true });
     assert.equal(forced.data?.key, 'second');
+    assert.deepEqual(forced.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['second', 'Apply']]);
+  });
+
+  test('two managers apply their own fields of one Deployment without fighting; a status apply owns only status', async () => {
+    // An apply configuration holds only the fields its manager owns, so it is not a whole Deployment.
+    const config = (obj: Record<string, unknown>): Deployment => obj as Deployment;
+    const template = { metadata: { labels: { app: 'shared' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } };
+    const owner = config({ metadata: { name: 'shared', namespace: ns }, spec: { selector: { matchLabels: { app: 'shared' } }, template } });
+    const scaler = config({ metadata: { name: 'shared', namespace: ns }, spec: { replicas: 3 } });
+    const annotator = config({ metadata: { name: 'shared', namespace: ns, annotations: { 'example.com/owner': 'team-a' } } });
+    const versions = new Set<string>();
+    // Each controller reconciles three times; only the first apply of each changes anything.
+    for (let round = 0; round < 3; round++) {
+      versions.add((await client.apply(Deployment, owner, { fieldManager: 'owner' })).metadata.resourceVersion!);
+      versions.add((await client.apply(Deployment, scaler, { fieldManager: 'scaler' })).metadata.resourceVersion!);
+      versions.add((await client.apply(Deployment, annotator, { fieldManager: 'annotator' })).metadata.resourceVersion!);
+    }
+    assert.equal(versions.size, 3, 'three writes in nine applies');
+    const status = await client.apply(Deployment, config({ metadata: { name: 'shared', namespace: ns }, status: { observedGeneration: 1 } }), { fieldManager: 'status-writer', subresource: 'status' });
+    assert.deepEqual(status.status, { observedGeneration: 1 });
+    const entries = status.metadata.managedFields ?? [];
+    assert.deepEqual(entries.map((e) => [e.manager, e.operation, e.subresource ?? '']).sort(), [
+      ['annotator', 'Apply', ''],
+      ['owner', 'Apply', ''],
+      ['scaler', 'Apply', ''],
+      ['status-writer', 'Apply', 'status'],
+    ]);
+    assert.deepEqual(entries.find((e) => e.manager === 'scaler')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    assert.deepEqual(entries.find((e) => e.manager === 'status-writer')?.fieldsV1, { 'f:status': { 'f:observedGeneration': {} } });
   });
 
   test('dry run validates and answers, but stores nothing', async () => {

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../object.js';
+import type { OpenApiSchema } from '../openapi-schema.js';
+import { StatusError } from '../status.js';
+import { FieldManager } from './field-manager.js';
+import { FieldSet } from './field-set.js';
+import { mergeTypeOf } from './merge-type.js';
+import { parsePathElement, pathString, serializePathElement } from './path-element.js';
+import { mergeTyped, toFieldSet } from './typed.js';
+
+const metaSchema: OpenApiSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    uid: { type: 'string' },
+    resourceVersion: { type: 'string' },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+    finalizers: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+  },
+};
+
+/** A kind with every list and map type. */
+const schema: OpenApiSchema = {
+  type: 'object',
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: metaSchema,
+    spec: {
+      type: 'object',
+      properties: {
+        replicas: { type: 'integer' },
+        image: { type: 'string' },
+        args: { type: 'array', items: { type: 'string' } },
+        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['port', 'protocol'],
+          items: { type: 'object', properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' }, name: { type: 'string' } } },
+        },
+        containers: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', properties: { name: { type: 'string' }, image: { type: 'string' } } },
+        },
+        selector: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
+        extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    },
+  },
+};
+const type = mergeTypeOf(schema, () => undefined);
+
+function manager(subresource = ''): FieldManager {
+  return new FieldManager({ type, group: 'example.com', version: 'v1', kind: 'Widget', subresource, now: () => new Date('2026-01-02T03:04:05.678Z') });
+}
+
+function widget(spec: Record<string, unknown>, meta: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default', ...meta }, spec };
+}
+
+describe('path elements', () => {
+  it('serialize and print as structured-merge-diff does', () => {
+    const pe = parsePathElement('k:{"protocol":"TCP","port":80}')!;
+    assert.equal(serializePathElement(pe), 'k:{"port":80,"protocol":"TCP"}');
+    assert.equal(pathString([{ field: 'spec' }, { field: 'ports' }, pe, { field: 'name' }]), '.spec.ports[port=80,protocol="TCP"].name');
+    assert.equal(pathString([{ field: 'tags' }, { value: 'a<b' }]), '.tags[="a<b"]');
+    assert.equal(serializePathElement({ value: 'a<b' }), 'v:"a\\u003cb"');
+  });
+});
+
+describe('field sets', () => {
+  it('encode FieldsV1 with "." for members that have children, in order', () => {
+    const set = toFieldSet({ spec: { containers: [{ name: 'b', image: 'x' }, { name: 'a' }], tags: ['z', 'y'], replicas: 1, args: ['1'] } }, type);
+    assert.deepEqual(set.toFieldsV1(), {
+      'f:spec': {
+        'f:args': {},
+        'f:containers': { 'k:{"name":"a"}': { '.': {}, 'f:name': {} }, 'k:{"name":"b"}': { '.': {}, 'f:image': {}, 'f:name': {} } },
+        'f:replicas': {},
+        'f:tags': { 'v:"y"': {}, 'v:"z"': {} },
+      },
+    });
+    assert.ok(FieldSet.fromFieldsV1(set.toFieldsV1()).equals(set));
+  });
+
+  it('key list-map items by every key, with key defaults', () => {
+    const set = toFieldSet({ spec: { ports: [{ port: 80 }, { port: 80, protocol: 'UDP', name: 'dns' }] } }, type);
+    assert.deepEqual(Object.keys(set.toFieldsV1()['f:spec']!['f:ports']!), ['k:{"port":80,"protocol":"TCP"}', 'k:{"port":80,"protocol":"UDP"}']);
+  });
+});
+
+describe('merge', () => {
+  it('merges list-maps by key, sets by value, and replaces atomic lists and maps', () => {
+    const live = { spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '2' }], tags: ['x'], args: ['1', '2'], selector: { a: '1', b: '2' } } };
+    const config = { spec: { containers: [{ name: 'b', image: '3' }, { name: 'c' }], tags: ['y'], args: ['3'], selector: { c: '3' } } };
+    assert.deepEqual(mergeTyped(live, config, type), {
+      spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '3' }, { name: 'c' }], tags: ['x', 'y'], args: ['3'], selector: { c: '3' } },
+    });
+  });
+});
+
+describe('FieldManager', () => {
+  it('records a create as an Update entry of its manager', () => {
+    const obj = widget({ replicas: 1 }, { labels: { a: 'b' } });
+    const entries = manager().update(undefined, obj, 'kubectl-create');
+    assert.deepEqual(entries, [
+      {
+        manager: 'kubectl-create',
+        operation: 'Update',
+        apiVersion: 'example.com/v1',
+        time: '2026-01-02T03:04:05Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } }, 'f:spec': { '.': {}, 'f:replicas': {} } },
+      },
+    ]);
+  });
+
+  it('leaves an untracked object untracked on update, and resets on [{}]', () => {
+    const live = widget({ replicas: 1 }, { uid: 'u' });
+    assert.equal(manager().update(live, widget({ replicas: 2 }, { uid: 'u' }), 'm'), undefined);
+    const tracked = widget({ replicas: 1 }, { uid: 'u', managedFields: manager().update(undefined, live, 'a') });
+    assert.equal(manager().update(tracked, widget({ replicas: 2 }, { uid: 'u' }), 'm', [{}]), undefined);
+  });
+
+  it('applies, prunes what a manager dropped, and keeps what another owns', () => {
+    const fm = manager();
+    const first = fm.apply(undefined, widget({ replicas: 1, image: 'a', tags: ['x'] }), 'one', false).object;
+    assert.deepEqual(first.spec, { replicas: 1, image: 'a', tags: ['x'] });
+    const second = fm.apply(first, widget({ image: 'a', tags: ['x', 'y'] }), 'two', false).object;
+    const third = fm.apply(second, widget({ replicas: 1 }), 'one', false).object;
+    // `one` dropped image and tag x: image stays (two owns it), tag x stays (two applied it too).
+    assert.deepEqual(third.spec, { replicas: 1, image: 'a', tags: ['x', 'y'] });
+    const fourth = fm.apply(third, widget({}), 'two', false).object;
+    assert.deepEqual(fourth.spec, { replicas: 1 });
+    assert.deepEqual(
+      (fourth.metadata.managedFields as Array<{ manager: string }>).map((e) => e.manager),
+      ['one', 'two'],
+    );
+  });
+
+  it('answers conflicts with kube’s message, and force takes the fields', () => {
+    const fm = manager();
+    const created = widget({ replicas: 1, ports: [{ port: 80, name: 'a' }] }, { uid: 'u' });
+    created.metadata.managedFields = fm.update(undefined, created, 'kubectl-client-side-apply');
+    const err = (() => {
+      try {
+        fm.apply(created, widget({ replicas: 2 }), 'ssa', false);
+      } catch (e) {
+        return e as StatusError;
+      }
+      return undefined;
+    })();
+    assert.ok(err instanceof StatusError);
+    assert.equal(err.code, 409);
+    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using example.com/v1: .spec.replicas');
+    assert.deepEqual(err.status.details, {
+      causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using example.com/v1', field: '.spec.replicas' }],
+    });
+    assert.throws(() => fm.apply(created, widget({ replicas: 2, ports: [{ port: 80, name: 'b' }] }), 'ssa', false), {
+      message: 'Apply failed with 2 conflicts: conflicts with "kubectl-client-side-apply" using example.com/v1:\n- .spec.replicas\n- .spec.ports[port=80,protocol="TCP"].name',
+    });
+    const forced = fm.apply(created, widget({ replicas: 2 }), 'ssa', true).object;
+    assert.equal((forced.spec as { replicas: number }).replicas, 2);
+    const owners = Object.fromEntries((forced.metadata.managedFields as Array<{ manager: string; fieldsV1: object }>).map((e) => [e.manager, e.fieldsV1]));
+    assert.deepEqual(owners.ssa, { 'f:spec': { 'f:replicas': {} } });
+    assert.deepEqual(owners['kubectl-client-side-apply'], {
+      'f:spec': { '.': {}, 'f:ports': { '.': {}, 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:name': {}, 'f:port': {} } } },
+    });
+  });
+
+  it('refuses undeclared fields and other kinds in kube’s words', () => {
+    assert.throws(() => manager().apply(undefined, widget({ nope: 1 }), 'm', false), {
+      message: 'failed to create typed patch object (default/w; example.com/v1, Kind=Widget): .spec.nope: field not declared in schema',
+    });
+    assert.throws(() => manager().apply(undefined, { apiVersion: 'v1', kind: 'Widget', metadata: {} }, 'm', false), { message: 'invalid object type: /v1, Kind=Widget' });
+    // Untyped subtrees accept anything.
+    assert.deepEqual(manager().apply(undefined, widget({ extra: { any: [1] } }), 'm', false).object.spec, { extra: { any: [1] } });
+  });
+});

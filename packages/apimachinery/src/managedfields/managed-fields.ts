@@ -1,0 +1,114 @@
+/**
+ * metadata.managedFields on the wire: decoding the entries into manager sets,
+ * encoding them back in kube's order, and the identifiers kube gives managers
+ * (a manager name is unique per operation, API version for updates, and
+ * subresource). The shapes and checks follow k8s.io/apimachinery's
+ * util/managedfields/internal/managedfields.go.
+ */
+import { FieldSet, type FieldsV1 } from './field-set.js';
+import type { ManagerSets } from './updater.js';
+
+/** A metav1.ManagedFieldsEntry. */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: FieldsV1;
+  subresource?: string;
+}
+
+/** Manager sets and the time each manager last changed something. */
+export interface Managed {
+  sets: ManagerSets;
+  times: Map<string, string | undefined>;
+}
+
+export function emptyManaged(): Managed {
+  return { sets: new Map(), times: new Map() };
+}
+
+/** What identifies a manager: its name, operation, subresource, and for updates the API version. */
+export interface ManagerInfo {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion?: string;
+  subresource?: string;
+}
+
+/** BuildManagerIdentifier: the entry's JSON without fields, time, and (for applies) API version. */
+export function managerIdentifier(info: ManagerInfo): string {
+  const id: Record<string, string> = { manager: info.manager, operation: info.operation };
+  if (info.operation === 'Update' && info.apiVersion) id.apiVersion = info.apiVersion;
+  if (info.subresource) id.subresource = info.subresource;
+  return JSON.stringify(id);
+}
+
+/** The parts of an identifier; a bare name when it is not one (structured-merge-diff's own managers). */
+export function parseManagerIdentifier(id: string): ManagerInfo | undefined {
+  try {
+    const v = JSON.parse(id) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as ManagerInfo;
+  } catch {
+    /* not an identifier */
+  }
+  return undefined;
+}
+
+/** Whether a client asked to reset managedFields: `[]` or `[{}]`. */
+export function isResetManagedFields(entries: unknown): boolean {
+  if (!Array.isArray(entries)) return false;
+  if (entries.length === 0) return true;
+  const only = entries[0] as unknown;
+  return entries.length === 1 && !!only && typeof only === 'object' && Object.keys(only).length === 0;
+}
+
+/** DecodeManagedFields; throws with kube's reason when an entry is malformed. */
+export function decodeManagedFields(entries: unknown): Managed {
+  const managed = emptyManaged();
+  if (entries === undefined || entries === null) return managed;
+  if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
+  entries.forEach((raw, i) => {
+    const e = (raw ?? {}) as ManagedFieldsEntry;
+    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
+    if (!e.apiVersion) throw new Error('apiVersion must not be empty');
+    if (!e.fieldsType) throw new Error(`missing fieldsType in managed fields entry ${i}`);
+    if (e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
+    const id = managerIdentifier({ manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource });
+    managed.sets.set(id, { set: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}), apiVersion: e.apiVersion, applied: e.operation === 'Apply' });
+    managed.times.set(id, e.time);
+  });
+  return managed;
+}
+
+/** encodeManagedFields: one entry per manager, sorted as kube sorts them; undefined when there are none. */
+export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+  if (managed.sets.size === 0) return undefined;
+  const entries: ManagedFieldsEntry[] = [];
+  for (const [id, vs] of managed.sets) {
+    const info = parseManagerIdentifier(id) ?? { manager: id, operation: 'Update' as const };
+    const entry: ManagedFieldsEntry = { manager: info.manager, operation: vs.applied ? 'Apply' : 'Update', apiVersion: vs.apiVersion };
+    const time = managed.times.get(id);
+    if (time) entry.time = time;
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = vs.set.toFieldsV1();
+    if (info.subresource) entry.subresource = info.subresource;
+    entries.push(entry);
+  }
+  const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  const cmp = (a: string | undefined, b: string | undefined): number => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0);
+  return entries.sort(
+    (p, q) =>
+      cmp(p.operation, q.operation) ||
+      seconds(p.time) - seconds(q.time) ||
+      cmp(p.manager, q.manager) ||
+      cmp(p.apiVersion, q.apiVersion) ||
+      cmp(p.subresource, q.subresource),
+  );
+}
+
+/** metav1.Time as kube writes it: RFC 3339 in UTC, to the second. */
+export function managedFieldsTime(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -65,6 +65,13 @@ export interface ApiServerOptions {
    * default 30 minutes. Tests shorten it to exercise clients' re-watching.
    */
   defaultWatchTimeoutMs?: number;
+  /**
+   * How long a client may take to send a whole request, headers and body;
+   * default 60 s, as kube-apiserver cuts request bodies (a body that never
+   * ends would otherwise hold its connection for Node's 300 s). Watches are
+   * not cut: their request ends with its headers.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A running server. */
@@ -163,11 +170,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     throw notFoundPath();
   };
 
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  // Node checks the timeouts on an interval (30 s by default): a short timeout needs a shorter one.
+  const timeouts = { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.max(50, requestTimeout / 4)) };
   const server: Server = options.insecureHttp
-    ? createHttpServer(handler)
+    ? createHttpServer(timeouts, handler)
     : // Clients may present a certificate signed by the CA; the authenticator judges it, so a
       // bad certificate can still fall back to a token, as in kube.
-      createHttpsServer({ cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: true, rejectUnauthorized: false }, handler);
+      createHttpsServer({ ...timeouts, cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: true, rejectUnauthorized: false }, handler);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 /** Reading request bodies with kube's 3 MiB limit, and decoding JSON or YAML. */
 import type { IncomingMessage } from 'node:http';
 import { parseYaml } from './lazy-yaml.js';
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
+import { StatusError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
 import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js';
 import { decodeJsonObject, decodeYamlObject } from './object-body.js';
 import { goJsonSyntaxError, maxBodyNestingDepth } from './go-json.js';
@@ -66,6 +66,7 @@ export function parseYamlBody(body: Buffer): unknown {
   try {
     return parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
   } catch (e) {
+    if (e instanceof StatusError) throw e;
     throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
   }
 }

@@ -106,6 +106,8 @@ export function decodeYamlObject(body: Buffer, into: string): Record<string, unk
     if (containsNonFinite(value)) throw new Error('json: unsupported value: +Inf');
     value = value === undefined ? null : (JSON.parse(JSON.stringify(value) ?? 'null') as unknown);
   } catch (e) {
+    // A body whose aliases expand past the limit is too large, not unrecognized.
+    if (e instanceof StatusError) throw e;
     throw unrecognizedBody(into, goYamlError(e), body);
   }
   return interpret(value, into, body);

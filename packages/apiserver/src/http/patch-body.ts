@@ -4,7 +4,7 @@
  * `[]handlers.jsonPatchOp` and a merge patch into a map, prefixing failures with
  * `error decoding patch: `; a strategic merge patch's failures come bare.
  */
-import { badRequest, invalid, type FieldError } from '@operant/apimachinery';
+import { StatusError, badRequest, invalid, type FieldError } from '@operant/apimachinery';
 import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth } from './go-json.js';
 import { parseYaml } from './lazy-yaml.js';
 
@@ -76,6 +76,7 @@ export function parseApplyPatch(body: Buffer, opts: { fieldManager?: string; for
   try {
     value = parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
   } catch (e) {
+    if (e instanceof StatusError) throw e;
     throw badRequest(`error decoding patch: error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
   }
   if (value === null || value === undefined) return {};

@@ -2,6 +2,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { StatusError, internalError, type Status, type StatusReason } from '@operant/apimachinery';
+import { StoreError } from '../storage/types.js';
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   sendText(res, code, JSON.stringify(body), contentType);
@@ -16,6 +17,8 @@ export function sendText(res: ServerResponse, code: number, text: string, conten
 /** Any thrown value as the Status kube would send; unexpected errors become 500 InternalError. */
 export function toStatus(err: unknown): Status {
   if (err instanceof StatusError) return err.status;
+  // etcd's refusal reaches kube's clients as it is: a 500 without a reason (ErrorToAPIStatus).
+  if (err instanceof StoreError && err.code === 'TooLarge') return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, code: 500 };
   return internalError(err instanceof Error ? err.message : String(err)).status;
 }
 

@@ -79,9 +79,7 @@ export function serveWatch(
   for (const line of pending) res.write(line);
   pending.length = 0;
 
-  // timeoutSeconds=0 means the default, as in kube's ListResource (timeout == 0 -> minRequestTimeout * (1 + rand)).
-  const timeoutMs = opts.timeoutSeconds ? opts.timeoutSeconds * 1000 : serving.defaultWatchTimeoutMs * (1 + Math.random());
-  const timer = setTimeout(() => close(false), timeoutMs);
+  const timer = setTimeout(() => close(false), watchTimeoutMs(opts.timeoutSeconds, serving.defaultWatchTimeoutMs));
   const bookmarks = opts.allowWatchBookmarks ? setInterval(() => watch.bookmark(), serving.bookmarkIntervalMs) : undefined;
 
   function close(abrupt: boolean): void {
@@ -97,4 +95,17 @@ export function serveWatch(
   res.on('close', () => close(true));
   // A watch that failed at once (an expired resourceVersion) is over after its ERROR event.
   if (watch.ended) close(false);
+}
+
+/**
+ * How long a watch lasts. timeoutSeconds=0 or none means the default, as in
+ * kube's ListResource (minRequestTimeout × (1 + rand)). A request for longer
+ * than the longest default (twice it, an hour by default) gets the default
+ * too: a timer cannot run past 2^31 ms (Node fires it at once, and the client
+ * would re-watch in a hot loop), and no watch needs to.
+ */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, defaultWatchTimeoutMs: number, random: () => number = Math.random): number {
+  const requested = (timeoutSeconds ?? 0) * 1000;
+  if (requested > 0 && requested <= 2 * defaultWatchTimeoutMs) return requested;
+  return defaultWatchTimeoutMs * (1 + random());
 }

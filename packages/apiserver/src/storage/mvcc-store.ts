@@ -101,6 +101,7 @@ export class MvccStore {
   /** Stores a new object; throws KeyExists if the key is taken. */
   create(key: string, value: KubeObject): Versioned {
     if (this.get(key)) throw new StoreError('KeyExists', `key ${key} exists`);
+    assertStorable(key, value);
     const rev = this.rev + 1;
     const stored: Versioned = { key, rev, value: stamp(value, rev) };
     this.commit({ type: 'ADDED', key, rev, value: stored.value }, stored);
@@ -112,6 +113,7 @@ export class MvccStore {
     const current = this.get(key);
     if (!current) throw new StoreError('NotFound', `key ${key} not found`);
     if (current.rev !== expectedRev) throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
+    assertStorable(key, value);
     const rev = this.rev + 1;
     const stored: Versioned = { key, rev, value: stamp(value, rev) };
     this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value }, stored);
@@ -215,4 +217,19 @@ function lowerBound(keys: string[], target: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** etcd's default --max-request-bytes: no write may carry more. */
+export const maxStoredObjectBytes = 1.5 * 1024 * 1024;
+
+/**
+ * Refuses an object too large for etcd, as etcd refuses the write ("etcdserver:
+ * request is too large"): its JSON and key over 1.5 MiB. (kube stores built-ins
+ * as protobuf, a little smaller than their JSON; custom resources as JSON.)
+ */
+function assertStorable(key: string, value: KubeObject): void {
+  const json = JSON.stringify(value);
+  // Each UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
+  if (json.length * 3 + key.length <= maxStoredObjectBytes) return;
+  if (Buffer.byteLength(json, 'utf8') + key.length > maxStoredObjectBytes) throw new StoreError('TooLarge', 'etcdserver: request is too large');
 }

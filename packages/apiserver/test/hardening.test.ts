@@ -1,0 +1,179 @@
+/**
+ * Hardening (issue 14), each finding with the test that failed before its fix:
+ *
+ * - item 3: deeply nested YAML (`[` × 1M, `{a: ` × 300k, `- ` × 100k) is
+ *   refused at once with go-yaml's "exceeded max depth" wording, where the
+ *   YAML parser blocked the event loop for seconds (or overflowed its stack,
+ *   or killed the process); the server answers /healthz meanwhile;
+ * - item 4: a YAML body whose aliases expand past the 3 MiB body limit gets
+ *   kube's 413; an object whose JSON is over etcd's 1.5 MiB is refused as
+ *   etcd refuses it ("etcdserver: request is too large", a 500 without a
+ *   reason, as kube-apiserver passes it on), on create and on update;
+ * - item 8: a request body that never ends is cut after the request timeout
+ *   (60 s by default, as kube cuts bodies), watches exempt;
+ * - item 9: a watch asking for timeoutSeconds=3000000 is not ended after 1 ms
+ *   (a Node timer overflow, which sent clients into a hot re-watch loop): it
+ *   gets the default duration.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { startApiServer, type RunningApiServer } from '../src/server.js';
+import { watchTimeoutMs } from '../src/http/watch-handler.js';
+import { yamlDepthBound } from '../src/http/lazy-yaml.js';
+import { RawClient } from './support/raw-client.js';
+
+const cmPath = '/api/v1/namespaces/default/configmaps';
+const yaml = { 'Content-Type': 'application/yaml' };
+
+describe('hardening the embedded API server', () => {
+  let server: RunningApiServer;
+  let client: RawClient;
+  before(async () => {
+    server = await startApiServer({ port: 0, requestTimeoutMs: 1_000, defaultWatchTimeoutMs: 1_000 });
+    client = new RawClient(server.url, server.caPem, server.adminToken);
+  });
+  after(async () => {
+    client?.close();
+    await server?.stop();
+  });
+
+  /** How long a watch of `path` stays open, from the request to the end of its response. */
+  const watchLasts = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      const req = request(new URL(path, server.url), { ca: server.caPem, headers: { authorization: `Bearer ${server.adminToken}` } });
+      req.on('response', (res) => {
+        assert.equal(res.statusCode, 200);
+        res.resume();
+        res.on('end', () => resolve(performance.now() - started));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  const healthz = async () => (await client.send({ method: 'GET', path: '/healthz', auth: false })).text;
+
+  describe('item 3: deeply nested YAML is refused at once', () => {
+    const attacks: Array<[string, string]> = [
+      ['[ × 1,000,000', '['.repeat(1_000_000)],
+      ['{a:  × 300,000', '{a: '.repeat(300_000)],
+      ['-  × 100,000', `${'- '.repeat(100_000)}x`],
+      ['[ × 5,000 (once fatal to the process)', `${'['.repeat(5_000)}${']'.repeat(5_000)}`],
+    ];
+    for (const [name, body] of attacks) {
+      it(name, async () => {
+        const started = performance.now();
+        const [res, health] = await Promise.all([client.send({ method: 'POST', path: cmPath, headers: yaml, body }), healthz()]);
+        const ms = performance.now() - started;
+        assert.equal(res.status, 400, res.text);
+        assert.match(String(res.json?.message), /^the object provided is unrecognized \(must be of type ConfigMap\): yaml: exceeded max depth of 500 \(/);
+        assert.equal(health, 'ok');
+        // Before: 13-18 s of a blocked event loop.
+        assert.ok(ms < 2_000, `answered after ${ms.toFixed(0)} ms`);
+      });
+    }
+
+    it('ordinary YAML is not affected: brackets in quotes, comments and block scalars, and real nesting', async () => {
+      const body = [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: scripts # [[[[ not a bracket',
+        'data:',
+        '  quoted: "[[[[[[[[ {{{{{{"',
+        "  single: '[[[['' [[['",
+        '  script: |',
+        `    ${'['.repeat(600)}`,
+        `    if [ -f x ]; then echo ${'{'.repeat(600)}; fi`,
+        '  json: \'{"a": {"b": [1, [2, [3]]]}}\'',
+      ].join('\n');
+      const res = await client.send({ method: 'POST', path: cmPath, headers: yaml, body });
+      assert.equal(res.status, 201, res.text);
+      assert.equal((res.json as { data: Record<string, string> }).data.script!.length, 600 + 1 + `if [ -f x ]; then echo ${'{'.repeat(600)}; fi`.length + 1);
+    });
+
+    it('yamlDepthBound bounds real nesting from above', () => {
+      assert.ok(yamlDepthBound('a:\n  b:\n    c: [1, {d: [2]}]\n') >= 5);
+      assert.ok(yamlDepthBound('- - - x\n') >= 3);
+      assert.equal(yamlDepthBound('a: "[[["  # [[[\nb: |\n  [[[[\n'), 0);
+    });
+  });
+
+  describe('item 4: sizes', () => {
+    it('a YAML body whose aliases expand past the body limit gets kube\'s 413', async () => {
+      const big = 'x'.repeat(570_000);
+      const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: amplified\ndata:\n  a: &big "${big}"\n${Array.from({ length: 99 }, (_, i) => `  k${i}: *big`).join('\n')}\n`;
+      const res = await client.send({ method: 'POST', path: cmPath, headers: yaml, body });
+      assert.equal(res.status, 413, res.text.slice(0, 200));
+      assert.deepEqual(res.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Request entity too large: limit is 3145728', reason: 'RequestEntityTooLarge', code: 413 });
+      assert.equal((await client.send({ method: 'GET', path: `${cmPath}/amplified` })).status, 404);
+    });
+
+    const tooLarge = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: request is too large', code: 500 };
+
+    it('an object over 1.5 MiB is refused as etcd refuses it, and nothing is stored', async () => {
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'huge' }, data: { a: 'x'.repeat(1_600_000) } });
+      const res = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body });
+      assert.deepEqual([res.status, res.json], [500, tooLarge]);
+      assert.equal((await client.send({ method: 'GET', path: `${cmPath}/huge` })).status, 404);
+    });
+
+    it('an update or patch that grows an object past 1.5 MiB is refused too; one just under passes', async () => {
+      const create = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'growing' }, data: { a: 'x'.repeat(1_000_000) } }) });
+      assert.equal(create.status, 201);
+      const patch = (value: string) => client.send({ method: 'PATCH', path: `${cmPath}/growing`, headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { b: value } }) });
+      const grown = await patch('y'.repeat(600_000));
+      assert.deepEqual([grown.status, grown.json], [500, tooLarge]);
+      assert.equal((await patch('y'.repeat(400_000))).status, 200);
+    });
+  });
+
+  describe('item 8: request bodies that never end', () => {
+    it('are cut after the request timeout; the server goes on', async () => {
+      const started = performance.now();
+      const status = await new Promise<number | string>((resolve) => {
+        const req = request(new URL(cmPath, server.url), {
+          method: 'POST',
+          ca: server.caPem,
+          headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', (err) => resolve((err as NodeJS.ErrnoException).code ?? 'error'));
+        // One chunk, then nothing more, ever.
+        req.write('{"metadata":');
+      });
+      const ms = performance.now() - started;
+      // Node answers 408 or resets the connection; either way within the timeout and its check interval.
+      assert.ok(status === 408 || status === 'ECONNRESET', String(status));
+      assert.ok(ms >= 900 && ms < 5_000, `cut after ${ms.toFixed(0)} ms`);
+      assert.equal(await healthz(), 'ok');
+    });
+
+    it('a watch is not cut by it: it lasts its own timeout', async () => {
+      const ms = await watchLasts(`${cmPath}?watch=1&timeoutSeconds=2`);
+      assert.ok(ms >= 1_900, `the watch ended after ${ms.toFixed(0)} ms`);
+    });
+  });
+
+  describe('item 9: huge watch timeouts', () => {
+    it('timeoutSeconds=3000000 gets the default duration, not 1 ms', async () => {
+      const ms = await watchLasts(`${cmPath}?watch=1&timeoutSeconds=3000000`);
+      // The default here is 1-2 s (defaultWatchTimeoutMs 1000, with kube's jitter).
+      assert.ok(ms >= 900 && ms < 4_000, `the watch lasted ${ms.toFixed(0)} ms`);
+    });
+
+    it('watchTimeoutMs: honoured up to twice the default; none, 0 or more gets the default with jitter', () => {
+      const half = () => 0.5;
+      assert.equal(watchTimeoutMs(30, 1_800_000, half), 30_000);
+      assert.equal(watchTimeoutMs(3_600, 1_800_000, half), 3_600_000);
+      assert.equal(watchTimeoutMs(3_601, 1_800_000, half), 2_700_000);
+      assert.equal(watchTimeoutMs(3_000_000, 1_800_000, half), 2_700_000);
+      assert.equal(watchTimeoutMs(0, 1_800_000, half), 2_700_000);
+      assert.equal(watchTimeoutMs(undefined, 1_800_000, half), 2_700_000);
+    });
+  });
+});

@@ -13,7 +13,8 @@
  *   (60 s by default, as kube cuts bodies), watches exempt;
  * - item 9: a watch asking for timeoutSeconds=3000000 is not ended after 1 ms
  *   (a Node timer overflow, which sent clients into a hot re-watch loop): it
- *   gets the default duration.
+ *   gets the default duration;
+ * - input details: a lone surrogate escape is stored as U+FFFD, as Go decodes it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -174,6 +175,16 @@ describe('hardening the embedded API server', () => {
       assert.equal(watchTimeoutMs(3_000_000, 1_800_000, half), 2_700_000);
       assert.equal(watchTimeoutMs(0, 1_800_000, half), 2_700_000);
       assert.equal(watchTimeoutMs(undefined, 1_800_000, half), 2_700_000);
+    });
+  });
+
+  describe('input details', () => {
+    it('a lone surrogate escape is stored as U+FFFD (Go\'s decoder); a pair stays one character', async () => {
+      const body = '{"metadata":{"name":"surrogates"},"data":{"lone":"a\\ud800b","low":"\\udc00","pair":"\\ud83d\\ude00"}}';
+      const res = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body });
+      assert.equal(res.status, 201, res.text);
+      const stored = await client.send({ method: 'GET', path: `${cmPath}/surrogates` });
+      assert.deepEqual((stored.json as { data: Record<string, string> }).data, { lone: 'a\uFFFDb', low: '\uFFFD', pair: '\u{1F600}' });
     });
   });
 });

@@ -4,7 +4,7 @@ import { parseYaml } from './lazy-yaml.js';
 import { StatusError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
 import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js';
 import { decodeJsonObject, decodeYamlObject } from './object-body.js';
-import { goJsonSyntaxError, maxBodyNestingDepth } from './go-json.js';
+import { goJsonSyntaxError, maxBodyNestingDepth, parseGoJson } from './go-json.js';
 
 /** kube-apiserver's default MaxRequestBodyBytes. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -59,7 +59,7 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined, 
 export function parseJson(body: Buffer): unknown {
   const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
   if (syntax !== undefined) throw badRequest(`couldn't get version/kind; json parse error: ${syntax}`);
-  return JSON.parse(body.toString('utf8')) as unknown;
+  return parseGoJson(body.toString('utf8'));
 }
 
 export function parseYamlBody(body: Buffer): unknown {

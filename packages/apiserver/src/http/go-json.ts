@@ -368,3 +368,31 @@ export function goJsonSyntaxError(data: Uint8Array, maxDepth = maxJsonNestingDep
   if (err !== undefined) return err;
   return endTop ? undefined : 'unexpected end of JSON input';
 }
+
+/** A `\uXXXX` escape of a UTF-16 surrogate, which may stand alone in JSON text. */
+const escapedSurrogate = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+/**
+ * JSON.parse of `text` as Go's decoder reads it: a lone surrogate escape
+ * (`"\ud800"`) becomes U+FFFD, as Go turns it into the replacement character,
+ * instead of a string no UTF-8 encoder can write. Only text that has such an
+ * escape is walked.
+ */
+export function parseGoJson(text: string): unknown {
+  const value = JSON.parse(text) as unknown;
+  return escapedSurrogate.test(text) ? wellFormed(value) : value;
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+const toWellFormed = (s: string): string => s.replace(loneSurrogate, '\uFFFD');
+
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return toWellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [toWellFormed(k), wellFormed(v)]));
+  }
+  return value;
+}

@@ -15,7 +15,7 @@
  */
 import { parseYaml } from './lazy-yaml.js';
 import { StatusError, badRequest } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth } from './go-json.js';
+import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
 
 /** How Go prints the anonymous struct meta.Interpret decodes into. */
 const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
@@ -70,7 +70,7 @@ export function decodeJsonObject(body: Buffer, into: string): Record<string, unk
   const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
   if (syntax !== undefined) throw unrecognizedBody(into, `couldn't get version/kind; json parse error: ${syntax}`, body);
   const text = body.toString('utf8');
-  const value = JSON.parse(text) as unknown;
+  const value = parseGoJson(text);
   if (containsNonFinite(value)) {
     // Go refuses a number out of float64 range; JSON.parse would make it Infinity.
     throw unrecognizedBody(into, `json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`, body);

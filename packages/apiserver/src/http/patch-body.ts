@@ -5,7 +5,7 @@
  * `error decoding patch: `; a strategic merge patch's failures come bare.
  */
 import { StatusError, badRequest, invalid, type FieldError } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth } from './go-json.js';
+import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
 import { parseYaml } from './lazy-yaml.js';
 
 const jsonPatchType = 'application/json-patch+json';
@@ -24,7 +24,7 @@ export function parsePatchBody(body: Buffer, patchType: string): unknown {
   const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
   if (syntax !== undefined) throw badRequest(`${prefix}${syntax}`);
   const text = body.toString('utf8');
-  const value = JSON.parse(text) as unknown;
+  const value = parseGoJson(text);
   if (containsNonFinite(value)) {
     throw badRequest(`${prefix}json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`);
   }

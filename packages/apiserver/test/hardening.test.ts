@@ -9,6 +9,9 @@
  *   kube's 413; an object whose JSON is over etcd's 1.5 MiB is refused as
  *   etcd refuses it ("etcdserver: request is too large", a 500 without a
  *   reason, as kube-apiserver passes it on), on create and on update;
+ * - item 5: the replay of a watch from an old resourceVersion is rendered as
+ *   the socket drains, not all at once before the answer (a watcher that
+ *   never read made the server render the whole history);
  * - item 8: a request body that never ends is cut after the request timeout
  *   (60 s by default, as kube cuts bodies), watches exempt;
  * - item 9: a watch asking for timeoutSeconds=3000000 is not ended after 1 ms
@@ -19,19 +22,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { startApiServer, type RunningApiServer } from '../src/server.js';
 import { watchTimeoutMs } from '../src/http/watch-handler.js';
 import { yamlDepthBound } from '../src/http/lazy-yaml.js';
 import { RawClient } from './support/raw-client.js';
 
 const cmPath = '/api/v1/namespaces/default/configmaps';
+
+// A full collection before each reading, so that memory figures are live data, not garbage.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 const yaml = { 'Content-Type': 'application/yaml' };
 
 describe('hardening the embedded API server', () => {
   let server: RunningApiServer;
   let client: RawClient;
   before(async () => {
-    server = await startApiServer({ port: 0, requestTimeoutMs: 1_000, defaultWatchTimeoutMs: 1_000 });
+    server = await startApiServer({ port: 0, requestTimeoutMs: 1_000, defaultWatchTimeoutMs: 1_000, maxWatchBufferBytes: 256 * 1024 });
     client = new RawClient(server.url, server.caPem, server.adminToken);
   });
   after(async () => {
@@ -142,6 +151,7 @@ describe('hardening the embedded API server', () => {
         req.on('response', (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
+          req.destroy();
         });
         req.on('error', (err) => resolve((err as NodeJS.ErrnoException).code ?? 'error'));
         // One chunk, then nothing more, ever.
@@ -185,6 +195,62 @@ describe('hardening the embedded API server', () => {
       assert.equal(res.status, 201, res.text);
       const stored = await client.send({ method: 'GET', path: `${cmPath}/surrogates` });
       assert.deepEqual((stored.json as { data: Record<string, string> }).data, { lone: 'a\uFFFDb', low: '\uFFFD', pair: '\u{1F600}' });
+    });
+  });
+
+  describe('item 5: a watch replaying old events obeys the slow-watcher bound', () => {
+    /** Opens a watch of the ConfigMap `name` from `from` and returns its response unread. */
+    const openWatch = (name: string, from: string) =>
+      new Promise<{ res: import('node:http').IncomingMessage; req: import('node:http').ClientRequest }>((resolve, reject) => {
+        const req = request(new URL(`${cmPath}?watch=1&resourceVersion=${from}&fieldSelector=metadata.name%3D${name}`, server.url), { ca: server.caPem, headers: { authorization: `Bearer ${server.adminToken}` } });
+        req.on('response', (res) => resolve({ res, req }));
+        req.on('error', reject);
+        req.end();
+      });
+
+    /** A ConfigMap updated `count` times with `size` bytes each; returns the resourceVersion before. */
+    const history = async (name: string, count: number, size: number): Promise<string> => {
+      const created = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name } }) });
+      for (let i = 0; i < count; i++) {
+        const res = await client.send({ method: 'PATCH', path: `${cmPath}/${name}`, headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { v: `${i % 10}`.repeat(size) } }) });
+        assert.equal(res.status, 200);
+      }
+      return (created.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    };
+
+    it('a watcher that reads gets the whole replay, past the bound (it drains)', async () => {
+      const from = await history('replayed', 20, 30_000);
+      const { res, req } = await openWatch('replayed', from);
+      let events = 0;
+      let buffered = '';
+      res.setEncoding('utf8');
+      await new Promise<void>((resolve) => {
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          const lines = buffered.split('\n');
+          buffered = lines.pop()!;
+          events += lines.length;
+          if (events >= 20) resolve();
+        });
+      });
+      req.destroy();
+      assert.equal(events, 20);
+    });
+
+    it('one that does not read costs the server no rendering of the history', async () => {
+      // 80 events of 1 MB: a rendering of the replay is 80 MB.
+      const from = await history('unread', 80, 1_000_000);
+      gc();
+      const before = process.memoryUsage();
+      const { res, req } = await openWatch('unread', from);
+      res.pause();
+      gc();
+      const after = process.memoryUsage();
+      const grown = after.heapUsed + after.external - (before.heapUsed + before.external);
+      req.destroy();
+      // Before the fix every event was rendered before the answer began: 80 MB and more.
+      assert.ok(grown < 40_000_000, `the server grew by ${(grown / 1e6).toFixed(0)} MB`);
+      assert.equal(await healthz(), 'ok');
     });
   });
 });

@@ -23,6 +23,9 @@ export interface WatchServingOptions {
   defaultWatchTimeoutMs: number;
 }
 
+/** Events a watcher may fall behind by before it is dropped (kube's watch cache drops a watcher whose buffer is full). */
+const maxQueuedEvents = 100_000;
+
 export function serveWatch(
   req: IncomingMessage,
   res: ServerResponse,
@@ -48,25 +51,67 @@ export function serveWatch(
     }
     return `${JSON.stringify({ type, object: payload })}\n`;
   };
-  const pending: string[] = [];
+  // Events wait in a queue until the socket takes them: the replay of an old resourceVersion (and
+  // the initial state) arrives before the headers go out, all at once. They are encoded only as the
+  // socket drains, so a watcher that does not read holds references to stored objects, never a
+  // rendering of the whole history (issue 14, item 5); one that reads gets every event.
+  const queue: Array<readonly [WatchEventType, unknown]> = [];
+  let next = 0;
   let started = false;
-  const send = (type: WatchEventType, object: unknown): void => {
-    if (closed) return;
-    let line: string;
+  let waitingForDrain = false;
+  /** Ends the response (normally) once the queue is written: after an expired watch's ERROR. */
+  let endWhenFlushed = false;
+
+  const writeEvent = (type: WatchEventType, object: unknown): boolean => {
     try {
-      line = encode(type, object);
+      res.write(encode(type, object));
+      return true;
     } catch (e) {
       // An event that cannot be rendered ends this watch; the client re-watches from its last revision.
       console.error(`watch on ${rs.info.resource}: ${(e as Error).message}`);
-      if (started) close(true);
-      else closed = true;
+      close(true);
+      return false;
+    }
+  };
+
+  /** Writes queued events while the socket keeps up; resumes on 'drain'. */
+  const pump = (): void => {
+    while (next < queue.length && !closed) {
+      if (res.writableLength > serving.maxWatchBufferBytes) {
+        if (!waitingForDrain) {
+          waitingForDrain = true;
+          res.once('drain', () => {
+            waitingForDrain = false;
+            pump();
+          });
+        }
+        return;
+      }
+      const [type, object] = queue[next]!;
+      queue[next++] = undefined as never;
+      if (!writeEvent(type, object)) return;
+    }
+    queue.length = 0;
+    next = 0;
+    if (endWhenFlushed) close(false);
+  };
+
+  const send = (type: WatchEventType, object: unknown): void => {
+    if (closed) return;
+    if (!started || next < queue.length) {
+      if (queue.length - next >= maxQueuedEvents) {
+        // A watcher this far behind is dropped, as kube drops one whose buffer fills; a replay this
+        // long ends after what it holds (the client re-watches from there).
+        if (started) close(true);
+        else endWhenFlushed = true;
+        return;
+      }
+      queue.push([type, object]);
+      if (started) pump();
       return;
     }
-    if (!started) {
-      pending.push(line);
-      return;
-    }
-    res.write(line);
+    if (!writeEvent(type, object)) return;
+    // A live watcher that stopped reading is disconnected.
     if (res.writableLength > serving.maxWatchBufferBytes) close(true);
   };
 
@@ -76,8 +121,6 @@ export function serveWatch(
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   started = true;
-  for (const line of pending) res.write(line);
-  pending.length = 0;
 
   const timer = setTimeout(() => close(false), watchTimeoutMs(opts.timeoutSeconds, serving.defaultWatchTimeoutMs));
   const bookmarks = opts.allowWatchBookmarks ? setInterval(() => watch.bookmark(), serving.bookmarkIntervalMs) : undefined;
@@ -94,7 +137,8 @@ export function serveWatch(
   req.on('close', () => close(true));
   res.on('close', () => close(true));
   // A watch that failed at once (an expired resourceVersion) is over after its ERROR event.
-  if (watch.ended) close(false);
+  if (watch.ended) endWhenFlushed = true;
+  pump();
 }
 
 /**

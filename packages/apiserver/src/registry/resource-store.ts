@@ -325,6 +325,9 @@ export class ResourceStore {
         else incoming.status = deepCopy(old.status);
       }
       this.strategy.applyDefaults(incoming);
+    } else if (subresource === 'status') {
+      // kube defaults every decoded body; a status write is where a node's allocatable is defaulted.
+      this.strategy.applyDefaults(incoming);
     }
     if (subresource !== 'finalize') {
       const mutated = await this.admitMutating('UPDATE', incoming, old, subresource, opts);

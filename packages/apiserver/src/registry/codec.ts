@@ -18,6 +18,7 @@ import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/buil
 import { cannotBeHandledMessage, findUnknownFields, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
 import { parsePatchBody } from '../http/patch-body.js';
 import { findTypeError } from '../openapi/type-check.js';
+import { checkStrategicPatchResult } from './strategic-patch-result.js';
 import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -57,10 +58,12 @@ export function schemaPatcher(info: ResourceInfo): PatchApplier {
         return applyJsonPatch(current, parsePatchBody(body, patchType)) as KubeObject;
       case 'application/merge-patch+json':
         return applyMergePatch(current, parsePatchBody(body, patchType)) as KubeObject;
-      case 'application/strategic-merge-patch+json':
+      case 'application/strategic-merge-patch+json': {
         if (!schema) throw unsupportedMediaType(patchType, builtinPatchTypes.filter((t) => !t.includes('strategic')));
+        const patch = parsePatchBody(body, patchType);
+        let patched: KubeObject;
         try {
-          return applyStrategicMergePatch(current, parsePatchBody(body, patchType), schema, resolveBuiltinSchema) as KubeObject;
+          patched = applyStrategicMergePatch(current, patch, schema, resolveBuiltinSchema) as KubeObject;
         } catch (e) {
           // kube passes these patch errors through unconverted, as a 500 (`expected a []interface {},
           // but received a string`, `map: ... does not contain declared merge key: name`); they are
@@ -68,6 +71,9 @@ export function schemaPatcher(info: ResourceInfo): PatchApplier {
           if (e instanceof StatusError && e.code === 500 && e.reason === undefined) throw badRequest(e.message);
           throw e;
         }
+        checkStrategicPatchResult(patched, patch, schema, info.kind);
+        return patched;
+      }
       default:
         throw unsupportedMediaType(patchType, builtinPatchTypes);
     }

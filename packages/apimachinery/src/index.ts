@@ -8,3 +8,4 @@ export * from './patch/index.js';
 export * from './jsonpath/index.js';
 export * from './schema/index.js';
 export * from './cel/index.js';
+export * from './quantity/canonical.js';

@@ -49,6 +49,7 @@ interface Row {
 const coreDefaults = 'pkg/apis/core/v1/defaults.go';
 const coreTypes = 'k8s.io/api core/v1/types.go v0.32.1';
 const goEncoding = 'encoding/json writes a struct field even when empty (omitempty ignores structs)';
+const quantityEncoding = 'k8s.io/apimachinery pkg/api/resource/quantity.go:Quantity.MarshalJSON (canonical form)';
 
 /** The metadata every create fills in (generic registry's BeforeCreate), and the SSA bookkeeping. */
 const systemMetadata = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields'];
@@ -130,7 +131,7 @@ const rows: Row[] = [
             image: 'registry.local:5000/team/app:1.2',
             ports: [{ containerPort: 8080 }],
             env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-            resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } },
+            resources: { limits: { cpu: 1, memory: '1024Mi' }, requests: { cpu: 0.5 } },
             livenessProbe: { httpGet: { port: 8080 } },
             readinessProbe: { grpc: { port: 9090 } },
             startupProbe: { tcpSocket: { port: 8080 }, periodSeconds: 5 },
@@ -153,6 +154,7 @@ const rows: Row[] = [
           { name: 'rbd', rbd: { monitors: ['10.0.0.1:6789'], image: 'disk' } },
           { name: 'azure', azureDisk: { diskName: 'd', diskURI: 'https://example/d.vhd' } },
           { name: 'scaleio', scaleIO: { gateway: 'https://gw', system: 'sys', secretRef: { name: 's' } } },
+          { name: 'cache', emptyDir: { sizeLimit: '0.5Gi' } },
         ],
       },
     },
@@ -164,6 +166,10 @@ const rows: Row[] = [
       { path: 'spec.initContainers[0].resources.requests.cpu', value: '100m', source: `${coreDefaults}:SetDefaults_Pod` },
       ...containerDefaults('spec.containers[0]', 'IfNotPresent').filter((a) => !a.path.endsWith('.resources')),
       { path: 'spec.containers[0].resources.requests.memory', value: '1Gi', source: `${coreDefaults}:SetDefaults_Pod` },
+      { path: 'spec.containers[0].resources.limits.cpu', value: '1', source: quantityEncoding },
+      { path: 'spec.containers[0].resources.limits.memory', value: '1Gi', source: quantityEncoding },
+      { path: 'spec.containers[0].resources.requests.cpu', value: '500m', source: quantityEncoding },
+      { path: 'spec.volumes[11].emptyDir.sizeLimit', value: '512Mi', source: quantityEncoding },
       { path: 'spec.containers[0].ports[0].protocol', value: 'TCP', source: `${coreTypes}: ContainerPort.protocol +default="TCP"` },
       { path: 'spec.containers[0].ports[0].hostPort', value: 8080, source: `${coreDefaults}:SetDefaults_Pod (defaultHostNetworkPorts)` },
       { path: 'spec.containers[0].env[0].valueFrom.fieldRef.apiVersion', value: 'v1', source: `${coreDefaults}:SetDefaults_ObjectFieldSelector` },
@@ -196,7 +202,7 @@ const rows: Row[] = [
       { path: 'spec.volumes[10].scaleIO.storageMode', value: 'ThinProvisioned', source: `${coreTypes}: ScaleIOVolumeSource.storageMode +default="ThinProvisioned"` },
       { path: 'spec.volumes[10].scaleIO.fsType', value: 'xfs', source: `${coreTypes}: ScaleIOVolumeSource.fsType +default="xfs"` },
     ],
-    serverSets: [...podServerSets.filter((s) => s.path !== 'spec.volumes'), { path: 'spec.volumes[11]', source: 'plugin/pkg/admission/serviceaccount/admission.go:mountServiceAccountToken' }],
+    serverSets: [...podServerSets.filter((s) => s.path !== 'spec.volumes'), { path: 'spec.volumes[12]', source: 'plugin/pkg/admission/serviceaccount/admission.go:mountServiceAccountToken' }],
   },
   {
     name: 'Service, minimal',
@@ -288,8 +294,11 @@ const rows: Row[] = [
   {
     name: 'Node, reporting capacity only',
     collection: '/api/v1/nodes',
-    manifest: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' }, status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' } } },
-    adds: [{ path: 'status.allocatable', value: { cpu: '4', memory: '8Gi', pods: '110' }, source: `${coreDefaults}:SetDefaults_NodeStatus` }],
+    manifest: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' }, status: { capacity: { cpu: 4, memory: '8192Mi', pods: '110', 'example.com/tiny': '0.0001' } } },
+    adds: [
+      { path: 'status.capacity', value: { cpu: '4', memory: '8Gi', pods: '110', 'example.com/tiny': '1m' }, source: `${quantityEncoding}, after ${coreDefaults}:SetDefaults_ResourceList` },
+      { path: 'status.allocatable', value: { cpu: '4', memory: '8Gi', pods: '110', 'example.com/tiny': '1m' }, source: `${coreDefaults}:SetDefaults_NodeStatus` },
+    ],
   },
   {
     name: 'Deployment',

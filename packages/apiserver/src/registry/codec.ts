@@ -19,6 +19,7 @@ import { cannotBeHandledMessage, findUnknownFields, pruneUnknownFields, strictDe
 import { parsePatchBody } from '../http/patch-body.js';
 import { findTypeError } from '../openapi/type-check.js';
 import { checkStrategicPatchResult } from './strategic-patch-result.js';
+import { canonicalizeQuantities } from '../openapi/quantities.js';
 import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -33,6 +34,7 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
     // A value of the wrong type fails decoding into the Go type whatever the field validation.
     const typeError = findTypeError(obj, schema, resolveBuiltinSchema, info.kind);
     if (typeError) throw badRequest(source === 'patch' ? typeError : cannotBeHandledMessage(info.kind, info.version, typeError));
+    canonicalizeQuantities(obj, schema, resolveBuiltinSchema);
     if (validation === 'Strict') {
       const unknown = findUnknownFields(obj, schema, resolveBuiltinSchema);
       if (unknown.length) {

@@ -155,14 +155,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const method = req.method ?? 'GET';
     const readOnly = method === 'GET' || method === 'HEAD';
     if (isPublic(path)) {
-      measured(nonResourceRequestLabels(method, path, url.searchParams), 'readOnly');
+      // `/healthz/<anything>` is answered too, but only the fixed paths get a label value.
+      if (publicPaths.has(path)) measured(nonResourceRequestLabels(method, path, url.searchParams), 'readOnly');
       return servePublic(path, res);
     }
     const user = await access.identify(req);
     if (!servedMethods.has(method)) throw methodNotAllowed();
     const rr = parseResourcePath(path, method, url.searchParams);
-    // Only served resources: a made-up path must not mint label values.
     const kind: RequestKind = rr?.verb === 'watch' ? 'longRunning' : readOnly ? 'readOnly' : 'mutating';
+    // Only served resources and routed paths: a made-up path must not mint label values.
     if (rr && catalog.lookup(rr.group, rr.version, rr.resource)) {
       measured(resourceRequestLabels(method, rr, url.searchParams, req.headers['content-type'] ?? ''), kind);
     } else if (isRoutedPath(path)) {

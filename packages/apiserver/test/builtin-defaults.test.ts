@@ -556,6 +556,12 @@ describe('defaults apply to every write, as kube defaults every decoded body', (
     assert.equal(updated.spec.template.spec.containers[0].imagePullPolicy, 'Always');
   });
 
+  it('a namespace created with generateName is labelled with the name it got (namespace strategy Canonicalize)', async () => {
+    const created = await api.ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'gen-' } }, 201);
+    assert.match(created.metadata.name, /^gen-[a-z0-9]{5}$/);
+    assert.deepEqual(created.metadata.labels, { 'kubernetes.io/metadata.name': created.metadata.name });
+  });
+
   it('a status write is defaulted: a node reporting new capacity can allocate all of it', async () => {
     const path = '/api/v1/nodes/node-a/status';
     const current = await api.ok('GET', path);

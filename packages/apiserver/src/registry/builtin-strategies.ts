@@ -173,6 +173,8 @@ function namespaceStrategy(): Strategy {
     returnsDeletedObject: true,
     applyDefaults: defaultNamespace,
     prepareForCreate(o) {
+      // kube's namespace Canonicalize: a generated name gets its label too, once it exists.
+      defaultNamespace(o);
       o.spec = { finalizers: ['kubernetes'] };
       o.status = { phase: 'Active' };
     },

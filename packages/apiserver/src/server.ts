@@ -16,7 +16,7 @@ import { builtinResources } from './registry/builtin-resources.js';
 import { builtinStrategies } from './registry/builtin-strategies.js';
 import { baseStrategy } from './registry/strategy.js';
 import { ClusterIpAllocator } from './registry/cluster-ip.js';
-import { schemaDecoder, schemaPatcher } from './registry/codec.js';
+import { schemaDecoder, schemaEncoder, schemaPatcher } from './registry/codec.js';
 import { eventsV1Conversion } from './registry/event-conversion.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
@@ -110,7 +110,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const sharesCoreEvents = info.group === 'events.k8s.io' && info.resource === 'events';
     const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
     const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
-    catalog.add(new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), conversion, admission }));
+    catalog.add(
+      new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
+    );
   }
   await bootstrap(catalog);
 

@@ -8,8 +8,10 @@
  * admission), also named with its source. A field found in none of these
  * fails the row, as does a recorded default that is missing.
  *
- * The review kinds (TokenReview, SubjectAccessReview, ...) are not stored and
- * have no defaults; they are left out.
+ * Besides defaults, the rows record what Go's encoding writes for fields
+ * nobody set (`creationTimestamp: null` in a template, an Event's `source: {}`),
+ * which kube serves as well. The review kinds (TokenReview,
+ * SubjectAccessReview, ...) are not stored and have no defaults; they are left out.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -49,6 +51,9 @@ interface Row {
 const coreDefaults = 'pkg/apis/core/v1/defaults.go';
 const coreTypes = 'k8s.io/api core/v1/types.go v0.32.1';
 const goEncoding = 'encoding/json writes a struct field even when empty (omitempty ignores structs)';
+/** Go's encoding of a field nobody set, per the Go type in k8s.io/api v0.32.1 (src/openapi/go-encoded-zeros.json). */
+const goZero = (field: string, why: string): string => `k8s.io/api v0.32.1 ${field}: ${why}`;
+const zeroTime = 'a zero metav1.Time encodes as null';
 const quantityEncoding = 'k8s.io/apimachinery pkg/api/resource/quantity.go:Quantity.MarshalJSON (canonical form)';
 
 /** The metadata every create fills in (generic registry's BeforeCreate), and the SSA bookkeeping. */
@@ -191,6 +196,7 @@ const rows: Row[] = [
       { path: 'spec.volumes[4].projected.sources[1].downwardAPI.items[0].fieldRef.apiVersion', value: 'v1', source: `${coreDefaults}:SetDefaults_ObjectFieldSelector` },
       { path: 'spec.volumes[5].hostPath.type', value: '', source: `${coreDefaults}:SetDefaults_HostPathVolumeSource` },
       { path: 'spec.volumes[6].ephemeral.volumeClaimTemplate.spec.volumeMode', value: 'Filesystem', source: `${coreDefaults}:SetDefaults_PersistentVolumeClaimSpec` },
+      { path: 'spec.volumes[6].ephemeral.volumeClaimTemplate.metadata.creationTimestamp', value: null, source: goZero('core/v1 PersistentVolumeClaimTemplate.metadata.creationTimestamp', zeroTime) },
       { path: 'spec.volumes[7].iscsi.iscsiInterface', value: 'default', source: `${coreTypes}: ISCSIVolumeSource.iscsiInterface +default="default"` },
       { path: 'spec.volumes[8].rbd.pool', value: 'rbd', source: `${coreTypes}: RBDVolumeSource.pool +default="rbd"` },
       { path: 'spec.volumes[8].rbd.user', value: 'admin', source: `${coreTypes}: RBDVolumeSource.user +default="admin"` },
@@ -272,7 +278,14 @@ const rows: Row[] = [
       message: 'started',
       type: 'Normal',
     },
-    adds: [],
+    adds: [
+      { path: 'eventTime', value: null, source: goZero('core/v1 Event.eventTime', 'a zero metav1.MicroTime encodes as null') },
+      { path: 'firstTimestamp', value: null, source: goZero('core/v1 Event.firstTimestamp', zeroTime) },
+      { path: 'lastTimestamp', value: null, source: goZero('core/v1 Event.lastTimestamp', zeroTime) },
+      { path: 'reportingComponent', value: '', source: goZero('core/v1 Event.reportingComponent', 'no omitempty') },
+      { path: 'reportingInstance', value: '', source: goZero('core/v1 Event.reportingInstance', 'no omitempty') },
+      { path: 'source', value: {}, source: goZero('core/v1 Event.source', goEncoding) },
+    ],
   },
   {
     name: 'Event (events.k8s.io)',
@@ -289,7 +302,11 @@ const rows: Row[] = [
       type: 'Normal',
       regarding: { kind: 'Pod', name: 'minimal', namespace: 'default' },
     },
-    adds: [],
+    adds: [
+      { path: 'deprecatedFirstTimestamp', value: null, source: goZero('events/v1 Event.deprecatedFirstTimestamp', zeroTime) },
+      { path: 'deprecatedLastTimestamp', value: null, source: goZero('events/v1 Event.deprecatedLastTimestamp', zeroTime) },
+      { path: 'deprecatedSource', value: {}, source: goZero('events/v1 Event.deprecatedSource', goEncoding) },
+    ],
   },
   {
     name: 'Node, reporting capacity only',
@@ -298,6 +315,15 @@ const rows: Row[] = [
     adds: [
       { path: 'status.capacity', value: { cpu: '4', memory: '8Gi', pods: '110', 'example.com/tiny': '1m' }, source: `${quantityEncoding}, after ${coreDefaults}:SetDefaults_ResourceList` },
       { path: 'status.allocatable', value: { cpu: '4', memory: '8Gi', pods: '110', 'example.com/tiny': '1m' }, source: `${coreDefaults}:SetDefaults_NodeStatus` },
+      { path: 'spec', value: {}, source: goZero('core/v1 Node.spec', goEncoding) },
+      { path: 'status.daemonEndpoints', value: { kubeletEndpoint: { Port: 0 } }, source: goZero('core/v1 NodeStatus.daemonEndpoints, DaemonEndpoint.Port', 'structs, and Port has no omitempty') },
+      {
+        path: 'status.nodeInfo',
+        value: Object.fromEntries(
+          ['architecture', 'bootID', 'containerRuntimeVersion', 'kernelVersion', 'kubeProxyVersion', 'kubeletVersion', 'machineID', 'operatingSystem', 'osImage', 'systemUUID'].map((k) => [k, '']),
+        ),
+        source: goZero('core/v1 NodeStatus.nodeInfo (NodeSystemInfo)', 'a struct whose fields have no omitempty'),
+      },
     ],
   },
   {
@@ -318,6 +344,7 @@ const rows: Row[] = [
       { path: 'spec.strategy', value: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } }, source: 'pkg/apis/apps/v1/defaults.go:SetDefaults_Deployment' },
       { path: 'spec.revisionHistoryLimit', value: 10, source: 'pkg/apis/apps/v1/defaults.go:SetDefaults_Deployment' },
       { path: 'spec.progressDeadlineSeconds', value: 600, source: 'pkg/apis/apps/v1/defaults.go:SetDefaults_Deployment' },
+      { path: 'spec.template.metadata.creationTimestamp', value: null, source: goZero('core/v1 PodTemplateSpec.metadata.creationTimestamp', zeroTime) },
       ...podSpecDefaults('spec.template.spec'),
       ...containerDefaults('spec.template.spec.containers[0]').filter((a) => !a.path.endsWith('.resources')),
     ],
@@ -334,6 +361,7 @@ const rows: Row[] = [
     },
     adds: [
       { path: 'spec.replicas', value: 1, source: 'pkg/apis/apps/v1/defaults.go:SetDefaults_ReplicaSet' },
+      { path: 'spec.template.metadata.creationTimestamp', value: null, source: goZero('core/v1 PodTemplateSpec.metadata.creationTimestamp', zeroTime) },
       ...podSpecDefaults('spec.template.spec'),
       ...containerDefaults('spec.template.spec.containers[0]'),
     ],
@@ -560,6 +588,15 @@ describe('defaults apply to every write, as kube defaults every decoded body', (
     const created = await api.ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'gen-' } }, 201);
     assert.match(created.metadata.name, /^gen-[a-z0-9]{5}$/);
     assert.deepEqual(created.metadata.labels, { 'kubernetes.io/metadata.name': created.metadata.name });
+  });
+
+  it('a metadata-only patch leaves generation alone: the encoded nulls of the stored template are no spec change', async () => {
+    const path = '/apis/apps/v1/namespaces/default/replicasets/web';
+    const before = await api.ok('GET', path);
+    assert.equal(before.spec.template.metadata.creationTimestamp, null);
+    const patched = await api.ok('PATCH', path, { metadata: { labels: { team: 'a' } } }, 200, { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(patched.metadata.generation, before.metadata.generation);
+    assert.equal(patched.spec.template.metadata.creationTimestamp, null);
   });
 
   it('a status write is defaulted: a node reporting new capacity can allocate all of it', async () => {

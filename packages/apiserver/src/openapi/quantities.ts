@@ -7,13 +7,12 @@
  * `memory: 1.5Gi` as `"1536Mi"`.
  */
 import { canonicalQuantity, resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
-import { definitionNameOfRef } from './builtin-schemas.js';
+import { definitionOf } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 
 function isQuantity(schema: OpenApiSchema | undefined): boolean {
-  const ref = schema?.$ref ?? (schema?.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
-  return ref !== undefined && definitionNameOfRef(ref) === quantityDef;
+  return definitionOf(schema) === quantityDef;
 }
 
 function canonical(value: unknown, roundToMilli: boolean): unknown {

@@ -23,7 +23,7 @@
  * the schemas do not know them.
  */
 import { resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
-import { definitionNameOfRef } from './builtin-schemas.js';
+import { definitionOf } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const intOrStringDef = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
@@ -45,12 +45,6 @@ interface Context {
   /** JSON field names from the root. */
   fields: string[];
   dialect: DecodeDialect;
-}
-
-/** The definition a schema refers to, directly or through `allOf: [{ $ref }]`. */
-function definitionOf(schema: OpenApiSchema): string | undefined {
-  const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
-  return ref === undefined ? undefined : definitionNameOfRef(ref);
 }
 
 /** Go's package-qualified name of a definition: `io.k8s.api.core.v1.Container` → `v1.Container`. */

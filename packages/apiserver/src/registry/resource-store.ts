@@ -75,6 +75,8 @@ export interface ResourceStoreDeps {
   conversion?: StorageConversion;
   /** Admission webhooks: mutating before defaulting and validation, validating after. */
   admission?: AdmissionChain;
+  /** Adds what encoding the kind's Go type writes even when unset (built-in kinds), once an object is valid. */
+  encoder?: (obj: KubeObject) => void;
 }
 
 const maxGenerateNameAttempts = 8;
@@ -232,6 +234,7 @@ export class ResourceStore {
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
       ...this.strategy.validate(obj),
     ]);
+    this.deps.encoder?.(obj);
     warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
     if (opts.dryRun) return { object: obj, warnings, created: true };
     const toStore = await this.internal(obj);
@@ -353,6 +356,8 @@ export class ResourceStore {
     m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
     if (!om.deletionTimestamp) delete m.deletionTimestamp;
     if (om.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
+    // Before comparing with the stored object, which has them: decoding dropped the nulls among them.
+    this.deps.encoder?.(obj);
     if (this.strategy.tracksGeneration) {
       m.generation = (om.generation ?? 1) + (specChanged(obj, old) ? 1 : 0);
     } else delete m.generation;

@@ -21,6 +21,11 @@ type LongRunningLabel = Exclude<RequestLabel, 'dry_run'>;
 const requestDurationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 const webhookDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
 
+/** The labels in name order, as Go's Prometheus client writes them (prom-client keeps the order it is given). */
+function byName<T extends Record<string, string>>(labels: T): T {
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))) as T;
+}
+
 /** Counts the stored objects of each resource, labelled as kube labels them (`pods`, `deployments.apps`). */
 export type StorageObjectCounter = () => Iterable<[resource: string, count: number]>;
 
@@ -103,19 +108,20 @@ export class ApiServerMetrics {
    * while it lasts, the others in the in-flight watermark of their kind.
    */
   track(labels: RequestLabels, kind: RequestKind, startedAt: bigint): (code: number) => void {
-    const { dry_run: _dryRun, ...longRunningLabels } = labels;
+    const { dry_run: _dryRun, ...rest } = labels;
+    const longRunningLabels = byName(rest);
     if (kind === 'longRunning') this.longRunning.inc(longRunningLabels);
     else this.inflight[kind].begin();
     return (code) => {
       if (kind === 'longRunning') this.longRunning.dec(longRunningLabels);
       else this.inflight[kind].end();
-      this.requestTotal.inc({ ...labels, code: String(code) });
-      this.requestDuration.observe(labels, Number(process.hrtime.bigint() - startedAt) / 1e9);
+      this.requestTotal.inc(byName({ ...labels, code: String(code) }));
+      this.requestDuration.observe(byName(labels), Number(process.hrtime.bigint() - startedAt) / 1e9);
     };
   }
 
   /** Records one admission webhook call; `type` is kube's step type, `admit` for mutating webhooks. */
   observeWebhook(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void {
-    this.webhookDuration.observe({ name, type, operation, rejected: String(rejected) }, seconds);
+    this.webhookDuration.observe({ name, operation, rejected: String(rejected), type }, seconds);
   }
 }

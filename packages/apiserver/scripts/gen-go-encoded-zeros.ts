@@ -11,6 +11,11 @@
  *   for a nil pointer, slice or map (an Event's `reportingComponent: ""`);
  * - IntOrString `0`, Quantity `"0"`, RawExtension `null` where they are values.
  *
+ * And the reverse, listed as `omitEmpty`: fields tagged omitempty whose Go type
+ * is a string, number, bool, slice or map, which encoding leaves out at their
+ * zero value, so that a `hostNetwork: false` or `args: []` sent by a client is
+ * not served back.
+ *
  * Source: the Go type declarations of k8s.io/api and k8s.io/apimachinery at
  * v0.32.1 (kube 1.32), as codegen's extractor writes them. Run by hand, from
  * the repository root, with the kubernetes/api and kubernetes/apimachinery
@@ -108,32 +113,46 @@ function encodedZero(t: GoTypeExpr, omitEmpty: boolean): { value: unknown } | un
   }
 }
 
-/** The always-written fields of a struct, inline (embedded, `json:",inline"`) structs flattened. */
-function alwaysEncoded(fields: GoField[], out: Record<string, unknown>): void {
+/** Whether omitempty leaves a field of type `t` out at its zero value (structs and custom-encoded types never are). */
+function omittedWhenEmpty(t: GoTypeExpr): boolean {
+  const u = underlying(t);
+  return u.kind === 'basic' || u.kind === 'slice' || u.kind === 'map';
+}
+
+/** A struct's always-written fields and its omitted-when-empty ones, inline (embedded, `json:",inline"`) structs flattened. */
+function encodedFields(fields: GoField[], written: Record<string, unknown>, omitEmpty: string[]): void {
   for (const f of fields) {
     const [name, ...options] = f.tag.split(',');
     if (name === '-') continue;
     const inline = options.includes('inline') || (f.embedded && name === '');
     if (inline) {
       const u = underlying(f.type.kind === 'pointer' ? f.type.elem : f.type);
-      if (u.kind === 'struct') alwaysEncoded(u.fields, out);
+      if (u.kind === 'struct') encodedFields(u.fields, written, omitEmpty);
       continue;
     }
-    const zero = encodedZero(f.type, options.includes('omitempty'));
-    if (zero) out[name || f.name] = zero.value;
+    const jsonName = name || f.name;
+    const omitempty = options.includes('omitempty');
+    const zero = encodedZero(f.type, omitempty);
+    if (zero) written[jsonName] = zero.value;
+    else if (omitempty && omittedWhenEmpty(f.type)) omitEmpty.push(jsonName);
   }
 }
 
-const table: Record<string, Record<string, unknown>> = {};
+const byName = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+const table: Record<string, { written?: Record<string, unknown>; omitEmpty?: string[] }> = {};
 for (const [pkg, decls] of Object.entries(index.packages)) {
   for (const [name, decl] of Object.entries(decls)) {
     const def = definitionName(pkg, name);
     if (!def || !Object.hasOwn(schemas, def) || decl.type.kind !== 'struct' || `${pkg}.${name}` in customZero) continue;
-    const fields: Record<string, unknown> = {};
-    alwaysEncoded(decl.type.fields, fields);
-    if (Object.keys(fields).length > 0) table[def] = Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const written: Record<string, unknown> = {};
+    const omitEmpty: string[] = [];
+    encodedFields(decl.type.fields, written, omitEmpty);
+    const entry: { written?: Record<string, unknown>; omitEmpty?: string[] } = {};
+    if (Object.keys(written).length > 0) entry.written = Object.fromEntries(Object.entries(written).sort(byName));
+    if (omitEmpty.length > 0) entry.omitEmpty = omitEmpty.sort();
+    if (entry.written || entry.omitEmpty) table[def] = entry;
   }
 }
-const sorted = Object.fromEntries(Object.entries(table).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const sorted = Object.fromEntries(Object.entries(table).sort(byName));
 writeFileSync(outFile, `${JSON.stringify({ source: index.source, definitions: sorted }, null, 1)}\n`);
 console.log(`wrote ${Object.keys(sorted).length} definitions to ${outFile}`);

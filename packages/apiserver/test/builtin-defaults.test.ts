@@ -599,6 +599,25 @@ describe('defaults apply to every write, as kube defaults every decoded body', (
     assert.equal(patched.spec.template.metadata.creationTimestamp, null);
   });
 
+  it('zero values of omitempty fields are not served back, as Go encodes them', async () => {
+    const created = await api.ok(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'zeros', labels: {}, annotations: {} },
+        spec: { hostNetwork: false, nodeSelector: {}, containers: [{ name: 'app', image: 'nginx', args: [], workingDir: '', stdin: false, ports: [{ containerPort: 80, hostPort: 0 }] }] },
+      },
+      201,
+    );
+    for (const key of ['labels', 'annotations']) assert.equal(key in created.metadata, false, `metadata.${key}`);
+    for (const key of ['hostNetwork', 'nodeSelector']) assert.equal(key in created.spec, false, `spec.${key}`);
+    const c = created.spec.containers[0];
+    for (const key of ['args', 'workingDir', 'stdin']) assert.equal(key in c, false, `containers[0].${key}`);
+    assert.deepEqual(c.ports, [{ containerPort: 80, protocol: 'TCP' }]);
+  });
+
   it('a status write is defaulted: a node reporting new capacity can allocate all of it', async () => {
     const path = '/api/v1/nodes/node-a/status';
     const current = await api.ok('GET', path);

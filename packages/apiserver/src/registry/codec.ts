@@ -20,7 +20,7 @@ import { parsePatchBody } from '../http/patch-body.js';
 import { findTypeError } from '../openapi/type-check.js';
 import { checkStrategicPatchResult } from './strategic-patch-result.js';
 import { canonicalizeQuantities } from '../openapi/quantities.js';
-import { addGoEncodedZeros } from '../openapi/go-encoding.js';
+import { encodeZerosAsGo } from '../openapi/go-encoding.js';
 import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -50,11 +50,11 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
   };
 }
 
-/** Adds the zero-valued fields Go's encoding of the kind writes (see go-encoding.ts). */
+/** Writes zero values as Go's encoding of the kind does: some fields added, empty omitempty ones dropped (see go-encoding.ts). */
 export function schemaEncoder(info: ResourceInfo): (obj: KubeObject) => void {
   const schema = kindSchema(info);
   return (obj) => {
-    if (schema) addGoEncodedZeros(obj, schema, resolveBuiltinSchema);
+    if (schema) encodeZerosAsGo(obj, schema, resolveBuiltinSchema);
   };
 }
 

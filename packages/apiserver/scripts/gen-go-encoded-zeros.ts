@@ -30,25 +30,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-interface GoField {
-  name: string;
-  embedded: boolean;
-  tag: string;
-  type: GoTypeExpr;
-}
-type GoTypeExpr =
-  | { kind: 'struct'; fields: GoField[] }
-  | { kind: 'basic'; name: string }
-  | { kind: 'named'; pkg: string; name: string }
-  | { kind: 'pointer'; elem: GoTypeExpr }
-  | { kind: 'slice'; elem: GoTypeExpr }
-  | { kind: 'array'; len: number; elem: GoTypeExpr }
-  | { kind: 'map'; key: GoTypeExpr; elem: GoTypeExpr }
-  | { kind: 'interface' };
-interface GoTypeIndex {
-  source: { api: string; apimachinery: string };
-  packages: Record<string, Record<string, { type: GoTypeExpr }>>;
-}
+// The IR codegen's extractor writes (a development script reading another script's output).
+import type { GoField, GoTypeExpr, GoTypeIndex } from '../../codegen/src/k8s/go-types.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, '..', 'src', 'openapi', 'go-encoded-zeros.json');

@@ -8,9 +8,10 @@
  * admission), also named with its source. A field found in none of these
  * fails the row, as does a recorded default that is missing.
  *
- * Besides defaults, the rows record what Go's encoding writes for fields
- * nobody set (`creationTimestamp: null` in a template, an Event's `source: {}`),
- * which kube serves as well. The review kinds (TokenReview,
+ * Besides defaults, the rows record what kube's round trip through the Go
+ * types adds: quantities in canonical form, and the fields encoding/json writes
+ * though nobody set them (`creationTimestamp: null` in a template, an Event's
+ * `source: {}`); a test below checks the reverse, empty omitempty fields dropped. The review kinds (TokenReview,
  * SubjectAccessReview, ...) are not stored and have no defaults; they are left out.
  */
 import assert from 'node:assert/strict';

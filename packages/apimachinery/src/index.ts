@@ -9,3 +9,4 @@ export * from './jsonpath/index.js';
 export * from './schema/index.js';
 export * from './cel/index.js';
 export * from './managedfields/index.js';
+export * from './quantity/canonical.js';

@@ -16,7 +16,7 @@ import { builtinResources } from './registry/builtin-resources.js';
 import { builtinStrategies } from './registry/builtin-strategies.js';
 import { baseStrategy } from './registry/strategy.js';
 import { ClusterIpAllocator } from './registry/cluster-ip.js';
-import { schemaDecoder, schemaPatcher } from './registry/codec.js';
+import { schemaDecoder, schemaEncoder, schemaPatcher } from './registry/codec.js';
 import { eventsV1Conversion } from './registry/event-conversion.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
@@ -41,6 +41,9 @@ import { servePodBinding } from './http/pod-binding.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
+import { resourcePrefix } from './registry/keys.js';
+import { ApiServerMetrics, type RequestKind } from './metrics/apiserver-metrics.js';
+import { nonResourceRequestLabels, resourceRequestLabels, type RequestLabels } from './metrics/request-labels.js';
 
 export interface ApiServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -104,7 +107,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const store = new MvccStore({ historyCapacity: options.historyCapacity, persistence });
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
-  const admission = new AdmissionChain(store);
+  const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));
+  const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
   const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
@@ -113,7 +117,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const sharesCoreEvents = info.group === 'events.k8s.io' && info.resource === 'events';
     const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
     const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
-    catalog.add(new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), conversion, admission }));
+    catalog.add(
+      new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
+    );
   }
   await bootstrap(catalog);
 
@@ -139,16 +145,41 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
 
   let serverAddress = '';
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res).catch((err: unknown) => sendError(res, err));
+    handle(req, res, measure(req, res)).catch((err: unknown) => sendError(res, err));
   };
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** Measures a request once it is known what it addresses; paths served by no route go unmeasured, as in kube. */
+  const measure = (req: IncomingMessage, res: ServerResponse): ((labels: RequestLabels, kind: RequestKind) => void) => {
+    const startedAt = process.hrtime.bigint();
+    let measured = false;
+    return (labels, kind) => {
+      if (measured) return;
+      measured = true;
+      const finish = metrics.track(labels, kind, startedAt);
+      res.once('close', () => finish(res.statusCode));
+    };
+  };
+  const handle = async (req: IncomingMessage, res: ServerResponse, measured: ReturnType<typeof measure>): Promise<void> => {
     const url = requestUrl(req.url);
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    if (isPublic(path)) return servePublic(path, res);
+    const method = req.method ?? 'GET';
+    const readOnly = method === 'GET' || method === 'HEAD';
+    if (isPublic(path)) {
+      // `/healthz/<anything>` is answered too, but only the fixed paths get a label value.
+      if (publicPaths.has(path)) measured(nonResourceRequestLabels(method, path, url.searchParams), 'readOnly');
+      return servePublic(path, res);
+    }
     const user = await access.identify(req);
-    if (!servedMethods.has(req.method ?? '')) throw methodNotAllowed();
-    const rr = parseResourcePath(path, req.method ?? 'GET', url.searchParams);
-    access.authorize(rr ? resourceAttributes(user, rr, path) : nonResourceAttributes(user, req.method ?? 'GET', path));
+    if (!servedMethods.has(method)) throw methodNotAllowed();
+    const rr = parseResourcePath(path, method, url.searchParams);
+    const kind: RequestKind = rr?.verb === 'watch' ? 'longRunning' : readOnly ? 'readOnly' : 'mutating';
+    // Only served resources and routed paths: a made-up path must not mint label values.
+    if (rr && catalog.lookup(rr.group, rr.version, rr.resource)) {
+      measured(resourceRequestLabels(method, rr, url.searchParams, req.headers['content-type'] ?? ''), kind);
+    } else if (isRoutedPath(path)) {
+      measured(nonResourceRequestLabels(method, path, url.searchParams), kind);
+    }
+    access.authorize(rr ? resourceAttributes(user, rr, path) : nonResourceAttributes(user, method, path));
+    if (path === '/metrics') return serveMetrics(req, res, metrics);
     if (rr) {
       if (rr.group === 'authorization.k8s.io' || rr.group === 'authentication.k8s.io') return serveReview(req, res, rr, catalog, access, user);
       if (rr.group === '' && rr.resource === 'serviceaccounts' && rr.subresource === 'token') {
@@ -231,6 +262,32 @@ function requestUrl(target: string | undefined): URL {
     return new URL(`http://x${raw.startsWith('/') ? '' : '/'}${raw}`);
   } catch {
     throw badRequest(`parse ${JSON.stringify(raw)}: invalid URI for request`);
+  }
+}
+
+/** The non-resource paths the server routes (discovery, OpenAPI, metrics), whose requests are measured by path. */
+function isRoutedPath(path: string): boolean {
+  return path === '/metrics' || path === '/api' || path === '/apis' || path === '/openapi/v2' || path === '/openapi/v3';
+}
+
+/** `/metrics`, for users allowed to GET it (cluster-admin, system:monitoring). */
+async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: ApiServerMetrics): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+  const body = await metrics.text();
+  res.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** `apiserver_storage_objects`: each storage location once (core and events.k8s.io events share one), as `<resource>.<group>`. */
+function* storageObjectCounts(catalog: ResourceCatalog, store: MvccStore): Iterable<[string, number]> {
+  const seen = new Set<string>();
+  for (const rs of catalog.stores()) {
+    if (rs.info.virtual) continue;
+    const prefix = resourcePrefix(rs.location);
+    if (seen.has(prefix)) continue;
+    seen.add(prefix);
+    const { group, resource } = rs.location;
+    yield [group ? `${resource}.${group}` : resource, store.list(prefix).items.length];
   }
 }
 

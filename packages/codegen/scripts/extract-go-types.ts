@@ -18,7 +18,11 @@
  *   node --import tsx packages/codegen/scripts/extract-go-types.ts \
  *     [--api /work/.mirror/kubernetes+api/repo] \
  *     [--apimachinery /work/.mirror/kubernetes+apimachinery/repo] \
- *     [--ref v0.36.0] [--out packages/codegen/src/k8s/go-types.json]
+ *     [--ref v0.36.0] [--out packages/codegen/src/k8s/go-types.json] \
+ *     [--root k8s.io/api/events/v1 ...]
+ *
+ * `--root` adds a root package (repeatable); the apiserver's
+ * gen-go-encoded-zeros.ts needs the groups it serves beyond ROOT_PACKAGES.
  *
  * What is extracted: every type declaration of the root packages (ROOT_PACKAGES
  * below), plus, transitively, every declaration of any other package of the
@@ -67,6 +71,8 @@ interface Options {
   apimachinery: string;
   ref: string;
   out: string;
+  /** Root packages added to ROOT_PACKAGES. */
+  roots: string[];
 }
 
 function parseArgs(argv: string[]): Options {
@@ -76,6 +82,7 @@ function parseArgs(argv: string[]): Options {
     apimachinery: '/work/.mirror/kubernetes+apimachinery/repo',
     ref: 'v0.36.0',
     out: path.resolve(here, '../src/k8s/go-types.json'),
+    roots: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -86,7 +93,8 @@ function parseArgs(argv: string[]): Options {
       case '--apimachinery': opts.apimachinery = value; break;
       case '--ref': opts.ref = value; break;
       case '--out': opts.out = path.resolve(value); break;
-      default: throw new Error(`unknown argument ${flag} (expected --api, --apimachinery, --ref, --out)`);
+      case '--root': opts.roots.push(value); break;
+      default: throw new Error(`unknown argument ${flag} (expected --api, --apimachinery, --ref, --out, --root)`);
     }
     i++;
   }
@@ -941,7 +949,7 @@ function main(): void {
   const extractor = new Extractor(new GoSources(opts));
   const index: GoTypeIndex = {
     source: { api: opts.ref, apimachinery: opts.ref },
-    packages: extractor.run(ROOT_PACKAGES),
+    packages: extractor.run([...ROOT_PACKAGES, ...opts.roots]),
   };
   const json = JSON.stringify(index, null, 1) + '\n';
   writeFileSync(opts.out, json);

@@ -2,3 +2,4 @@
 export { applyJsonPatch, maxJsonPatchCopyBytes, maxJsonPatchOperations, type JsonPatchOperation } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
+export { goFormat } from './json-values.js';

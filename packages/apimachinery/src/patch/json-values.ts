@@ -77,7 +77,13 @@ export function goTypeName(v: unknown): string {
   }
 }
 
-/** `fmt.Sprintf("%v", v)` for a decoded JSON value: `map[k:v ...]` with sorted keys, `[a b]`, `<nil>`. */
+/**
+ * `fmt.Sprintf("%v", v)` for a decoded JSON value: `map[k:v ...]` with sorted keys, `[a b]`, `<nil>`.
+ * kube's patch errors embed this form of the patch.
+ *
+ * @example
+ * goFormat({ metadata: { labels: 'x' }, n: [1, 2.5] }); // 'map[metadata:map[labels:x] n:[1 2.5]]'
+ */
 export function goFormat(v: unknown): string {
   if (v === null || v === undefined) return '<nil>';
   if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;

@@ -44,6 +44,17 @@ const validatingPrefix = '/admissionregistration.k8s.io/validatingwebhookconfigu
 export interface AdmissionChainOptions {
   /** Other versions serving the same objects, for matchPolicy Equivalent. Without it, only exact rules match. */
   equivalence?: ResourceEquivalence;
+  /**
+   * Told of every webhook call, for `apiserver_admission_webhook_admission_duration_seconds`:
+   * `type` is kube's step type (`admit` for mutating webhooks), and a call is rejected
+   * when it denied the request or failed under failurePolicy Fail.
+   */
+  observeWebhook?: (name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number) => void;
+}
+
+/** Seconds since `start` (a `process.hrtime.bigint()`). */
+function secondsSince(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
 /** Per-call options of {@link AdmissionChain.admit}. */
@@ -232,11 +243,14 @@ export class AdmissionChain {
         if (round === 1 && !reinvoke.has(hook.uid)) continue;
         let changed = false;
         let failure: unknown;
+        const started = process.hrtime.bigint();
         try {
           changed = await this.callMutating(hook, current, invocation, versioned, state, sink, admitOpts);
         } catch (e) {
           failure = e;
         }
+        const rejected = failure !== undefined && !(failure instanceof CallFailure && hook.webhook.failurePolicy === 'Ignore');
+        this.opts.observeWebhook?.(hook.name, 'admit', attrs.operation, rejected, secondsSince(started));
         if (changed) {
           for (const uid of previouslyInvoked) reinvoke.add(uid);
           previouslyInvoked.clear();
@@ -285,12 +299,17 @@ export class AdmissionChain {
     const perHook = await Promise.all(
       relevant.map(async ({ hook, invocation, versioned }) => {
         const sink = new WarningSink();
+        const started = process.hrtime.bigint();
+        const observe = (rejected: boolean): void => this.opts.observeWebhook?.(hook.name, 'validating', attrs.operation, rejected, secondsSince(started));
         try {
           await this.callValidating(hook, attrs, invocation, versioned, sink);
+          observe(false);
           return { sink };
         } catch (e) {
+          const ignored = e instanceof CallFailure && hook.webhook.failurePolicy === 'Ignore';
+          observe(!ignored);
           if (e instanceof CallFailure) {
-            if (hook.webhook.failurePolicy === 'Ignore') return { sink };
+            if (ignored) return { sink };
             return { sink, error: internalError(e.message) as unknown };
           }
           return { sink, error: e };

@@ -25,6 +25,12 @@ export function definitionNameOfRef(ref: string): string | undefined {
   return ref.startsWith(schemaRefPrefix) ? ref.slice(schemaRefPrefix.length) : undefined;
 }
 
+/** The definition a schema names, directly (`$ref`) or through `allOf: [{ $ref }]`, or undefined. */
+export function definitionOf(schema: OpenApiSchema | undefined): string | undefined {
+  const ref = schema?.$ref ?? (schema?.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
+  return ref === undefined ? undefined : definitionNameOfRef(ref);
+}
+
 /**
  * A resolver of `#/components/schemas/<name>` references into `schemas`
  * (the built-ins by default; pass a merged record to add CRD schemas).

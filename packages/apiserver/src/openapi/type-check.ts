@@ -13,9 +13,17 @@
  * list or map becomes its element's zero value (`""`, `0`, `false`, `{}`).
  * Unknown fields are not looked at here (see unknown-fields.ts). Like Go's
  * decoder, the first error in document order is the one reported.
+ *
+ * A strategic merge patch is not decoded from JSON: kube merges maps and turns
+ * the result into the Go type with runtime.DefaultUnstructuredConverter, whose
+ * words differ for values of the wrong type (`cannot restore map from string`,
+ * `cannot convert int64 to string`, `unrecognized type: int32`). The
+ * `unstructured` dialect speaks those. It names every string type `string`,
+ * where the converter names Go's named ones (`cannot convert int64 to v1.Protocol`):
+ * the schemas do not know them.
  */
 import { resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
-import { definitionNameOfRef } from './builtin-schemas.js';
+import { definitionOf } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const intOrStringDef = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
@@ -28,17 +36,15 @@ class DecodeError {
   constructor(readonly message: string) {}
 }
 
+/** Whose words a type error is in: encoding/json's, or runtime.DefaultUnstructuredConverter's. */
+export type DecodeDialect = 'json' | 'unstructured';
+
 interface Context {
   /** The Go name of the innermost struct. */
   struct: string;
   /** JSON field names from the root. */
   fields: string[];
-}
-
-/** The definition a schema refers to, directly or through `allOf: [{ $ref }]`. */
-function definitionOf(schema: OpenApiSchema): string | undefined {
-  const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
-  return ref === undefined ? undefined : definitionNameOfRef(ref);
+  dialect: DecodeDialect;
 }
 
 /** Go's package-qualified name of a definition: `io.k8s.api.core.v1.Container` → `v1.Container`. */
@@ -80,6 +86,32 @@ function mismatch(value: unknown, schema: OpenApiSchema, ctx: Context, resolve: 
   const type = goType(schema, resolve);
   if (ctx.fields.length === 0) return new DecodeError(`json: cannot unmarshal ${kind} into Go value of type ${type}`);
   return new DecodeError(`json: cannot unmarshal ${kind} into Go struct field ${ctx.struct}.${ctx.fields.join('.')} of type ${type}`);
+}
+
+/** The reflect.Kind of a value decoded into `interface{}` with integers preserved, as the converter names it. */
+function unstructuredKind(value: unknown): string {
+  if (Array.isArray(value)) return 'slice';
+  if (typeof value === 'object') return 'map';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  return typeof value === 'boolean' ? 'bool' : 'string';
+}
+
+/**
+ * The converter's error for a value of the wrong type in a field of Go kind `target`
+ * (fromUnstructured: JSON's four scalar groups do not convert into each other, and a
+ * kind Go cannot convert at all ends in `unrecognized type`).
+ */
+function unstructuredMismatch(value: unknown, target: string): DecodeError | undefined {
+  const source = unstructuredKind(value);
+  if (source === 'map' || source === 'slice' || source === 'bool' || (source === 'float64' && target === 'string')) {
+    return source === 'bool' && target === 'bool' ? undefined : new DecodeError(`unrecognized type: ${target}`);
+  }
+  if (source === 'string') return target === 'string' ? undefined : new DecodeError(`unrecognized type: ${target}`);
+  // int64 and float64 convert to every number kind (a fraction only to floats); int64 also to string, which the converter refuses.
+  if (target === 'float64' || (source === 'int64' && target !== 'string' && target !== 'bool')) return undefined;
+  if (source === 'float64' && target !== 'bool' && Number.isInteger(value)) return undefined;
+  if (target === 'bool') return new DecodeError('unrecognized type: bool');
+  return new DecodeError(`cannot convert ${source} to ${target}`);
 }
 
 function integerFits(value: number, format: string | undefined): boolean {
@@ -164,22 +196,31 @@ function check(value: unknown, schema: OpenApiSchema | undefined, ctx: Context, 
       if (typeof value !== 'string') {
         // metav1.Time and MicroTime decode the JSON string themselves, without field context.
         if (s.format === 'date-time') return new DecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type string`);
+        if (ctx.dialect === 'unstructured') {
+          return s.format === 'byte' ? new DecodeError(`cannot restore slice from ${unstructuredKind(value)}`) : unstructuredMismatch(value, 'string');
+        }
         return mismatch(value, schema, ctx, resolve);
       }
       if (s.format === 'byte') {
         const at = illegalBase64Byte(value);
-        if (at >= 0) return new DecodeError(`illegal base64 data at input byte ${at}`);
+        // The converter reads a []byte by encoding the string to JSON and decoding it again.
+        if (at >= 0) return new DecodeError(`${ctx.dialect === 'unstructured' ? 'error decoding from json: ' : ''}illegal base64 data at input byte ${at}`);
       }
       return undefined;
     case 'integer':
+      if (ctx.dialect === 'unstructured') return unstructuredMismatch(value, goType(s, resolve));
       if (typeof value !== 'number') return mismatch(value, schema, ctx, resolve);
       return integerFits(value, s.format) ? undefined : mismatch(value, schema, ctx, resolve, `number ${String(value)}`);
     case 'number':
+      if (ctx.dialect === 'unstructured') return unstructuredMismatch(value, 'float64');
       return typeof value === 'number' ? undefined : mismatch(value, schema, ctx, resolve);
     case 'boolean':
+      if (ctx.dialect === 'unstructured') return unstructuredMismatch(value, 'bool');
       return typeof value === 'boolean' ? undefined : mismatch(value, schema, ctx, resolve);
     case 'array': {
-      if (!Array.isArray(value)) return mismatch(value, schema, ctx, resolve);
+      if (!Array.isArray(value)) {
+        return ctx.dialect === 'unstructured' ? new DecodeError(`cannot restore slice from ${unstructuredKind(value)}`) : mismatch(value, schema, ctx, resolve);
+      }
       for (let i = 0; i < value.length; i++) {
         if (value[i] === null) {
           const zero = zeroValue(s.items, resolve);
@@ -196,7 +237,11 @@ function check(value: unknown, schema: OpenApiSchema | undefined, ctx: Context, 
       if (!s.properties && !(s.additionalProperties && typeof s.additionalProperties === 'object')) {
         if (s.type === undefined) return undefined; // says nothing about the value
       }
-      if (typeof value !== 'object' || Array.isArray(value)) return mismatch(value, schema, ctx, resolve);
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        if (ctx.dialect === 'json') return mismatch(value, schema, ctx, resolve);
+        const kind = unstructuredKind(value);
+        return new DecodeError(s.properties ? `cannot restore struct from: ${kind}` : `cannot restore map from ${kind}`);
+      }
       const record = value as Record<string, unknown>;
       if (s.properties) {
         const struct = def ? def.split('.').pop()! : ctx.struct;
@@ -206,7 +251,7 @@ function check(value: unknown, schema: OpenApiSchema | undefined, ctx: Context, 
             delete record[key];
             continue;
           }
-          const err = check(record[key], s.properties[key], { struct, fields: [...ctx.fields, key] }, resolve);
+          const err = check(record[key], s.properties[key], { ...ctx, struct, fields: [...ctx.fields, key] }, resolve);
           if (err) return err;
         }
         return undefined;
@@ -237,7 +282,8 @@ function check(value: unknown, schema: OpenApiSchema | undefined, ctx: Context, 
  * @param schema the kind's schema, or a `$ref` to it
  * @param resolve resolves `$ref`s (e.g. `resolveBuiltinSchema`)
  * @param kind the Go struct of the root (the kind, e.g. `Deployment`)
+ * @param dialect `unstructured` for a strategic merge patch's result, which kube converts rather than decodes
  */
-export function findTypeError(obj: unknown, schema: OpenApiSchema, resolve: SchemaResolver, kind: string): string | undefined {
-  return check(obj, schema, { struct: kind, fields: [] }, resolve)?.message;
+export function findTypeError(obj: unknown, schema: OpenApiSchema, resolve: SchemaResolver, kind: string, dialect: DecodeDialect = 'json'): string | undefined {
+  return check(obj, schema, { struct: kind, fields: [], dialect }, resolve)?.message;
 }

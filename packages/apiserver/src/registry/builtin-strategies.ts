@@ -6,7 +6,12 @@
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
-import { defaultPodSpec, defaultPodTemplate, podQosClass } from './pod-defaults.js';
+import { podQosClass } from './pod-qos.js';
+import { defaultPod } from './defaults/pod-spec.js';
+import { defaultDeployment, defaultReplicaSet } from './defaults/apps.js';
+import { defaultEndpoints, defaultService } from './defaults/service.js';
+import { defaultNamespace, defaultNode, defaultSecret } from './defaults/core-objects.js';
+import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
@@ -16,17 +21,12 @@ const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Arr
 const spec = (o: KubeObject): Json => asObj(o.spec);
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-function workloadStrategy(): Strategy {
+/** The strategy of a kind with a pod template and replicas; `applyDefaults` is the kind's defaulter. */
+function workloadStrategy(applyDefaults: (o: KubeObject) => void): Strategy {
   return baseStrategy({
     tracksGeneration: true,
     hasStatusSubresource: true,
-    applyDefaults(o) {
-      const s = spec(o);
-      if (o.spec === undefined) o.spec = s;
-      if (s.replicas === undefined) s.replicas = 1;
-      if (s.revisionHistoryLimit === undefined) s.revisionHistoryLimit = 10;
-      defaultPodTemplate(s.template);
-    },
+    applyDefaults,
     prepareForCreate(o) {
       o.status = {};
     },
@@ -50,27 +50,6 @@ function validateWorkload(o: KubeObject): FieldError[] {
   errs.push(...validateSelectorMatchesTemplate(s.selector, s.template));
   errs.push(...validatePodSpec(asObj(s.template).spec, 'spec.template.spec'));
   return errs;
-}
-
-function deploymentStrategy(): Strategy {
-  const base = workloadStrategy();
-  return {
-    ...base,
-    applyDefaults(o) {
-      base.applyDefaults(o);
-      const s = spec(o);
-      if (s.progressDeadlineSeconds === undefined) s.progressDeadlineSeconds = 600;
-      const strategy = asObj(s.strategy);
-      s.strategy = strategy;
-      if (strategy.type === undefined) strategy.type = 'RollingUpdate';
-      if (strategy.type === 'RollingUpdate') {
-        const ru = asObj(strategy.rollingUpdate);
-        strategy.rollingUpdate = ru;
-        if (ru.maxUnavailable === undefined) ru.maxUnavailable = '25%';
-        if (ru.maxSurge === undefined) ru.maxSurge = '25%';
-      }
-    },
-  };
 }
 
 const podUpdatableMessage =
@@ -97,16 +76,14 @@ function podStrategy(nodeRegistered: (name: string) => boolean): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
     returnsDeletedObject: true,
-    applyDefaults(o) {
-      defaultPodSpec(o.spec);
-    },
+    applyDefaults: defaultPod,
     admitCreate(o) {
       admitServiceAccount(o);
       admitDefaultTolerationSeconds(o);
     },
     prepareForCreate(o) {
+      // What the Priority admission plugin sets when no PriorityClass is named.
       const s = spec(o);
-      s.enableServiceLinks ??= true;
       s.priority ??= 0;
       s.preemptionPolicy ??= 'PreemptLowerPriority';
       o.status = { phase: 'Pending', qosClass: podQosClass(o.spec) };
@@ -134,26 +111,14 @@ function podStrategy(nodeRegistered: (name: string) => boolean): Strategy {
 function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
-    applyDefaults(o) {
+    applyDefaults: defaultService,
+    prepareForCreate(o) {
       const s = spec(o);
-      if (o.spec === undefined) o.spec = s;
-      s.type ??= 'ClusterIP';
-      s.sessionAffinity ??= 'None';
+      // The registry's IP family allocation (not a default: kube's service REST storage does it).
       if (s.type !== 'ExternalName') {
-        s.internalTrafficPolicy ??= 'Cluster';
         s.ipFamilyPolicy ??= 'SingleStack';
         s.ipFamilies ??= ['IPv4'];
       }
-      if (Array.isArray(s.ports)) {
-        for (const p of s.ports as Json[]) {
-          p.protocol ??= 'TCP';
-          // Unset arrives as 0 or "" from protobuf clients; kube defaults all three to the port.
-          if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
-        }
-      }
-    },
-    prepareForCreate(o) {
-      const s = spec(o);
       if (s.type !== 'ExternalName' && (s.clusterIP === undefined || s.clusterIP === '')) {
         s.clusterIP = allocator.allocate();
       }
@@ -168,6 +133,10 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
       const os = spec(old);
       if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = os.clusterIP;
       if (s.clusterIPs === undefined) s.clusterIPs = os.clusterIPs;
+      if (s.type !== 'ExternalName') {
+        s.ipFamilyPolicy ??= os.ipFamilyPolicy ?? 'SingleStack';
+        s.ipFamilies ??= os.ipFamilies ?? ['IPv4'];
+      }
     },
     validate: (o) => validateService(o),
     validateUpdate(o, old) {
@@ -202,11 +171,10 @@ function namespaceStrategy(): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
     returnsDeletedObject: true,
-    applyDefaults(o) {
-      // kube labels every namespace with its own name (NamespaceDefaultLabelName).
-      o.metadata.labels = { ...o.metadata.labels, 'kubernetes.io/metadata.name': o.metadata.name ?? '' };
-    },
+    applyDefaults: defaultNamespace,
     prepareForCreate(o) {
+      // kube's namespace Canonicalize: a generated name gets its label too, once it exists.
+      defaultNamespace(o);
       o.spec = { finalizers: ['kubernetes'] };
       o.status = { phase: 'Active' };
     },
@@ -220,7 +188,7 @@ function namespaceStrategy(): Strategy {
 function secretStrategy(): Strategy {
   return baseStrategy({
     applyDefaults(o) {
-      o.type ??= 'Opaque';
+      defaultSecret(o);
       // stringData is write-only: kube merges it into data and drops it.
       const stringData = asObj(o.stringData);
       if (o.stringData !== undefined) {
@@ -286,11 +254,13 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['/namespaces', namespaceStrategy()],
     ['/secrets', secretStrategy()],
     ['/configmaps', configMapStrategy()],
-    ['/nodes', baseStrategy({ hasStatusSubresource: true })],
-    ['/endpoints', baseStrategy({ allowCreateOnUpdate: true })],
+    ['/nodes', baseStrategy({ hasStatusSubresource: true, applyDefaults: defaultNode })],
+    ['/endpoints', baseStrategy({ allowCreateOnUpdate: true, applyDefaults: defaultEndpoints })],
     ['coordination.k8s.io/leases', baseStrategy({ allowCreateOnUpdate: true })],
-    ['apps/deployments', deploymentStrategy()],
-    ['apps/replicasets', workloadStrategy()],
+    ['apps/deployments', workloadStrategy(defaultDeployment)],
+    ['apps/replicasets', workloadStrategy(defaultReplicaSet)],
+    ['rbac.authorization.k8s.io/rolebindings', baseStrategy({ applyDefaults: defaultRoleBinding })],
+    ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding })],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -18,6 +18,9 @@ import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/buil
 import { cannotBeHandledMessage, findUnknownFields, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
 import { parsePatchBody } from '../http/patch-body.js';
 import { findTypeError } from '../openapi/type-check.js';
+import { checkStrategicPatchResult } from './strategic-patch-result.js';
+import { canonicalizeQuantities } from '../openapi/quantities.js';
+import { encodeZerosAsGo } from '../openapi/go-encoding.js';
 import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -32,6 +35,7 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
     // A value of the wrong type fails decoding into the Go type whatever the field validation.
     const typeError = findTypeError(obj, schema, resolveBuiltinSchema, info.kind);
     if (typeError) throw badRequest(source === 'patch' ? typeError : cannotBeHandledMessage(info.kind, info.version, typeError));
+    canonicalizeQuantities(obj, schema, resolveBuiltinSchema);
     if (validation === 'Strict') {
       const unknown = findUnknownFields(obj, schema, resolveBuiltinSchema);
       if (unknown.length) {
@@ -46,6 +50,14 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
   };
 }
 
+/** Writes zero values as Go's encoding of the kind does: some fields added, empty omitempty ones dropped (see go-encoding.ts). */
+export function schemaEncoder(info: ResourceInfo): (obj: KubeObject) => void {
+  const schema = kindSchema(info);
+  return (obj) => {
+    if (schema) encodeZerosAsGo(obj, schema, resolveBuiltinSchema);
+  };
+}
+
 /** The patch content types kube accepts for built-in kinds (the registry serves apply itself). */
 export const builtinPatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
@@ -57,10 +69,12 @@ export function schemaPatcher(info: ResourceInfo): PatchApplier {
         return applyJsonPatch(current, parsePatchBody(body, patchType)) as KubeObject;
       case 'application/merge-patch+json':
         return applyMergePatch(current, parsePatchBody(body, patchType)) as KubeObject;
-      case 'application/strategic-merge-patch+json':
+      case 'application/strategic-merge-patch+json': {
         if (!schema) throw unsupportedMediaType(patchType, builtinPatchTypes.filter((t) => !t.includes('strategic')));
+        const patch = parsePatchBody(body, patchType);
+        let patched: KubeObject;
         try {
-          return applyStrategicMergePatch(current, parsePatchBody(body, patchType), schema, resolveBuiltinSchema) as KubeObject;
+          patched = applyStrategicMergePatch(current, patch, schema, resolveBuiltinSchema) as KubeObject;
         } catch (e) {
           // kube passes these patch errors through unconverted, as a 500 (`expected a []interface {},
           // but received a string`, `map: ... does not contain declared merge key: name`); they are
@@ -68,6 +82,9 @@ export function schemaPatcher(info: ResourceInfo): PatchApplier {
           if (e instanceof StatusError && e.code === 500 && e.reason === undefined) throw badRequest(e.message);
           throw e;
         }
+        checkStrategicPatchResult(patched, patch, schema, info.kind);
+        return patched;
+      }
       default:
         throw unsupportedMediaType(patchType, builtinPatchTypes);
     }

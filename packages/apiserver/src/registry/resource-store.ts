@@ -89,6 +89,8 @@ export interface ResourceStoreDeps {
   conversion?: StorageConversion;
   /** Admission webhooks: mutating before defaulting and validation, validating after. */
   admission?: AdmissionChain;
+  /** Adds what encoding the kind's Go type writes even when unset (built-in kinds), once an object is valid. */
+  encoder?: (obj: KubeObject) => void;
 }
 
 const maxGenerateNameAttempts = 8;
@@ -312,6 +314,7 @@ export class ResourceStore {
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
       ...this.strategy.validate(obj),
     ]);
+    this.deps.encoder?.(obj);
     warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
     if (opts.dryRun) return { object: obj, warnings, created: true };
     const toStore = await this.internal(obj);
@@ -448,6 +451,9 @@ export class ResourceStore {
         else incoming.status = deepCopy(old.status);
       }
       this.strategy.applyDefaults(incoming);
+    } else if (subresource === 'status') {
+      // kube defaults every decoded body; a status write is where a node's allocatable is defaulted.
+      this.strategy.applyDefaults(incoming);
     }
     // managedFields record the change this endpoint makes, before webhooks change it (as in kube).
     let managedFields = incoming.metadata.managedFields;
@@ -483,6 +489,8 @@ export class ResourceStore {
     m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
     if (!om.deletionTimestamp) delete m.deletionTimestamp;
     if (om.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
+    // Before comparing with the stored object, which has them: decoding dropped the nulls among them.
+    this.deps.encoder?.(obj);
     if (this.strategy.tracksGeneration) {
       m.generation = (om.generation ?? 1) + (specChanged(obj, old) ? 1 : 0);
     } else delete m.generation;

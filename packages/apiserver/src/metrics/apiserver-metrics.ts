@@ -1,0 +1,127 @@
+/**
+ * kube-apiserver's core metric families, with 1.32's names, labels, help
+ * texts and buckets (k8s.io/apiserver pkg/endpoints/metrics and
+ * pkg/admission/metrics, k8s.io/apiserver pkg/storage/etcd3/metrics), in a
+ * prom-client registry of their own (one per server, as tests run several in
+ * one process):
+ *
+ * - `apiserver_request_total{verb,dry_run,group,version,resource,subresource,scope,component,code}`
+ * - `apiserver_request_duration_seconds{verb,dry_run,group,version,resource,subresource,scope,component}`
+ * - `apiserver_current_inflight_requests{request_kind}` (readOnly, mutating; watches are exempt)
+ * - `apiserver_longrunning_requests{verb,group,version,resource,subresource,scope,component}` (watches)
+ * - `apiserver_storage_objects{resource}`
+ * - `apiserver_admission_webhook_admission_duration_seconds{name,type,operation,rejected}`
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { InflightWatermark } from './inflight-watermark.js';
+import type { RequestLabel, RequestLabels } from './request-labels.js';
+
+type LongRunningLabel = Exclude<RequestLabel, 'dry_run'>;
+
+const requestDurationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const webhookDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
+
+/** The labels in name order, as Go's Prometheus client writes them (prom-client keeps the order it is given). */
+function byName<T extends Record<string, string>>(labels: T): T {
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))) as T;
+}
+
+/** Counts the stored objects of each resource, labelled as kube labels them (`pods`, `deployments.apps`). */
+export type StorageObjectCounter = () => Iterable<[resource: string, count: number]>;
+
+/** How a request is served: counted against the in-flight limits, or long-running (a watch). */
+export type RequestKind = 'readOnly' | 'mutating' | 'longRunning';
+
+/** The server's metrics; `track` measures one request, `text` renders them all. */
+export class ApiServerMetrics {
+  readonly registry = new Registry();
+  private readonly requestTotal: Counter<RequestLabel | 'code'>;
+  private readonly requestDuration: Histogram<RequestLabel>;
+  private readonly longRunning: Gauge<LongRunningLabel>;
+  private readonly webhookDuration: Histogram<'name' | 'type' | 'operation' | 'rejected'>;
+  private readonly inflight = { readOnly: new InflightWatermark(), mutating: new InflightWatermark() };
+
+  constructor(countStorageObjects: StorageObjectCounter) {
+    const registers = [this.registry];
+    this.requestTotal = new Counter({
+      name: 'apiserver_request_total',
+      help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      buckets: requestDurationBuckets,
+      registers,
+    });
+    const inflight = this.inflight;
+    new Gauge({
+      name: 'apiserver_current_inflight_requests',
+      help: '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      labelNames: ['request_kind'],
+      registers,
+      collect() {
+        this.set({ request_kind: 'readOnly' }, inflight.readOnly.value());
+        this.set({ request_kind: 'mutating' }, inflight.mutating.value());
+      },
+    });
+    this.longRunning = new Gauge({
+      name: 'apiserver_longrunning_requests',
+      help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      registers,
+    });
+    new Gauge({
+      name: 'apiserver_storage_objects',
+      help: '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+      labelNames: ['resource'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [resource, count] of countStorageObjects()) this.set({ resource }, count);
+      },
+    });
+    this.webhookDuration = new Histogram({
+      name: 'apiserver_admission_webhook_admission_duration_seconds',
+      help: '[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
+      labelNames: ['name', 'type', 'operation', 'rejected'],
+      buckets: webhookDurationBuckets,
+      registers,
+    });
+  }
+
+  /** The Content-Type of {@link text}: Prometheus' text format 0.0.4. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The exposition text of every family. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /**
+   * Starts measuring a request; the returned function ends it with the response's
+   * status code. A long-running request is counted in `apiserver_longrunning_requests`
+   * while it lasts, the others in the in-flight watermark of their kind.
+   */
+  track(labels: RequestLabels, kind: RequestKind, startedAt: bigint): (code: number) => void {
+    const { dry_run: _dryRun, ...rest } = labels;
+    const longRunningLabels = byName(rest);
+    if (kind === 'longRunning') this.longRunning.inc(longRunningLabels);
+    else this.inflight[kind].begin();
+    return (code) => {
+      if (kind === 'longRunning') this.longRunning.dec(longRunningLabels);
+      else this.inflight[kind].end();
+      this.requestTotal.inc(byName({ ...labels, code: String(code) }));
+      this.requestDuration.observe(byName(labels), Number(process.hrtime.bigint() - startedAt) / 1e9);
+    };
+  }
+
+  /** Records one admission webhook call; `type` is kube's step type, `admit` for mutating webhooks. */
+  observeWebhook(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void {
+    this.webhookDuration.observe({ name, operation, rejected: String(rejected), type }, seconds);
+  }
+}

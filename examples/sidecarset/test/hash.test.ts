@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import type { SidecarSetSpec } from '../src/api/v1alpha1/sidecarset-types.js';
 import { hashInput, safeEncode, sidecarSetHash, sidecarSetHashWithoutImage } from '../src/sidecarset/hash/hash.js';
 import { goString, marshalGo } from '../src/sidecarset/hash/go-json.js';
-import { canonicalQuantity, roundUpQuantity } from '../src/sidecarset/hash/quantity.js';
+import { canonicalQuantity } from '@operant/apimachinery';
+
+/** What the defaults apply to resource lists (SetDefaults_ResourceList). */
+const roundUpQuantity = (q: string) => canonicalQuantity(q, { roundToMilli: true });
 import { containerGoStructs } from '../src/sidecarset/hash/container-go-fields.js';
 
 const container1 = { name: 'container1', image: 'test-image' };

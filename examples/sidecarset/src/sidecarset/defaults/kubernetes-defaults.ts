@@ -6,7 +6,7 @@
  * what the pods will actually carry.
  */
 import type { Container, HTTPGetAction, ObjectFieldSelector, Probe, Volume } from 'kubernetes-types/core/v1.js';
-import { roundUpQuantity } from '../hash/quantity.js';
+import { canonicalQuantity } from '@operant/apimachinery';
 
 /** Read-write for owner, read for others: the default mode of projected files. */
 const defaultFileMode = 0o644;
@@ -53,7 +53,7 @@ function roundUpResources(list: Record<string, string | number>): Record<string,
   const out: Record<string, string> = {};
   for (const [name, q] of Object.entries(list)) {
     try {
-      out[name] = roundUpQuantity(q);
+      out[name] = canonicalQuantity(q, { roundToMilli: true });
     } catch {
       out[name] = q as string;
     }

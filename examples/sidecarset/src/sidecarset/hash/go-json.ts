@@ -10,7 +10,7 @@
  * `[]T`, `map[string]T` or the name of another struct; an embedded struct is
  * `[',inline', Name]` and its fields are promoted, as Go does.
  */
-import { canonicalQuantity } from './quantity.js';
+import { canonicalQuantity } from '@operant/apimachinery';
 
 /** A Go struct: its fields as [json tag, Go type], in declaration order. */
 export type GoStruct = ReadonlyArray<readonly [tag: string, type: string]>;

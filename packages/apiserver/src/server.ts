@@ -58,6 +58,12 @@ export interface ApiServerOptions {
   insecureHttp?: boolean;
   /** Recent events kept for watches and consistent pagination. */
   historyCapacity?: number;
+  /**
+   * About how many bytes of objects (as JSON) those events may hold; default
+   * 64 MiB. Past it the oldest go, and watches and continue tokens from before
+   * then get 410 Expired, as after etcd's compaction.
+   */
+  historyMaxBytes?: number;
   /** Interval of BOOKMARK events to watchers that allow them. */
   bookmarkIntervalMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected. */
@@ -104,7 +110,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const host = options.host ?? '127.0.0.1';
   // SQLite (a native module) is loaded only when there is a data dir: in memory, start-up skips it.
   const persistence = options.dataDir ? new (await import('./storage/sqlite-persistence.js')).SqlitePersistence(options.dataDir) : undefined;
-  const store = new MvccStore({ historyCapacity: options.historyCapacity, persistence });
+  const store = new MvccStore({ historyCapacity: options.historyCapacity, historyMaxBytes: options.historyMaxBytes, persistence });
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));

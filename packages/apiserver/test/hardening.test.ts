@@ -12,6 +12,10 @@
  * - item 5: the replay of a watch from an old resourceVersion is rendered as
  *   the socket drains, not all at once before the answer (a watcher that
  *   never read made the server render the whole history);
+ * - item 6: the event history is bounded by bytes as well as by count (2,000
+ *   updates of a 1 MiB ConfigMap held 2 GB), watches from before its start get
+ *   410, and with a data dir the on-disk log is trimmed by bytes too, so the
+ *   directory and a restart depend on the live data;
  * - item 8: a request body that never ends is cut after the request timeout
  *   (60 s by default, as kube cuts bodies), watches exempt;
  * - item 9: a watch asking for timeoutSeconds=3000000 is not ended after 1 ms
@@ -25,6 +29,9 @@ import { request } from 'node:https';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startApiServer, type RunningApiServer } from '../src/server.js';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { watchTimeoutMs } from '../src/http/watch-handler.js';
 import { yamlDepthBound } from '../src/http/lazy-yaml.js';
 import { RawClient } from './support/raw-client.js';
@@ -251,6 +258,63 @@ describe('hardening the embedded API server', () => {
       // Before the fix every event was rendered before the answer began: 80 MB and more.
       assert.ok(grown < 40_000_000, `the server grew by ${(grown / 1e6).toFixed(0)} MB`);
       assert.equal(await healthz(), 'ok');
+    });
+  });
+
+  describe('item 6: the event history is bounded by bytes', () => {
+    /** A server of its own with an 8 MiB history, and a ConfigMap updated `count` times with `size` bytes. */
+    const churn = async (options: { dataDir?: string }, count: number, size: number) => {
+      const own = await startApiServer({ port: 0, historyMaxBytes: 8 * 1024 * 1024, ...options });
+      const raw = new RawClient(own.url, own.caPem, own.adminToken);
+      const created = await raw.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'churn' } }) });
+      assert.equal(created.status, 201, created.text);
+      let last = '';
+      for (let i = 0; i < count; i++) {
+        const res = await raw.send({ method: 'PATCH', path: `${cmPath}/churn`, headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { v: `${i % 10}`.repeat(size) } }) });
+        assert.equal(res.status, 200);
+        last = (res.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      }
+      return { own, raw, first: (created.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion, last };
+    };
+
+    it('60 updates of 1 MB keep about 8 MiB of history: memory stays bounded, older watches get 410', async () => {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const { own, raw, first, last } = await churn({}, 60, 1_000_000);
+      try {
+        gc();
+        const grown = process.memoryUsage().heapUsed - before;
+        // Unbounded, the history held all 60 MB (and more, as JS objects).
+        assert.ok(grown < 30_000_000, `the server grew by ${(grown / 1e6).toFixed(0)} MB`);
+        const expired = await raw.send({ method: 'GET', path: `${cmPath}?watch=1&resourceVersion=${first}&timeoutSeconds=1` });
+        assert.match(expired.text, /"type":"ERROR".*"code":410/);
+        const recent = await raw.send({ method: 'GET', path: `${cmPath}?watch=1&resourceVersion=${Number(last) - 1}&timeoutSeconds=1` });
+        assert.match(recent.text, /"type":"MODIFIED"/);
+      } finally {
+        raw.close();
+        await own.stop();
+      }
+    });
+
+    it('with a data dir, the log on disk is trimmed by bytes too, and a restart reads only what is kept', async () => {
+      const dataDir = join(mkdtempSync(join(tmpdir(), 'operant-history-')), 'data');
+      try {
+        const { own, raw } = await churn({ dataDir }, 60, 1_000_000);
+        raw.close();
+        await own.stop();
+        const size = readdirSync(dataDir).reduce((n, f) => n + (statSync(join(dataDir, f)).isFile() ? statSync(join(dataDir, f)).size : 0), 0);
+        // Untrimmed, 60 events of 1 MB (and their previous values): over 100 MB.
+        assert.ok(size < 60_000_000, `the data dir holds ${(size / 1e6).toFixed(0)} MB`);
+        gc();
+        const before = process.memoryUsage().heapUsed;
+        const again = await startApiServer({ port: 0, dataDir, historyMaxBytes: 8 * 1024 * 1024 });
+        gc();
+        const grown = process.memoryUsage().heapUsed - before;
+        await again.stop();
+        assert.ok(grown < 30_000_000, `the restart took ${(grown / 1e6).toFixed(0)} MB`);
+      } finally {
+        rmSync(dirname(dataDir), { recursive: true, force: true });
+      }
     });
   });
 });

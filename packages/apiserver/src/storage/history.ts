@@ -2,17 +2,22 @@
  * A bounded log of recent events, so watches can start from a past revision and
  * paginated lists can read a consistent snapshot. Older events are dropped; a
  * request that needs them gets 410 Expired, as from etcd after compaction.
+ * Bounded by count and by the size of the objects the events hold, so a few
+ * large objects updated often cannot fill the memory (the newest event is
+ * always kept).
  */
-import type { StorageEvent } from './types.js';
+import type { HistoryBounds, StorageEvent } from './types.js';
 
 export class EventHistory {
   private events: StorageEvent[] = [];
   private start = 0;
   /** Revisions at or below this are no longer fully described by the log. */
   private compactedThrough: number;
+  /** The sizes of the events kept, summed. */
+  private bytes = 0;
 
   constructor(
-    private readonly capacity: number,
+    private readonly bounds: HistoryBounds,
     initialRevision: number,
   ) {
     this.compactedThrough = initialRevision;
@@ -30,10 +35,15 @@ export class EventHistory {
   /** Appends an event; returns the revision through which history was compacted, if it was. */
   append(event: StorageEvent): number | undefined {
     this.events.push(event);
-    if (this.size <= this.capacity) return undefined;
-    const dropped = this.events[this.start];
-    this.start++;
-    this.compactedThrough = dropped.rev;
+    this.bytes += event.size ?? 0;
+    if (this.size <= this.bounds.events && this.bytes <= this.bounds.bytes) return undefined;
+    while (this.size > 1 && (this.size > this.bounds.events || this.bytes > this.bounds.bytes)) {
+      const dropped = this.events[this.start]!;
+      this.events[this.start] = undefined as never;
+      this.start++;
+      this.bytes -= dropped.size ?? 0;
+      this.compactedThrough = dropped.rev;
+    }
     if (this.start > 1024 && this.start * 2 > this.events.length) {
       this.events = this.events.slice(this.start);
       this.start = 0;

@@ -11,6 +11,8 @@ import { StoreError, type Persistence, type StorageEvent, type Versioned } from 
 export interface StoreOptions {
   /** How many recent events to keep for watches and snapshots. */
   historyCapacity?: number;
+  /** About how many bytes of objects (as JSON) the kept events may hold; default 64 MiB. */
+  historyMaxBytes?: number;
   persistence?: Persistence;
 }
 
@@ -51,10 +53,11 @@ export class MvccStore {
 
   constructor(options: StoreOptions = {}) {
     this.persistence = options.persistence;
-    const loaded = this.persistence?.load();
+    const bounds = { events: options.historyCapacity ?? 20_000, bytes: options.historyMaxBytes ?? 64 * 1024 * 1024 };
+    const loaded = this.persistence?.load(bounds);
     this.rev = loaded?.revision ?? 1;
     const oldest = loaded?.events.length ? loaded.events[0].rev - 1 : this.rev;
-    this.history = new EventHistory(options.historyCapacity ?? 20_000, oldest);
+    this.history = new EventHistory(bounds, oldest);
     for (const v of loaded?.objects ?? []) this.put(v.key, { ...v, value: Object.freeze(v.value) });
     for (const e of loaded?.events ?? []) this.history.append(e);
   }
@@ -101,10 +104,10 @@ export class MvccStore {
   /** Stores a new object; throws KeyExists if the key is taken. */
   create(key: string, value: KubeObject): Versioned {
     if (this.get(key)) throw new StoreError('KeyExists', `key ${key} exists`);
-    assertStorable(key, value);
+    const size = storableSize(key, value);
     const rev = this.rev + 1;
     const stored: Versioned = { key, rev, value: stamp(value, rev) };
-    this.commit({ type: 'ADDED', key, rev, value: stored.value }, stored);
+    this.commit({ type: 'ADDED', key, rev, value: stored.value, size }, stored);
     return stored;
   }
 
@@ -113,10 +116,10 @@ export class MvccStore {
     const current = this.get(key);
     if (!current) throw new StoreError('NotFound', `key ${key} not found`);
     if (current.rev !== expectedRev) throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
-    assertStorable(key, value);
+    const size = storableSize(key, value);
     const rev = this.rev + 1;
     const stored: Versioned = { key, rev, value: stamp(value, rev) };
-    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value }, stored);
+    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size }, stored);
     return stored;
   }
 
@@ -129,7 +132,7 @@ export class MvccStore {
     }
     const rev = this.rev + 1;
     const last = stamp(structuredClone(current.value) as KubeObject, rev);
-    this.commit({ type: 'DELETED', key, rev, value: last, prev: current.value }, undefined);
+    this.commit({ type: 'DELETED', key, rev, value: last, prev: current.value, size: JSON.stringify(last).length }, undefined);
     return { key, rev, value: last };
   }
 
@@ -223,13 +226,16 @@ function lowerBound(keys: string[], target: string): number {
 export const maxStoredObjectBytes = 1.5 * 1024 * 1024;
 
 /**
- * Refuses an object too large for etcd, as etcd refuses the write ("etcdserver:
- * request is too large"): its JSON and key over 1.5 MiB. (kube stores built-ins
- * as protobuf, a little smaller than their JSON; custom resources as JSON.)
+ * The object's size as JSON (UTF-16 units), refusing one too large for etcd as
+ * etcd refuses the write ("etcdserver: request is too large"): its JSON and key
+ * over 1.5 MiB. (kube stores built-ins as protobuf, a little smaller than their
+ * JSON; custom resources as JSON.)
  */
-function assertStorable(key: string, value: KubeObject): void {
+function storableSize(key: string, value: KubeObject): number {
   const json = JSON.stringify(value);
   // Each UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
-  if (json.length * 3 + key.length <= maxStoredObjectBytes) return;
-  if (Buffer.byteLength(json, 'utf8') + key.length > maxStoredObjectBytes) throw new StoreError('TooLarge', 'etcdserver: request is too large');
+  if (json.length * 3 + key.length > maxStoredObjectBytes && Buffer.byteLength(json, 'utf8') + key.length > maxStoredObjectBytes) {
+    throw new StoreError('TooLarge', 'etcdserver: request is too large');
+  }
+  return json.length;
 }

@@ -22,6 +22,14 @@ export interface StorageEvent {
   value: KubeObject;
   /** The value before this change (absent for ADDED). */
   prev?: KubeObject;
+  /** The size of `value` as JSON, in UTF-16 units (what the history is bounded by). */
+  size?: number;
+}
+
+/** How much event history is kept: at most `events` events and about `bytes` of their objects as JSON. */
+export interface HistoryBounds {
+  events: number;
+  bytes: number;
 }
 
 export type StoreErrorCode = 'KeyExists' | 'NotFound' | 'Conflict' | 'Expired' | 'TooLarge';
@@ -44,7 +52,8 @@ export class StoreError extends Error {
  * before the store acknowledges it, and the state is read back on start.
  */
 export interface Persistence {
-  load(): { revision: number; objects: Versioned[]; events: StorageEvent[] };
+  /** The stored objects, and the newest events within `bounds` (oldest first): a restart reads no more history than is kept. */
+  load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] };
   /** Must be durable when it returns. */
   commit(event: StorageEvent): void;
   /** Called when the in-memory history drops events older than `rev`. */

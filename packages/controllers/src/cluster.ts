@@ -1,17 +1,22 @@
 /**
- * A simulated cluster, like kwok, on any API server: the deployment and
- * replicaset controllers, a scheduler and simulated nodes, all on one
+ * A simulated cluster, like kwok, on any API server: the deployment,
+ * replicaset, statefulset, daemonset, job and cronjob controllers, a
+ * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
  * embedded server, and what tests use to get pods that run.
  */
 import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type ControllerLogger, type LoadKubeConfigOptions } from '@operant/runtime';
+import { addCronJobController } from './cronjob/controller.js';
+import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
+import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
 import { addReplicaSetController } from './replicaset/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
+import { addStatefulSetController } from './statefulset/controller.js';
 
 /**
  * Options of {@link startSimulatedCluster}.
@@ -28,7 +33,7 @@ export interface SimulatedClusterOptions {
   kubeconfig: ClientConfig | LoadKubeConfigOptions;
   /** How many simulated nodes; 0 runs the controllers and the scheduler without nodes. */
   nodes: number;
-  /** Cluster time for every delay (readiness, minReadySeconds, grace periods, heartbeats); default the wall clock. */
+  /** Cluster time for every delay (readiness, minReadySeconds, grace periods, heartbeats, run times, cron schedules); default the wall clock. */
   clock?: Clock;
   /** What each node offers; see {@link NodeShape}. */
   shape?: Partial<NodeShape>;
@@ -60,7 +65,8 @@ export interface SimulatedCluster {
 }
 
 /**
- * Starts the deployment and replicaset controllers, the scheduler and `nodes`
+ * Starts the workload controllers (deployment, replicaset, statefulset,
+ * daemonset, job, cronjob), the scheduler and `nodes`
  * simulated nodes against the API server of `kubeconfig`. Resolves once the
  * nodes are registered and every controller runs.
  *
@@ -86,6 +92,10 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
   const clock = options.clock;
   addDeploymentController(manager, { clock });
   addReplicaSetController(manager, { clock });
+  addStatefulSetController(manager, { clock });
+  addDaemonSetController(manager, { clock });
+  addJobController(manager, { clock });
+  addCronJobController(manager, { clock });
   addScheduler(manager, { clock });
   const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing });
   const stopping = new AbortController();

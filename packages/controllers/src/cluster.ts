@@ -7,6 +7,7 @@
  * embedded server, and what tests use to get pods that run.
  */
 import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type ControllerLogger, type LoadKubeConfigOptions } from '@operant/runtime';
+import { selectControllers, type SimulatedControllerName } from './controller-selection.js';
 import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
@@ -39,6 +40,12 @@ export interface SimulatedClusterOptions {
   shape?: Partial<NodeShape>;
   /** How long each step of a pod's life takes; see {@link NodeTiming}. */
   timing?: Partial<NodeTiming>;
+  /**
+   * Which controllers run, as kube-controller-manager's `--controllers`:
+   * `['*']` (the default) for all, `['*', '-deployment']` for all but one,
+   * `['job']` for one. The scheduler and the nodes always run.
+   */
+  controllers?: readonly string[];
   /** Default a logger at `warn` (or OPERANT_LOG_LEVEL): the controllers' info lines are not news here. */
   logger?: ControllerLogger;
 }
@@ -80,6 +87,7 @@ export interface SimulatedCluster {
  * ```
  */
 export async function startSimulatedCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
+  const enabled = selectControllers(options.controllers ?? ['*']);
   const config = 'server' in options.kubeconfig && 'credentials' in options.kubeconfig ? options.kubeconfig : await loadKubeConfig(options.kubeconfig);
   const logger = options.logger ?? createLogger({ level: process.env.OPERANT_LOG_LEVEL || 'warn' });
   const manager = await Manager.create({
@@ -90,12 +98,15 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     gracefulShutdownTimeoutMs: 10_000,
   });
   const clock = options.clock;
-  addDeploymentController(manager, { clock });
-  addReplicaSetController(manager, { clock });
-  addStatefulSetController(manager, { clock });
-  addDaemonSetController(manager, { clock });
-  addJobController(manager, { clock });
-  addCronJobController(manager, { clock });
+  const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
+    deployment: addDeploymentController,
+    replicaset: addReplicaSetController,
+    statefulset: addStatefulSetController,
+    daemonset: addDaemonSetController,
+    job: addJobController,
+    cronjob: addCronJobController,
+  };
+  for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });
   const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing });
   const stopping = new AbortController();

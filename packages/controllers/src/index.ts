@@ -6,6 +6,7 @@
  * all; the `add*` functions put each on a manager of your own.
  */
 export { startSimulatedCluster, type SimulatedCluster, type SimulatedClusterOptions } from './cluster.js';
+export { selectControllers, simulatedControllers, type SimulatedControllerName } from './controller-selection.js';
 export { addDeploymentController } from './deployment/controller.js';
 export { addReplicaSetController } from './replicaset/controller.js';
 export { addStatefulSetController } from './statefulset/controller.js';

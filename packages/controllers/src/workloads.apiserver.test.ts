@@ -234,6 +234,27 @@ describe('job controller', () => {
     assert.ok(maxActive <= 2, `${maxActive} pods ran at once`);
   });
 
+  it('Indexed: each index 0..completions-1 runs in a pod of its own until it succeeded', async () => {
+    const ns = await namespace('job-indexed');
+    await client.create(Job, job('shards', ns, { completions: 4, parallelism: 2, completionMode: 'Indexed' }, { [runSecondsAnnotation]: '2' }) as never);
+    const done = await until(Job, ns, (o) => !!condition(o.get('shards') as Json, 'Complete'), undefined, 20_000);
+    const st = (done.get('shards') as Json).status;
+    assert.equal(st.completedIndexes, '0-3');
+    assert.equal(st.succeeded, 4);
+    const pods = (await client.list(Pod, { namespace: ns })).items as Json[];
+    const indexes = pods.map((p) => p.metadata.annotations['batch.kubernetes.io/job-completion-index']).sort();
+    assert.deepEqual(indexes, ['0', '1', '2', '3']);
+    for (const p of pods) {
+      const i = p.metadata.annotations['batch.kubernetes.io/job-completion-index'];
+      assert.equal(p.metadata.labels['batch.kubernetes.io/job-completion-index'], i);
+      assert.equal(p.spec.hostname, `shards-${i}`);
+      assert.match(p.metadata.name, new RegExp(`^shards-${i}-[a-z0-9]{5}$`));
+      assert.deepEqual(p.spec.containers[0].env, [
+        { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } },
+      ]);
+    }
+  });
+
   it('fails with BackoffLimitExceeded once more than backoffLimit pods failed', async () => {
     const ns = await namespace('job-fail');
     await client.create(Job, job('flaky', ns, { backoffLimit: 1 }, { [exitCodeAnnotation]: '2' }) as never);

@@ -9,6 +9,11 @@
  *   containers' restarts reach it): the Job then fails with
  *   BackoffLimitExceeded; past `activeDeadlineSeconds` with DeadlineExceeded;
  * - `suspend` removes the running pods, and resuming starts again;
+ * - Indexed completion: each pod runs one index from 0 to completions - 1
+ *   (its `batch.kubernetes.io/job-completion-index` annotation and label,
+ *   `JOB_COMPLETION_INDEX` in its environment, hostname `<job>-<index>`), the
+ *   lowest missing ones first, until every index succeeded once
+ *   (`status.completedIndexes`);
  * - finished pods are counted as kube counts them: each pod carries the
  *   `batch.kubernetes.io/job-tracking` finalizer, a terminated pod is first
  *   recorded in `status.uncountedTerminatedPods`, then loses its finalizer,
@@ -30,6 +35,7 @@ import type { PodObject } from '../objects.js';
 import { isPodReady } from '../pod/pod-util.js';
 import { slowStartBatch } from '../replicaset/controller.js';
 import { createOwnedPod, deleteOwnedPod, isTerminal, podFromTemplate } from '../workload/pod-template.js';
+import { completionIndexKey, formatIndexes, indexOf, parseIndexes } from './indexes.js';
 
 type JobObject = Typed<batchv1.Job>;
 type JobStatus = { -readonly [K in keyof batchv1.JobStatus]: batchv1.JobStatus[K] };
@@ -133,6 +139,7 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
           ? { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }
           : undefined;
       const complete = spec.completions !== undefined ? succeeded >= spec.completions : succeeded > 0 && active.length === 0;
+      // (For an Indexed Job, succeeded is the number of completed indexes.)
       if (failure) {
         for (const p of active) await deleteOwnedPod(ctx, job, Job, p);
         setCondition(status, { type: 'FailureTarget', status: 'True', ...failure }, now);
@@ -146,7 +153,7 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
         status.completionTime = rfc3339(now);
         ctx.recorder.event(regarding, 'Normal', 'Completed', 'Job completed');
       } else {
-        requeueAt = await manageActive(ctx, job, active, terminating, succeeded, failed, lastFailure.get(uid), now);
+        requeueAt = await manageActive(ctx, job, status, active, terminating, lastFailure.get(uid), now);
         if (deadline !== undefined) requeueAt = Math.min(requeueAt ?? Infinity, deadline);
       }
     }
@@ -183,14 +190,25 @@ async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[]
     else continue;
     added = true;
   }
+  const indexed = job.spec?.completionMode === 'Indexed';
+  const completions = job.spec?.completions ?? 0;
   if (added) {
     status.uncountedTerminatedPods = uncounted;
+    if (indexed) {
+      // kube records a succeeded index together with its pod's uid.
+      const done = parseIndexes(status.completedIndexes, completions);
+      for (const pod of pods) {
+        const i = indexOf(pod);
+        if (i !== undefined && i < completions && uncounted.succeeded.includes(pod.metadata.uid ?? '')) done.add(i);
+      }
+      status.completedIndexes = formatIndexes(done) || undefined;
+    }
     await ctx.client.updateStatus(Job, { ...job, status } as JobObject);
   }
   const counted = new Set([...uncounted.succeeded, ...uncounted.failed]);
   if (counted.size === 0) return;
   await releasePods(ctx, pods.filter((p) => counted.has(p.metadata.uid ?? '')));
-  status.succeeded = (status.succeeded ?? 0) + uncounted.succeeded.length || undefined;
+  status.succeeded = (indexed ? parseIndexes(status.completedIndexes, completions).size : (status.succeeded ?? 0) + uncounted.succeeded.length) || undefined;
   status.failed = (status.failed ?? 0) + uncounted.failed.length || undefined;
   if (uncounted.failed.length) onFailure();
   status.uncountedTerminatedPods = {};
@@ -198,28 +216,46 @@ async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[]
 
 /**
  * kube's manageJob: as many active pods as parallelism allows toward the
- * completions still missing; new pods wait out the failure backoff. Returns
+ * completions still missing (for an Indexed Job, the lowest indexes neither
+ * completed nor running); new pods wait out the failure backoff. Returns
  * when to look again, if the backoff holds creations back.
  */
 async function manageActive(
   ctx: Context,
   job: JobObject,
+  status: JobStatus,
   active: PodObject[],
   terminating: PodObject[],
-  succeeded: number,
-  failed: number,
   lastFailureAt: number | undefined,
   now: number,
 ): Promise<number | undefined> {
   const spec = job.spec!;
+  const succeeded = status.succeeded ?? 0;
+  const failed = status.failed ?? 0;
   const parallelism = spec.parallelism ?? 1;
-  const wanted = spec.completions !== undefined ? Math.max(0, Math.min(parallelism, spec.completions - succeeded)) : succeeded > 0 ? 0 : parallelism;
+  const indexed = spec.completionMode === 'Indexed';
+  const completions = spec.completions ?? 0;
+  const completed = indexed ? parseIndexes(status.completedIndexes, completions) : new Set<number>();
+  // An Indexed Job's pod whose index is done (or out of range, or taken twice) is not needed.
+  const running = new Set<number>();
+  const surplus: PodObject[] = [];
+  const keep: PodObject[] = [];
+  for (const p of active) {
+    const i = indexOf(p);
+    if (indexed && (i === undefined || i >= completions || completed.has(i) || running.has(i))) surplus.push(p);
+    else {
+      if (i !== undefined) running.add(i);
+      keep.push(p);
+    }
+  }
+  for (const p of surplus) await deleteOwnedPod(ctx, job, Job, p);
+  const wanted = spec.completions !== undefined ? Math.max(0, Math.min(parallelism, completions - succeeded)) : succeeded > 0 ? 0 : parallelism;
   // With podReplacementPolicy Failed, a terminating pod still holds its place.
-  const holding = active.length + (spec.podReplacementPolicy === 'Failed' ? terminating.length : 0);
+  const holding = keep.length + (spec.podReplacementPolicy === 'Failed' ? terminating.length : 0);
   if (holding > wanted) {
     // The ones that got least far go first: pending, then not ready, then the newest.
     const rank = (p: PodObject): number => (p.status?.phase !== 'Running' ? 0 : isPodReady(p) ? 2 : 1);
-    const victims = [...active].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, holding - wanted);
+    const victims = [...keep].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, holding - wanted);
     for (const p of victims) await deleteOwnedPod(ctx, job, Job, p);
     return undefined;
   }
@@ -228,11 +264,42 @@ async function manageActive(
     const delay = Math.min(backoffBaseMs * 2 ** Math.min(failed - 1, 30), backoffMaxMs);
     if (now < lastFailureAt + delay) return lastFailureAt + delay;
   }
-  const pod = podFromTemplate(job, Job, spec.template, { generateName: `${job.metadata.name}-`, finalizers: [jobTrackingFinalizer] });
-  await slowStartBatch(wanted - holding, async () => {
-    await createOwnedPod(ctx, job, Job, deepCopy(pod));
+  const pods: PodObject[] = [];
+  if (indexed) {
+    // Terminating pods keep their index until they are gone when only failed pods are replaced.
+    const held = new Set(spec.podReplacementPolicy === 'Failed' ? terminating.map(indexOf) : []);
+    for (let i = 0; i < completions && pods.length < wanted - holding; i++) {
+      if (!completed.has(i) && !running.has(i) && !held.has(i)) pods.push(indexedPod(job, i));
+    }
+  } else {
+    for (let n = 0; n < wanted - holding; n++) pods.push(podFromTemplate(job, Job, spec.template, { generateName: `${job.metadata.name}-`, finalizers: [jobTrackingFinalizer] }));
+  }
+  let next = 0;
+  await slowStartBatch(pods.length, async () => {
+    await createOwnedPod(ctx, job, Job, pods[next++]!);
   });
   return undefined;
+}
+
+/** The pod of index `i` of an Indexed Job (kube's addCompletionIndexAnnotation, label and env var, and hostname). */
+function indexedPod(job: JobObject, i: number): PodObject {
+  return podFromTemplate(job, Job, job.spec?.template, {
+    generateName: `${job.metadata.name}-${i}-`,
+    annotations: { [completionIndexKey]: String(i) },
+    labels: { [completionIndexKey]: String(i) },
+    finalizers: [jobTrackingFinalizer],
+    adjustSpec(spec) {
+      spec.hostname ??= `${job.metadata.name}-${i}`;
+      // apiVersion is what the server's SetDefaults_ObjectFieldSelector would add.
+      const env = { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: `metadata.annotations['${completionIndexKey}']` } } };
+      for (const list of [spec.containers, spec.initContainers ?? []]) {
+        for (const c of list as Array<{ env?: unknown[] }>) {
+          const current = (c.env ?? []) as Array<{ name: string }>;
+          if (!current.some((e) => e.name === env.name)) c.env = [...current, env];
+        }
+      }
+    },
+  });
 }
 
 /** Sets a condition (kube's ensureJobConditionStatus): its times move only when its status does. */

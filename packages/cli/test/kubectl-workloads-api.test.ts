@@ -121,7 +121,9 @@ describe('kubectl and the workload APIs', () => {
     assert.match(tz, /cannot use TZ or CRON_TZ in schedule, use timeZone field instead/);
 
     const stsChange = (await kubectlFails(server(), ['patch', 'sts', 'web', '--type=merge', '-p', '{"spec":{"serviceName":"other"}}'])).stderr;
-    assert.match(stsChange, /spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden/);
+    assert.match(stsChange, /spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden/);
+    // revisionHistoryLimit may change.
+    await kubectlOk(server(), ['patch', 'sts', 'web', '--type=merge', '-p', '{"spec":{"revisionHistoryLimit":3}}']);
 
     const dsSelector = (await kubectlFails(server(), ['patch', 'ds', 'agent', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}}}}}'])).stderr;
     assert.match(dsSelector, /spec\.selector: Invalid value: .*field is immutable/);
@@ -133,10 +135,11 @@ describe('kubectl and the workload APIs', () => {
   });
 
   kit('scale subresource of StatefulSets; a template change bumps the DaemonSet\'s template generation', async () => {
+    const generation = (await json(['get', 'sts', 'web'])).metadata.generation as number;
     await kubectlOk(server(), ['scale', 'sts', 'web', '--replicas=5']);
     const sts = await json(['get', 'sts', 'web']);
     assert.equal(sts.spec.replicas, 5);
-    assert.equal(sts.metadata.generation, 2);
+    assert.equal(sts.metadata.generation, generation + 1);
     const scale = JSON.parse(await kubectlOk(server(), ['get', '--raw', '/apis/apps/v1/namespaces/default/statefulsets/web/scale'])) as Json;
     assert.equal(scale.kind, 'Scale');
     assert.equal(scale.spec.replicas, 5);

@@ -83,7 +83,7 @@ function validateStatefulSet(o: KubeObject): FieldError[] {
 }
 
 /** The spec fields a StatefulSet update may change (kube's ValidateStatefulSetUpdate). */
-const statefulSetMutable = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
+const statefulSetMutable = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
 
 function validateStatefulSetUpdate(o: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateStatefulSet(o);
@@ -96,7 +96,7 @@ function validateStatefulSetUpdate(o: KubeObject, old: KubeObject): FieldError[]
     errs.push(
       fieldErrors.forbidden(
         'spec',
-        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
       ),
     );
   }

@@ -268,6 +268,25 @@ describe('job controller', () => {
     assert.deepEqual(pods.map((p) => p.status.phase), ['Failed', 'Failed']);
   });
 
+  it('suspend removes the running pods without counting them as failed; resuming starts new ones', async () => {
+    const ns = await namespace('job-suspend');
+    await client.create(Job, job('paused', ns, { completions: 4, parallelism: 2 }, { [runSecondsAnnotation]: '100000' }) as never);
+    await until(Pod, ns, (o) => [...o.values()].filter((p) => isReady(p)).length === 2);
+    await client.patch(Job, 'paused', { spec: { suspend: true } }, { namespace: ns, patchType: 'merge' });
+    await until(Pod, ns, (o) => o.size === 0);
+    const suspended = (await until(Job, ns, (o) => !!condition(o.get('paused') as Json, 'Suspended'))).get('paused') as Json;
+    assert.equal(condition(suspended, 'Suspended')!.reason, 'JobSuspended');
+    assert.equal(suspended.status.failed, undefined);
+    assert.equal(suspended.status.active, undefined);
+    assert.equal(suspended.status.startTime, undefined);
+    await client.patch(Job, 'paused', { spec: { suspend: false } }, { namespace: ns, patchType: 'merge' });
+    const resumed = await until(Job, ns, (o) => (o.get('paused') as Json | undefined)?.status?.ready === 2);
+    const st = (resumed.get('paused') as Json).status;
+    assert.equal(st.active, 2);
+    assert.equal(st.conditions.find((c: Json) => c.type === 'Suspended').status, 'False');
+    assert.equal(st.failed, undefined);
+  });
+
   it('ttlSecondsAfterFinished deletes the finished Job and its pods', async () => {
     const ns = await namespace('job-ttl');
     await client.create(Job, job('brief', ns, { ttlSecondsAfterFinished: 5 }, { [runSecondsAnnotation]: '1' }) as never);

@@ -18,7 +18,8 @@
  *   `batch.kubernetes.io/job-tracking` finalizer, a terminated pod is first
  *   recorded in `status.uncountedTerminatedPods`, then loses its finalizer,
  *   then moves into `succeeded` or `failed`, so none is lost or counted twice
- *   (a pod deleted before it ended counts as failed);
+ *   (a pod someone else deleted before it ended counts as failed; the ones
+ *   this controller deletes lose their finalizer first and do not count);
  * - a finished Job gets SuccessCriteriaMet and Complete (or FailureTarget and
  *   Failed) and, with `ttlSecondsAfterFinished`, is deleted that long after.
  *
@@ -88,6 +89,16 @@ async function releasePods(ctx: Context, pods: PodObject[]): Promise<void> {
   );
 }
 
+/**
+ * kube's deleteJobPods: a pod the controller removes itself (suspension, a
+ * surplus, the Job done or failed) loses its tracking finalizer first, so it
+ * is not counted as a failure.
+ */
+async function deleteJobPod(ctx: Context, job: JobObject, pod: PodObject): Promise<void> {
+  await releasePods(ctx, [pod]);
+  await deleteOwnedPod(ctx, job, Job, pod);
+}
+
 async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, number>): Promise<ReconcileResult | void> {
   const all = (await ctx.client.list(Pod, { namespace: req.namespace })).items as PodObject[];
   const found = (await ctx.client.get(Job, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as JobObject | undefined;
@@ -116,7 +127,7 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
     const failed = status.failed ?? 0;
     const backoffLimit = spec.backoffLimit ?? 6;
     if (spec.suspend) {
-      for (const p of active) await deleteOwnedPod(ctx, job, Job, p);
+      for (const p of active) await deleteJobPod(ctx, job, p);
       if (!hasCondition(job, 'Suspended')) {
         setCondition(status, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
         ctx.recorder.event(regarding, 'Normal', 'Suspended', 'Job suspended');
@@ -141,12 +152,12 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
       const complete = spec.completions !== undefined ? succeeded >= spec.completions : succeeded > 0 && active.length === 0;
       // (For an Indexed Job, succeeded is the number of completed indexes.)
       if (failure) {
-        for (const p of active) await deleteOwnedPod(ctx, job, Job, p);
+        for (const p of active) await deleteJobPod(ctx, job, p);
         setCondition(status, { type: 'FailureTarget', status: 'True', ...failure }, now);
         setCondition(status, { type: 'Failed', status: 'True', ...failure }, now);
         ctx.recorder.event(regarding, 'Warning', failure.reason, failure.message);
       } else if (complete) {
-        for (const p of active) await deleteOwnedPod(ctx, job, Job, p);
+        for (const p of active) await deleteJobPod(ctx, job, p);
         const done = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
         setCondition(status, { type: 'SuccessCriteriaMet', status: 'True', ...done }, now);
         setCondition(status, { type: 'Complete', status: 'True', ...done }, now);
@@ -248,7 +259,7 @@ async function manageActive(
       keep.push(p);
     }
   }
-  for (const p of surplus) await deleteOwnedPod(ctx, job, Job, p);
+  for (const p of surplus) await deleteJobPod(ctx, job, p);
   const wanted = spec.completions !== undefined ? Math.max(0, Math.min(parallelism, completions - succeeded)) : succeeded > 0 ? 0 : parallelism;
   // With podReplacementPolicy Failed, a terminating pod still holds its place.
   const holding = keep.length + (spec.podReplacementPolicy === 'Failed' ? terminating.length : 0);
@@ -256,7 +267,7 @@ async function manageActive(
     // The ones that got least far go first: pending, then not ready, then the newest.
     const rank = (p: PodObject): number => (p.status?.phase !== 'Running' ? 0 : isPodReady(p) ? 2 : 1);
     const victims = [...keep].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, holding - wanted);
-    for (const p of victims) await deleteOwnedPod(ctx, job, Job, p);
+    for (const p of victims) await deleteJobPod(ctx, job, p);
     return undefined;
   }
   if (holding === wanted) return undefined;

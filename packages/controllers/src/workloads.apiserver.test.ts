@@ -328,6 +328,32 @@ describe('cronjob controller', () => {
     assert.ok(cj.status.lastSuccessfulTime);
   });
 
+  it('Replace: the active Job gives way to the next; timeZone writes the scheduled time in that zone', async () => {
+    const ns = await namespace('cron-replace');
+    const made: string[] = [];
+    const deleted: string[] = [];
+    const seen = until(Job, ns, () => made.length >= 2 && deleted.includes(made[0]!), (type, j) => {
+      if (type === 'ADDED') made.push(j.metadata.name!);
+      if (type === 'DELETED' || (type === 'MODIFIED' && j.metadata.deletionTimestamp)) deleted.push(j.metadata.name!);
+    }, 20_000);
+    await client.create(CronJob, {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'swap', namespace: ns },
+      spec: {
+        schedule: '* * * * *',
+        timeZone: 'America/New_York',
+        concurrencyPolicy: 'Replace',
+        jobTemplate: { spec: { template: { metadata: { annotations: { [runSecondsAnnotation]: '100000' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
+      },
+    } as never);
+    await seen;
+    const latest = (await client.get(Job, made[1]!, { namespace: ns })) as Json;
+    const stamp = latest.metadata.annotations['batch.kubernetes.io/cronjob-scheduled-timestamp'] as string;
+    assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00-0[45]:00$/);
+    assert.equal(Date.parse(stamp), Number(made[1]!.slice('swap-'.length)) * 60_000);
+  });
+
   it('Forbid: no new Job while one is active', async () => {
     const ns = await namespace('cron-forbid');
     await client.create(CronJob, {

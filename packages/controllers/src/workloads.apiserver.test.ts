@@ -187,6 +187,43 @@ describe('daemonset controller', () => {
   });
 });
 
+describe('daemonset controller with maxSurge', () => {
+  it('starts each new pod beside the old one, which goes once the new one is available', async () => {
+    const ns = await namespace('ds-surge');
+    await client.create(DaemonSet, {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'surge', namespace: ns },
+      spec: {
+        selector: { matchLabels: { app: 'surge' } },
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        template: podTemplate('surge'),
+      },
+    } as never);
+    await until(Pod, ns, (o) => o.size === 3 && [...o.values()].every(isReady));
+    let maxPods = 0;
+    const violations: string[] = [];
+    const rolled = until(
+      Pod,
+      ns,
+      (o) => o.size === 3 && [...o.values()].every((p) => (p as Json).spec.containers[0].image === 'nginx:1.28' && isReady(p)),
+      (_t, _p, o) => {
+        const live = [...o.values()].filter((p) => !p.metadata.deletionTimestamp);
+        maxPods = Math.max(maxPods, live.length);
+        // maxUnavailable 0: every node keeps an available pod throughout.
+        for (const node of ['node-1', 'node-2', 'node-3']) {
+          if (!live.some((p) => (p as Json).spec.nodeName === node && isReady(p))) violations.push(`${node} had no ready pod`);
+        }
+      },
+      20_000,
+    );
+    await client.patch(DaemonSet, 'surge', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:1.28' }] } } } }, { namespace: ns, patchType: 'strategic' });
+    await rolled;
+    assert.deepEqual([...new Set(violations)], []);
+    assert.equal(maxPods, 4, 'one surge pod at a time');
+  });
+});
+
 function job(name: string, ns: string, spec: Json = {}, annotations: Record<string, string> = {}): Json {
   return {
     apiVersion: 'batch/v1',
@@ -266,6 +303,18 @@ describe('job controller', () => {
     assert.ok(condition(j, 'FailureTarget'));
     const pods = (await client.list(Pod, { namespace: ns })).items as Json[];
     assert.deepEqual(pods.map((p) => p.status.phase), ['Failed', 'Failed']);
+  });
+
+  it('fails with DeadlineExceeded past activeDeadlineSeconds, removing its running pods', async () => {
+    const ns = await namespace('job-deadline');
+    await client.create(Job, job('slow', ns, { activeDeadlineSeconds: 30 }, { [runSecondsAnnotation]: '100000' }) as never);
+    const done = await until(Job, ns, (o) => !!condition(o.get('slow') as Json, 'Failed'), undefined, 20_000);
+    const j = done.get('slow') as Json;
+    assert.equal(condition(j, 'Failed')!.reason, 'DeadlineExceeded');
+    assert.equal(condition(j, 'Failed')!.message, 'Job was active longer than specified deadline');
+    // 30 s of cluster time after it started, not sooner.
+    assert.ok(Date.parse(condition(j, 'Failed')!.lastTransitionTime) - Date.parse(j.status.startTime) >= 30_000);
+    await until(Pod, ns, (o) => o.size === 0);
   });
 
   it('suspend removes the running pods without counting them as failed; resuming starts new ones', async () => {

@@ -344,7 +344,8 @@ function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus,
   }
   const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? 0);
   const terminated: corev1.ContainerState = {
-    terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(now), containerID: cs.containerID },
+    // It exited when its run time was up, whenever this sync comes to see it.
+    terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(exitAt), containerID: cs.containerID },
   };
   if (exitCode !== 0 && policy === 'OnFailure') {
     return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;

@@ -9,23 +9,12 @@ import { fieldErrors, isTimeZone, parseCronSchedule, type FieldError, type KubeO
 import { baseStrategy, type Strategy } from './strategy.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';
+import { structAt } from './defaults/json-fields.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-/** `o.spec`, created when absent so defaults have somewhere to go. */
-function specOf(o: KubeObject): Json {
-  if (typeof o.spec !== 'object' || o.spec === null) o.spec = {};
-  return o.spec as Json;
-}
-
-/** `o[key]`, created as an empty object when absent. */
-function child(o: Json, key: string): Json {
-  if (typeof o[key] !== 'object' || o[key] === null || Array.isArray(o[key])) o[key] = {};
-  return o[key] as Json;
-}
 
 /** kube's ValidateNonnegativeField. */
 function nonNegative(errs: FieldError[], path: string, value: unknown): void {
@@ -177,11 +166,11 @@ export const jobLabels = {
 
 /** kube's generateSelector: the Job's pods carry its uid and name, and its selector matches the uid. */
 function generateJobSelector(o: KubeObject): void {
-  const s = specOf(o);
+  const s = structAt(o, 'spec');
   if (s.manualSelector === true) return;
   const uid = o.metadata.uid ?? '';
   const name = o.metadata.name ?? '';
-  const metadata = child(child(s, 'template'), 'metadata');
+  const metadata = structAt(structAt(s, 'template'), 'metadata');
   metadata.labels = {
     ...asObj(metadata.labels),
     [jobLabels.legacyControllerUid]: uid,

@@ -8,10 +8,11 @@
  * record what was done. The controller's clock is the test's, so "a minute
  * later" is a line of code.
  *
- * The embedded server does not serve batch/v1 yet (it has no workload
- * controllers), so the Jobs are a stand-in kind with the same name and
- * fields, served from a CRD in a test group; nothing runs them: the test
- * finishes a Job by writing its status, as the Job controller would.
+ * The Jobs are a stand-in kind with the same name and fields as batch/v1's,
+ * served from a CRD in a test group, so that nothing runs them (the server
+ * runs no job controller without the simulated cluster, and this test wants
+ * none): the test finishes a Job by writing its status, as the Job
+ * controller would.
  */
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

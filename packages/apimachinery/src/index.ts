@@ -10,3 +10,4 @@ export * from './schema/index.js';
 export * from './cel/index.js';
 export * from './managedfields/index.js';
 export * from './quantity/canonical.js';
+export * from './cron/schedule.js';

@@ -82,6 +82,7 @@ const int64Names = new Set([
   'gracePeriodSeconds',
   'terminationGracePeriodSeconds',
   'activeDeadlineSeconds',
+  'startingDeadlineSeconds',
   'tolerationSeconds',
   'runAsUser',
   'runAsGroup',

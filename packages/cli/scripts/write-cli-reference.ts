@@ -47,7 +47,16 @@ const notes: Record<string, string> = {
   server: `The server listens on HTTPS with a CA it generates, authenticates the admin's bearer token
 (in the kubeconfig), client certificates and ServiceAccount tokens, and enforces RBAC for everyone
 but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in SQLite (WAL, fsync
-on commit), so that every acknowledged write survives even \`kill -9\`.`,
+on commit), so that every acknowledged write survives even \`kill -9\`.
+
+With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
+statefulset, daemonset, job and cronjob controllers, a scheduler, and nodes whose pods run and
+become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
+its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)
+with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds or Fails (with
+\`OnFailure\`, a failing container restarts in place). \`--time-scale 60\` makes cluster time run a
+minute a second (run times, grace periods, cron schedules): timestamps the cluster writes then run
+ahead of the server's.`,
   start: `A server keeping its data in \`<dir>/data\` and its kubeconfig in \`<dir>/kubeconfig\`; it prints
 \`ready <url>\` and then commands to try. (\`npm start\` at the repository root runs the SidecarSet
 demo instead: such a server with 3 simulated nodes, the operator and its samples.)`,

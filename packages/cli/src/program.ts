@@ -25,8 +25,10 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'directory for durable data (omitted: in memory)')
     .option('--kubeconfig <file>', 'write an admin kubeconfig here once ready')
-    .option('--nodes <n>', 'also run a simulated cluster: the deployment and replicaset controllers, a scheduler and n simulated nodes')
-    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string }) => {
+    .option('--nodes <n>', 'also run a simulated cluster: the workload controllers, a scheduler and n simulated nodes')
+    .option('--controllers <list>', "with --nodes: the controllers to run, as kube-controller-manager's flag ('*' all, '-name' not that one; e.g. '*,-deployment')", '*')
+    .option('--time-scale <factor>', 'with --nodes: the simulated cluster\'s clock runs this many times faster than the wall (run times, grace periods, cron schedules)', '1')
+    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string; controllers: string; timeScale: string }) => {
       await (await import('./commands/server.js')).runServer(opts);
     });
 

@@ -11,6 +11,7 @@ import { Client, CoreEvent, Deployment, Lease, loadKubeConfig, Namespace, Node, 
 import { acceleratedClock } from './clock.js';
 import { startSimulatedCluster, type SimulatedCluster } from './cluster.js';
 import type { DeploymentObject, NodeObject, PodObject } from './objects.js';
+import { watchUntil } from './testdata/watch-until.js';
 
 const speed = 100;
 let server: RunningApiServer;
@@ -31,29 +32,15 @@ after(async () => {
   await server?.stop();
 });
 
-/**
- * Lists, then watches `kind` in `namespace` until `check` holds for the objects (by name)
- * after some event; `onEvent` sees every event first. Fails after `timeoutMs`.
- */
-async function until<T extends KubeObject>(
+/** {@link watchUntil} on this file's client. */
+function until<T extends KubeObject>(
   kind: Kind<T>,
   namespace: string | undefined,
   check: (objects: Map<string, T>) => boolean,
-  onEvent: (type: string, obj: T, objects: Map<string, T>) => void = () => undefined,
-  timeoutMs = 10_000,
+  onEvent?: (type: string, obj: T, objects: Map<string, T>) => void,
+  timeoutMs?: number,
 ): Promise<Map<string, T>> {
-  const list = await client.list(kind, { namespace });
-  const objects = new Map(list.items.map((o) => [o.metadata.name!, o]));
-  if (check(objects)) return objects;
-  const signal = AbortSignal.timeout(timeoutMs);
-  for await (const e of client.watch(kind, { namespace, resourceVersion: list.metadata.resourceVersion, signal })) {
-    if (e.type === 'ADDED' || e.type === 'MODIFIED') objects.set(e.object.metadata.name!, e.object);
-    else if (e.type === 'DELETED') objects.delete(e.object.metadata.name!);
-    else continue;
-    onEvent(e.type, e.object, objects);
-    if (check(objects)) return objects;
-  }
-  throw new Error(`timed out waiting on ${kind.plural}: ${JSON.stringify([...objects.values()].map((o) => [o.metadata.name, o.status]), null, 1).slice(0, 3000)}`);
+  return watchUntil(client, kind, namespace, check, onEvent, timeoutMs);
 }
 
 async function namespace(name: string): Promise<string> {

@@ -1,17 +1,23 @@
 /**
- * A simulated cluster, like kwok, on any API server: the deployment and
- * replicaset controllers, a scheduler and simulated nodes, all on one
+ * A simulated cluster, like kwok, on any API server: the deployment,
+ * replicaset, statefulset, daemonset, job and cronjob controllers, a
+ * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
  * embedded server, and what tests use to get pods that run.
  */
 import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type ControllerLogger, type LoadKubeConfigOptions } from '@operant/runtime';
+import { selectControllers, type SimulatedControllerName } from './controller-selection.js';
+import { addCronJobController } from './cronjob/controller.js';
+import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
+import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
 import { addReplicaSetController } from './replicaset/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
+import { addStatefulSetController } from './statefulset/controller.js';
 
 /**
  * Options of {@link startSimulatedCluster}.
@@ -28,12 +34,18 @@ export interface SimulatedClusterOptions {
   kubeconfig: ClientConfig | LoadKubeConfigOptions;
   /** How many simulated nodes; 0 runs the controllers and the scheduler without nodes. */
   nodes: number;
-  /** Cluster time for every delay (readiness, minReadySeconds, grace periods, heartbeats); default the wall clock. */
+  /** Cluster time for every delay (readiness, minReadySeconds, grace periods, heartbeats, run times, cron schedules); default the wall clock. */
   clock?: Clock;
   /** What each node offers; see {@link NodeShape}. */
   shape?: Partial<NodeShape>;
   /** How long each step of a pod's life takes; see {@link NodeTiming}. */
   timing?: Partial<NodeTiming>;
+  /**
+   * Which controllers run, as kube-controller-manager's `--controllers`:
+   * `['*']` (the default) for all, `['*', '-deployment']` for all but one,
+   * `['job']` for one. The scheduler and the nodes always run.
+   */
+  controllers?: readonly string[];
   /** Default a logger at `warn` (or OPERANT_LOG_LEVEL): the controllers' info lines are not news here. */
   logger?: ControllerLogger;
 }
@@ -60,7 +72,8 @@ export interface SimulatedCluster {
 }
 
 /**
- * Starts the deployment and replicaset controllers, the scheduler and `nodes`
+ * Starts the workload controllers (deployment, replicaset, statefulset,
+ * daemonset, job, cronjob), the scheduler and `nodes`
  * simulated nodes against the API server of `kubeconfig`. Resolves once the
  * nodes are registered and every controller runs.
  *
@@ -74,6 +87,7 @@ export interface SimulatedCluster {
  * ```
  */
 export async function startSimulatedCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
+  const enabled = selectControllers(options.controllers ?? ['*']);
   const config = 'server' in options.kubeconfig && 'credentials' in options.kubeconfig ? options.kubeconfig : await loadKubeConfig(options.kubeconfig);
   const logger = options.logger ?? createLogger({ level: process.env.OPERANT_LOG_LEVEL || 'warn' });
   const manager = await Manager.create({
@@ -84,8 +98,15 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     gracefulShutdownTimeoutMs: 10_000,
   });
   const clock = options.clock;
-  addDeploymentController(manager, { clock });
-  addReplicaSetController(manager, { clock });
+  const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
+    deployment: addDeploymentController,
+    replicaset: addReplicaSetController,
+    statefulset: addStatefulSetController,
+    daemonset: addDaemonSetController,
+    job: addJobController,
+    cronjob: addCronJobController,
+  };
+  for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });
   const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing });
   const stopping = new AbortController();

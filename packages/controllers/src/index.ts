@@ -1,13 +1,19 @@
 /**
  * A simulated Kubernetes cluster on the Operant runtime, like kwok: the
  * workload controllers of kube-controller-manager (deployments, replica
- * sets), a scheduler and simulated nodes, each a controller of the runtime
+ * sets, stateful sets, daemon sets, jobs, cron jobs), a scheduler and simulated nodes, each a controller of the runtime
  * talking to the API server over the wire. `startSimulatedCluster` runs them
  * all; the `add*` functions put each on a manager of your own.
  */
 export { startSimulatedCluster, type SimulatedCluster, type SimulatedClusterOptions } from './cluster.js';
+export { selectControllers, simulatedControllers, type SimulatedControllerName } from './controller-selection.js';
 export { addDeploymentController } from './deployment/controller.js';
 export { addReplicaSetController } from './replicaset/controller.js';
+export { addStatefulSetController } from './statefulset/controller.js';
+export { addDaemonSetController } from './daemonset/controller.js';
+export { addJobController, jobTrackingFinalizer } from './job/controller.js';
+export { addCronJobController, scheduledTimestampAnnotation } from './cronjob/controller.js';
+export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';
 export { addScheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 export { addSimulatedNodes, type SimulatedNodesOptions } from './kubelet/simulated-nodes.js';
 export type { NodeShape } from './kubelet/node.js';

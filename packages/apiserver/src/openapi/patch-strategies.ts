@@ -101,6 +101,10 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   },
   [`${apps}.DeploymentStatus`]: { conditions },
   [`${apps}.ReplicaSetStatus`]: { conditions },
+  [`${apps}.StatefulSetStatus`]: { conditions },
+  [`${apps}.DaemonSetStatus`]: { conditions },
+  // Merged by type for strategic merge patch, yet atomic for server-side apply (+listType=atomic).
+  ['io.k8s.api.batch.v1.JobStatus']: { conditions: { strategy: 'merge', mergeKey: 'type', listType: 'atomic' } },
   [`${admission}.MutatingWebhookConfiguration`]: {
     webhooks: byKey('name'),
   },

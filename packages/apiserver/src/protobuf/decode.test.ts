@@ -225,13 +225,23 @@ test('decodes the protobuf bodies the real kubectl sends', async (t) => {
         check: (o) => assert.deepEqual((o.spec as { hard: unknown }).hard, { cpu: '1', memory: '1Gi', pods: '2' }),
       },
       {
+        args: 'create job j --image=busybox',
+        path: '/apis/batch/v1/namespaces/default/jobs',
+        check: (o) => assert.equal((o.spec as { template: { spec: { restartPolicy: string } } }).template.spec.restartPolicy, 'Never'),
+      },
+      {
+        args: 'create cronjob cj --image=busybox --schedule=*/5_*_*_*_*',
+        path: '/apis/batch/v1/namespaces/default/cronjobs',
+        check: (o) => assert.equal((o.spec as { schedule: string }).schedule, '*/5 * * * *'),
+      },
+      {
         args: 'create pdb p --selector=app=x --min-available=50%',
         path: '/apis/policy/v1/namespaces/default/poddisruptionbudgets',
         check: (o) => assert.equal((o.spec as { minAvailable: unknown }).minAvailable, '50%'),
       },
     ];
     for (const c of cases) {
-      const args = c.args.split(' ');
+      const args = c.args.split(' ').map((a) => a.replaceAll('_', ' '));
       const before = captures.length;
       const created = await run(['--server', url, ...args], env);
       assert.equal(created.code, 0, `kubectl ${c.args}: ${created.stderr}`);
@@ -258,12 +268,12 @@ test('decodes the protobuf bodies the real kubectl sends', async (t) => {
     assert.equal(decodedToken.apiVersion, 'authentication.k8s.io/v1');
     assert.deepEqual(decodedToken.object.spec, { audiences: ['a', 'b'], expirationSeconds: 3600 });
 
-    // batch/v1 is not served: a clear 415, which kubectl reports.
-    const job = await run(['--server', url, 'create', 'job', 'j', '--image=busybox'], env);
-    assert.notEqual(job.code, 0);
-    const jobStatus = statusOf(() => decodeKubeProtobuf(captures.at(-1)!.body));
-    assert.equal(jobStatus.code, 415);
-    assert.match(jobStatus.message, /"Job" in "batch\/v1"/);
+    // networking.k8s.io/v1 is not served: a clear 415, which kubectl reports.
+    const ingress = await run(['--server', url, 'create', 'ingress', 'i', '--rule=a.example.com/=svc:80'], env);
+    assert.notEqual(ingress.code, 0);
+    const ingressStatus = statusOf(() => decodeKubeProtobuf(captures.at(-1)!.body));
+    assert.equal(ingressStatus.code, 415);
+    assert.match(ingressStatus.message, /"Ingress" in "networking.k8s.io\/v1"/);
   } finally {
     server.close();
     rmSync(home, { recursive: true, force: true });

@@ -94,6 +94,30 @@ export const builtinResources: ResourceInfo[] = [
     subresources: ['status', 'scale'],
   }),
   r('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true, 'io.k8s.api.apps.v1.ControllerRevision'),
+  r('apps', 'v1', 'daemonsets', 'DaemonSet', true, 'io.k8s.api.apps.v1.DaemonSet', {
+    shortNames: ['ds'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
+  r('apps', 'v1', 'statefulsets', 'StatefulSet', true, 'io.k8s.api.apps.v1.StatefulSet', {
+    shortNames: ['sts'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  // batch registers a field-label conversion for its kinds (so kube words refusals its own way), with status.successful.
+  r('batch', 'v1', 'cronjobs', 'CronJob', true, 'io.k8s.api.batch.v1.CronJob', {
+    shortNames: ['cj'],
+    categories: ['all'],
+    subresources: ['status'],
+    selectableFields: [],
+    fieldLabelKind: 'CronJob',
+  }),
+  r('batch', 'v1', 'jobs', 'Job', true, 'io.k8s.api.batch.v1.Job', {
+    categories: ['all'],
+    subresources: ['status'],
+    selectableFields: ['status.successful'],
+    fieldLabelKind: 'Job',
+  }),
   r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
   r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, 'io.k8s.api.rbac.v1.ClusterRoleBinding'),

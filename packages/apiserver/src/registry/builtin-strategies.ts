@@ -13,6 +13,7 @@ import { defaultEndpoints, defaultService } from './defaults/service.js';
 import { defaultNamespace, defaultNode, defaultSecret } from './defaults/core-objects.js';
 import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
+import { workloadStrategies } from './workload-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -261,6 +262,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['apps/replicasets', workloadStrategy(defaultReplicaSet)],
     ['rbac.authorization.k8s.io/rolebindings', baseStrategy({ applyDefaults: defaultRoleBinding })],
     ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding })],
+    ...workloadStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

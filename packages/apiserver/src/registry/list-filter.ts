@@ -14,7 +14,10 @@ export interface ListFilter {
 }
 
 /** Values a selectable field reads as when absent: Go's zero value of a non-pointer field. */
-const zeroValues: Record<string, string> = { 'spec.hostNetwork': 'false', 'spec.unschedulable': 'false' };
+const zeroValues: Record<string, string> = { 'spec.hostNetwork': 'false', 'spec.unschedulable': 'false', 'status.successful': '0' };
+
+/** Selectable fields whose value lives under another path (a Job's status.successful is its status.succeeded). */
+const fieldPaths: Record<string, string> = { 'status.successful': 'status.succeeded' };
 
 export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ListFilter {
   let labels: ReturnType<typeof parseLabelSelector> | undefined;
@@ -37,6 +40,7 @@ export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'l
     const allowed = new Set(['metadata.name', ...(converts && !info.namespaced ? [] : ['metadata.namespace']), ...(info.selectableFields ?? [])]);
     for (const r of fields.requirements) {
       if (allowed.has(r.field)) continue;
+      if (info.fieldLabelKind) throw badRequest(`field label ${JSON.stringify(r.field)} not supported for ${JSON.stringify(info.fieldLabelKind)}`);
       throw badRequest(
         converts ? `field label not supported: ${r.field}` : `${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
       );
@@ -48,7 +52,7 @@ export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'l
     empty: labelsEmpty && fieldsEmpty,
     matches(obj: KubeObject): boolean {
       if (!labelsEmpty && !labels!.matches(obj.metadata.labels as Record<string, string> | undefined)) return false;
-      if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, f) ?? zeroValues[f] ?? '')) return false;
+      if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, fieldPaths[f] ?? f) ?? zeroValues[f] ?? '')) return false;
       return true;
     },
   };

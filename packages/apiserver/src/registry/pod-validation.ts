@@ -45,12 +45,15 @@ export function validatePodSpec(specValue: unknown, path: string): FieldError[] 
   return errs;
 }
 
-/** A workload's selector must be present, non-empty, and select its own template's labels. */
-export function validateSelectorMatchesTemplate(selector: unknown, template: unknown): FieldError[] {
+/**
+ * A workload's selector must be present, non-empty, and select its own
+ * template's labels; `kind` names the workload in kube's empty-selector message.
+ */
+export function validateSelectorMatchesTemplate(selector: unknown, template: unknown, kind = 'deployment'): FieldError[] {
   if (selector === undefined || selector === null) return [fieldErrors.required('spec.selector', '')];
   const sel = asObj(selector);
   if (Object.keys(asObj(sel.matchLabels)).length === 0 && !(Array.isArray(sel.matchExpressions) && sel.matchExpressions.length)) {
-    return [fieldErrors.invalid('spec.selector', selector, 'empty selector is invalid for deployment')];
+    return [fieldErrors.invalid('spec.selector', selector, `empty selector is invalid for ${kind}`)];
   }
   const labels = asObj(asObj(asObj(template).metadata).labels) as Record<string, string>;
   try {

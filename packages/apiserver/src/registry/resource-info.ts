@@ -27,6 +27,11 @@ export interface ResourceInfo {
    * each a path into the object (`spec.nodeName`).
    */
   selectableFields?: string[];
+  /**
+   * For kinds whose group words a refused field selector with the kind
+   * (batch: `field label "x" not supported for "Job"`), that kind.
+   */
+  fieldLabelKind?: string;
   /** The OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod`. */
   definition?: string;
   /** Create-only kinds (reviews, token requests) that are answered, never stored. */

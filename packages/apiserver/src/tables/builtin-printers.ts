@@ -12,7 +12,9 @@
 import type { KubeObject } from '@operant/apimachinery';
 import { eventToCore } from '../registry/event-conversion.js';
 import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
-import type { ControllerRevision, Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
+import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type {
   ConfigMap,
@@ -597,6 +599,149 @@ const replicaSetPrinter = printer(
   },
 );
 
+/** A field's description in the built-in schemas, as kube's printers take it from `SwaggerDoc()`. */
+function fieldDoc(definition: string, field: string): string {
+  return builtinSchemas[definition]?.properties?.[field]?.description ?? '';
+}
+
+const appsV1 = 'io.k8s.api.apps.v1';
+const batchV1 = 'io.k8s.api.batch.v1';
+
+const statefulSetPrinter = printer(
+  [
+    nameColumn(),
+    column('Ready', 'string', 'Number of the pod with ready state'),
+    ageColumn(),
+    column('Containers', 'string', containersDescription, { priority: 1 }),
+    column('Images', 'string', imagesDescription, { priority: 1 }),
+  ],
+  (obj, now) => {
+    const sts = view<StatefulSet>(obj);
+    const [names, images] = containerCells(sts.spec?.template?.spec?.containers);
+    return { cells: [nameOf(obj), `${sts.status?.readyReplicas ?? 0}/${sts.spec?.replicas ?? 1}`, age(obj, now), names, images] };
+  },
+);
+
+const daemonSetPrinter = printer(
+  [
+    nameColumn(),
+    column('Desired', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'desiredNumberScheduled')),
+    column('Current', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'currentNumberScheduled')),
+    column('Ready', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'numberReady')),
+    column('Up-to-date', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'updatedNumberScheduled')),
+    column('Available', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'numberAvailable')),
+    column('Node Selector', 'string', fieldDoc('io.k8s.api.core.v1.PodSpec', 'nodeSelector')),
+    ageColumn(),
+    column('Containers', 'string', containersDescription, { priority: 1 }),
+    column('Images', 'string', imagesDescription, { priority: 1 }),
+    column('Selector', 'string', fieldDoc(`${appsV1}.DaemonSetSpec`, 'selector'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const ds = view<DaemonSet>(obj);
+    const [names, images] = containerCells(ds.spec?.template?.spec?.containers);
+    const st = ds.status;
+    return {
+      cells: [
+        nameOf(obj),
+        st?.desiredNumberScheduled ?? 0,
+        st?.currentNumberScheduled ?? 0,
+        st?.numberReady ?? 0,
+        st?.updatedNumberScheduled ?? 0,
+        st?.numberAvailable ?? 0,
+        formatLabels(ds.spec?.template?.spec?.nodeSelector),
+        age(obj, now),
+        names,
+        images,
+        formatLabelSelector(ds.spec?.selector),
+      ],
+    };
+  },
+);
+
+function hasJobCondition(conditions: readonly JobCondition[] | undefined, type: string): boolean {
+  const c = (conditions ?? []).find((x) => x.type === type);
+  return c?.status === 'True';
+}
+
+/** kube's printJob status cell: the first of Complete, Failed, Terminating, Suspended, FailureTarget, else Running. */
+function jobStatus(job: Job, deleting: boolean): string {
+  const conditions = job.status?.conditions;
+  if (hasJobCondition(conditions, 'Complete')) return 'Complete';
+  if (hasJobCondition(conditions, 'Failed')) return 'Failed';
+  if (deleting) return 'Terminating';
+  if (hasJobCondition(conditions, 'Suspended')) return 'Suspended';
+  if (hasJobCondition(conditions, 'FailureTarget')) return 'FailureTarget';
+  return 'Running';
+}
+
+const jobPrinter = printer(
+  [
+    nameColumn(),
+    column('Status', 'string', 'Status of the job.'),
+    column('Completions', 'string', fieldDoc(`${batchV1}.JobStatus`, 'succeeded')),
+    column('Duration', 'string', 'Time required to complete the job.'),
+    ageColumn(),
+    column('Containers', 'string', containersDescription, { priority: 1 }),
+    column('Images', 'string', imagesDescription, { priority: 1 }),
+    column('Selector', 'string', fieldDoc(`${batchV1}.JobSpec`, 'selector'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const job = view<Job>(obj);
+    const succeeded = job.status?.succeeded ?? 0;
+    let completions: string;
+    if (job.spec?.completions !== undefined) completions = `${succeeded}/${job.spec.completions}`;
+    else if ((job.spec?.parallelism ?? 0) > 1) completions = `${succeeded}/1 of ${job.spec?.parallelism}`;
+    else completions = `${succeeded}/1`;
+    const start = parseTimestamp(job.status?.startTime);
+    const end = parseTimestamp(job.status?.completionTime);
+    const duration = start === undefined ? '' : humanDuration((end ?? now.getTime()) - start);
+    const [names, images] = containerCells(job.spec?.template?.spec?.containers);
+    return {
+      cells: [nameOf(obj), jobStatus(job, !!obj.metadata?.deletionTimestamp), completions, duration, age(obj, now), names, images, formatLabelSelector(job.spec?.selector)],
+    };
+  },
+);
+
+/** kube's printBoolPtr. */
+function boolCell(value: boolean | undefined): string {
+  return value === undefined ? '<unset>' : value ? 'True' : 'False';
+}
+
+const cronJobPrinter = printer(
+  [
+    nameColumn(),
+    column('Schedule', 'string', fieldDoc(`${batchV1}.CronJobSpec`, 'schedule')),
+    column('Timezone', 'string', fieldDoc(`${batchV1}.CronJobSpec`, 'timeZone')),
+    column('Suspend', 'boolean', fieldDoc(`${batchV1}.CronJobSpec`, 'suspend')),
+    column('Active', 'integer', fieldDoc(`${batchV1}.CronJobStatus`, 'active')),
+    column('Last Schedule', 'string', fieldDoc(`${batchV1}.CronJobStatus`, 'lastScheduleTime')),
+    ageColumn(),
+    column('Containers', 'string', containersDescription, { priority: 1 }),
+    column('Images', 'string', imagesDescription, { priority: 1 }),
+    column('Selector', 'string', fieldDoc(`${batchV1}.JobSpec`, 'selector'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const cj = view<CronJob>(obj);
+    const last = cj.status?.lastScheduleTime ? translateTimestampSince(cj.status.lastScheduleTime, now) : '<none>';
+    const jobSpec = cj.spec?.jobTemplate?.spec;
+    const [names, images] = containerCells(jobSpec?.template?.spec?.containers);
+    return {
+      cells: [
+        nameOf(obj),
+        cj.spec?.schedule ?? '',
+        cj.spec?.timeZone ?? '<none>',
+        boolCell(cj.spec?.suspend),
+        (cj.status?.active ?? []).length,
+        last,
+        age(obj, now),
+        names,
+        images,
+        formatLabelSelector(jobSpec?.selector),
+      ],
+    };
+  },
+);
+
 /** `statefulset.apps/web` for a controller reference, as kube's formatResourceName prints it. */
 function controllerName(obj: KubeObject): string {
   const ref = (obj.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
@@ -950,6 +1095,10 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('apps', 'deployments'), deploymentPrinter],
   [key('apps', 'replicasets'), replicaSetPrinter],
   [key('apps', 'controllerrevisions'), controllerRevisionPrinter],
+  [key('apps', 'statefulsets'), statefulSetPrinter],
+  [key('apps', 'daemonsets'), daemonSetPrinter],
+  [key('batch', 'jobs'), jobPrinter],
+  [key('batch', 'cronjobs'), cronJobPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

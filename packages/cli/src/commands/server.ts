@@ -8,6 +8,19 @@ export interface ServerFlags {
   kubeconfig?: string;
   /** Simulated nodes to run beside the server (with the workload controllers and a scheduler); none without the flag. */
   nodes?: string;
+  /** With `nodes`: kube-controller-manager's `--controllers` list, comma-separated; default `*`. */
+  controllers?: string;
+  /** With `nodes`: how many times faster than the wall the simulated cluster's clock runs; default 1. */
+  timeScale?: string;
+}
+
+/** Parses `--time-scale`, a positive number (1 = the wall clock). */
+export function parseTimeScale(text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0) || n > 100_000) {
+    throw new Error(`--time-scale: invalid factor ${JSON.stringify(text)}: must be a number greater than 0 and at most 100000`);
+  }
+  return n;
 }
 
 /** Parses `--nodes`, refusing anything but a count from 0 to 1000. */
@@ -40,6 +53,11 @@ export function stopOnSignals(server: RunningApiServer, onStop?: () => Promise<v
 
 export async function runServer(flags: ServerFlags): Promise<void> {
   const nodes = flags.nodes === undefined ? undefined : parseNodes(flags.nodes);
+  const timeScale = parseTimeScale(flags.timeScale ?? '1');
+  const controllers = (flags.controllers ?? '*').split(',');
+  const simulated = nodes === undefined ? undefined : await import('@operant/controllers');
+  // A bad list fails before the server starts, with kube-controller-manager's message.
+  simulated?.selectControllers(controllers);
   const server = await startApiServer({
     port: parsePort(flags.port),
     host: flags.host,
@@ -48,7 +66,14 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   });
   // The simulated cluster talks to the server over HTTPS with the admin kubeconfig, as any operator would.
   const cluster =
-    nodes === undefined ? undefined : await (await import('@operant/controllers')).startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+    nodes === undefined || !simulated
+      ? undefined
+      : await simulated.startSimulatedCluster({
+          kubeconfig: { kubeconfigText: server.kubeconfig },
+          nodes,
+          controllers,
+          clock: timeScale === 1 ? undefined : simulated.acceleratedClock(timeScale),
+        });
   stopOnSignals(server, cluster && (() => cluster.stop()));
   process.stdout.write(`ready ${server.url}\n`);
 }

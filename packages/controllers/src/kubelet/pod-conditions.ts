@@ -49,9 +49,9 @@ export function podConditions(
   ];
 }
 
-/** The conditions of a pod whose containers all stopped (it is being deleted). */
-export function terminatedConditions(old: readonly PodCondition[], t: string): PodCondition[] {
-  const completed = (type: string): PodCondition => ({ type, status: 'False', reason: 'PodCompleted', lastProbeTime: null as unknown as undefined, lastTransitionTime: t });
+/** The conditions of a pod whose containers all stopped (it ran to completion, or is being deleted); `reason` PodCompleted or PodFailed. */
+export function terminatedConditions(old: readonly PodCondition[], t: string, reason = 'PodCompleted'): PodCondition[] {
+  const completed = (type: string): PodCondition => ({ type, status: 'False', reason, lastProbeTime: null as unknown as undefined, lastTransitionTime: t });
   return [
     { type: 'PodReadyToStartContainers', status: 'False', lastProbeTime: null as unknown as undefined, lastTransitionTime: t },
     ...old.filter((c) => c.type === 'Initialized'),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { rfc3339 } from '../clock.js';
 import type { PodObject } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
-import { defaultTiming, syncPod, type NodeTiming, type PodSyncResult } from './pod-sync.js';
+import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult } from './pod-sync.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00Z');
 
@@ -182,6 +182,53 @@ describe('simulated kubelet', () => {
     k.pod.status!.conditions!.push({ type: 'InPlaceUpdateReady', status: 'True' });
     k.sync(t0 + 1000);
     assert.equal(condition(k.pod, 'Ready')?.status, 'True');
+  });
+
+  it('a pod with restartPolicy Never runs for its run-seconds annotation, then Succeeds', () => {
+    const p = pod({ restartPolicy: 'Never' });
+    p.metadata.annotations = { [runSecondsAnnotation]: '30' };
+    const k = new Kubelet(p);
+    assert.equal(k.sync(t0).wakeAt, t0 + 30_000);
+    assert.equal(k.pod.status?.phase, 'Running');
+    const r = k.sync(t0 + 30_000);
+    assert.equal(r.status.phase, 'Succeeded');
+    assert.deepEqual(r.status.containerStatuses![0]!.state, {
+      terminated: { exitCode: 0, reason: 'Completed', startedAt: '2024-05-01T10:00:00Z', finishedAt: '2024-05-01T10:00:30Z', containerID: containerId('uid-1', 'nginx', 0) },
+    });
+    assert.equal(condition(k.pod, 'Ready')?.reason, 'PodCompleted');
+    // Done is done: later syncs change nothing.
+    assert.deepEqual(k.sync(t0 + 90_000).status, r.status);
+  });
+
+  it('an exit-code annotation fails a Never pod, and restarts an OnFailure container in place', () => {
+    const never = pod({ restartPolicy: 'Never' });
+    never.metadata.annotations = { [exitCodeAnnotation]: '3' };
+    const k = new Kubelet(never);
+    k.sync(t0);
+    const r = k.sync(t0 + defaultTiming.runSeconds * 1000);
+    assert.equal(r.status.phase, 'Failed');
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.reason, 'Error');
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.exitCode, 3);
+    assert.equal(condition(k.pod, 'Ready')?.reason, 'PodFailed');
+
+    const onFailure = pod({ restartPolicy: 'OnFailure' });
+    onFailure.metadata.annotations = { [exitCodeAnnotation]: '1', [runSecondsAnnotation]: '5' };
+    const k2 = new Kubelet(onFailure);
+    k2.sync(t0);
+    const again = k2.sync(t0 + 5000);
+    assert.equal(again.status.phase, 'Running');
+    const c = again.status.containerStatuses![0]!;
+    assert.equal(c.restartCount, 1);
+    assert.equal(c.lastState?.terminated?.exitCode, 1);
+    assert.deepEqual(c.state, { running: { startedAt: '2024-05-01T10:00:05Z' } });
+  });
+
+  it('a pod with restartPolicy Always never completes on its own', () => {
+    const p = pod();
+    p.metadata.annotations = { [runSecondsAnnotation]: '1' };
+    const k = new Kubelet(p);
+    k.sync(t0);
+    assert.equal(k.sync(t0 + 60_000).status.phase, 'Running');
   });
 });
 

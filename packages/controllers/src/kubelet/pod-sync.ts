@@ -19,7 +19,12 @@
  *     image for `restartSeconds`, then restarts in place: same pod, new
  *     container ID, the new image and imageID, restartCount + 1, the old run
  *     in lastState;
- *  5. once the kubelet sees the deletion, containers stop after
+ *  5. a pod whose restartPolicy is not Always (a Job's) runs to
+ *     completion: its app containers exit after the run time of the
+ *     {@link runSecondsAnnotation} annotation (default `runSeconds`) with the
+ *     code of {@link exitCodeAnnotation} (default 0); with Never the pod then
+ *     Succeeds or Fails, with OnFailure a failed container restarts in place;
+ *  6. once the kubelet sees the deletion, containers stop after
  *     `stopSeconds` or at the end of deletionGracePeriodSeconds, whichever is
  *     first; the pod then reports its containers terminated and may be
  *     deleted for good.
@@ -50,9 +55,27 @@ export interface NodeTiming {
   restartSeconds: number;
   /** How long containers take to stop once deletion is asked, if the grace period is longer; default 1 (kwok's delay). */
   stopSeconds: number;
+  /** How long the containers of a pod that runs to completion (restartPolicy Never or OnFailure) run, unless the pod says; default 1. */
+  runSeconds: number;
 }
 
-export const defaultTiming: NodeTiming = { startSeconds: 0, initSeconds: 0, restartSeconds: 1, stopSeconds: 1 };
+export const defaultTiming: NodeTiming = { startSeconds: 0, initSeconds: 0, restartSeconds: 1, stopSeconds: 1, runSeconds: 1 };
+
+/**
+ * Pod annotation: seconds (cluster time) the app containers of a pod with
+ * restartPolicy Never or OnFailure run before they exit, e.g. `"30"`.
+ */
+export const runSecondsAnnotation = 'sim.operant.dev/run-seconds';
+/** Pod annotation: the exit code those containers exit with, e.g. `"1"` for a pod that fails; default 0. */
+export const exitCodeAnnotation = 'sim.operant.dev/exit-code';
+
+/** A non-negative number from an annotation, or undefined when absent or unreadable. */
+function annotationNumber(pod: PodObject, key: string): number | undefined {
+  const raw = pod.metadata.annotations?.[key];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
 
 /** An event the kubelet records about the pod (`container` names the container it concerns). */
 export interface KubeletEvent {
@@ -111,6 +134,8 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
   const oldApp = new Map((old.containerStatuses ?? []).map((s) => [s.name, s]));
 
   if (pod.metadata.deletionTimestamp) return terminate(input, status, oldInit, oldApp);
+  // A pod that ran to completion stays as it ended.
+  if (old.phase === 'Succeeded' || old.phase === 'Failed') return { status: old, events, deletePod: false };
 
   // Init containers, in order, one step per sync.
   const initStatuses: ContainerStatus[] = [];
@@ -180,22 +205,38 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
       appStatuses.push(cs?.state?.running ? cs : waiting(c, initSpecs.length ? 'PodInitializing' : 'ContainerCreating'));
       continue;
     }
+    if (cs?.state?.terminated && (pod.spec?.restartPolicy ?? 'Always') !== 'Always') {
+      // It ran to completion (runToCompletion restarts the ones OnFailure restarts).
+      appStatuses.push(cs);
+      continue;
+    }
     if (!cs?.state?.running) {
       const startAt = turnAt + timing.startSeconds * 1000;
-      if (now >= startAt) appStatuses.push(startContainer(input, c, cs?.restartCount ?? 0, undefined, false, events, wakes).status);
+      if (now >= startAt) appStatuses.push(runToCompletion(input, c, startContainer(input, c, cs?.restartCount ?? 0, undefined, false, events, wakes).status, events, wakes));
       else {
         appStatuses.push(cs ?? waiting(c, 'ContainerCreating'));
         wakes.push(startAt);
       }
       continue;
     }
-    const current = restartIfChanged(input, c, cs, false, events, wakes);
+    const current = runToCompletion(input, c, restartIfChanged(input, c, cs, false, events, wakes), events, wakes);
+    if (!current.state?.running) {
+      appStatuses.push(current);
+      continue;
+    }
     const probes = probeState(c, current, now, wakes);
     appStatuses.push({ ...current, ready: probes.ready, started: probes.started });
   }
 
   if (initSpecs.length) status.initContainerStatuses = initStatuses;
   status.containerStatuses = appStatuses;
+  if (initDone && appStatuses.length > 0 && appStatuses.every((s) => s.state?.terminated)) {
+    // Every app container exited for good: the pod is done (kube's getPhase).
+    const failed = appStatuses.some((s) => s.state?.terminated?.exitCode !== 0);
+    status.phase = failed ? 'Failed' : 'Succeeded';
+    status.conditions = terminatedConditions(old.conditions ?? [], t, failed ? 'PodFailed' : 'PodCompleted');
+    return { status, events, deletePod: false };
+  }
   const allRunning = initDone && appStatuses.every((s) => s.state?.running);
   status.phase = allRunning || old.phase === 'Running' ? 'Running' : 'Pending';
   status.conditions = podConditions(pod, old.conditions ?? [], {
@@ -286,6 +327,33 @@ function restartIfChanged(input: PodSyncInput, c: Container, cs: ContainerStatus
 }
 
 /**
+ * A running container of a pod that runs to completion: once its run time is
+ * over it exits with the pod's exit code, and restarts in place when it failed
+ * under OnFailure. Other containers are returned as they are.
+ */
+function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus, events: KubeletEvent[], wakes: number[]): ContainerStatus {
+  const { pod, now } = input;
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  const run = cs.state?.running;
+  if (policy === 'Always' || !run) return cs;
+  const runSeconds = annotationNumber(pod, runSecondsAnnotation) ?? input.timing.runSeconds;
+  const exitAt = (timeOf(run.startedAt) ?? now) + runSeconds * 1000;
+  if (now < exitAt) {
+    wakes.push(exitAt);
+    return cs;
+  }
+  const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? 0);
+  const terminated: corev1.ContainerState = {
+    // It exited when its run time was up, whenever this sync comes to see it.
+    terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(exitAt), containerID: cs.containerID },
+  };
+  if (exitCode !== 0 && policy === 'OnFailure') {
+    return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;
+  }
+  return { ...cs, ready: false, started: false, state: terminated };
+}
+
+/**
  * Probes that always succeed, at their initialDelaySeconds after the
  * container started: started after the startupProbe's, ready after the
  * readinessProbe's (and never before started).
@@ -319,7 +387,7 @@ function terminate(input: PodSyncInput, status: Status, oldInit: Map<string, Con
   };
   if (status.initContainerStatuses) status.initContainerStatuses = status.initContainerStatuses.map(stop);
   status.containerStatuses = (status.containerStatuses ?? []).map(stop);
-  status.phase = 'Succeeded';
-  status.conditions = terminatedConditions(status.conditions ?? [], t);
+  if (status.phase !== 'Failed') status.phase = 'Succeeded';
+  status.conditions = terminatedConditions(status.conditions ?? [], t, status.phase === 'Failed' ? 'PodFailed' : 'PodCompleted');
   return { status, events, deletePod: true };
 }

@@ -8,7 +8,7 @@
  */
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
-import { allocatable, podRequests, type NodeUsage } from './resources.js';
+import { allocatable, podRequests, usageOf, type NodeUsage } from './resources.js';
 
 /** Why a node was filtered out. */
 export interface FilterFailure {
@@ -137,4 +137,16 @@ export function filterNode(pod: PodObject, node: NodeObject, usage: NodeUsage): 
     if (failure) return failure;
   }
   return undefined;
+}
+
+/**
+ * Whether a DaemonSet's pod should run on the node (kube's
+ * NodeShouldRunDaemonPod): its node selector and required node affinity
+ * match, and it tolerates every NoSchedule and NoExecute taint the node has
+ * (its own taints: a DaemonSet's pods tolerate not-ready and unreachable).
+ */
+export function daemonPodFits(pod: PodObject, node: NodeObject): boolean {
+  if (nodeAffinity(pod, node, usageOf([]))) return false;
+  const tolerations = pod.spec?.tolerations ?? [];
+  return (node.spec?.taints ?? []).every((taint) => (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') || tolerations.some((t) => tolerates(t, taint)));
 }

@@ -1,0 +1,292 @@
+/**
+ * The strategies of apps/v1 StatefulSets and DaemonSets and batch/v1 Jobs
+ * and CronJobs: their defaults (./defaults/apps.ts and ./defaults/batch.ts),
+ * the preparation their registries do (pkg/registry/{apps,batch}/*\/strategy.go)
+ * and the validation users hit (pkg/apis/{apps,batch}/validation), with kube's
+ * field paths and wording.
+ */
+import { fieldErrors, isTimeZone, parseCronSchedule, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { baseStrategy, type Strategy } from './strategy.js';
+import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
+import { defaultCronJob, defaultJob } from './defaults/batch.js';
+import { structAt } from './defaults/json-fields.js';
+import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
+
+type Json = Record<string, unknown>;
+const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** kube's ValidateNonnegativeField. */
+function nonNegative(errs: FieldError[], path: string, value: unknown): void {
+  if (typeof value === 'number' && value < 0) errs.push(fieldErrors.invalid(path, value, 'must be greater than or equal to 0'));
+}
+
+function immutable(errs: FieldError[], path: string, value: unknown, old: unknown): void {
+  if (!sameJson(value, old)) errs.push(fieldErrors.invalid(path, value ?? null, 'field is immutable'));
+}
+
+/** A pod template's restartPolicy, after defaulting (kube defaults it to Always). */
+function restartPolicyOf(template: unknown): unknown {
+  return asObj(asObj(template).spec).restartPolicy;
+}
+
+/** The checks every apps/v1 workload makes of its selector and template, with `kind` in kube's wording. */
+function validateAppsTemplate(s: Json, kind: 'statefulset' | 'daemonset', kindName: string): FieldError[] {
+  const errs = validateSelectorMatchesTemplate(s.selector, s.template, kind);
+  const templateSpec = asObj(asObj(s.template).spec);
+  errs.push(...validatePodSpec(templateSpec, 'spec.template.spec'));
+  if (restartPolicyOf(s.template) !== 'Always') {
+    errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', restartPolicyOf(s.template) ?? '', ['Always']));
+  }
+  if (templateSpec.activeDeadlineSeconds !== undefined) {
+    errs.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', `activeDeadlineSeconds in ${kindName} is not Supported`));
+  }
+  nonNegative(errs, 'spec.minReadySeconds', s.minReadySeconds);
+  nonNegative(errs, 'spec.revisionHistoryLimit', s.revisionHistoryLimit);
+  return errs;
+}
+
+// ---------------------------------------------------------------------------
+// StatefulSet
+
+function validateStatefulSet(o: KubeObject): FieldError[] {
+  const s = asObj(o.spec);
+  const errs = validateAppsTemplate(s, 'statefulset', 'StatefulSet');
+  nonNegative(errs, 'spec.replicas', s.replicas);
+  const policies = ['OrderedReady', 'Parallel'];
+  if (!policies.includes(String(s.podManagementPolicy))) errs.push(fieldErrors.notSupported('spec.podManagementPolicy', s.podManagementPolicy, policies));
+  const strategy = asObj(s.updateStrategy);
+  const types = ['RollingUpdate', 'OnDelete'];
+  if (!types.includes(String(strategy.type))) errs.push(fieldErrors.notSupported('spec.updateStrategy.type', strategy.type, types));
+  if (strategy.type === 'OnDelete' && strategy.rollingUpdate !== undefined) {
+    errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate', strategy.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"));
+  }
+  nonNegative(errs, 'spec.updateStrategy.rollingUpdate.partition', asObj(strategy.rollingUpdate).partition);
+  const retention = asObj(s.persistentVolumeClaimRetentionPolicy);
+  for (const when of ['whenDeleted', 'whenScaled']) {
+    if (!['Retain', 'Delete'].includes(String(retention[when]))) {
+      errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${when}`, retention[when], ['Retain', 'Delete']));
+    }
+  }
+  return errs;
+}
+
+/** The spec fields a StatefulSet update may change (kube's ValidateStatefulSetUpdate). */
+const statefulSetMutable = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
+
+function validateStatefulSetUpdate(o: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateStatefulSet(o);
+  const strip = (spec: unknown): Json => {
+    const copy = { ...asObj(spec) };
+    for (const f of statefulSetMutable) delete copy[f];
+    return copy;
+  };
+  if (!sameJson(strip(o.spec), strip(old.spec))) {
+    errs.push(
+      fieldErrors.forbidden(
+        'spec',
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      ),
+    );
+  }
+  return errs;
+}
+
+function statefulSetStrategy(): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    hasStatusSubresource: true,
+    applyDefaults: defaultStatefulSet,
+    prepareForCreate(o) {
+      o.status = { replicas: 0, availableReplicas: 0 };
+    },
+    validate: validateStatefulSet,
+    validateUpdate: validateStatefulSetUpdate,
+  });
+}
+
+// ---------------------------------------------------------------------------
+// DaemonSet
+
+/** The annotation apps/v1 keeps the deprecated spec.templateGeneration in. */
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+/** An int-or-string that is zero: 0, "0" or "0%". */
+const isZero = (v: unknown): boolean => v === 0 || v === '0' || v === '0%';
+
+function validateDaemonSet(o: KubeObject): FieldError[] {
+  const s = asObj(o.spec);
+  const errs = validateAppsTemplate(s, 'daemonset', 'DaemonSet');
+  const strategy = asObj(s.updateStrategy);
+  const types = ['RollingUpdate', 'OnDelete'];
+  if (!types.includes(String(strategy.type))) errs.push(fieldErrors.notSupported('spec.updateStrategy.type', strategy.type, types));
+  if (strategy.type === 'RollingUpdate') {
+    const ru = asObj(strategy.rollingUpdate);
+    if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge)) {
+      errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+    }
+  }
+  return errs;
+}
+
+function daemonSetStrategy(): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    hasStatusSubresource: true,
+    applyDefaults: defaultDaemonSet,
+    prepareForCreate(o) {
+      o.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
+      o.metadata.annotations = { ...o.metadata.annotations, [templateGenerationAnnotation]: '1' };
+    },
+    prepareForUpdate(o, old) {
+      // kube bumps the template generation whenever the template changes.
+      const previous = Number(old.metadata.annotations?.[templateGenerationAnnotation] ?? '1') || 1;
+      const changed = !sameJson(asObj(o.spec).template, asObj(old.spec).template);
+      o.metadata.annotations = { ...o.metadata.annotations, [templateGenerationAnnotation]: String(changed ? previous + 1 : previous) };
+    },
+    validate: validateDaemonSet,
+    validateUpdate(o, old) {
+      const errs = validateDaemonSet(o);
+      immutable(errs, 'spec.selector', asObj(o.spec).selector, asObj(old.spec).selector);
+      return errs;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Job
+
+/** The labels kube's job registry puts on a Job's pods, and the one its generated selector matches. */
+export const jobLabels = {
+  controllerUid: 'batch.kubernetes.io/controller-uid',
+  jobName: 'batch.kubernetes.io/job-name',
+  legacyControllerUid: 'controller-uid',
+  legacyJobName: 'job-name',
+} as const;
+
+/** kube's generateSelector: the Job's pods carry its uid and name, and its selector matches the uid. */
+function generateJobSelector(o: KubeObject): void {
+  const s = structAt(o, 'spec');
+  if (s.manualSelector === true) return;
+  const uid = o.metadata.uid ?? '';
+  const name = o.metadata.name ?? '';
+  const metadata = structAt(structAt(s, 'template'), 'metadata');
+  metadata.labels = {
+    ...asObj(metadata.labels),
+    [jobLabels.legacyControllerUid]: uid,
+    [jobLabels.legacyJobName]: name,
+    [jobLabels.controllerUid]: uid,
+    [jobLabels.jobName]: name,
+  };
+  if (s.selector === undefined) s.selector = { matchLabels: { [jobLabels.controllerUid]: uid } };
+}
+
+/** ValidateJobSpec, at `path` (`spec`, or `spec.jobTemplate.spec`). */
+function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  nonNegative(errs, `${path}.parallelism`, s.parallelism);
+  nonNegative(errs, `${path}.completions`, s.completions);
+  nonNegative(errs, `${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds);
+  nonNegative(errs, `${path}.backoffLimit`, s.backoffLimit);
+  nonNegative(errs, `${path}.ttlSecondsAfterFinished`, s.ttlSecondsAfterFinished);
+  const modes = ['NonIndexed', 'Indexed'];
+  if (s.completionMode !== undefined && !modes.includes(String(s.completionMode))) {
+    errs.push(fieldErrors.notSupported(`${path}.completionMode`, s.completionMode, modes));
+  }
+  if (s.completionMode === 'Indexed' && s.completions === undefined) errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
+  if (checkSelector) {
+    if (s.selector === undefined) errs.push(fieldErrors.required(`${path}.selector`, ''));
+    else if (s.manualSelector === true) {
+      errs.push(...validateSelectorMatchesTemplate(s.selector, s.template, 'job').filter((e) => e.type !== 'FieldValueInvalid' || !e.detail.startsWith('empty')));
+    }
+  }
+  errs.push(...validatePodSpec(asObj(asObj(s.template).spec), `${path}.template.spec`));
+  const policy = restartPolicyOf(s.template);
+  if (policy !== 'OnFailure' && policy !== 'Never') {
+    errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, policy ?? '', ['OnFailure', 'Never']));
+  }
+  return errs;
+}
+
+function jobStrategy(): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    hasStatusSubresource: true,
+    applyDefaults: defaultJob,
+    prepareForCreate(o) {
+      o.status = {};
+      generateJobSelector(o);
+    },
+    validate: (o) => validateJobSpec(asObj(o.spec), 'spec', true),
+    validateUpdate(o, old) {
+      const s = asObj(o.spec);
+      const os = asObj(old.spec);
+      const errs = validateJobSpec(s, 'spec', true);
+      immutable(errs, 'spec.selector', s.selector, os.selector);
+      immutable(errs, 'spec.completionMode', s.completionMode, os.completionMode);
+      immutable(errs, 'spec.template', s.template, os.template);
+      if (s.completionMode !== 'Indexed') immutable(errs, 'spec.completions', s.completions, os.completions);
+      return errs;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------
+// CronJob
+
+/** kube's validateScheduleFormat and the time zone check. */
+function validateSchedule(s: Json): FieldError[] {
+  const schedule = s.schedule;
+  if (typeof schedule !== 'string' || schedule === '') return [fieldErrors.required('spec.schedule', '')];
+  if (/^\s*(CRON_)?TZ=/.test(schedule)) {
+    return [fieldErrors.invalid('spec.schedule', schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead')];
+  }
+  const errs: FieldError[] = [];
+  try {
+    parseCronSchedule(schedule);
+  } catch (e) {
+    errs.push(fieldErrors.invalid('spec.schedule', schedule, (e as Error).message));
+  }
+  if (s.timeZone !== undefined && (typeof s.timeZone !== 'string' || !isTimeZone(s.timeZone))) {
+    errs.push(fieldErrors.invalid('spec.timeZone', s.timeZone, `unknown time zone ${String(s.timeZone)}`));
+  }
+  return errs;
+}
+
+function validateCronJob(o: KubeObject): FieldError[] {
+  const s = asObj(o.spec);
+  const errs: FieldError[] = [];
+  // Its Jobs are named <cronjob>-<minutes>, 11 more characters, and must fit a label value.
+  if ((o.metadata.name ?? '').length > 52) errs.push(fieldErrors.invalid('metadata.name', o.metadata.name, 'must be no more than 52 characters'));
+  errs.push(...validateSchedule(s));
+  const policies = ['Allow', 'Forbid', 'Replace'];
+  if (!policies.includes(String(s.concurrencyPolicy))) errs.push(fieldErrors.notSupported('spec.concurrencyPolicy', s.concurrencyPolicy, policies));
+  nonNegative(errs, 'spec.startingDeadlineSeconds', s.startingDeadlineSeconds);
+  nonNegative(errs, 'spec.successfulJobsHistoryLimit', s.successfulJobsHistoryLimit);
+  nonNegative(errs, 'spec.failedJobsHistoryLimit', s.failedJobsHistoryLimit);
+  errs.push(...validateJobSpec(asObj(asObj(s.jobTemplate).spec), 'spec.jobTemplate.spec', false));
+  return errs;
+}
+
+function cronJobStrategy(): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    hasStatusSubresource: true,
+    applyDefaults: defaultCronJob,
+    prepareForCreate(o) {
+      o.status = {};
+    },
+    validate: validateCronJob,
+    validateUpdate: validateCronJob,
+  });
+}
+
+/** The strategies of this file, keyed `<group>/<resource>` as in the built-in strategy table. */
+export function workloadStrategies(): Array<[string, Strategy]> {
+  return [
+    ['apps/statefulsets', statefulSetStrategy()],
+    ['apps/daemonsets', daemonSetStrategy()],
+    ['batch/jobs', jobStrategy()],
+    ['batch/cronjobs', cronJobStrategy()],
+  ];
+}

@@ -1,0 +1,157 @@
+/**
+ * `operant server --nodes 3 --time-scale 60` judged by the real kubectl: a
+ * StatefulSet's pods come as web-0, web-1, web-2, each once the one before
+ * runs, and go in reverse; a DaemonSet puts one pod on each node; a Job
+ * completes; a CronJob makes a Job each scheduled minute (a minute of cluster
+ * time is a second of the test's). And `--controllers=*,-deployment` leaves
+ * Deployments to someone else while the rest runs.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import { hasKubectl, kubectlOk, startServer, type ServerProcess } from './harness.js';
+import { RunningKubectl, kit, tableRows } from './kubectl-support.js';
+
+let server: ServerProcess;
+
+before(async () => {
+  if (!hasKubectl) return;
+  server = await startServer({ extraArgs: ['--nodes', '3', '--time-scale', '60'] });
+});
+after(async () => {
+  await server?.stop();
+});
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const json = async (args: string[], on: ServerProcess = server): Promise<Json> => JSON.parse(await kubectlOk(on, [...args, '-o', 'json'])) as Json;
+
+/** The cells of `kubectl get -w --output-watch-events` lines: EVENT, NAME, READY, STATUS, ... */
+const watchRows = (lines: string[]): string[][] => lines.map((l) => l.trim().split(/\s+/)).filter((r) => r[0] !== 'EVENT' && r.length > 3);
+
+describe('operant server --nodes 3: the workload controllers', () => {
+  kit('a StatefulSet\'s pods come as web-0, web-1, web-2, each after the one before runs, and go in reverse', async () => {
+    const watch = new RunningKubectl(server, ['get', 'pods', '-l', 'app=web', '-w', '--output-watch-events']);
+    try {
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  serviceName: web
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: nginx:1.27}]}
+`,
+      });
+      const status = await kubectlOk(server, ['rollout', 'status', 'statefulset/web', '--timeout=30s']);
+      assert.match(status, /partitioned roll out complete: 3 new pods have been updated/);
+      assert.deepEqual(tableRows(await kubectlOk(server, ['get', 'sts', 'web']))[1]!.slice(0, 2), ['web', '3/3']);
+
+      await kubectlOk(server, ['scale', 'statefulset', 'web', '--replicas=0']);
+      await kubectlOk(server, ['wait', 'pods', '-l', 'app=web', '--for=delete', '--timeout=30s']);
+      await watch.waitForLine(/^DELETED\s+web-0\s/);
+    } finally {
+      await watch.kill();
+    }
+    const rows = watchRows(watch.lines);
+    const added = rows.filter((r) => r[0] === 'ADDED').map((r) => r[1]);
+    assert.deepEqual(added, ['web-0', 'web-1', 'web-2']);
+    // Each pod was added only after the one before it was seen Running and 1/1.
+    for (const [n, name] of ['web-1', 'web-2'].entries()) {
+      const addedAt = rows.findIndex((r) => r[0] === 'ADDED' && r[1] === name);
+      const readyAt = rows.findIndex((r) => r[1] === `web-${n}` && r[2] === '1/1' && r[3] === 'Running');
+      assert.ok(readyAt >= 0 && readyAt < addedAt, `${name} added at line ${addedAt}, web-${n} ready at ${readyAt}`);
+    }
+    const terminating: string[] = [];
+    for (const r of rows) if (r[3] === 'Terminating' && !terminating.includes(r[1]!)) terminating.push(r[1]!);
+    assert.deepEqual(terminating, ['web-2', 'web-1', 'web-0']);
+  });
+
+  kit('a DaemonSet puts one pod on each node', async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: busybox:1.36}]}
+`,
+    });
+    const status = await kubectlOk(server, ['rollout', 'status', 'daemonset/agent', '--timeout=30s']);
+    assert.match(status, /daemon set "agent" successfully rolled out/);
+    const pods = (await json(['get', 'pods', '-l', 'app=agent'])).items as Json[];
+    assert.deepEqual(pods.map((p) => p.spec.nodeName).sort(), ['node-1', 'node-2', 'node-3']);
+    assert.ok(pods.every((p) => p.status.phase === 'Running'));
+    assert.deepEqual(tableRows(await kubectlOk(server, ['get', 'ds', 'agent']))[1]!.slice(0, 7), ['agent', '3', '3', '3', '3', '3', '<none>']);
+  });
+
+  kit('kubectl create job: the Job completes; a Job of completions 3 runs its pods for their run-seconds', async () => {
+    await kubectlOk(server, ['create', 'job', 'pi', '--image=perl:5.34', '--', 'perl', '-e', 'print 1']);
+    const met = await kubectlOk(server, ['wait', '--for=condition=complete', 'job/pi', '--timeout=30s']);
+    assert.match(met, /job\.batch\/pi condition met/);
+    assert.deepEqual(tableRows(await kubectlOk(server, ['get', 'job', 'pi']))[1]!.slice(0, 3), ['pi', 'Complete', '1/1']);
+    const pod = tableRows(await kubectlOk(server, ['get', 'pods', '-l', 'job-name=pi']))[1]!;
+    assert.equal(pod[2], 'Completed');
+
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: batch/v1
+kind: Job
+metadata: {name: batch}
+spec:
+  completions: 3
+  parallelism: 3
+  template:
+    metadata:
+      annotations: {sim.operant.dev/run-seconds: "120"}
+    spec:
+      restartPolicy: Never
+      containers: [{name: work, image: busybox}]
+`,
+    });
+    await kubectlOk(server, ['wait', '--for=condition=complete', 'job/batch', '--timeout=30s']);
+    const job = await json(['get', 'job', 'batch']);
+    assert.equal(job.status.succeeded, 3);
+    const pods = (await json(['get', 'pods', '-l', 'job-name=batch'])).items as Json[];
+    for (const p of pods) {
+      const t = p.status.containerStatuses[0].state.terminated;
+      // 120 s of cluster time between start and finish, as the annotation asked.
+      assert.equal((Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000, 120);
+    }
+  });
+
+  kit('a CronJob makes a Job at each scheduled minute', async () => {
+    const watch = new RunningKubectl(server, ['get', 'jobs', '-w', '--output-watch-events', '--no-headers']);
+    try {
+      await kubectlOk(server, ['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/1 * * * *', '--', 'date']);
+      const first = await watch.waitForLine(/^ADDED\s+tick-\d+\s/, 0, 20_000);
+      const second = await watch.waitForLine(/^ADDED\s+tick-\d+\s/, first.index + 1, 20_000);
+      const minute = (line: string): number => Number(/tick-(\d+)/.exec(line)![1]);
+      assert.equal(minute(second.line) - minute(first.line), 1);
+      await watch.waitForLine(/^MODIFIED\s+tick-\d+\s+Complete\s/, 0, 20_000);
+    } finally {
+      await watch.kill();
+    }
+    const cj = await json(['get', 'cronjob', 'tick']);
+    assert.ok(cj.status.lastScheduleTime);
+    const described = await kubectlOk(server, ['describe', 'cronjob', 'tick']);
+    assert.match(described, /SuccessfulCreate\s+.*cronjob-controller\s+Created job tick-\d+/);
+  });
+});
+
+describe('operant server --controllers', () => {
+  kit('*,-deployment: Deployments are left alone, Jobs still run', async () => {
+    const partial = await startServer({ extraArgs: ['--nodes', '1', '--time-scale', '60', '--controllers', '*,-deployment'] });
+    try {
+      await kubectlOk(partial, ['create', 'deployment', 'idle', '--image=nginx']);
+      await kubectlOk(partial, ['create', 'job', 'runs', '--image=busybox']);
+      await kubectlOk(partial, ['wait', '--for=condition=complete', 'job/runs', '--timeout=30s']);
+      assert.equal((await kubectlOk(partial, ['get', 'rs', '-o', 'name'])).trim(), '');
+      assert.deepEqual((await json(['get', 'deployment', 'idle'], partial)).status, {});
+    } finally {
+      await partial.stop();
+    }
+  });
+});

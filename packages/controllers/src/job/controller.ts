@@ -1,0 +1,340 @@
+/**
+ * The job controller (kube's job_controller.go): runs a Job's pods to
+ * completion.
+ *
+ * - Up to `parallelism` pods run at once, until `completions` of them
+ *   succeeded (without completions: until one succeeded and none is left);
+ * - a failed pod is replaced after kube's backoff (10 s, doubling, at most
+ *   6 min) until more than `backoffLimit` failed (with OnFailure, until the
+ *   containers' restarts reach it): the Job then fails with
+ *   BackoffLimitExceeded; past `activeDeadlineSeconds` with DeadlineExceeded;
+ * - `suspend` removes the running pods, and resuming starts again;
+ * - Indexed completion: each pod runs one index from 0 to completions - 1
+ *   (its `batch.kubernetes.io/job-completion-index` annotation and label,
+ *   `JOB_COMPLETION_INDEX` in its environment, hostname `<job>-<index>`), the
+ *   lowest missing ones first, until every index succeeded once
+ *   (`status.completedIndexes`);
+ * - finished pods are counted as kube counts them: each pod carries the
+ *   `batch.kubernetes.io/job-tracking` finalizer, a terminated pod is first
+ *   recorded in `status.uncountedTerminatedPods`, then loses its finalizer,
+ *   then moves into `succeeded` or `failed`, so none is lost or counted twice
+ *   (a pod someone else deleted before it ended counts as failed; the ones
+ *   this controller deletes lose their finalizer first and do not count);
+ * - a finished Job gets SuccessCriteriaMet and Complete (or FailureTarget and
+ *   Failed) and, with `ttlSecondsAfterFinished`, is deleted that long after.
+ *
+ * Pods run for the time their `sim.operant.dev/run-seconds` annotation says
+ * on the simulated nodes (see the kubelet).
+ */
+import { deepCopy } from '@operant/apimachinery';
+import { ignoreNotFound, isControlledBy, isNotFound, Job, objectReference, Pod, type Manager, type ReconcileResult, type Request, type Typed } from '@operant/runtime';
+import type * as batchv1 from 'kubernetes-types/batch/v1.js';
+import { rfc3339, timeOf } from '../clock.js';
+import { canonicalJson } from '../json.js';
+import type { ControllerContext as Context, WorkloadControllerOptions } from '../context.js';
+import type { PodObject } from '../objects.js';
+import { isPodReady } from '../pod/pod-util.js';
+import { slowStartBatch } from '../replicaset/controller.js';
+import { createOwnedPod, deleteOwnedPod, isTerminal, podFromTemplate } from '../workload/pod-template.js';
+import { completionIndexKey, formatIndexes, indexOf, parseIndexes } from './indexes.js';
+
+type JobObject = Typed<batchv1.Job>;
+type JobStatus = { -readonly [K in keyof batchv1.JobStatus]: batchv1.JobStatus[K] };
+type JobCondition = batchv1.JobCondition;
+
+/** The finalizer that keeps a Job's pod until the Job counted it. */
+export const jobTrackingFinalizer = 'batch.kubernetes.io/job-tracking';
+
+/** kube's DefaultJobPodFailureBackOff and MaxJobPodFailureBackOff. */
+const backoffBaseMs = 10_000;
+const backoffMaxMs = 360_000;
+
+/**
+ * Adds kube's job controller to a manager.
+ *
+ * @example
+ * ```ts
+ * import { addJobController } from '@operant/controllers';
+ * import { handleSignals, Manager } from '@operant/runtime';
+ *
+ * const mgr = await Manager.create({ client: { readYourWrites: true } });
+ * addJobController(mgr);
+ * await mgr.start(handleSignals());
+ * ```
+ */
+export function addJobController(mgr: Manager, options: WorkloadControllerOptions = {}): void {
+  const clock = options.clock;
+  const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor('job-controller'), now: () => (clock ?? Date).now() };
+  const lastFailure = new Map<string, number>();
+  mgr
+    .controller('job', clock ? { clock } : {})
+    .for(Job)
+    .owns(Pod)
+    .maxConcurrentReconciles(options.workers ?? 5)
+    .reconcile((req) => syncJob(ctx, req, lastFailure));
+}
+
+const hasCondition = (job: JobObject, type: string): boolean => (job.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+const isFinished = (job: JobObject): boolean => hasCondition(job, 'Complete') || hasCondition(job, 'Failed');
+const hasFinalizer = (pod: PodObject): boolean => (pod.metadata.finalizers ?? []).includes(jobTrackingFinalizer);
+
+/** Removes the tracking finalizer from each pod (ignoring pods already gone). */
+async function releasePods(ctx: Context, pods: PodObject[]): Promise<void> {
+  await Promise.all(
+    pods.filter(hasFinalizer).map((p) =>
+      ctx.client
+        .patch(Pod, p.metadata.name!, { metadata: { finalizers: (p.metadata.finalizers ?? []).filter((f) => f !== jobTrackingFinalizer) } }, { namespace: p.metadata.namespace, patchType: 'merge' })
+        .catch(ignoreNotFound),
+    ),
+  );
+}
+
+/**
+ * kube's deleteJobPods: a pod the controller removes itself (suspension, a
+ * surplus, the Job done or failed) loses its tracking finalizer first, so it
+ * is not counted as a failure.
+ */
+async function deleteJobPod(ctx: Context, job: JobObject, pod: PodObject): Promise<void> {
+  await releasePods(ctx, [pod]);
+  await deleteOwnedPod(ctx, job, Job, pod);
+}
+
+async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, number>): Promise<ReconcileResult | void> {
+  const all = (await ctx.client.list(Pod, { namespace: req.namespace })).items as PodObject[];
+  const found = (await ctx.client.get(Job, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as JobObject | undefined;
+  if (!found || found.metadata.deletionTimestamp) {
+    // Orphans (the Job is gone or going): nothing will count them, so they lose the finalizer now.
+    const orphans = all.filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.controller && r.kind === 'Job' && r.name === req.name && (!found || r.uid === found.metadata.uid)));
+    await releasePods(ctx, orphans);
+    return;
+  }
+  const job = deepCopy(found) as JobObject;
+  const uid = job.metadata.uid ?? '';
+  const pods = all.filter((p) => isControlledBy(p, job));
+  const now = ctx.now();
+  const status: JobStatus = deepCopy(job.status ?? {}) as JobStatus;
+
+  await trackFinishedPods(ctx, job, pods, status, () => lastFailure.set(uid, now));
+
+  const spec = job.spec!;
+  const active = pods.filter((p) => !isTerminal(p) && !p.metadata.deletionTimestamp);
+  const terminating = pods.filter((p) => !isTerminal(p) && p.metadata.deletionTimestamp);
+  const regarding = objectReference(job, Job);
+  let requeueAt: number | undefined;
+
+  if (!isFinished(job)) {
+    const succeeded = status.succeeded ?? 0;
+    const failed = status.failed ?? 0;
+    const backoffLimit = spec.backoffLimit ?? 6;
+    if (spec.suspend) {
+      for (const p of active) await deleteJobPod(ctx, job, p);
+      if (!hasCondition(job, 'Suspended')) {
+        setCondition(status, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
+        ctx.recorder.event(regarding, 'Normal', 'Suspended', 'Job suspended');
+      }
+      delete status.startTime;
+    } else {
+      if (hasCondition(job, 'Suspended')) {
+        setCondition(status, { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed' }, now);
+        ctx.recorder.event(regarding, 'Normal', 'Resumed', 'Job resumed');
+      }
+      status.startTime ??= rfc3339(now);
+      const started = timeOf(status.startTime) ?? now;
+      const restarts = active.reduce((n, p) => n + (p.status?.containerStatuses ?? []).reduce((m, c) => m + (c.restartCount ?? 0), 0), 0);
+      const onFailure = spec.template?.spec?.restartPolicy === 'OnFailure';
+      const pastBackoff = failed > backoffLimit || (onFailure && (backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit));
+      const deadline = spec.activeDeadlineSeconds !== undefined ? started + spec.activeDeadlineSeconds * 1000 : undefined;
+      const failure = pastBackoff
+        ? { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }
+        : deadline !== undefined && now >= deadline
+          ? { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }
+          : undefined;
+      const complete = spec.completions !== undefined ? succeeded >= spec.completions : succeeded > 0 && active.length === 0;
+      // (For an Indexed Job, succeeded is the number of completed indexes.)
+      if (failure) {
+        for (const p of active) await deleteJobPod(ctx, job, p);
+        setCondition(status, { type: 'FailureTarget', status: 'True', ...failure }, now);
+        setCondition(status, { type: 'Failed', status: 'True', ...failure }, now);
+        ctx.recorder.event(regarding, 'Warning', failure.reason, failure.message);
+      } else if (complete) {
+        for (const p of active) await deleteJobPod(ctx, job, p);
+        const done = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
+        setCondition(status, { type: 'SuccessCriteriaMet', status: 'True', ...done }, now);
+        setCondition(status, { type: 'Complete', status: 'True', ...done }, now);
+        status.completionTime = rfc3339(now);
+        ctx.recorder.event(regarding, 'Normal', 'Completed', 'Job completed');
+      } else {
+        requeueAt = await manageActive(ctx, job, status, active, terminating, lastFailure.get(uid), now);
+        if (deadline !== undefined) requeueAt = Math.min(requeueAt ?? Infinity, deadline);
+      }
+    }
+  }
+
+  const live = pods.filter((p) => !isTerminal(p) && !p.metadata.deletionTimestamp && !isFinished({ ...job, status }));
+  status.active = live.length || undefined;
+  status.ready = live.filter(isPodReady).length;
+  status.terminating = terminating.length;
+  status.uncountedTerminatedPods ??= {};
+  for (const key of Object.keys(status) as Array<keyof JobStatus>) if (status[key] === undefined) delete status[key];
+  if (canonicalJson(status) !== canonicalJson(job.status ?? {})) {
+    await ctx.client.updateStatus(Job, { ...job, status } as JobObject);
+  }
+
+  if (isFinished({ ...job, status })) return ttlAfterFinished(ctx, job, status, now);
+  if (requeueAt !== undefined && Number.isFinite(requeueAt)) return { requeueAfter: Math.max(1, requeueAt - now) };
+}
+
+/**
+ * kube's trackJobStatusAndRemoveFinalizers: terminated pods go into
+ * uncountedTerminatedPods (one status write), lose their finalizer, then
+ * move into the counters (the caller's status write).
+ */
+async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[], status: JobStatus, onFailure: () => void): Promise<void> {
+  const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
+  const seen = new Set([...uncounted.succeeded, ...uncounted.failed]);
+  let added = false;
+  for (const pod of pods) {
+    const uid = pod.metadata.uid ?? '';
+    if (!hasFinalizer(pod) || seen.has(uid)) continue;
+    if (pod.status?.phase === 'Succeeded') uncounted.succeeded.push(uid);
+    else if (pod.status?.phase === 'Failed' || pod.metadata.deletionTimestamp) uncounted.failed.push(uid);
+    else continue;
+    added = true;
+  }
+  const indexed = job.spec?.completionMode === 'Indexed';
+  const completions = job.spec?.completions ?? 0;
+  if (added) {
+    status.uncountedTerminatedPods = uncounted;
+    if (indexed) {
+      // kube records a succeeded index together with its pod's uid.
+      const done = parseIndexes(status.completedIndexes, completions);
+      for (const pod of pods) {
+        const i = indexOf(pod);
+        if (i !== undefined && i < completions && uncounted.succeeded.includes(pod.metadata.uid ?? '')) done.add(i);
+      }
+      status.completedIndexes = formatIndexes(done) || undefined;
+    }
+    await ctx.client.updateStatus(Job, { ...job, status } as JobObject);
+  }
+  const counted = new Set([...uncounted.succeeded, ...uncounted.failed]);
+  if (counted.size === 0) return;
+  await releasePods(ctx, pods.filter((p) => counted.has(p.metadata.uid ?? '')));
+  status.succeeded = (indexed ? parseIndexes(status.completedIndexes, completions).size : (status.succeeded ?? 0) + uncounted.succeeded.length) || undefined;
+  status.failed = (status.failed ?? 0) + uncounted.failed.length || undefined;
+  if (uncounted.failed.length) onFailure();
+  status.uncountedTerminatedPods = {};
+}
+
+/**
+ * kube's manageJob: as many active pods as parallelism allows toward the
+ * completions still missing (for an Indexed Job, the lowest indexes neither
+ * completed nor running); new pods wait out the failure backoff. Returns
+ * when to look again, if the backoff holds creations back.
+ */
+async function manageActive(
+  ctx: Context,
+  job: JobObject,
+  status: JobStatus,
+  active: PodObject[],
+  terminating: PodObject[],
+  lastFailureAt: number | undefined,
+  now: number,
+): Promise<number | undefined> {
+  const spec = job.spec!;
+  const succeeded = status.succeeded ?? 0;
+  const failed = status.failed ?? 0;
+  const parallelism = spec.parallelism ?? 1;
+  const indexed = spec.completionMode === 'Indexed';
+  const completions = spec.completions ?? 0;
+  const completed = indexed ? parseIndexes(status.completedIndexes, completions) : new Set<number>();
+  // An Indexed Job's pod whose index is done (or out of range, or taken twice) is not needed.
+  const running = new Set<number>();
+  const surplus: PodObject[] = [];
+  const keep: PodObject[] = [];
+  for (const p of active) {
+    const i = indexOf(p);
+    if (indexed && (i === undefined || i >= completions || completed.has(i) || running.has(i))) surplus.push(p);
+    else {
+      if (i !== undefined) running.add(i);
+      keep.push(p);
+    }
+  }
+  for (const p of surplus) await deleteJobPod(ctx, job, p);
+  const wanted = spec.completions !== undefined ? Math.max(0, Math.min(parallelism, completions - succeeded)) : succeeded > 0 ? 0 : parallelism;
+  // With podReplacementPolicy Failed, a terminating pod still holds its place.
+  const holding = keep.length + (spec.podReplacementPolicy === 'Failed' ? terminating.length : 0);
+  if (holding > wanted) {
+    // The ones that got least far go first: pending, then not ready, then the newest.
+    const rank = (p: PodObject): number => (p.status?.phase !== 'Running' ? 0 : isPodReady(p) ? 2 : 1);
+    const victims = [...keep].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, holding - wanted);
+    for (const p of victims) await deleteJobPod(ctx, job, p);
+    return undefined;
+  }
+  if (holding === wanted) return undefined;
+  if (failed > 0 && lastFailureAt !== undefined) {
+    const delay = Math.min(backoffBaseMs * 2 ** Math.min(failed - 1, 30), backoffMaxMs);
+    if (now < lastFailureAt + delay) return lastFailureAt + delay;
+  }
+  const pods: PodObject[] = [];
+  if (indexed) {
+    // Terminating pods keep their index until they are gone when only failed pods are replaced.
+    const held = new Set(spec.podReplacementPolicy === 'Failed' ? terminating.map(indexOf) : []);
+    for (let i = 0; i < completions && pods.length < wanted - holding; i++) {
+      if (!completed.has(i) && !running.has(i) && !held.has(i)) pods.push(indexedPod(job, i));
+    }
+  } else {
+    for (let n = 0; n < wanted - holding; n++) pods.push(podFromTemplate(job, Job, spec.template, { generateName: `${job.metadata.name}-`, finalizers: [jobTrackingFinalizer] }));
+  }
+  let next = 0;
+  await slowStartBatch(pods.length, async () => {
+    await createOwnedPod(ctx, job, Job, pods[next++]!);
+  });
+  return undefined;
+}
+
+/** The pod of index `i` of an Indexed Job (kube's addCompletionIndexAnnotation, label and env var, and hostname). */
+function indexedPod(job: JobObject, i: number): PodObject {
+  return podFromTemplate(job, Job, job.spec?.template, {
+    generateName: `${job.metadata.name}-${i}-`,
+    annotations: { [completionIndexKey]: String(i) },
+    labels: { [completionIndexKey]: String(i) },
+    finalizers: [jobTrackingFinalizer],
+    adjustSpec(spec) {
+      spec.hostname ??= `${job.metadata.name}-${i}`;
+      // apiVersion is what the server's SetDefaults_ObjectFieldSelector would add.
+      const env = { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: `metadata.annotations['${completionIndexKey}']` } } };
+      for (const list of [spec.containers, spec.initContainers ?? []]) {
+        for (const c of list as Array<{ env?: unknown[] }>) {
+          const current = (c.env ?? []) as Array<{ name: string }>;
+          if (!current.some((e) => e.name === env.name)) c.env = [...current, env];
+        }
+      }
+    },
+  });
+}
+
+/** Sets a condition (kube's ensureJobConditionStatus): its times move only when its status does. */
+function setCondition(status: JobStatus, c: Omit<JobCondition, 'lastProbeTime' | 'lastTransitionTime'>, now: number): void {
+  const t = rfc3339(now);
+  const conditions = [...(status.conditions ?? [])];
+  const i = conditions.findIndex((x) => x.type === c.type);
+  if (i >= 0 && conditions[i]!.status === c.status) return;
+  const next: JobCondition = { ...c, lastProbeTime: t, lastTransitionTime: t };
+  if (i >= 0) conditions[i] = next;
+  else conditions.push(next);
+  status.conditions = conditions;
+}
+
+/** kube's TTL-after-finished controller: the finished Job is deleted (foreground) once its TTL passed. */
+async function ttlAfterFinished(ctx: Context, job: JobObject, status: JobStatus, now: number): Promise<ReconcileResult | void> {
+  const ttl = job.spec?.ttlSecondsAfterFinished;
+  if (ttl === undefined) return;
+  const finishedAt = timeOf(status.completionTime) ?? timeOf((status.conditions ?? []).find((c) => c.type === 'Failed')?.lastTransitionTime) ?? now;
+  const due = finishedAt + ttl * 1000;
+  if (now < due) return { requeueAfter: due - now };
+  try {
+    await ctx.client.delete(Job, job.metadata.name!, { namespace: job.metadata.namespace, propagationPolicy: 'Foreground', preconditions: { uid: job.metadata.uid } });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}

@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { badRequest, methodNotAllowed } from '@operant/apimachinery';
+import { badRequest, methodNotAllowed, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
@@ -33,6 +33,7 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
+import type { UserInfo } from './auth/authn/user-info.js';
 import { RbacWriteGuard } from './auth/rbac-write-guard.js';
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
@@ -81,6 +82,14 @@ export interface ApiServerOptions {
    * not cut: their request ends with its headers.
    */
   requestTimeoutMs?: number;
+  /**
+   * How many requests may be served at once, as kube-apiserver's
+   * --max-requests-inflight (default 400) and --max-mutating-requests-inflight
+   * (default 200): past them a request gets 429 with Retry-After. Watches are
+   * not counted, and system:masters (the admin) is exempt, as in kube.
+   */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
 }
 
 /** A running server. */
@@ -150,6 +159,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   customResources.start();
 
   let serverAddress = '';
+  const inflight = { readOnly: 0, mutating: 0 };
+  const inflightLimits = { readOnly: options.maxRequestsInflight ?? 400, mutating: options.maxMutatingRequestsInflight ?? 200 };
+  /** kube's WithMaxInFlightLimit: a slot per request until its response is done, or 429. */
+  const takeInflightSlot = (kind: RequestKind, user: UserInfo, res: ServerResponse): void => {
+    if (kind === 'longRunning' || user.groups.includes('system:masters')) return;
+    if (inflight[kind] >= inflightLimits[kind]) throw tooManyRequests('Too many requests, please try again later.', 1);
+    inflight[kind]++;
+    res.once('close', () => inflight[kind]--);
+  };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res, measure(req, res)).catch((err: unknown) => sendError(res, err));
   };
@@ -184,6 +202,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     } else if (isRoutedPath(path)) {
       measured(nonResourceRequestLabels(method, path, url.searchParams), kind);
     }
+    takeInflightSlot(kind, user, res);
     access.authorize(rr ? resourceAttributes(user, rr, path) : nonResourceAttributes(user, method, path));
     if (path === '/metrics') return serveMetrics(req, res, metrics);
     if (rr) {

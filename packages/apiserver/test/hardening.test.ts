@@ -16,6 +16,9 @@
  *   updates of a 1 MiB ConfigMap held 2 GB), watches from before its start get
  *   410, and with a data dir the on-disk log is trimmed by bytes too, so the
  *   directory and a restart depend on the live data;
+ * - item 7: requests in flight are limited as kube's --max-requests-inflight
+ *   and --max-mutating-requests-inflight limit them (429 with Retry-After;
+ *   watches and system:masters exempt);
  * - item 8: a request body that never ends is cut after the request timeout
  *   (60 s by default, as kube cuts bodies), watches exempt;
  * - item 9: a watch asking for timeoutSeconds=3000000 is not ended after 1 ms
@@ -314,6 +317,54 @@ describe('hardening the embedded API server', () => {
         assert.ok(grown < 30_000_000, `the restart took ${(grown / 1e6).toFixed(0)} MB`);
       } finally {
         rmSync(dirname(dataDir), { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('item 7: requests in flight are limited', () => {
+    it('a mutating request past the limit gets 429 with Retry-After; reads, watches and the admin are not held up', async () => {
+      const own = await startApiServer({ port: 0, maxMutatingRequestsInflight: 1 });
+      const raw = new RawClient(own.url, own.caPem, own.adminToken);
+      const asJane = { 'Impersonate-User': 'jane', 'Content-Type': 'application/json' };
+      try {
+        const bound = await raw.send({
+          method: 'POST',
+          path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ metadata: { name: 'jane-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ kind: 'User', name: 'jane', apiGroup: 'rbac.authorization.k8s.io' }] }),
+        });
+        assert.equal(bound.status, 201, bound.text);
+        // Jane's first create holds the one mutating slot: its body is still coming.
+        const holder = request(new URL(cmPath, own.url), {
+          method: 'POST',
+          ca: own.caPem,
+          headers: { authorization: `Bearer ${own.adminToken}`, 'impersonate-user': 'jane', 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        });
+        const held = new Promise<number>((resolve, reject) => {
+          holder.on('response', (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          holder.on('error', reject);
+        });
+        holder.write('{"metadata":');
+        // Wait until the server counts it: a second create gets 429 once it does.
+        let refused = await raw.send({ method: 'POST', path: cmPath, headers: asJane, body: JSON.stringify({ metadata: { name: 'second' } }) });
+        for (let i = 0; i < 50 && refused.status !== 429; i++) {
+          await raw.send({ method: 'DELETE', path: `${cmPath}/second` });
+          refused = await raw.send({ method: 'POST', path: cmPath, headers: asJane, body: JSON.stringify({ metadata: { name: 'second' } }) });
+        }
+        assert.equal(refused.status, 429, refused.text);
+        assert.equal(refused.headers['retry-after'], '1');
+        assert.deepEqual(refused.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Too many requests, please try again later.', reason: 'TooManyRequests', details: { retryAfterSeconds: 1 }, code: 429 });
+        assert.equal((await raw.send({ method: 'GET', path: cmPath, headers: asJane })).status, 200, 'reads have their own limit');
+        assert.equal((await raw.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'by-admin' } }) })).status, 201, 'system:masters is exempt');
+        holder.end('{"name":"first"}}');
+        assert.equal(await held, 201);
+        assert.equal((await raw.send({ method: 'POST', path: cmPath, headers: asJane, body: JSON.stringify({ metadata: { name: 'third' } }) })).status, 201, 'the slot is free again');
+      } finally {
+        raw.close();
+        await own.stop();
       }
     });
   });

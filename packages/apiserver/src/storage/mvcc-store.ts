@@ -1,8 +1,10 @@
 /**
  * The in-memory MVCC store: current objects by key, a global revision, a bounded
- * event history, and watchers fed synchronously on every commit. All operations
- * are synchronous, so each one is atomic in Node's single thread; optional
- * persistence makes every commit durable before it is acknowledged.
+ * event history, and watchers. All operations are synchronous, so each one is
+ * atomic in Node's single thread; optional persistence makes every commit
+ * durable before it is acknowledged. Watchers get the events after the write
+ * that made them has returned (in order, in a batch per turn of the event
+ * loop): the fan-out to thousands of watches never runs inside a write's path.
  */
 import type { KubeObject } from '@operant/apimachinery';
 import { EventHistory } from './history.js';
@@ -30,6 +32,8 @@ interface Bucket {
 interface Watcher {
   prefix: string;
   deliver: (event: StorageEvent) => void;
+  /** Events up to this revision reached it as its replay (or predate it). */
+  seen: number;
 }
 
 /** The bucket of a key is its first two segments: `/<group>/<resource>/`. */
@@ -49,6 +53,9 @@ export class MvccStore {
   private readonly buckets = new Map<string, Bucket>();
   private readonly history: EventHistory;
   private readonly watchers = new Set<Watcher>();
+  /** Committed events not yet delivered to the watchers. */
+  private undelivered: StorageEvent[] = [];
+  private fanoutScheduled = false;
   private readonly persistence?: Persistence;
 
   constructor(options: StoreOptions = {}) {
@@ -146,7 +153,8 @@ export class MvccStore {
       this.assertRetained(fromRev);
       for (const e of this.history.after(fromRev)) if (e.key.startsWith(prefix)) deliver(e);
     }
-    const watcher: Watcher = { prefix, deliver };
+    // The replay read the history, which holds the events still on their way to the watchers too.
+    const watcher: Watcher = { prefix, deliver, seen: this.rev };
     this.watchers.add(watcher);
     return { stop: () => this.watchers.delete(watcher) };
   }
@@ -165,6 +173,7 @@ export class MvccStore {
 
   close(): void {
     this.watchers.clear();
+    this.undelivered = [];
     this.persistence?.close();
   }
 
@@ -180,14 +189,28 @@ export class MvccStore {
     else this.remove(event.key);
     const compacted = this.history.append(event);
     if (compacted !== undefined) this.persistence?.compact(compacted);
-    for (const w of this.watchers) {
-      if (!event.key.startsWith(w.prefix)) continue;
-      try {
-        w.deliver(event);
-      } catch (e) {
-        // The write is committed; one failing watcher must not cost the others their event.
-        console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
-        this.watchers.delete(w);
+    this.undelivered.push(event);
+    if (!this.fanoutScheduled) {
+      this.fanoutScheduled = true;
+      setImmediate(() => this.fanOut());
+    }
+  }
+
+  /** Delivers the events committed since the last turn to every watcher whose prefix they fall under. */
+  private fanOut(): void {
+    this.fanoutScheduled = false;
+    const events = this.undelivered;
+    this.undelivered = [];
+    for (const event of events) {
+      for (const w of this.watchers) {
+        if (event.rev <= w.seen || !event.key.startsWith(w.prefix)) continue;
+        try {
+          w.deliver(event);
+        } catch (e) {
+          // The write is committed; one failing watcher must not cost the others their event.
+          console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
+          this.watchers.delete(w);
+        }
       }
     }
   }

@@ -49,11 +49,11 @@ export class Client {
     this.agent = new Agent({ keepAlive: true, maxSockets: connections, ca: endpoint.caPem });
   }
 
-  send(method: string, path: string, body?: string): Promise<Reply> {
+  send(method: string, path: string, body?: string, contentType = 'application/json'): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { Authorization: this.auth, Accept: 'application/json' };
       if (body !== undefined) {
-        headers['Content-Type'] = 'application/json';
+        headers['Content-Type'] = contentType;
         headers['Content-Length'] = Buffer.byteLength(body);
       }
       const req = request({ host: this.host, port: this.port, method, path, agent: this.agent, headers }, (res) => {

@@ -23,6 +23,9 @@ export interface WatchServingOptions {
   defaultWatchTimeoutMs: number;
 }
 
+/** How much a watch's replay may have waiting in its socket's buffer before it waits for a drain. */
+const replayHighWaterMark = 64 * 1024;
+
 /** Events a watcher may fall behind by before it is dropped (kube's watch cache drops a watcher whose buffer is full). */
 const maxQueuedEvents = 100_000;
 
@@ -74,10 +77,14 @@ export function serveWatch(
     }
   };
 
-  /** Writes queued events while the socket keeps up; resumes on 'drain'. */
+  /**
+   * Writes queued events while the socket keeps up; resumes on 'drain'. It
+   * stops at a small high-water mark, not at the slow-watcher bound: a
+   * thousand watches replaying at once must not each buffer megabytes.
+   */
   const pump = (): void => {
     while (next < queue.length && !closed) {
-      if (res.writableLength > serving.maxWatchBufferBytes) {
+      if (res.writableLength > Math.min(replayHighWaterMark, serving.maxWatchBufferBytes)) {
         if (!waitingForDrain) {
           waitingForDrain = true;
           res.once('drain', () => {

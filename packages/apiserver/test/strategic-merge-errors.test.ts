@@ -166,3 +166,21 @@ describe('the strategicpatch library\'s errors', () => {
     await expectAnswer(pod, { spec: { '$setElementOrder/containers': 'app' } }, status(400, 'BadRequest', 'expected a []interface {}, but received a string'));
   });
 });
+
+describe('unknown fields under fieldValidation=Strict (handlers/patch.go: both patchers answer NewInvalid)', () => {
+  it('a strategic merge patch: 422 naming the patch as a Go map', async () => {
+    await expectAnswer(cm, { spec: { x: 1 } }, invalidPatch('map[spec:map[x:1]]', 'strict decoding error: unknown field "spec"'), '?fieldValidation=Strict');
+  });
+
+  it('a merge patch: 422 naming the patched object as JSON', async () => {
+    const res = await api.request('PATCH', `${secret}?fieldValidation=Strict`, JSON.stringify({ extra: true }), { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.match(res.body.message, /^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"v1\\",\\"extra\\":true,\\"kind\\":\\"Secret\\",\\"metadata\\":\{.*\}": strict decoding error: unknown field "extra"$/);
+    assert.equal(res.body.details.causes[0].field, 'patch');
+  });
+
+  it('the same patches with the default Warn succeed, with kube\'s warning', async () => {
+    const res = await api.request('PATCH', secret, JSON.stringify({ extra: true }), { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(res.status, 200);
+  });
+});

@@ -45,6 +45,7 @@ import { metadataTypeError, objectMetaDecodeError, typeMetaMismatch } from './ty
 import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
 import { applyPatchType, parseApplyPatch } from '../http/patch-body.js';
 import { emptyObjectFor, mergeTypeFor } from './merge-types.js';
+import { strictPatchError } from './strategic-patch-result.js';
 
 /**
  * How a write sets metadata.managedFields: `compute` records the change as an
@@ -373,7 +374,13 @@ export class ResourceStore {
       const served = deepCopy(await this.external(current.value));
       const patched = applyPatchBounded(() => this.deps.patcher(served, patchType, body));
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
-      const { object: obj, warnings } = this.decode(patched, opts.fieldValidation, 'patch');
+      let decoded: ReturnType<ResourceStore['decode']>;
+      try {
+        decoded = this.decode(patched, opts.fieldValidation, 'patch');
+      } catch (e) {
+        throw strictPatchError(e, patchType, body, patched) ?? e;
+      }
+      const { object: obj, warnings } = decoded;
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
       const rv = obj.metadata.resourceVersion;
       if (rv && rv !== String(current.rev)) {

@@ -4,7 +4,8 @@
  * CRDs installed and Established, its webhook configurations pointed at a
  * local port, an admin client and a kubeconfig (file and text). Cheap enough
  * for one per test file: the server starts in tens of milliseconds, and the
- * certificates for webhooks and proxies are made once per process.
+ * certificates it serves, like those of webhooks and proxies, are made once
+ * per process (read from a cache directory after the first process).
  *
  * Per test it hands out fresh namespaces, runs the operator under test (a
  * Manager on the environment's kubeconfig, or a fault proxy's), and puts
@@ -66,7 +67,7 @@ export interface TestEnvOptions {
   /** Webhook configurations to install, pointed at {@link TestEnv.webhook}'s port on this machine. */
   webhooks?: { manifests: ManifestSource };
   /** Settings of the embedded server (bookmark interval, watch timeouts, history...). */
-  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp'>;
+  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp' | 'servingMaterial'>;
 }
 
 /**
@@ -180,19 +181,21 @@ export class TestEnv implements AsyncDisposable {
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
     const started = performance.now();
     const wantsWebhooks = options.webhooks !== undefined;
-    // Everything that does not need the server is done while it starts.
-    const serverStart = startApiServer({ ...options.server, port: 0 });
+    // The server serves the process's certificate (made once, then read from
+    // the cache), so no start mints one. Everything else that does not need
+    // the server is done while it starts.
+    const certs = await processCertificates();
+    const serverStart = startApiServer({ ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key } });
     const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
     let server: RunningApiServer | undefined;
     let client: Client | undefined;
     let dir: string | undefined;
     try {
-      const [running, madeDir, crdObjects, webhookObjects, certs, port] = await Promise.all([
+      const [running, madeDir, crdObjects, webhookObjects, port] = await Promise.all([
         serverStart,
         dirMade,
         readManifests(options.crds),
         readManifests(options.webhooks?.manifests),
-        wantsWebhooks ? processCertificates() : undefined,
         wantsWebhooks ? freePort() : undefined,
       ]);
       server = running;
@@ -200,7 +203,7 @@ export class TestEnv implements AsyncDisposable {
       const path = join(dir, 'kubeconfig');
       const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
       client = Client.fromConfig(config, { qps: Infinity });
-      const webhook = certs && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
+      const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
       const [crdKinds] = await Promise.all([
         installCrds(client, crdObjects),
         webhook ? installWebhooks(client, webhookObjects, webhook) : undefined,

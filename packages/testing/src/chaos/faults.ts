@@ -6,7 +6,7 @@
  * | kind             | on a matching request                                                               |
  * |------------------|-------------------------------------------------------------------------------------|
  * | `latency`        | waits `ms` before forwarding                                                         |
- * | `error`          | answers `code` (500, 503, 504, 429 + Retry-After) as a Status; `applied`: after the server did it |
+ * | `error`          | answers `code` (500, 503, 504, 429 + Retry-After) as a Status, with Retry-After when asked; `applied`: after the server did it |
  * | `reset`          | destroys the connection; `applied`: after the server did it                           |
  * | `cut-watch`      | a watch stream ends in the middle of its next event (half a line, then a reset)       |
  * | `expire`         | a watch resuming from a resourceVersion gets HTTP 200 with one ERROR event, 410 Expired |
@@ -84,7 +84,10 @@ export type Fault = FaultScope &
     | {
         kind: 'error';
         code: ErrorCode;
-        /** For 429: the Retry-After header and `details.retryAfterSeconds`; default 1. */
+        /**
+         * The Retry-After header and `details.retryAfterSeconds`: clients (client-go, the
+         * runtime's) send the request again after that many seconds. Default 1 for 429, none otherwise.
+         */
         retryAfterSeconds?: number;
         /** Forward first, then answer the error: the server did it, the client hears it failed. Default false. */
         applied?: boolean;
@@ -121,18 +124,22 @@ function resourceMatches(pattern: string, info: RequestInfo): boolean {
   return dot < 0 || pattern.slice(dot + 1) === info.group;
 }
 
-/** The Status an `error` fault answers with, in kube-apiserver's words. */
-export function errorStatus(code: ErrorCode, retryAfterSeconds = 1): Status {
+/**
+ * The Status an `error` fault answers with, in kube-apiserver's words, with
+ * `details.retryAfterSeconds` when the client is told to come back (always for 429).
+ */
+export function errorStatus(code: ErrorCode, retryAfterSeconds?: number): Status {
   const why = 'injected by the operant chaos proxy';
+  const retry = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
   switch (code) {
     case 500:
-      return new StatusError(500, 'InternalError', `Internal error occurred: ${why}`, { causes: [{ message: why }] }).status;
+      return new StatusError(500, 'InternalError', `Internal error occurred: ${why}`, { causes: [{ message: why }], ...retry }).status;
     case 503:
-      return new StatusError(503, 'ServiceUnavailable', `the server is currently unable to handle the request (${why})`).status;
+      return new StatusError(503, 'ServiceUnavailable', `the server is currently unable to handle the request (${why})`, retry).status;
     case 504:
-      return new StatusError(504, 'Timeout', `Timeout: request did not complete within requested timeout - context deadline exceeded (${why})`).status;
+      return new StatusError(504, 'Timeout', `Timeout: request did not complete within requested timeout - context deadline exceeded (${why})`, retry).status;
     case 429:
-      return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }).status;
+      return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: retryAfterSeconds ?? 1 }).status;
   }
 }
 
@@ -157,7 +164,7 @@ export function describeFault(fault: Fault): string {
       what = `latency ${fault.ms} ms`;
       break;
     case 'error':
-      what = `error ${fault.code}${fault.code === 429 ? ` (Retry-After ${fault.retryAfterSeconds ?? 1})` : ''}${fault.applied ? ' after applying' : ''}`;
+      what = `error ${fault.code}${fault.code === 429 || fault.retryAfterSeconds !== undefined ? ` (Retry-After ${fault.retryAfterSeconds ?? 1})` : ''}${fault.applied ? ' after applying' : ''}`;
       break;
     case 'reset':
       what = `reset${fault.applied ? ' after applying' : ''}`;

@@ -307,7 +307,8 @@ export class FaultProxy {
     const status = errorStatus(fault.code, fault.retryAfterSeconds);
     this.hit(f, request, `answered ${fault.code}${after}`);
     this.failedWrite(f, info, name, applied, String(fault.code));
-    sendStatus(res, status, fault.code === 429 ? { 'Retry-After': String(fault.retryAfterSeconds ?? 1) } : {});
+    const retryAfter = status.details?.retryAfterSeconds;
+    sendStatus(res, status, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
   }
 
   private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: string, body: Buffer, auth: Auth): Promise<void> {

@@ -12,6 +12,7 @@
  * | `expire`         | a watch resuming from a resourceVersion gets HTTP 200 with one ERROR event, 410 Expired |
  * | `drop-bookmarks` | BOOKMARK events of watch streams are not delivered                                    |
  * | `partition`      | requests hang and watch streams stall until the fault ends                            |
+ * | `delete-pod`     | a cluster fault: at its start, one running pod in scope (and `labelSelector`) is deleted, as Chaos Monkey does |
  *
  * `applied` faults are the nasty ones: the write happened, the client hears
  * it failed, and whatever it does next (retry, create again) is what breaks
@@ -34,6 +35,21 @@ import type { RequestInfo, Verb } from './request-info.js';
 export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', 'drop-bookmarks', 'partition'] as const;
 
 /**
+ * The kinds of fault that act on the cluster rather than on requests: the
+ * proxy does them through its upstream credentials when they start. A
+ * schedule has them only when asked (they change the cluster, not just what
+ * a client sees).
+ *
+ * @example
+ * ```ts
+ * import { chaos, clusterFaultKinds, faultKinds } from '@operant/testing';
+ *
+ * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...clusterFaultKinds], scope: { namespaces: ['team-a'] } });
+ * ```
+ */
+export const clusterFaultKinds = ['delete-pod'] as const;
+
+/**
  * A fault's kind.
  *
  * @example
@@ -43,7 +59,10 @@ export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', '
  * const watchFaults: FaultKind[] = faultKinds.filter((k) => k === 'cut-watch' || k === 'expire');
  * ```
  */
-export type FaultKind = (typeof faultKinds)[number];
+export type FaultKind = (typeof faultKinds)[number] | (typeof clusterFaultKinds)[number];
+
+/** Every kind of fault, request faults first. */
+export const allFaultKinds: readonly FaultKind[] = [...faultKinds, ...clusterFaultKinds];
 
 /**
  * Which requests a fault touches; every given list must match (a missing one
@@ -105,6 +124,11 @@ export type Fault = FaultScope &
     | { kind: 'expire' }
     | { kind: 'drop-bookmarks' }
     | { kind: 'partition' }
+    | {
+        kind: 'delete-pod';
+        /** Only pods matching this label selector (`app=web`); default any pod in the fault's namespaces (or in all). */
+        labelSelector?: string;
+      }
   );
 
 /** Whether `fault`'s scope covers the request. Non-resource requests (discovery) match only unscoped faults. */
@@ -169,9 +193,14 @@ export function describeFault(fault: Fault): string {
     case 'reset':
       what = `reset${fault.applied ? ' after applying' : ''}`;
       break;
+    case 'delete-pod':
+      what = `delete a pod${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
+      break;
     default:
       what = fault.kind;
   }
   const p = 'probability' in fault && fault.probability !== undefined && fault.probability < 1 ? ` p=${fault.probability}` : '';
+  // A cluster fault acts on objects, not on requests: only its namespaces scope it.
+  if (fault.kind === 'delete-pod') return `${what}${fault.namespaces ? ` in ${fault.namespaces.join(',')}` : ''}`;
   return `${what}${p}${scope ? ` on ${scope}` : ''}`;
 }

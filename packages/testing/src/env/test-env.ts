@@ -16,6 +16,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '@operant/apiserver';
+import { startSimulatedCluster, type SimulatedCluster, type SimulatedClusterOptions } from '@operant/controllers';
 import {
   Client,
   ConfigMap,
@@ -58,6 +59,7 @@ import { installWebhooks } from './webhooks.js';
  *   crds: ['config/crd/bases'],
  *   webhooks: { manifests: 'config/webhook/manifests.yaml' },
  *   server: { bookmarkIntervalMs: 1_000 },
+ *   cluster: { nodes: 3 },
  * };
  * ```
  */
@@ -68,6 +70,14 @@ export interface TestEnvOptions {
   webhooks?: { manifests: ManifestSource };
   /** Settings of the embedded server (bookmark interval, watch timeouts, history...). */
   server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp' | 'servingMaterial'>;
+  /**
+   * A simulated cluster beside the server (@operant/controllers): `nodes`
+   * simulated nodes (`node-1`...), the scheduler and the deployment and
+   * replicaset controllers, so that Deployments get pods that run and become
+   * ready. Default none: only the API server and its own controllers
+   * (namespaces, garbage collection).
+   */
+  cluster?: Omit<SimulatedClusterOptions, 'kubeconfig'>;
 }
 
 /**
@@ -159,6 +169,8 @@ export class TestEnv implements AsyncDisposable {
     readonly crdKinds: readonly Kind[],
     /** Where webhooks are expected, when the environment was started with some. */
     readonly webhook: EnvWebhook | undefined,
+    /** The simulated cluster, when the environment was started with `cluster`. */
+    readonly cluster: SimulatedCluster | undefined,
     private readonly dir: string,
     started: number,
   ) {
@@ -189,6 +201,7 @@ export class TestEnv implements AsyncDisposable {
     const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
     let server: RunningApiServer | undefined;
     let client: Client | undefined;
+    let clusterStart: Promise<SimulatedCluster> | undefined;
     let dir: string | undefined;
     try {
       const [running, madeDir, crdObjects, webhookObjects, port] = await Promise.all([
@@ -204,14 +217,17 @@ export class TestEnv implements AsyncDisposable {
       const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
       client = Client.fromConfig(config, { qps: Infinity });
       const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
-      const [crdKinds] = await Promise.all([
+      clusterStart = options.cluster ? startSimulatedCluster({ ...options.cluster, kubeconfig: config }) : undefined;
+      const [crdKinds, cluster] = await Promise.all([
         installCrds(client, crdObjects),
+        clusterStart,
         webhook ? installWebhooks(client, webhookObjects, webhook) : undefined,
         // A test's kubeconfig needs no fsync: it lives as long as the process.
         writeFile(path, server.kubeconfig, { mode: 0o600 }),
       ]);
-      return new TestEnv(server, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, dir, started);
+      return new TestEnv(server, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, cluster, dir, started);
     } catch (err) {
+      await (await clusterStart?.catch(() => undefined))?.stop();
       client?.close();
       await (server ?? (await serverStart.catch(() => undefined)))?.stop();
       const made = dir ?? (await dirMade.catch(() => undefined));
@@ -334,11 +350,12 @@ export class TestEnv implements AsyncDisposable {
     return converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
   }
 
-  /** Stops what is still running (managers, proxies), then the server, and removes the kubeconfig file. */
+  /** Stops what is still running (managers, proxies, the simulated cluster), then the server, and removes the kubeconfig file. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       const errors: unknown[] = [];
       for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
+      await this.cluster?.stop().catch((err: unknown) => errors.push(err));
       this.client.close();
       await this.server.stop();
       await rm(this.dir, { recursive: true, force: true });

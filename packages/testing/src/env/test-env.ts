@@ -16,7 +16,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '@operant/apiserver';
-import { startSimulatedCluster, type SimulatedCluster, type SimulatedClusterOptions } from '@operant/controllers';
+import type { SimulatedCluster, SimulatedClusterOptions } from '@operant/controllers';
 import {
   Client,
   ConfigMap,
@@ -217,7 +217,7 @@ export class TestEnv implements AsyncDisposable {
       const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
       client = Client.fromConfig(config, { qps: Infinity });
       const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
-      clusterStart = options.cluster ? startSimulatedCluster({ ...options.cluster, kubeconfig: config }) : undefined;
+      clusterStart = options.cluster ? startCluster({ ...options.cluster, kubeconfig: config }) : undefined;
       const [crdKinds, cluster] = await Promise.all([
         installCrds(client, crdObjects),
         clusterStart,
@@ -374,4 +374,10 @@ export class TestEnv implements AsyncDisposable {
     this.cleanups.add(cleanup);
     this.scoped.add(scope, cleanup);
   }
+}
+
+/** The simulated cluster's controllers are loaded only by environments that ask for one: the others do not pay for the import. */
+async function startCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
+  const { startSimulatedCluster } = await import('@operant/controllers');
+  return startSimulatedCluster(options);
 }

@@ -3,7 +3,8 @@
  * sample-controller's CRD installed and Established, the first in a process
  * (aim: under 150 ms) and the following ones (aim: under 50 ms), each against
  * the embedded server's own start (`startApiServer` alone), the floor it is
- * built on; the same with webhooks installed; and what the fault proxy adds to
+ * built on; the same with webhooks installed, and with a simulated cluster of
+ * 3 nodes (its controllers synced and its nodes registered); and what the fault proxy adds to
  * a request when it injects nothing, against the same GET straight to the server.
  */
 import { execFileSync } from 'node:child_process';
@@ -74,15 +75,18 @@ export async function testingSection(rounds: number, log: Log): Promise<Row[]> {
   log(`testing: ${warm} warm starts each, interleaved`);
   await envStart({ crds: crd });
   await envStart({ crds: webhookCrds, webhooks: { manifests: webhooks } });
+  await envStart({ crds: crd, cluster: { nodes: 3 } });
   const envWarm: number[] = [];
   const hooksWarm: number[] = [];
+  const clusterWarm: number[] = [];
   const serverWarm: number[] = [];
   for (let i = 0; i < warm; i++) {
     serverWarm.push(await serverStart());
     envWarm.push(await envStart({ crds: crd }));
     hooksWarm.push(await envStart({ crds: webhookCrds, webhooks: { manifests: webhooks } }));
+    clusterWarm.push(await envStart({ crds: crd, cluster: { nodes: 3 } }));
   }
-  log(`  TestEnv ${fmt.ms(median(envWarm))}, with webhooks ${fmt.ms(median(hooksWarm))}, server alone ${fmt.ms(median(serverWarm))}`);
+  log(`  TestEnv ${fmt.ms(median(envWarm))}, with webhooks ${fmt.ms(median(hooksWarm))}, with 3 simulated nodes ${fmt.ms(median(clusterWarm))}, server alone ${fmt.ms(median(serverWarm))}`);
 
   log('testing: GET latency through the fault proxy (no faults) and straight to the server');
   const env = await TestEnv.start();
@@ -105,6 +109,7 @@ export async function testingSection(rounds: number, log: Log): Promise<Row[]> {
     row('TestEnv.start() to ready, first in a process (1 CRD)', pick(envFirst, 'firstMs'), pick(serverFirst, 'firstMs'), fmt.ms, "(startApiServer's first start)", '< 150 ms', (v) => v < 150),
     row('TestEnv.start() to ready, warm (1 CRD)', envWarm, serverWarm, fmt.ms, '(startApiServer alone, warm)', '< 50 ms', (v) => v < 50),
     row('TestEnv.start() to ready, warm (2 CRDs + webhooks)', hooksWarm, serverWarm, fmt.ms, '(startApiServer alone, warm)'),
+    row('TestEnv.start() to ready, warm (1 CRD + 3 simulated nodes)', clusterWarm, serverWarm, fmt.ms, '(startApiServer alone, warm)'),
     row('  import @operant/testing (tsx, sources)', pick(envFirst, 'importMs'), pick(serverFirst, 'importMs'), fmt.ms, '(import @operant/apiserver)'),
     row('GET through the fault proxy, no faults, p50', proxied, straight, fmt.ms, '(the same GET straight to the server)'),
   ];

@@ -1,2 +1,3 @@
 export { startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
+export type { ProvidedServingMaterial } from './tls/material.js';
 export { kubeVersion } from './version.js';

@@ -25,7 +25,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/dis
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
-import { loadOrCreateServingMaterial } from './tls/material.js';
+import { loadOrCreateServingMaterial, providedServingMaterial, type ProvidedServingMaterial } from './tls/material.js';
 import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
 import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
@@ -90,6 +90,14 @@ export interface ApiServerOptions {
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /**
+   * Serve with this CA and serving certificate instead of making (or, with
+   * `dataDir`, loading) them, so that starting costs no certificate
+   * generation: test environments share one pair per process. The certificate
+   * must be issued by the CA and cover `host` (127.0.0.1 by default). Client
+   * certificates signed by the CA authenticate, as with the server's own CA.
+   */
+  servingMaterial?: ProvidedServingMaterial;
 }
 
 /** A running server. */
@@ -117,6 +125,13 @@ export interface RunningApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const host = options.host ?? '127.0.0.1';
+  // Certificates first: a pair that cannot serve fails the start before storage is opened.
+  const material = options.servingMaterial
+    ? await providedServingMaterial(options.servingMaterial, options.dataDir, reachableHost(host))
+    : await loadOrCreateServingMaterial(options.dataDir ? join(options.dataDir) : undefined, {
+        dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+        ipAddresses: ['127.0.0.1', '::1', '10.96.0.1', ...(host !== '127.0.0.1' && host !== 'localhost' && host !== '0.0.0.0' && host !== '::' ? [host] : [])],
+      });
   // SQLite (a native module) is loaded only when there is a data dir: in memory, start-up skips it.
   const persistence = options.dataDir ? new (await import('./storage/sqlite-persistence.js')).SqlitePersistence(options.dataDir) : undefined;
   const store = new MvccStore({ historyCapacity: options.historyCapacity, historyMaxBytes: options.historyMaxBytes, persistence });
@@ -138,10 +153,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   }
   await bootstrap(catalog);
 
-  const material = await loadOrCreateServingMaterial(options.dataDir ? join(options.dataDir) : undefined, {
-    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
-    ipAddresses: ['127.0.0.1', '::1', '10.96.0.1', ...(host !== '127.0.0.1' && host !== 'localhost' && host !== '0.0.0.0' && host !== '::' ? [host] : [])],
-  });
   const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
   const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
   // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
@@ -241,7 +252,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const reached = reachableHost(host);
+  const urlHost = reached.includes(':') ? `[${reached}]` : reached;
   serverAddress = `${urlHost}:${port}`;
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
   const kubeconfig = kubeconfigText({ server: url, caPem: material.ca.certPem, token: material.adminToken });
@@ -340,4 +352,9 @@ function usedServiceAddresses(store: MvccStore): { ips: Set<string>; nodePorts: 
     for (const p of spec.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
   }
   return { ips, nodePorts };
+}
+
+/** The address clients reach the server at: the listening address, or loopback for a wildcard one. */
+function reachableHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }

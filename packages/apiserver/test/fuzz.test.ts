@@ -113,7 +113,8 @@ const targets: Target[] = [
     template: (n) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: meta(n), spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } }),
   },
   {
-    group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, names: ['ev-0'],
+    // Not ev-0: events.k8s.io Events share the core Events' storage, where ev-0 exists already.
+    group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, names: ['ev-1'],
     template: (n) => ({
       apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: meta(n), eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'fuzz', reportingInstance: 'fuzz-1',
       action: 'Fuzz', reason: 'Fuzz', regarding: { kind: 'Pod', name: 'pod-0', namespace: ns }, type: 'Normal',
@@ -629,17 +630,33 @@ function describeRequest(req: Generated): string {
 let server: RunningApiServer;
 let client: RawClient;
 
+/** POSTs `body` and insists on 201 Created: a fuzz run against missing fixtures would prove little. */
+async function createFixture(path: string, body: unknown): Promise<RawResponse> {
+  const res = await client.send({ method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(res.status, 201, `fixture POST ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return res;
+}
+
+/** Resolves once CRD `name` is Established, i.e. its custom resources are served. */
+async function established(name: string): Promise<void> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const res = await client.send({ method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}` });
+    const conditions = (res.json as { status?: { conditions?: Array<{ type: string; status: string }> } } | undefined)?.status?.conditions ?? [];
+    if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    if (Date.now() > until) throw new Error(`CRD ${name} was not Established within 10 s: ${res.status} ${res.text.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function setUpFixtures(): Promise<void> {
-  const send = (method: string, path: string, body: unknown): Promise<RawResponse> =>
-    client.send({ method, path, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  await send('POST', '/api/v1/namespaces', targets[0].template(ns));
+  await createFixture('/api/v1/namespaces', targets[0].template(ns));
   for (const t of targets.slice(1)) {
     for (const n of t.names) {
       const base = t.group === '' ? `/api/${t.version}` : `/apis/${t.group}/${t.version}`;
-      await send('POST', `${base}${t.namespaced ? `/namespaces/${ns}` : ''}/${t.resource}`, t.template(n));
+      await createFixture(`${base}${t.namespaced ? `/namespaces/${ns}` : ''}/${t.resource}`, t.template(n));
+      if (t.resource === 'customresourcedefinitions') await established(n);
     }
-    // Custom resources are served a moment after their CRD is accepted.
-    if (t.resource === 'customresourcedefinitions') await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -705,9 +722,14 @@ test(`fuzz: ${count} random and mutated requests (seed ${seed})`, async (t) => {
   t.diagnostic(`seed ${seed}: ${count} requests in ${elapsed} ms; answers by status: ${[...codes].sort((a, b) => a[0] - b[0]).map(([c, n]) => `${c}×${n}`).join(' ')}`);
   t.diagnostic(`slowest answers: ${slowest.map(([ms, r]) => `${ms} ms ${r}`).join('\n')}`);
   assert.ok(await healthy(), `the server stopped answering /healthz (seed ${seed})`);
-  // Still serving real work, not just /healthz.
-  const probe = await client.send({ method: 'GET', path: `/api/v1/namespaces/${ns}/configmaps?limit=1` });
-  assert.ok(probe.status === 200 || probe.status === 404, `a plain list after the fuzz: ${probe.status} ${probe.text.slice(0, 200)}`);
+  // Still serving real work, not just /healthz: a write and a read in a namespace the fuzz never saw
+  // (it may have deleted its own, so a list there could not tell a broken server from a deleted namespace).
+  const fresh = `after-fuzz-${seed}`;
+  await createFixture('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: fresh } });
+  await createFixture(`/api/v1/namespaces/${fresh}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe' }, data: { seed: String(seed) } });
+  const probe = await client.send({ method: 'GET', path: `/api/v1/namespaces/${fresh}/configmaps?limit=1` });
+  assert.equal(probe.status, 200, `a plain list after the fuzz: ${probe.status} ${probe.text.slice(0, 200)}`);
+  assert.deepEqual((probe.json as { items: Array<{ data?: Record<string, string> }> }).items.map((i) => i.data), [{ seed: String(seed) }]);
   assert.deepEqual(
     failures,
     [],

@@ -1,8 +1,8 @@
 /**
  * One CA and one serving certificate for everything the toolkit serves over
- * TLS on this machine: the webhook servers of the operators under test (and
- * so the caBundle of the webhook configurations installed for them) and the
- * fault proxies. Minting them costs a few milliseconds, but loading the x509
+ * TLS on this machine: the environments' API servers, the webhook servers of
+ * the operators under test (and so the caBundle of the webhook configurations
+ * installed for them) and the fault proxies. Minting them costs a few milliseconds, but loading the x509
  * library costs a hundred or more, and an environment per test file must pay
  * neither each time: the first caller in a process reads them from a cache
  * directory shared by the user's test processes (made there once, renewed
@@ -15,6 +15,13 @@ import { join } from 'node:path';
 import { ensureLocalCertificates, generateServingCertificate, type GeneratedCertificates } from '@operant/runtime';
 
 let shared: Promise<GeneratedCertificates> | undefined;
+
+/** The names a local server answers to, and those an API server's certificate carries for in-cluster clients. */
+const names = {
+  caCommonName: 'operant-testing-ca',
+  dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+  ipAddresses: ['127.0.0.1', '::1', '10.96.0.1'],
+};
 
 /**
  * Where the certificates are kept between processes: `OPERANT_TESTING_CERT_DIR`,
@@ -41,7 +48,8 @@ function safeUser(): string {
 }
 
 /**
- * The CA and serving certificate (for `localhost`, `127.0.0.1` and `::1`) of this process.
+ * The CA and serving certificate of this process, for `localhost`, `127.0.0.1`
+ * and `::1` (and the in-cluster names of the API server: `kubernetes.default.svc`...).
  *
  * @example
  * ```ts
@@ -53,8 +61,8 @@ function safeUser(): string {
  * ```
  */
 export function processCertificates(): Promise<GeneratedCertificates> {
-  shared ??= ensureLocalCertificates(certificateCacheDir(), { caCommonName: 'operant-testing-ca' })
-    .catch(() => generateServingCertificate({ caCommonName: 'operant-testing-ca' }))
+  shared ??= ensureLocalCertificates(certificateCacheDir(), names)
+    .catch(() => generateServingCertificate(names))
     .catch((err: unknown) => {
       shared = undefined;
       throw err;

@@ -18,7 +18,7 @@ export { WaitError } from './wait/wait-error.js';
 
 export { FaultProxy, type FaultProxyOptions } from './chaos/proxy.js';
 export type { InjectOptions, InjectedFault } from './chaos/active-fault.js';
-export { faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './chaos/faults.js';
+export { allFaultKinds, clusterFaultKinds, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './chaos/faults.js';
 export { chaos, defaultWindows, type ChaosOptions, type ChaosSchedule, type FaultTemplate, type ScheduledFault } from './chaos/schedule.js';
 export type { PlayOptions } from './chaos/play.js';
 export { formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';

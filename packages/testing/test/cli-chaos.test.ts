@@ -2,7 +2,8 @@
  * `npx operant chaos` (the built CLI, as users run it) in front of an
  * embedded server: it writes a kubeconfig that a client can use, prints the
  * seed, the schedule, a timeline of what hit the client's requests, and a
- * summary; `--plan` prints the same schedule for the same seed without proxying.
+ * summary; `--plan` prints the same schedule for the same seed without proxying,
+ * pod deletions included when asked.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,6 +30,15 @@ test('--plan prints the schedule of the seed and exits', () => {
   const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
   assert.match(plan, /^chaos schedule: seed 4242, 3.00s, \d+ faults\n/);
   assert.equal(execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' }), plan, 'the same seed, the same schedule');
+});
+
+test('--faults delete-pod:<label>=<value> plans pod deletions in the given namespaces; a bad option is refused', () => {
+  const plan = execFileSync(process.execPath, [cli, 'chaos', '--seed', '7', '--duration', '5s', '--faults', 'delete-pod:app=web', '--namespaces', 'team-a', '--plan'], { encoding: 'utf8' });
+  assert.match(plan, /^ +\+ *\d+\.\d\ds for +\d+\.\d\ds {2}delete a pod \(app=web\) in team-a$/m);
+  assert.throws(
+    () => execFileSync(process.execPath, [cli, 'chaos', '--faults', 'delete-pod:nonsense', '--plan'], { encoding: 'utf8', stdio: 'pipe' }),
+    (err: Error & { stderr?: string }) => /--faults: "delete-pod:nonsense": delete-pod takes no option "nonsense"/.test(err.stderr ?? ''),
+  );
 });
 
 test('proxies a client through its kubeconfig, printing the seed, the timeline and a summary', async () => {

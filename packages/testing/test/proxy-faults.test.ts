@@ -53,6 +53,83 @@ function apiError(err: unknown): ApiError {
   return err;
 }
 
+describe('Retry-After, honoured by the client as client-go honours it', () => {
+  /** A client through the proxy that records the status of every attempt. */
+  async function counting(t: { after(fn: () => void): unknown }, options: { maxRetries?: number } = {}): Promise<{ client: Client; codes: string[] }> {
+    const codes: string[] = [];
+    const c = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity, ...options, metrics: { observeRequest: (o) => void codes.push(o.code) } });
+    t.after(() => c.close());
+    return { client: c, codes };
+  }
+
+  test('a 429 with Retry-After is retried after the delay the server asked for', async (t) => {
+    const ns = await env.namespace(t);
+    await env.client.create(ConfigMap, { metadata: { name: 'a', namespace: ns.name } });
+    const { client: c, codes } = await counting(t);
+    const fault = proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 1, verbs: ['get'], namespaces: [ns.name] }, { times: 2 });
+    const started = performance.now();
+    assert.equal((await c.get(ConfigMap, 'a', { namespace: ns.name })).metadata.name, 'a');
+    const tookMs = performance.now() - started;
+    assert.equal(fault.hits, 2);
+    assert.deepEqual(codes, ['429', '429', '200']);
+    assert.ok(tookMs >= 2000, `two retries 1 s apart took only ${tookMs.toFixed(0)} ms`);
+  });
+
+  test('a create refused with Retry-After is sent again and made once; one the server made already answers AlreadyExists', async (t) => {
+    const ns = await env.namespace(t);
+    const { client: c, codes } = await counting(t);
+    proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 0, verbs: ['create'], namespaces: [ns.name] }, { times: 1 });
+    await c.create(ConfigMap, { metadata: { name: 'refused', namespace: ns.name } });
+    assert.deepEqual(codes, ['429', '201']);
+    // The answer lied: the server made the object, so the retry collides with it (as with client-go).
+    proxy.inject({ kind: 'error', code: 503, retryAfterSeconds: 0, applied: true, verbs: ['create'], namespaces: [ns.name] }, { times: 1 });
+    const err = apiError(await c.create(ConfigMap, { metadata: { name: 'made', namespace: ns.name } }).catch((e: unknown) => e));
+    assert.equal(err.reason, 'AlreadyExists');
+    assert.deepEqual((await env.client.list(ConfigMap, { namespace: ns.name })).items.map((cm) => cm.metadata.name).sort(), ['made', 'refused']);
+  });
+
+  test('retries are bounded (10, as client-go; or maxRetries), then the last answer is the error', async (t) => {
+    const ns = await env.namespace(t);
+    using fault = proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 0, verbs: ['list'], namespaces: [ns.name] });
+    const { client: byDefault, codes } = await counting(t);
+    const err = apiError(await byDefault.list(ConfigMap, { namespace: ns.name }).catch((e: unknown) => e));
+    assert.equal(err.reason, 'TooManyRequests');
+    assert.equal(codes.length, 11);
+    assert.equal(fault.hits, 11);
+    const { client: twice } = await counting(t, { maxRetries: 2 });
+    apiError(await twice.list(ConfigMap, { namespace: ns.name }).catch((e: unknown) => e));
+    assert.equal(fault.hits, 14);
+  });
+
+  test('a 503 without Retry-After is final; a watch refused with Retry-After is retried', async (t) => {
+    const ns = await env.namespace(t);
+    const { client: c, codes } = await counting(t);
+    proxy.inject({ kind: 'error', code: 503, verbs: ['list'], namespaces: [ns.name] }, { times: 1 });
+    assert.equal(apiError(await c.list(ConfigMap, { namespace: ns.name }).catch((e: unknown) => e)).code, 503);
+    assert.deepEqual(codes, ['503']);
+
+    const refused = proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 0, verbs: ['watch'], namespaces: [ns.name] }, { times: 2 });
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const events = c.watch(ConfigMap, { namespace: ns.name, signal: stop.signal })[Symbol.asyncIterator]();
+    const first = events.next();
+    await eventually(() => assert.equal(refused.hits, 2));
+    await env.client.create(ConfigMap, { metadata: { name: 'watched', namespace: ns.name } });
+    const event = await first;
+    assert.equal(event.done, false);
+    assert.equal(event.value?.type, 'ADDED');
+    assert.equal(event.value?.object.metadata.name, 'watched');
+  });
+
+  test('waiting out a Retry-After ends when the request is aborted', async (t) => {
+    const ns = await env.namespace(t);
+    using _ = proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 3600, verbs: ['get'], namespaces: [ns.name] });
+    const { client: c } = await counting(t);
+    const err = await c.get(ConfigMap, 'a', { namespace: ns.name, signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
+    assert.ok(err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'), `not an abort: ${String(err)}`);
+  });
+});
+
 describe('errors, as the client sees them', () => {
   test('500, 503 and 504 arrive as kube Status errors', async (t) => {
     const ns = await env.namespace(t);
@@ -76,7 +153,10 @@ describe('errors, as the client sees them', () => {
   test('429 carries Retry-After, in the header and in the Status details', async (t) => {
     const ns = await env.namespace(t);
     using _ = proxy.inject({ kind: 'error', code: 429, retryAfterSeconds: 7, namespaces: [ns.name] });
-    const err = apiError(await client.list(ConfigMap, { namespace: ns.name }).catch((e: unknown) => e));
+    // A client that does not retry, to see the answer itself.
+    const once = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity, maxRetries: 0 });
+    t.after(() => once.close());
+    const err = apiError(await once.list(ConfigMap, { namespace: ns.name }).catch((e: unknown) => e));
     assert.equal(err.reason, 'TooManyRequests');
     assert.equal(err.details?.retryAfterSeconds, 7);
     const raw = await rawGet(`/api/v1/namespaces/${ns.name}/configmaps`);

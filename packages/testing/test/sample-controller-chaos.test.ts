@@ -27,6 +27,7 @@ import {
   SharedInformerFactory,
   createLogger,
   getControllerOf,
+  isConflict,
   objectKey,
   setControllerReference,
   silentLogger,
@@ -145,8 +146,15 @@ describe('the sample-controller under a seeded chaos schedule', () => {
       } else if (step % 3 === 2) {
         await env.client.create(FooKind, foo(next++, 2));
       } else if (!deleted.has(i)) {
-        const current = await env.client.get(FooKind, `foo-${i}`, { namespace: ns.name });
-        await env.client.update(FooKind, { ...current, spec: { ...current.spec, replicas: ((current.spec?.replicas ?? 1) % 10) + 1 } });
+        // The controller writes the Foo's status meanwhile: read again on a conflict, as kubectl scale would.
+        for (;;) {
+          const current = await env.client.get(FooKind, `foo-${i}`, { namespace: ns.name });
+          const scaled = await env.client.update(FooKind, { ...current, spec: { ...current.spec, replicas: ((current.spec?.replicas ?? 1) % 10) + 1 } }).catch((err: unknown) => {
+            if (isConflict(err)) return undefined;
+            throw err;
+          });
+          if (scaled) break;
+        }
       }
     }
     const report = await play;

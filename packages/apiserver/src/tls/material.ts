@@ -1,5 +1,6 @@
 import { X509Certificate, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import {
   type CertificateAndKey,
@@ -16,7 +17,8 @@ export interface ServingHosts {
 
 /** Everything the server needs to serve HTTPS and to hand out an admin kubeconfig. */
 export interface ServingMaterial {
-  ca: CertificateAndKey;
+  /** The CA: clients trust it, and client certificates it signed authenticate. Its key is absent when the caller provided the CA. */
+  ca: { certPem: string; keyPem?: string };
   serving: CertificateAndKey;
   /** Bearer token of the built-in admin user. */
   adminToken: string;
@@ -77,12 +79,68 @@ export async function loadOrCreateServingMaterial(
     await writeFileAtomic(path(FILES.servingCert), serving.certPem, 0o600);
   }
 
-  let adminToken = (await readOptional(path(FILES.adminToken)))?.trim();
+  return { ca, serving, adminToken: await loadOrCreateAdminToken(pki) };
+}
+
+/**
+ * A CA certificate and a serving certificate with its key, made by the
+ * caller, for a server that must start without minting certificates (a test
+ * environment per test file shares one pair per process).
+ */
+export interface ProvidedServingMaterial {
+  /** The CA certificate (PEM) that signed `certPem`. */
+  caPem: string;
+  /** The serving certificate (PEM); it must cover the address the server is reached at. */
+  certPem: string;
+  /** The serving certificate's private key (PEM). */
+  keyPem: string;
+}
+
+/**
+ * Serving material from certificates the caller made: checked (the key is the
+ * certificate's, the CA issued it, it covers `reachedAt`) but never generated.
+ * The admin token is new, or the one kept in `dir` when there is a data dir.
+ */
+export async function providedServingMaterial(provided: ProvidedServingMaterial, dir: string | undefined, reachedAt: string): Promise<ServingMaterial> {
+  const problem = servingProblem(provided, reachedAt);
+  if (problem) throw new Error(`servingMaterial: ${problem}`);
+  const serving = { certPem: provided.certPem, keyPem: provided.keyPem };
+  let adminToken = generateToken();
+  if (dir !== undefined) {
+    const pki = join(dir, 'pki');
+    await mkdir(pki, { recursive: true, mode: 0o700 });
+    adminToken = await loadOrCreateAdminToken(pki);
+  }
+  return { ca: { certPem: provided.caPem }, serving, adminToken };
+}
+
+/** Why the provided pair cannot serve at `reachedAt` (an IP address or a host name), or undefined. */
+function servingProblem(provided: ProvidedServingMaterial, reachedAt: string): string | undefined {
+  let cert: X509Certificate;
+  let caCert: X509Certificate;
+  try {
+    cert = new X509Certificate(provided.certPem);
+    caCert = new X509Certificate(provided.caPem);
+    if (!keyMatches(provided)) return 'keyPem is not the key of certPem';
+  } catch (err) {
+    return `cannot parse the certificates or key: ${(err as Error).message}`;
+  }
+  if (!cert.checkIssued(caCert) || !cert.verify(caCert.publicKey)) return 'certPem was not issued by caPem';
+  const covered = isIP(reachedAt) ? cert.checkIP(reachedAt) !== undefined : cert.checkHost(reachedAt, { subject: 'never', wildcards: false }) !== undefined;
+  if (!covered) return `certPem does not cover ${reachedAt}, the address the server is reached at`;
+  if (new Date(cert.validTo).getTime() <= Date.now()) return `certPem expired at ${cert.validTo}`;
+  return undefined;
+}
+
+/** The admin token kept in `pki`, made on first use. */
+async function loadOrCreateAdminToken(pki: string): Promise<string> {
+  const file = join(pki, FILES.adminToken);
+  let adminToken = (await readOptional(file))?.trim();
   if (!adminToken) {
     adminToken = generateToken();
-    await writeFileAtomic(path(FILES.adminToken), adminToken, 0o600);
+    await writeFileAtomic(file, adminToken, 0o600);
   }
-  return { ca, serving, adminToken };
+  return adminToken;
 }
 
 async function loadCertificateAuthority(certPath: string, keyPath: string): Promise<CertificateAndKey | undefined> {
@@ -118,7 +176,7 @@ function servingStillUsable(serving: CertificateAndKey, ca: CertificateAndKey, h
   }
 }
 
-function keyMatches(pair: CertificateAndKey): boolean {
+function keyMatches(pair: { certPem: string; keyPem: string }): boolean {
   const fromCert = new X509Certificate(pair.certPem).publicKey.export({ type: 'spki', format: 'der' });
   const fromKey = createPublicKey(createPrivateKey(pair.keyPem)).export({ type: 'spki', format: 'der' });
   return fromCert.equals(fromKey);

@@ -6,7 +6,7 @@
  * `latency`), `applied` (an `error` or `reset` after the server did the
  * write) or `p=<probability>`.
  */
-import { faultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
+import { allFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -37,18 +37,19 @@ export function parseListen(text: string): { host: string; port: number } {
 
 const errorCodes: readonly number[] = [500, 503, 504, 429];
 
-/** `latency:200,error:504:applied,cut-watch` -> templates. */
+/** `latency:200,error:504:applied,cut-watch,delete-pod:app=web` -> templates. */
 export function parseFaults(text: string | undefined): FaultTemplate[] | undefined {
   if (text === undefined || text.trim() === '' || text.trim() === 'all') return undefined;
   return text.split(',').map((item) => {
     const [kind, ...options] = item.trim().split(':');
-    if (!faultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${faultKinds.join(', ')}`);
+    if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${allFaultKinds.join(', ')}`);
     const template: Exclude<FaultTemplate, FaultKind> = { kind: kind as FaultKind };
     for (const option of options) {
       if (option === 'applied' && (kind === 'error' || kind === 'reset')) template.applied = true;
       else if (/^p=(0(\.\d+)?|1(\.0+)?)$/.test(option) && (kind === 'error' || kind === 'reset')) template.probability = Number(option.slice(2));
       else if (/^\d+$/.test(option) && kind === 'latency') template.ms = Number(option);
       else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) template.code = Number(option) as ErrorCode;
+      else if (kind === 'delete-pod' && /^[\w./-]+!?==?[\w.-]*$/.test(option)) template.labelSelector = option;
       else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}`);
     }
     return template;

@@ -227,7 +227,6 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_00
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function recordingLogger(): CacheLogger & { lines: Array<{ level: string; msg: string; fields: LogFields }> } {
   const lines: Array<{ level: string; msg: string; fields: LogFields }> = [];
@@ -299,7 +298,9 @@ describe('Informer over HTTPS against the embedded server', () => {
     await waitFor(() => h.lw.calls.filter((c) => c.startsWith('watch')).length >= 5, 'four server-side watch ends', 10_000);
     await patchCm(ns, 'cm-3', { changed: 'yes' });
     await waitFor(() => h.log.includes('update cm-3'), 'the one real update');
-    await sleep(700); // at least one more watch ends and is resumed
+    const watchesSoFar = h.lw.calls.filter((c) => c.startsWith('watch')).length;
+    // Two more watches opened: the first of them lived out a whole watch, in which any replay would have arrived.
+    await waitFor(() => h.lw.calls.filter((c) => c.startsWith('watch')).length >= watchesSoFar + 2, 'a resumed watch to run its course and end', 10_000);
     const updates = h.log.filter((l) => l.startsWith('update'));
     assert.deepEqual(updates, ['update cm-3'], 'exactly one update: nothing replayed after reconnects');
     assert.equal(h.log.filter((l) => l.startsWith('add')).length, 20);

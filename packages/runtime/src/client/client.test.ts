@@ -13,7 +13,7 @@ import type { KubeObject, Status } from '@operant/apimachinery';
 import { defineKind } from '../kind.js';
 import { loadKubeConfig } from '../config/load.js';
 import { Client, type PatchBody } from './client.js';
-import type { PatchOptions, PatchType } from './options.js';
+import type { KubeList, PatchOptions, PatchType } from './options.js';
 import {
   ApiError,
   isAlreadyExists,
@@ -232,13 +232,21 @@ describe('Client against the embedded server', () => {
     const cm = await client.create(ConfigMap, { metadata: { name: 'pre', namespace: ns } });
     await assert.rejects(client.delete(ConfigMap, 'pre', { namespace: ns, preconditions: { uid: 'not-the-uid' } }), (e) => isConflict(e));
     const res = await client.delete(ConfigMap, 'pre', { namespace: ns, preconditions: { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion }, propagationPolicy: 'Foreground' });
-    assert.ok(res);
+    // Foreground: the object stays, marked for deletion with the foregroundDeletion finalizer, until the garbage collector is done.
+    const marked = res as ConfigMap;
+    assert.equal(marked.metadata?.uid, cm.metadata.uid, JSON.stringify(res));
+    assert.ok(marked.metadata.deletionTimestamp, 'marked for deletion');
+    assert.deepEqual(marked.metadata.finalizers, ['foregroundDeletion']);
+    for await (const event of client.watch(ConfigMap, { namespace: ns, fieldSelector: 'metadata.name=pre', resourceVersion: marked.metadata.resourceVersion })) {
+      if (event.type === 'DELETED') break; // the garbage collector finished the delete
+    }
+    await assert.rejects(client.get(ConfigMap, 'pre', { namespace: ns }), (e) => isNotFound(e));
 
     for (const name of ['bulk-1', 'bulk-2', 'keep']) {
       await client.create(ConfigMap, { metadata: { name, namespace: ns, labels: { bulk: name === 'keep' ? 'no' : 'yes' } } });
     }
     const dry = await client.deleteAllOf(ConfigMap, { namespace: ns, labelSelector: 'bulk=yes', dryRun: true });
-    assert.ok(dry);
+    assert.equal((dry as KubeList<ConfigMap>).items.length, 2, 'the dry run answers with the two objects it would delete');
     assert.equal((await client.list(ConfigMap, { namespace: ns, labelSelector: 'bulk' })).items.length, 3);
     await client.deleteAllOf(ConfigMap, { namespace: ns, labelSelector: { bulk: 'yes' }, propagationPolicy: 'Background' });
     assert.deepEqual((await client.list(ConfigMap, { namespace: ns, labelSelector: 'bulk' })).items.map((i) => i.metadata.name), ['keep']);

@@ -55,6 +55,13 @@ export interface ClientOptions {
   metrics?: RequestMetrics;
   /** Receives each warning the server sends (`Warning` headers, e.g. unknown fields); default ignores them. */
   onWarning?: (message: string) => void;
+  /**
+   * How many times a request is sent again when the server answers 429 or 5xx
+   * with a `Retry-After` of whole seconds, after that delay (client-go's
+   * behaviour, for every verb: the server did not act on the request); default 10,
+   * 0 never. The last answer is the error when they run out.
+   */
+  maxRetries?: number;
 }
 
 /**
@@ -181,6 +188,7 @@ export class Client {
       metrics: options.metrics ?? noopRequestMetrics,
       userAgent: options.userAgent ?? defaultUserAgent,
       onWarning: options.onWarning ?? (() => undefined),
+      maxRetries: options.maxRetries,
     });
     return new Client(config, transport);
   }

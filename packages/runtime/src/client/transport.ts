@@ -2,16 +2,20 @@
  * One HTTP request to the API server, done the way client-go's rest client does
  * it: throttled by the rate limiter, authenticated by the config's credentials
  * (re-fetched once after a 401 when the provider can refresh them), over a
- * keep-alive agent, observed by the metrics hook, with non-2xx answers turned
- * into {@link ApiError}s.
+ * keep-alive agent, sent again after the delay the server asks for with a 429
+ * or 5xx and `Retry-After` (at most `maxRetries` times, each throttled again),
+ * observed by the metrics hook, with non-2xx answers turned into
+ * {@link ApiError}s.
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientConfig, Credentials } from '../config/index.js';
 import { AgentPool } from './agents.js';
 import { apiErrorFromResponse } from './api-error.js';
 import type { RequestMetrics } from './metrics.js';
 import type { RequestRateLimiter } from './rate-limiter.js';
+import { defaultMaxRetries, retryAfterMs } from './retry-after.js';
 
 /** What to send. `path` is relative to the server URL and includes the query. */
 export interface HttpRequest {
@@ -36,6 +40,8 @@ export interface TransportOptions {
   userAgent: string;
   /** Receives the text of each `Warning` header the server sends. */
   onWarning: (message: string) => void;
+  /** How many times a request is sent again when the server asks with `Retry-After`; default 10, as client-go. */
+  maxRetries?: number;
 }
 
 /** Socket errors after which a request on a reused keep-alive connection is sent again (the server closed an idle connection). */
@@ -83,24 +89,22 @@ export class Transport {
 
   /** Sends a request and reads the whole answer; non-2xx answers reject with an ApiError. */
   async send(req: HttpRequest): Promise<HttpResponse> {
-    const started = performance.now();
-    await this.options.limiter.wait(req.signal);
-    const waitedMs = performance.now() - started;
-    for (let attempt = 0; ; attempt++) {
-      const credentials = await this.config.credentials.credentials();
+    const attempts = this.attempts(req);
+    for (;;) {
+      const { started, waitedMs, credentials, first } = await attempts.next();
       let res: IncomingMessage;
       let body: string;
       try {
-        res = await this.open(req, credentials, attempt);
+        res = await this.open(req, credentials, first);
         body = await readBody(res);
       } catch (e) {
         this.observe(req.method, '<error>', started, waitedMs);
-        if (attempt === 0 && isStaleConnection(e) && req.method !== 'POST' && req.method !== 'PATCH') continue;
+        if (first && isStaleConnection(e) && req.method !== 'POST' && req.method !== 'PATCH') continue;
         throw e;
       }
       const status = res.statusCode ?? 0;
       this.observe(req.method, String(status), started, waitedMs);
-      if (status === 401 && attempt === 0 && this.config.credentials.invalidate?.(credentials)) continue;
+      if (await attempts.again(status, res, credentials)) continue;
       if (status < 200 || status > 299) throw apiErrorFromResponse(status, body, this.describe(req));
       return { status, body };
     }
@@ -111,26 +115,60 @@ export class Transport {
    * response once a 2xx status arrived; other answers reject with an ApiError.
    */
   async stream(req: HttpRequest): Promise<IncomingMessage> {
-    const started = performance.now();
-    await this.options.limiter.wait(req.signal);
-    const waitedMs = performance.now() - started;
-    for (let attempt = 0; ; attempt++) {
-      const credentials = await this.config.credentials.credentials();
+    const attempts = this.attempts(req);
+    for (;;) {
+      const { started, waitedMs, credentials, first } = await attempts.next();
       let res: IncomingMessage;
       try {
-        res = await this.open(req, credentials, attempt);
+        res = await this.open(req, credentials, first);
       } catch (e) {
         this.observe(req.method, '<error>', started, waitedMs);
-        if (attempt === 0 && isStaleConnection(e)) continue;
+        if (first && isStaleConnection(e)) continue;
         throw e;
       }
       const status = res.statusCode ?? 0;
       this.observe(req.method, String(status), started, waitedMs);
       if (status >= 200 && status <= 299) return res;
       const body = await readBody(res);
-      if (status === 401 && attempt === 0 && this.config.credentials.invalidate?.(credentials)) continue;
+      if (await attempts.again(status, res, credentials)) continue;
       throw apiErrorFromResponse(status, body, this.describe(req));
     }
+  }
+
+  /**
+   * The attempts at one request: `next()` throttles each (the first and every
+   * retry, as client-go does) and fetches credentials; `again()` says whether
+   * an answer calls for another attempt (once after a 401 whose credentials
+   * could be refreshed; after the server's delay for a 429 or 5xx with
+   * `Retry-After`, up to `maxRetries` times), having waited that delay.
+   */
+  private attempts(req: HttpRequest): {
+    next(): Promise<{ started: number; waitedMs: number; credentials: Credentials; first: boolean }>;
+    again(status: number, res: IncomingMessage, credentials: Credentials): Promise<boolean>;
+  } {
+    const maxRetries = this.options.maxRetries ?? defaultMaxRetries;
+    let count = 0;
+    let refreshed = false;
+    let retries = 0;
+    return {
+      next: async () => {
+        const started = performance.now();
+        await this.options.limiter.wait(req.signal);
+        const waitedMs = performance.now() - started;
+        return { started, waitedMs, credentials: await this.config.credentials.credentials(), first: count++ === 0 };
+      },
+      again: async (status, res, credentials) => {
+        if (status === 401 && !refreshed && this.config.credentials.invalidate?.(credentials)) {
+          refreshed = true;
+          return true;
+        }
+        const delayMs = retryAfterMs(status, res.headers['retry-after']);
+        if (delayMs === undefined || retries >= maxRetries) return false;
+        retries++;
+        await sleep(delayMs, undefined, { signal: req.signal });
+        return true;
+      },
+    };
   }
 
   /** Closes all connections (open watches end). */
@@ -150,7 +188,7 @@ export class Transport {
     }
   }
 
-  private open(req: HttpRequest, credentials: Credentials, attempt: number): Promise<IncomingMessage> {
+  private open(req: HttpRequest, credentials: Credentials, first: boolean): Promise<IncomingMessage> {
     const headers: OutgoingHttpHeaders = { ...this.fixedHeaders, Accept: req.accept ?? 'application/json' };
     if (credentials.token) headers.Authorization = `Bearer ${credentials.token}`;
     else if (credentials.basic) headers.Authorization = `Basic ${Buffer.from(`${credentials.basic.username}:${credentials.basic.password}`).toString('base64')}`;
@@ -178,7 +216,7 @@ export class Transport {
       );
       r.on('error', (e: NodeJS.ErrnoException) => {
         // Remember whether the connection was a reused one: only then is a retry safe.
-        if (r.reusedSocket && attempt === 0) (e as StaleMarked).staleConnection = staleConnectionErrors.has(e.code ?? '');
+        if (r.reusedSocket && first) (e as StaleMarked).staleConnection = staleConnectionErrors.has(e.code ?? '');
         reject(e);
       });
       r.end(req.body);

@@ -76,6 +76,17 @@ export class ActiveFault implements InjectedFault {
     return true;
   }
 
+  /**
+   * For a cluster fault: draws its victim among `candidates` with the fault's
+   * own generator and counts the hit; nothing when it is no longer in force
+   * or there is nothing to hit.
+   */
+  strike<T>(candidates: readonly T[]): T | undefined {
+    if (!this.active || candidates.length === 0) return undefined;
+    this.hits++;
+    return this.random.pick(candidates);
+  }
+
   /** Removes the fault when it has hit as many requests as it was allowed. */
   settle(): void {
     if (this.times !== undefined && this.hits >= this.times) this.remove();

@@ -6,12 +6,13 @@
  * | kind             | on a matching request                                                               |
  * |------------------|-------------------------------------------------------------------------------------|
  * | `latency`        | waits `ms` before forwarding                                                         |
- * | `error`          | answers `code` (500, 503, 504, 429 + Retry-After) as a Status; `applied`: after the server did it |
+ * | `error`          | answers `code` (500, 503, 504, 429 + Retry-After) as a Status, with Retry-After when asked; `applied`: after the server did it |
  * | `reset`          | destroys the connection; `applied`: after the server did it                           |
  * | `cut-watch`      | a watch stream ends in the middle of its next event (half a line, then a reset)       |
  * | `expire`         | a watch resuming from a resourceVersion gets HTTP 200 with one ERROR event, 410 Expired |
  * | `drop-bookmarks` | BOOKMARK events of watch streams are not delivered                                    |
  * | `partition`      | requests hang and watch streams stall until the fault ends                            |
+ * | `delete-pod`     | a cluster fault: at its start, one running pod in scope (and `labelSelector`) is deleted, as Chaos Monkey does |
  *
  * `applied` faults are the nasty ones: the write happened, the client hears
  * it failed, and whatever it does next (retry, create again) is what breaks
@@ -34,6 +35,21 @@ import type { RequestInfo, Verb } from './request-info.js';
 export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', 'drop-bookmarks', 'partition'] as const;
 
 /**
+ * The kinds of fault that act on the cluster rather than on requests: the
+ * proxy does them through its upstream credentials when they start. A
+ * schedule has them only when asked (they change the cluster, not just what
+ * a client sees).
+ *
+ * @example
+ * ```ts
+ * import { chaos, clusterFaultKinds, faultKinds } from '@operant/testing';
+ *
+ * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...clusterFaultKinds], scope: { namespaces: ['team-a'] } });
+ * ```
+ */
+export const clusterFaultKinds = ['delete-pod'] as const;
+
+/**
  * A fault's kind.
  *
  * @example
@@ -43,7 +59,10 @@ export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', '
  * const watchFaults: FaultKind[] = faultKinds.filter((k) => k === 'cut-watch' || k === 'expire');
  * ```
  */
-export type FaultKind = (typeof faultKinds)[number];
+export type FaultKind = (typeof faultKinds)[number] | (typeof clusterFaultKinds)[number];
+
+/** Every kind of fault, request faults first. */
+export const allFaultKinds: readonly FaultKind[] = [...faultKinds, ...clusterFaultKinds];
 
 /**
  * Which requests a fault touches; every given list must match (a missing one
@@ -84,7 +103,10 @@ export type Fault = FaultScope &
     | {
         kind: 'error';
         code: ErrorCode;
-        /** For 429: the Retry-After header and `details.retryAfterSeconds`; default 1. */
+        /**
+         * The Retry-After header and `details.retryAfterSeconds`: clients (client-go, the
+         * runtime's) send the request again after that many seconds. Default 1 for 429, none otherwise.
+         */
         retryAfterSeconds?: number;
         /** Forward first, then answer the error: the server did it, the client hears it failed. Default false. */
         applied?: boolean;
@@ -102,6 +124,11 @@ export type Fault = FaultScope &
     | { kind: 'expire' }
     | { kind: 'drop-bookmarks' }
     | { kind: 'partition' }
+    | {
+        kind: 'delete-pod';
+        /** Only pods matching this label selector (`app=web`); default any pod in the fault's namespaces (or in all). */
+        labelSelector?: string;
+      }
   );
 
 /** Whether `fault`'s scope covers the request. Non-resource requests (discovery) match only unscoped faults. */
@@ -121,18 +148,22 @@ function resourceMatches(pattern: string, info: RequestInfo): boolean {
   return dot < 0 || pattern.slice(dot + 1) === info.group;
 }
 
-/** The Status an `error` fault answers with, in kube-apiserver's words. */
-export function errorStatus(code: ErrorCode, retryAfterSeconds = 1): Status {
+/**
+ * The Status an `error` fault answers with, in kube-apiserver's words, with
+ * `details.retryAfterSeconds` when the client is told to come back (always for 429).
+ */
+export function errorStatus(code: ErrorCode, retryAfterSeconds?: number): Status {
   const why = 'injected by the operant chaos proxy';
+  const retry = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
   switch (code) {
     case 500:
-      return new StatusError(500, 'InternalError', `Internal error occurred: ${why}`, { causes: [{ message: why }] }).status;
+      return new StatusError(500, 'InternalError', `Internal error occurred: ${why}`, { causes: [{ message: why }], ...retry }).status;
     case 503:
-      return new StatusError(503, 'ServiceUnavailable', `the server is currently unable to handle the request (${why})`).status;
+      return new StatusError(503, 'ServiceUnavailable', `the server is currently unable to handle the request (${why})`, retry).status;
     case 504:
-      return new StatusError(504, 'Timeout', `Timeout: request did not complete within requested timeout - context deadline exceeded (${why})`).status;
+      return new StatusError(504, 'Timeout', `Timeout: request did not complete within requested timeout - context deadline exceeded (${why})`, retry).status;
     case 429:
-      return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }).status;
+      return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: retryAfterSeconds ?? 1 }).status;
   }
 }
 
@@ -157,14 +188,19 @@ export function describeFault(fault: Fault): string {
       what = `latency ${fault.ms} ms`;
       break;
     case 'error':
-      what = `error ${fault.code}${fault.code === 429 ? ` (Retry-After ${fault.retryAfterSeconds ?? 1})` : ''}${fault.applied ? ' after applying' : ''}`;
+      what = `error ${fault.code}${fault.code === 429 || fault.retryAfterSeconds !== undefined ? ` (Retry-After ${fault.retryAfterSeconds ?? 1})` : ''}${fault.applied ? ' after applying' : ''}`;
       break;
     case 'reset':
       what = `reset${fault.applied ? ' after applying' : ''}`;
+      break;
+    case 'delete-pod':
+      what = `delete a pod${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
       break;
     default:
       what = fault.kind;
   }
   const p = 'probability' in fault && fault.probability !== undefined && fault.probability < 1 ? ` p=${fault.probability}` : '';
+  // A cluster fault acts on objects, not on requests: only its namespaces scope it.
+  if (fault.kind === 'delete-pod') return `${what}${fault.namespaces ? ` in ${fault.namespaces.join(',')}` : ''}`;
   return `${what}${p}${scope ? ` on ${scope}` : ''}`;
 }

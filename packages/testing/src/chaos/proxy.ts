@@ -21,9 +21,10 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { StatusError } from '@operant/apimachinery';
-import { loadKubeConfig, type ClientConfig } from '@operant/runtime';
+import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
+import { applyClusterFault } from './cluster-faults.js';
 import { errorStatus, expiredWatchEvent, inScope, type Fault, type FaultKind } from './faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
@@ -91,6 +92,8 @@ export class FaultProxy {
   private nextId = 1;
   private readonly started = performance.now();
   private readonly upstream: Upstream;
+  /** The client of cluster faults, on the upstream credentials; made when the first one starts. */
+  private clusterClient: Client | undefined;
   private stopped: Promise<void> | undefined;
 
   private constructor(
@@ -164,6 +167,7 @@ export class FaultProxy {
     });
     this.faults.push(active);
     this.record({ type: 'start', faultId: id, fault });
+    if (fault.kind === 'delete-pod') void this.clusterFault(active, fault);
     return active;
   }
 
@@ -200,6 +204,7 @@ export class FaultProxy {
         this.server.closeAllConnections();
       });
       this.upstream.close();
+      this.clusterClient?.close();
     })();
     return this.stopped;
   }
@@ -216,6 +221,17 @@ export class FaultProxy {
     } catch {
       // A printer must not break the proxy.
     }
+  }
+
+  /** Does what a cluster fault does when it starts, and records a hit, or a miss when there was nothing to act on (or no way to look); the schedule goes on. */
+  private async clusterFault(f: ActiveFault, fault: Extract<Fault, { kind: 'delete-pod' }>): Promise<void> {
+    this.clusterClient ??= Client.fromConfig(this.upstream.config, { qps: Infinity, userAgent: 'operant-chaos' });
+    const outcome = await applyClusterFault(this.clusterClient, fault, (candidates) => f.strike(candidates)).catch((err: unknown) => ({
+      request: undefined,
+      detail: `could not list the pods: ${err instanceof Error ? err.message : String(err)}`,
+    }));
+    if (outcome.request) this.hit(f, outcome.request, outcome.detail);
+    else this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: outcome.detail });
   }
 
   /** The first fault of `kind` that hits this request, counting the hit. */
@@ -307,7 +323,8 @@ export class FaultProxy {
     const status = errorStatus(fault.code, fault.retryAfterSeconds);
     this.hit(f, request, `answered ${fault.code}${after}`);
     this.failedWrite(f, info, name, applied, String(fault.code));
-    sendStatus(res, status, fault.code === 429 ? { 'Retry-After': String(fault.retryAfterSeconds ?? 1) } : {});
+    const retryAfter = status.details?.retryAfterSeconds;
+    sendStatus(res, status, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
   }
 
   private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: string, body: Buffer, auth: Auth): Promise<void> {

@@ -18,8 +18,12 @@ import type { Verb } from './request-info.js';
  */
 export interface FaultRecord {
   at: number;
-  /** A fault became active (`start`), stopped (`end`), or acted on a request (`hit`). */
-  type: 'start' | 'end' | 'hit';
+  /**
+   * A fault became active (`start`), stopped (`end`), acted on a request or,
+   * for a cluster fault, on an object (`hit`), or was a cluster fault that
+   * found nothing to act on (`miss`).
+   */
+  type: 'start' | 'end' | 'hit' | 'miss';
   /** The injected fault's id (its schedule index when it came from a schedule). */
   faultId: number;
   fault: Fault;

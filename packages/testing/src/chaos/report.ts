@@ -3,7 +3,7 @@
  * faults (windows opening and closing, requests hit), and a summary: hits per
  * kind of fault and the writes that failed, those the server had done apart.
  */
-import { describeFault, faultKinds, type FaultKind } from './faults.js';
+import { allFaultKinds, describeFault, type FaultKind } from './faults.js';
 import type { FailedWrite, FaultRecord } from './records.js';
 import type { ChaosSchedule } from './schedule.js';
 
@@ -85,7 +85,7 @@ function summarize(r: Omit<ChaosReport, 'timeline' | 'summary'>): string {
     const map = rec.type === 'start' ? windows : rec.type === 'hit' ? hits : undefined;
     map?.set(rec.fault.kind, (map.get(rec.fault.kind) ?? 0) + 1);
   }
-  const rows = faultKinds.filter((k) => windows.has(k) || hits.has(k)).map((k) => `  ${k.padEnd(15)} ${String(windows.get(k) ?? 0).padStart(4)} windows ${String(hits.get(k) ?? 0).padStart(6)} hits`);
+  const rows = allFaultKinds.filter((k) => windows.has(k) || hits.has(k)).map((k) => `  ${k.padEnd(15)} ${String(windows.get(k) ?? 0).padStart(4)} windows ${String(hits.get(k) ?? 0).padStart(6)} hits`);
   const applied = r.failedWrites.filter((w) => w.applied);
   return [
     `chaos summary: seed ${r.seed}, ran ${(r.elapsedMs / 1000).toFixed(1)} s of ${(r.schedule.duration / 1000).toFixed(1)} s, ${r.requests} requests proxied`,

@@ -9,7 +9,7 @@
  * each request within a window is reproducible too, as far as the requests
  * are the same: each window draws its `probability` from a generator of its own.
  */
-import { describeFault, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './faults.js';
+import { allFaultKinds, describeFault, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './faults.js';
 import { Prng, randomSeed } from './prng.js';
 
 /**
@@ -40,6 +40,7 @@ export type FaultTemplate =
       retryAfterSeconds?: number;
       applied?: boolean;
       probability?: number;
+      labelSelector?: string;
     });
 
 /**
@@ -57,7 +58,7 @@ export interface ChaosOptions {
   seed?: number;
   /** How long the schedule lasts, ms. */
   duration: number;
-  /** What may be injected; default every kind, unscoped. */
+  /** What may be injected; default every request fault kind ({@link faultKinds}), unscoped; cluster faults only when listed. */
   faults?: readonly FaultTemplate[];
   /** The mean time between the starts of two faults; default 700 ms. */
   meanGapMs?: number;
@@ -122,6 +123,8 @@ export const defaultWindows: Readonly<Record<FaultKind, readonly [number, number
   expire: [200, 1000],
   'drop-bookmarks': [1000, 4000],
   partition: [300, 1500],
+  // The deletion is done when the window opens; the window only marks it in the timeline.
+  'delete-pod': [100, 500],
 });
 
 /**
@@ -146,7 +149,7 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
   if (!Number.isInteger(seed)) throw new RangeError(`chaos: seed must be an integer, got ${seed}`);
   const templates = (options.faults ?? faultKinds).map((t): TemplateObject => (typeof t === 'string' ? { kind: t } : t));
   if (templates.length === 0) throw new RangeError('chaos: faults is empty');
-  for (const t of templates) if (!faultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}; kinds: ${faultKinds.join(', ')}`);
+  for (const t of templates) if (!allFaultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}; kinds: ${allFaultKinds.join(', ')}`);
   const meanGap = options.meanGapMs ?? 700;
   const random = new Prng(seed);
   const entries: ScheduledFault[] = [];
@@ -197,6 +200,8 @@ function instantiate(template: TemplateObject, random: Prng, defaultScope: Fault
       const applied = random.chance(0.5);
       return { kind: 'reset', applied: template.applied ?? applied, probability: template.probability ?? 0.5, ...scope };
     }
+    case 'delete-pod':
+      return { kind: 'delete-pod', ...(template.labelSelector ? { labelSelector: template.labelSelector } : {}), ...scope };
     default:
       return { kind: template.kind, ...scope };
   }

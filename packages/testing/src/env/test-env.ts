@@ -4,7 +4,8 @@
  * CRDs installed and Established, its webhook configurations pointed at a
  * local port, an admin client and a kubeconfig (file and text). Cheap enough
  * for one per test file: the server starts in tens of milliseconds, and the
- * certificates for webhooks and proxies are made once per process.
+ * certificates it serves, like those of webhooks and proxies, are made once
+ * per process (read from a cache directory after the first process).
  *
  * Per test it hands out fresh namespaces, runs the operator under test (a
  * Manager on the environment's kubeconfig, or a fault proxy's), and puts
@@ -15,6 +16,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '@operant/apiserver';
+import type { SimulatedCluster, SimulatedClusterOptions } from '@operant/controllers';
 import {
   Client,
   ConfigMap,
@@ -57,6 +59,7 @@ import { installWebhooks } from './webhooks.js';
  *   crds: ['config/crd/bases'],
  *   webhooks: { manifests: 'config/webhook/manifests.yaml' },
  *   server: { bookmarkIntervalMs: 1_000 },
+ *   cluster: { nodes: 3 },
  * };
  * ```
  */
@@ -66,7 +69,15 @@ export interface TestEnvOptions {
   /** Webhook configurations to install, pointed at {@link TestEnv.webhook}'s port on this machine. */
   webhooks?: { manifests: ManifestSource };
   /** Settings of the embedded server (bookmark interval, watch timeouts, history...). */
-  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp'>;
+  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp' | 'servingMaterial'>;
+  /**
+   * A simulated cluster beside the server (@operant/controllers): `nodes`
+   * simulated nodes (`node-1`...), the scheduler and the deployment and
+   * replicaset controllers, so that Deployments get pods that run and become
+   * ready. Default none: only the API server and its own controllers
+   * (namespaces, garbage collection).
+   */
+  cluster?: Omit<SimulatedClusterOptions, 'kubeconfig'>;
 }
 
 /**
@@ -158,6 +169,8 @@ export class TestEnv implements AsyncDisposable {
     readonly crdKinds: readonly Kind[],
     /** Where webhooks are expected, when the environment was started with some. */
     readonly webhook: EnvWebhook | undefined,
+    /** The simulated cluster, when the environment was started with `cluster`. */
+    readonly cluster: SimulatedCluster | undefined,
     private readonly dir: string,
     started: number,
   ) {
@@ -180,19 +193,22 @@ export class TestEnv implements AsyncDisposable {
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
     const started = performance.now();
     const wantsWebhooks = options.webhooks !== undefined;
-    // Everything that does not need the server is done while it starts.
-    const serverStart = startApiServer({ ...options.server, port: 0 });
+    // The server serves the process's certificate (made once, then read from
+    // the cache), so no start mints one. Everything else that does not need
+    // the server is done while it starts.
+    const certs = await processCertificates();
+    const serverStart = startApiServer({ ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key } });
     const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
     let server: RunningApiServer | undefined;
     let client: Client | undefined;
+    let clusterStart: Promise<SimulatedCluster> | undefined;
     let dir: string | undefined;
     try {
-      const [running, madeDir, crdObjects, webhookObjects, certs, port] = await Promise.all([
+      const [running, madeDir, crdObjects, webhookObjects, port] = await Promise.all([
         serverStart,
         dirMade,
         readManifests(options.crds),
         readManifests(options.webhooks?.manifests),
-        wantsWebhooks ? processCertificates() : undefined,
         wantsWebhooks ? freePort() : undefined,
       ]);
       server = running;
@@ -200,15 +216,18 @@ export class TestEnv implements AsyncDisposable {
       const path = join(dir, 'kubeconfig');
       const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
       client = Client.fromConfig(config, { qps: Infinity });
-      const webhook = certs && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
-      const [crdKinds] = await Promise.all([
+      const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
+      clusterStart = options.cluster ? startCluster({ ...options.cluster, kubeconfig: config }) : undefined;
+      const [crdKinds, cluster] = await Promise.all([
         installCrds(client, crdObjects),
+        clusterStart,
         webhook ? installWebhooks(client, webhookObjects, webhook) : undefined,
         // A test's kubeconfig needs no fsync: it lives as long as the process.
         writeFile(path, server.kubeconfig, { mode: 0o600 }),
       ]);
-      return new TestEnv(server, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, dir, started);
+      return new TestEnv(server, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, cluster, dir, started);
     } catch (err) {
+      await (await clusterStart?.catch(() => undefined))?.stop();
       client?.close();
       await (server ?? (await serverStart.catch(() => undefined)))?.stop();
       const made = dir ?? (await dirMade.catch(() => undefined));
@@ -331,11 +350,12 @@ export class TestEnv implements AsyncDisposable {
     return converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
   }
 
-  /** Stops what is still running (managers, proxies), then the server, and removes the kubeconfig file. */
+  /** Stops what is still running (managers, proxies, the simulated cluster), then the server, and removes the kubeconfig file. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       const errors: unknown[] = [];
       for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
+      await this.cluster?.stop().catch((err: unknown) => errors.push(err));
       this.client.close();
       await this.server.stop();
       await rm(this.dir, { recursive: true, force: true });
@@ -354,4 +374,10 @@ export class TestEnv implements AsyncDisposable {
     this.cleanups.add(cleanup);
     this.scoped.add(scope, cleanup);
   }
+}
+
+/** The simulated cluster's controllers are loaded only by environments that ask for one: the others do not pay for the import. */
+async function startCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
+  const { startSimulatedCluster } = await import('@operant/controllers');
+  return startSimulatedCluster(options);
 }

@@ -99,6 +99,8 @@ export function customResourceStrategy(info: ResourceInfo, terminating: () => bo
   };
   return baseStrategy({
     tracksGeneration: true,
+    // apiextensions-apiserver's strategies: an update must name the version it replaces.
+    allowUnconditionalUpdate: false,
     hasStatusSubresource: (info.subresources ?? []).includes('status'),
     applyDefaults(obj) {
       if (!schema) return;

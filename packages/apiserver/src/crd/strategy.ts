@@ -15,6 +15,8 @@ export type CrdLister = () => CustomResourceDefinition[];
 export function crdStrategy(others: CrdLister): Strategy {
   return baseStrategy({
     tracksGeneration: true,
+    // apiextensions-apiserver's strategies: an update must name the version it replaces.
+    allowUnconditionalUpdate: false,
     hasStatusSubresource: true,
     applyDefaults(o) {
       const spec = asCrd(o).spec;

@@ -354,6 +354,7 @@ export class ResourceStore {
         throw notFound(this.groupResource, name);
       }
       if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
+      if (!rv && !this.strategy.allowUnconditionalUpdate) throw resourceVersionRequired(this.groupResource, name);
       try {
         const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(body) });
         return { ...result, warnings: [...warnings, ...result.warnings] };
@@ -941,4 +942,15 @@ function paginate(
   for (let j = i; j < items.length; j++) if (filter.matches(items[j].value)) { more = true; break; }
   // kube reports remainingItemCount only when no selector could hide items.
   return { items: page, more, remaining: filter.empty && more ? items.length - i : undefined };
+}
+
+/**
+ * kube's Store.Update for a kind that allows no unconditional update: the
+ * error names the resource where the kind would go, and the missing version as
+ * Go prints a uint64 zero (%#v).
+ */
+function resourceVersionRequired(resource: { group: string; resource: string }, name: string): StatusError {
+  // The value is part of the detail: formatFieldValue would print 0, Go prints 0x0.
+  const error: FieldError = { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', hasValue: false, detail: '0x0: must be specified for an update' };
+  return invalid(resource.group, resource.resource, name, [error]);
 }

@@ -15,6 +15,8 @@ export interface Strategy {
   returnsDeletedObject: boolean;
   /** Whether PUT of a missing object creates it. */
   allowCreateOnUpdate: boolean;
+  /** Whether a PUT without a resourceVersion replaces whatever is stored (false: it is refused, as for custom resources and CRDs). */
+  allowUnconditionalUpdate: boolean;
   /** Fills in defaults (both on create and update), as kube's defaulting functions do. */
   applyDefaults(obj: KubeObject): void;
   /** kube's built-in mutating admission plugins for a new object, which run before the mutating webhooks. */
@@ -42,6 +44,7 @@ export function baseStrategy(overrides: Partial<Strategy> = {}): Strategy {
     hasStatusSubresource: false,
     returnsDeletedObject: false,
     allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
     applyDefaults: () => {},
     admitCreate: () => {},
     prepareForCreate: () => {},

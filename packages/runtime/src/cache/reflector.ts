@@ -31,7 +31,7 @@ import { Backoff, type BackoffOptions } from './backoff.js';
 import { abortable, sleep } from './abort.js';
 import { stderrLogger, type CacheLogger } from './logger.js';
 import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
-import { WatchStalledError, WatchStatusError, errorMessage, failureReason, isResourceExpired } from './watch-errors.js';
+import { WatchStalledError, WatchStatusError, errorMessage, failureReason, needsRelist } from './watch-errors.js';
 import { NoKindMatchError } from '../no-kind-match.js';
 
 /** A watch that ends by itself sooner than this with no event at all is suspicious: the next one waits a backoff delay. */
@@ -411,7 +411,7 @@ export class Reflector<T extends KubeObject> {
   private async recover(err: unknown, phase: ReflectorPhase, signal: AbortSignal): Promise<void> {
     this.counted(err, phase);
     const fields = { informer: this.name, phase, reason: failureReason(err), err: errorMessage(err), resourceVersion: this.state.resourceVersion };
-    if (isResourceExpired(err)) {
+    if (needsRelist(err)) {
       // The server's history no longer reaches our resourceVersion: only a relist can tell what changed.
       this.needsList = true;
       this.expiredInARow++;

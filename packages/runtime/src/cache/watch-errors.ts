@@ -77,16 +77,18 @@ export function statusCodeOf(err: unknown): number | undefined {
 }
 
 /**
- * True when the error means "your resourceVersion is too old": relist.
+ * True when a list or watch failure means "your resourceVersion is too old"
+ * (410 Gone or Expired, on any error-like value): the reflector relists. The
+ * client's {@link isResourceExpired} is narrower (the Expired reason only).
  *
  * @example
  * ```ts
- * import { isResourceExpired } from '@operant/runtime';
+ * import { needsRelist } from './watch-errors.js';
  *
- * isResourceExpired({ code: 410 }); // true
+ * needsRelist({ code: 410 }); // true
  * ```
  */
-export function isResourceExpired(err: unknown): boolean {
+export function needsRelist(err: unknown): boolean {
   if (statusCodeOf(err) === 410) return true;
   const reason = field(err, 'reason') ?? field(field(err, 'status'), 'reason');
   return reason === 'Expired' || reason === 'Gone';

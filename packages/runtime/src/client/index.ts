@@ -5,6 +5,9 @@
  */
 export {
   ApiError,
+  ignoreAlreadyExists,
+  ignoreConflict,
+  ignoreNotFound,
   isAlreadyExists,
   isBadRequest,
   isConflict,

@@ -4,7 +4,6 @@
  * decoding of `object`/`oldObject` and a client to read other resources.
  */
 import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
-import { ApiError } from '../../client/api-error.js';
 import type { Client } from '../../client/client.js';
 import { childLogger, type ContextLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
@@ -178,7 +177,7 @@ export function responseForStatusError(err: unknown, request: AdmissionRequest, 
     const who = subject ?? { group: request.kind.group, kind: request.kind.kind, name: objectName(request) };
     return deniedWithStatus(invalid(who.group, who.kind, who.name, [...err.errors]).status, err.warnings);
   }
-  if (err instanceof StatusError || err instanceof ApiError) return deniedWithStatus(err.status);
+  if (err instanceof StatusError) return deniedWithStatus(err.status);
   if (err instanceof DecodeError) return errored(400, err);
   return undefined;
 }

@@ -24,7 +24,8 @@ import { Store, type StoreReader } from './store.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
 import { HandlerSet } from './handler-set.js';
 import { EventStream } from './event-stream.js';
-import { stderrLogger, type CacheLogger } from './logger.js';
+import { stderrLogger } from './logger.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Configuration of an {@link Informer}.
@@ -54,7 +55,7 @@ export interface InformerOptions<T extends KubeObject> extends ListWatchOptions 
   /** Re-deliver every cached object as an update this often (default: never). */
   resyncPeriodMs?: number;
   /** Where failures and notable events are logged (default: warnings and errors to stderr). */
-  logger?: CacheLogger;
+  logger?: LogMethods;
   metrics?: ReflectorMetricsProvider;
   /** Reconnect delays (default 800 ms doubling to 30 s, with jitter, reset after 2 quiet minutes). */
   backoff?: BackoffOptions;
@@ -123,7 +124,7 @@ export class Informer<T extends KubeObject> {
   private readonly handlers: HandlerSet<T>;
   private readonly streams = new Set<EventStream<InformerEvent<T>>>();
   private readonly syncWaiters = new Set<(synced: boolean) => void>();
-  private readonly logger: CacheLogger;
+  private readonly logger: LogMethods;
   private lifecycle: InformerState = 'new';
   /** Why the informer stopped by itself (its kind is not served), if it did. */
   private failure: { error: unknown } | undefined;

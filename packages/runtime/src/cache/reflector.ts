@@ -29,10 +29,11 @@ import type { Store } from './store.js';
 import { objectKey } from './keys.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { abortable, sleep } from './abort.js';
-import { stderrLogger, type CacheLogger } from './logger.js';
+import { stderrLogger } from './logger.js';
 import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
 import { WatchStalledError, WatchStatusError, errorMessage, failureReason, needsRelist } from './watch-errors.js';
 import { NoKindMatchError } from '../no-kind-match.js';
+import type { LogMethods } from '../logging/log.js';
 
 /** A watch that ends by itself sooner than this with no event at all is suspicious: the next one waits a backoff delay. */
 const minHealthyWatchMs = 1000;
@@ -81,7 +82,7 @@ export interface ReflectorOptions<T extends KubeObject> {
    * timeout (a dead connection) is abandoned, reported as `WatchStalled`, and replaced.
    */
   watchTimeoutSeconds?: number;
-  logger?: CacheLogger;
+  logger?: LogMethods;
   metrics?: ReflectorMetricsProvider;
   clock?: Clock;
   /** Random source for jitter (tests make it deterministic). */
@@ -137,7 +138,7 @@ export class Reflector<T extends KubeObject> {
   private readonly lw: ListerWatcher<T>;
   private readonly store: Store<T>;
   private readonly scope: ListWatchOptions;
-  private readonly logger: CacheLogger;
+  private readonly logger: LogMethods;
   private readonly metrics: ReflectorMetricsProvider;
   private readonly clock: Clock;
   private readonly random: () => number;

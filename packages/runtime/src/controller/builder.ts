@@ -13,10 +13,11 @@ import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import { Controller, type ReconcileFunc } from './controller.js';
 import { enqueueMapped, enqueueObject, enqueueOwner, type RequestMapper } from './handlers.js';
-import type { ControllerLogger } from './logger.js';
+
 import type { ControllerMetrics } from './metrics.js';
 import type { Predicate } from './predicates.js';
 import { kindSource, type Source } from './source.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * What a builder needs from its surroundings (usually the manager).
@@ -35,7 +36,7 @@ export interface ControllerDeps {
   metrics?: ControllerMetrics;
   /** Work-queue metrics, reported under the controller's name. */
   queueMetrics?: QueueMetricsProvider;
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Retry delays; default {@link defaultControllerRateLimiter}. */
   rateLimiter?: RateLimiter<string>;
   /** See {@link ControllerOptions.cacheSyncTimeoutMs}. */

@@ -15,7 +15,7 @@
  * | any other error                       | add rate-limited       | `error`           | error        |
  */
 import { randomUUID } from 'node:crypto';
-import type { LogFields } from '../cache/logger.js';
+import { type LogFields } from '../cache/logger.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
 import type { Client } from '../client/index.js';
 import { durationMs, type DurationInput } from '../duration.js';
@@ -24,10 +24,11 @@ import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import { isConflictError, isPanic, isTerminalError } from './errors.js';
-import { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
+import { childLogger, stderrControllerLogger } from './logger.js';
 import { noopControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { requestFromKey, requestKey, type Request } from './request.js';
 import type { Source, SourceContext } from './source.js';
+import type { LogMethods, Logger } from '../logging/log.js';
 
 /**
  * What a reconcile asks for next. Return nothing when the object is as it
@@ -73,7 +74,7 @@ export interface ReconcileContext {
    * the reconcile id (controller-runtime's `log.FromContext(ctx)`);
    * `log.child({ ... })` is logr's `WithValues`.
    */
-  readonly log: ContextLogger;
+  readonly log: Logger;
   /** Aborts when the controller stops: pass it to requests and waits. */
   readonly signal: AbortSignal;
   /** A unique id of this reconcile (also in every log line as `reconcileID`). */
@@ -124,7 +125,7 @@ export interface ControllerOptions {
   /** Retry delays; default {@link defaultControllerRateLimiter} (5 ms doubling to 1000 s, and 10 qps overall). */
   rateLimiter?: RateLimiter<string>;
   /** Default {@link stderrControllerLogger}. */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Fields added to every reconcile's log lines (the builder adds `controllerGroup` and `controllerKind`). */
   logFields?: LogFields;
   /**
@@ -169,7 +170,7 @@ export class Controller {
   private readonly options: ControllerOptions;
   private readonly sources: Source[];
   private readonly metrics: ControllerMetrics;
-  private readonly logger: ControllerLogger;
+  private readonly logger: Logger;
   private readonly clock: Clock;
   private lifecycle: ControllerState = 'new';
   private active = 0;
@@ -327,7 +328,7 @@ export class Controller {
     }
   }
 
-  private failed(queue: RateLimitingQueue<string>, key: string, err: unknown, log: ControllerLogger, signal: AbortSignal): void {
+  private failed(queue: RateLimitingQueue<string>, key: string, err: unknown, log: Logger, signal: AbortSignal): void {
     // A failure during shutdown is most likely the abort itself: not worth an error line.
     const report = signal.aborted ? log.debug.bind(log) : log.error.bind(log);
     if (isTerminalError(err)) {

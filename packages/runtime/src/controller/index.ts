@@ -24,7 +24,7 @@ export {
 export { enqueueMapped, enqueueObject, enqueueOwner, requestsForUpdate, type EnqueueOwnerOptions, type RequestMapper } from './handlers.js';
 export { channelSource, kindSource, type RequestQueue, type Source, type SourceContext } from './source.js';
 export { TerminalError, isConflictError, isPanic, isTerminalError } from './errors.js';
-export { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
+export { stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
 export { noopControllerMetrics, type ControllerMetrics, type ReconcileResultLabel } from './metrics.js';
 export {
   Controller,

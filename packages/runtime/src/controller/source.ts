@@ -8,10 +8,11 @@ import { deletedObject, isTombstone, type Tombstone } from '../cache/tombstone.j
 import type { Informer } from '../cache/informer.js';
 import type { Kind } from '../kind.js';
 import { Priority } from '../workqueue/queue.js';
-import type { ControllerLogger } from './logger.js';
+
 import { passesCreate, passesDelete, passesGeneric, passesUpdate, type Predicate } from './predicates.js';
 import { requestsForUpdate, type RequestMapper } from './handlers.js';
 import type { Request } from './request.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Where a source puts requests: the controller's queue. `priority` follows
@@ -45,7 +46,7 @@ export interface SourceContext {
   readonly queue: RequestQueue;
   /** Aborts when the controller stops; the source must then stop delivering. */
   readonly signal: AbortSignal;
-  readonly logger: ControllerLogger;
+  readonly logger: LogMethods;
 }
 
 /**
@@ -185,7 +186,7 @@ async function pump<T>(iterable: AsyncIterable<T>, signal: AbortSignal, deliver:
 }
 
 /** Adds requests to the queue, skipping (with a warning) requests without a name. */
-function enqueuer(queue: RequestQueue, logger: ControllerLogger, source: string): (requests: Iterable<Request>, priority: number | undefined) => void {
+function enqueuer(queue: RequestQueue, logger: LogMethods, source: string): (requests: Iterable<Request>, priority: number | undefined) => void {
   return (requests, priority) => {
     for (const req of requests) {
       if (!req || !req.name) {

@@ -5,13 +5,14 @@
  */
 import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
 import type { Client } from '../../client/client.js';
-import { childLogger, type ContextLogger } from '../../controller/logger.js';
+import { childLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
 import { deniedWithStatus, errored } from './responses.js';
 import { completeReview, decodeAdmissionReview } from './review.js';
 import type { AdmissionRequest, AdmissionResponse } from './types.js';
 import { ValidationError } from './validation-error.js';
+import type { Logger } from '../../logging/log.js';
 
 /**
  * What an admission handler is given besides the request.
@@ -35,7 +36,7 @@ export interface AdmissionContext extends WebhookRequestContext {
   /** The client given in {@link AdmissionOptions}, else the webhook server's (the manager's `mgr.client`); reading it with neither throws. */
   readonly client: Client;
   /** The path's logger with the request's uid, kind, operation, namespace and name; `log.child({...})` is logr's `WithValues`. */
-  readonly log: ContextLogger;
+  readonly log: Logger;
 }
 
 /**
@@ -132,7 +133,7 @@ export function admissionHandler(handle: AdmissionHandler, options: AdmissionOpt
 /** Made per request, so its logger (a child with five fields) is built only when a handler logs. */
 class RequestAdmissionContext implements AdmissionContext {
   readonly dryRun: boolean;
-  private logger: ContextLogger | undefined;
+  private logger: Logger | undefined;
 
   constructor(
     readonly request: AdmissionRequest,
@@ -146,7 +147,7 @@ class RequestAdmissionContext implements AdmissionContext {
     return this.base.signal;
   }
 
-  get log(): ContextLogger {
+  get log(): Logger {
     if (!this.logger) {
       const request = this.request;
       this.logger = childLogger(this.base.log, {

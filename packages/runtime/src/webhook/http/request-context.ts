@@ -4,8 +4,9 @@
  * and most handlers never look. Internal.
  */
 import type { Client } from '../../client/client.js';
-import type { ControllerLogger } from '../../controller/logger.js';
+
 import type { WebhookRequestContext } from '../contracts.js';
+import type { LogMethods } from '../../logging/log.js';
 
 /** A {@link WebhookRequestContext} whose signal exists once read, already aborted if the request ended so. */
 export class RequestContext implements WebhookRequestContext {
@@ -13,7 +14,7 @@ export class RequestContext implements WebhookRequestContext {
   private reason: Error | undefined;
 
   constructor(
-    readonly log: ControllerLogger,
+    readonly log: LogMethods,
     readonly client: Client | undefined,
   ) {}
 

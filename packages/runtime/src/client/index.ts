@@ -20,7 +20,9 @@ export {
   isTooManyRequests,
   isUnauthorized,
 } from './api-error.js';
-export { Client, type CachedClientOptions, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export type { CachedClientOptions } from './cached-client.js';
+export type { ObjectClient, Reader, Writer } from './interfaces.js';
 export type { ReadYourWritesOptions } from './read-your-writes.js';
 export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from './lister-watcher.js';
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from './metrics.js';

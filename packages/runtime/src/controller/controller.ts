@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { type LogFields } from '../cache/logger.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
-import type { Client } from '../client/index.js';
+import type { ObjectClient } from '../client/index.js';
 import { durationMs, type DurationInput } from '../duration.js';
 import { realClock, type Clock } from '../workqueue/clock.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
@@ -67,8 +67,8 @@ export interface ReconcileResult {
  * ```
  */
 export interface ReconcileContext {
-  /** The API client. */
-  readonly client: Client;
+  /** The API client (the manager's `mgr.client`): anything that reads and writes objects. */
+  readonly client: ObjectClient;
   /**
    * A logger carrying the controller, the request's namespace and name, and
    * the reconcile id (controller-runtime's `log.FromContext(ctx)`);
@@ -112,7 +112,8 @@ export type ReconcileFunc = (req: Request, ctx: ReconcileContext) => Promise<Rec
 export interface ControllerOptions {
   /** Names the controller in logs and metrics (the `controller` label) and its work queue. */
   name: string;
-  client: Client;
+  /** Handed to every reconcile as `ctx.client`. */
+  client: ObjectClient;
   reconcile: ReconcileFunc;
   /** Sources to start with; more can be added with {@link Controller.watch} before the start. */
   sources?: readonly Source[];

@@ -3,7 +3,8 @@
  * metrics and health endpoints, and the shutdown grace period.
  */
 import type { SharedInformerFactoryOptions } from '../cache/shared-informers.js';
-import type { CachedClientOptions, ClientOptions } from '../client/client.js';
+import type { ClientOptions } from '../client/client.js';
+import type { CachedClientOptions } from '../client/cached-client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import type { LoadKubeConfigOptions } from '../config/load.js';
 

@@ -4,7 +4,7 @@
  * The server owns HTTP (TLS, content types, size limits, timeouts, metrics);
  * handlers see decoded JSON and return the review to send back.
  */
-import type { Client } from '../client/client.js';
+import type { ObjectClient } from '../client/interfaces.js';
 import type { LogMethods } from '../logging/log.js';
 
 
@@ -67,7 +67,7 @@ export interface WebhookRequestContext {
   /** A logger carrying the webhook path (and, once decoded, the request uid). */
   readonly log: LogMethods;
   /** The client the server was given (the manager's `mgr.client`, reading from its cache), if any. */
-  readonly client?: Client;
+  readonly client?: ObjectClient;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect as tlsConnect, type SecureContextOptions } from 'node:tls';
-import type { Client } from '../client/client.js';
+import type { ObjectClient } from '../client/interfaces.js';
 import { childLogger, stderrControllerLogger } from '../controller/logger.js';
 import { bind } from '../manager/http-server.js';
 import type { Runnable } from '../manager/runnable.js';
@@ -88,7 +88,7 @@ export interface WebhookServerOptions {
   /** Logger, to which the server binds `component: webhook-server` (so it must not bind `component` itself); default warnings and errors to stderr. */
   logger?: LogMethods;
   /** Handed to every handler as `ctx.client` (the manager passes `mgr.client`), so admission handlers can read other resources. */
-  client?: Client;
+  client?: ObjectClient;
   /** Metrics hook, e.g. `mgr.metrics.webhook`; default none. */
   metrics?: WebhookMetrics;
   /** Extra TLS settings (ciphers, minVersion...); minVersion defaults to TLS 1.2 as in controller-runtime. */

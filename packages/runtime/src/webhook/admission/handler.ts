@@ -4,7 +4,7 @@
  * decoding of `object`/`oldObject` and a client to read other resources.
  */
 import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
-import type { Client } from '../../client/client.js';
+import type { ObjectClient } from '../../client/interfaces.js';
 import { childLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
@@ -34,7 +34,7 @@ export interface AdmissionContext extends WebhookRequestContext {
   /** True when the request will not be persisted: skip side effects. */
   readonly dryRun: boolean;
   /** The client given in {@link AdmissionOptions}, else the webhook server's (the manager's `mgr.client`); reading it with neither throws. */
-  readonly client: Client;
+  readonly client: ObjectClient;
   /** The path's logger with the request's uid, kind, operation, namespace and name; `log.child({...})` is logr's `WithValues`. */
   readonly log: Logger;
 }
@@ -73,7 +73,7 @@ export type AdmissionHandler = (req: AdmissionRequest, ctx: AdmissionContext) =>
  * ```
  */
 export interface AdmissionOptions {
-  client?: Client;
+  client?: ObjectClient;
 }
 
 /**
@@ -161,7 +161,7 @@ class RequestAdmissionContext implements AdmissionContext {
     return this.logger;
   }
 
-  get client(): Client {
+  get client(): ObjectClient {
     const client = this.options.client ?? this.base.client;
     if (!client) throw new Error('this admission handler has no client: serve it from the manager\'s webhook server, or pass { client } when creating it');
     return client;

@@ -3,7 +3,7 @@
  * when a handler asks for it: an AbortController costs a few microseconds,
  * and most handlers never look. Internal.
  */
-import type { Client } from '../../client/client.js';
+import type { ObjectClient } from '../../client/interfaces.js';
 
 import type { WebhookRequestContext } from '../contracts.js';
 import type { LogMethods } from '../../logging/log.js';
@@ -15,7 +15,7 @@ export class RequestContext implements WebhookRequestContext {
 
   constructor(
     readonly log: LogMethods,
-    readonly client: Client | undefined,
+    readonly client: ObjectClient | undefined,
   ) {}
 
   get signal(): AbortSignal {

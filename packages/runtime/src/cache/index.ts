@@ -36,4 +36,4 @@ export {
   type CacheListOptions,
 } from './reader.js';
 export { fieldIndexName, fieldIndexFunc, namespacedIndexValue, allNamespacesKey, type FieldExtractor } from './field-index.js';
-export { FakeListerWatcher, type FakeListerWatcherOptions, type FakeCall } from './fake-lister-watcher.js';
+export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from '../client/lister-watcher.js';

@@ -33,7 +33,8 @@ import type { LogMethods } from '../logging/log.js';
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { dropManagedFields, type InformerOptions, type Typed } from '@operant/runtime';
+ * import { type InformerOptions, type Typed } from '@operant/runtime';
+ * import { dropManagedFields } from '@operant/runtime/cache';
  *
  * const options: InformerOptions<Typed<corev1.Pod>> = {
  *   namespace: 'default',
@@ -96,7 +97,9 @@ export type InformerState = 'new' | 'running' | 'stopped';
  *
  * @example
  * ```ts
- * import { deletedObject, dropManagedFields, Informer, objectKey, Pod, WorkQueue } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { deletedObject, dropManagedFields, Informer, objectKey } from '@operant/runtime/cache';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * const informer = new Informer(client.listerWatcher(Pod), { namespace: 'default', transform: dropManagedFields });
@@ -250,7 +253,7 @@ export class Informer<T extends KubeObject> {
    *
    * @example
    * ```ts
-   * import { objectKey } from '@operant/runtime';
+   * import { objectKey } from '@operant/runtime/cache';
    *
    * for await (const ev of informer.events({ signal })) {
    *   if (ev.type !== 'delete') console.log(ev.type, objectKey(ev.object));

@@ -20,7 +20,8 @@ export type CacheLogger = LogMethods;
  *
  * @example
  * ```ts
- * import { Informer, Pod, stderrLogger } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { Informer, stderrLogger } from '@operant/runtime/cache';
  *
  * new Informer(client.listerWatcher(Pod), { logger: stderrLogger });
  * ```

@@ -48,7 +48,8 @@ const closeGraceMs = 1000;
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Pod, Store, type ReflectorOptions, type Typed } from '@operant/runtime';
+ * import { Pod, type ReflectorOptions, type Typed } from '@operant/runtime';
+ * import { Store } from '@operant/runtime/cache';
  *
  * const options: ReflectorOptions<Typed<corev1.Pod>> = {
  *   name: 'pods',
@@ -122,7 +123,8 @@ export interface ReflectorStats {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Pod, Reflector, Store, type Typed } from '@operant/runtime';
+ * import { Pod, type Typed } from '@operant/runtime';
+ * import { Reflector, Store } from '@operant/runtime/cache';
  *
  * const store = new Store<Typed<corev1.Pod>>();
  * const reflector = new Reflector({ name: 'pods', listerWatcher: client.listerWatcher(Pod), store, onEvent: (ev) => console.log(ev.type) });

@@ -17,7 +17,7 @@ interface StatusLike {
  *
  * @example
  * ```ts
- * import { WatchStatusError } from '@operant/runtime';
+ * import { WatchStatusError } from '@operant/runtime/cache';
  *
  * declare const err: unknown;
  * if (err instanceof WatchStatusError && err.code === 410) console.log('relist: the history is gone');
@@ -41,7 +41,7 @@ export class WatchStatusError extends Error {
  *
  * @example
  * ```ts
- * import { WatchStalledError } from '@operant/runtime';
+ * import { WatchStalledError } from '@operant/runtime/cache';
  *
  * declare const err: unknown;
  * if (err instanceof WatchStalledError) log.warn({}, 'watch stalled');

@@ -174,7 +174,8 @@ export class Client implements ObjectClient {
    *
    * @example
    * ```ts
-   * import { CacheReader, ConfigMap, SharedInformerFactory } from '@operant/runtime';
+   * import { ConfigMap } from '@operant/runtime';
+   * import { CacheReader, SharedInformerFactory } from '@operant/runtime/cache';
    *
    * const reader = new CacheReader(new SharedInformerFactory(client));
    * const cached = client.withCache(reader, { readYourWrites: true });

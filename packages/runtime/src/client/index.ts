@@ -24,8 +24,8 @@ export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './
 export type { CachedClientOptions } from './cached-client.js';
 export type { ObjectClient, Reader, Writer } from './interfaces.js';
 export type { ReadYourWritesOptions } from './read-your-writes.js';
-export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from './lister-watcher.js';
-export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from './metrics.js';
+export type { ListerWatcherOptions, ListWatchCalls } from './lister-watcher.js';
+export type { RequestMetrics, RequestObservation } from './metrics.js';
 export type {
   ApplyOptions,
   CacheReadOptions,
@@ -46,4 +46,3 @@ export type {
   WatchOptions,
   WriteOptions,
 } from './options.js';
-export { RequestRateLimiter } from './rate-limiter.js';

@@ -24,7 +24,8 @@ import type { LogMethods } from '../logging/log.js';
  *
  * @example
  * ```ts
- * import { createLogger, SharedInformerFactory, type ControllerDeps } from '@operant/runtime';
+ * import { createLogger, type ControllerDeps } from '@operant/runtime';
+ * import { SharedInformerFactory } from '@operant/runtime/cache';
  *
  * const deps: ControllerDeps = { client, informers: new SharedInformerFactory(client), logger: createLogger() };
  * ```

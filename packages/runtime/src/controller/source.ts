@@ -20,7 +20,8 @@ import type { LogMethods } from '../logging/log.js';
  *
  * @example
  * ```ts
- * import { Priority, type RequestQueue } from '@operant/runtime';
+ * import { type RequestQueue } from '@operant/runtime';
+ * import { Priority } from '@operant/runtime/workqueue';
  *
  * declare const queue: RequestQueue; // what a source is given
  * queue.add({ namespace: 'default', name: 'web' }, Priority.low);
@@ -35,7 +36,8 @@ export interface RequestQueue {
  *
  * @example
  * ```ts
- * import { ConfigMap, enqueueObject, kindSource, requestKey, WorkQueue } from '@operant/runtime';
+ * import { ConfigMap, enqueueObject, kindSource, requestKey } from '@operant/runtime';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const work = new WorkQueue<string>();
  * const source = kindSource(informers.informerFor(ConfigMap), enqueueObject());

@@ -79,7 +79,8 @@ export interface OperationOutcome<T extends KubeObject, R extends OperationResul
  *
  * @example
  * ```ts
- * import { ConfigMap, createOrUpdate, mutateChangedKeyMessage } from '@operant/runtime';
+ * import { ConfigMap, createOrUpdate } from '@operant/runtime';
+ * import { mutateChangedKeyMessage } from './create-or-update.js';
  *
  * const cm = { metadata: { name: 'settings', namespace: 'default' } };
  * await createOrUpdate(client, ConfigMap, cm, (live) => { live.metadata.name = 'renamed'; }).catch((e: unknown) => {

@@ -107,7 +107,8 @@ export function stderrLoggerFor(component: string, showStacks: boolean): Logger 
  *
  * @example
  * ```ts
- * import { Informer, Pod, silentLogger, type ReflectorMetricsProvider } from '@operant/runtime';
+ * import { Pod, silentLogger, type ReflectorMetricsProvider } from '@operant/runtime';
+ * import { Informer } from '@operant/runtime/cache';
  *
  * declare const metrics: ReflectorMetricsProvider; // failures are checked there instead
  * new Informer(client.listerWatcher(Pod), { logger: silentLogger, metrics });

@@ -11,7 +11,6 @@ import {
   badRequest,
   conflict,
   deepCopy,
-  forbidden,
   invalid,
   isJsonObject,
   namespaceTerminating,
@@ -96,8 +95,6 @@ export interface ResourceStoreDeps {
 
 const maxGenerateNameAttempts = 8;
 
-/** The namespaces kube never deletes. */
-const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 const maxPatchConflictRetries = 5;
 
 /** What a list answers: the kind's List (`PodList`...), with the page's ListMeta (resourceVersion, continue, remainingItemCount). */
@@ -544,10 +541,7 @@ export class ResourceStore {
   }
 
   private async deleteOnce(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
-    // kube's NamespaceLifecycle admission keeps the system namespaces.
-    if (this.info.group === '' && this.info.resource === 'namespaces' && immortalNamespaces.has(name)) {
-      throw forbidden(this.groupResource, name, 'this namespace may not be deleted');
-    }
+    this.strategy.beforeDelete?.(name);
     const current = this.store.get(this.key(namespace, name));
     if (!current) throw notFound(this.groupResource, name);
     const meta = current.value.metadata;
@@ -601,9 +595,7 @@ export class ResourceStore {
       }
       marked.metadata.deletionTimestamp ??= nowTimestamp();
       marked.metadata.deletionGracePeriodSeconds ??= 0;
-      if (this.info.group === '' && this.info.resource === 'namespaces') {
-        (marked as { status?: unknown }).status = { ...(marked.status as object), phase: 'Terminating' };
-      }
+      this.strategy.prepareForDeletion?.(marked);
       if (opts.dryRun) return { object: await this.external(marked), deleted: false, warnings };
       const stored = this.store.update(current.key, current.rev, marked);
       return { object: await this.external(stored.value), deleted: false, warnings };
@@ -660,9 +652,7 @@ export class ResourceStore {
   }
 
   private specFinalizers(obj: KubeObject): string[] {
-    if (this.info.group !== '' || this.info.resource !== 'namespaces') return [];
-    const f = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
-    return Array.isArray(f) ? (f as string[]) : [];
+    return this.strategy.specFinalizers?.(obj) ?? [];
   }
 
   // ---------------------------------------------------------------- admission
@@ -782,11 +772,9 @@ export class ResourceStore {
     }
   }
 
-  /** kube's name rule per kind: DNS labels for namespaces and services, path segments for RBAC objects. */
+  /** kube's name rule for the kind, from its strategy. */
   private nameValidator(): 'subdomain' | 'label' | 'path-segment' {
-    if (this.info.group === '' && (this.info.resource === 'namespaces' || this.info.resource === 'services')) return 'label';
-    if (this.info.group === 'rbac.authorization.k8s.io') return 'path-segment';
-    return 'subdomain';
+    return this.strategy.nameValidator ?? 'subdomain';
   }
 
 

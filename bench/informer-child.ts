@@ -93,6 +93,7 @@ function count(kind: 'adds' | 'updates' | 'deletes', name: string): void {
 
 async function ours(kubeconfigPath: string, namespace: string, transform: boolean): Promise<Subject> {
   const runtime = await import('@operant/runtime');
+  const cache = await import('@operant/runtime/cache');
   const Pod = runtime.defineKind<KubeObject>({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
   const client = runtime.Client.fromConfig(await runtime.loadKubeConfig({ path: kubeconfigPath }), { qps: Infinity });
   // Warm the HTTPS connection and the list path, so the heap delta is the cache's.
@@ -103,11 +104,11 @@ async function ours(kubeconfigPath: string, namespace: string, transform: boolea
     listed: () => {},
     watchStarted: () => void counters.watchStarts++,
   };
-  const factory = new runtime.SharedInformerFactory(client, {
+  const factory = new cache.SharedInformerFactory(client, {
     namespace,
     logger: runtime.silentLogger,
     metrics,
-    transform: transform ? runtime.dropManagedFields : undefined,
+    transform: transform ? cache.dropManagedFields : undefined,
   });
   const informer = factory.informerFor(Pod);
   informer.addEventHandler({

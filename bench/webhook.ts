@@ -22,7 +22,8 @@ import fastJsonPatch from 'fast-json-patch';
 import { Registry } from 'prom-client';
 import type { KubeObject } from '@operant/apimachinery';
 // Until @operant/runtime's index exports the webhook module, the bench reads it from source.
-import { defaulter, defineKind, generateServingCertificate, mutatePath, PrometheusWebhookMetrics, WebhookServer, type WebhookHandler } from '@operant/runtime';
+import { defaulter, defineKind, generateServingCertificate, mutatePath, WebhookServer, type WebhookHandler } from '@operant/runtime';
+import { PrometheusWebhookMetrics } from '@operant/runtime/metrics';
 import { median } from './stats.js';
 import { fmt, render, row, type Row } from './table.js';
 

@@ -11,7 +11,8 @@
  * - Cycles/s: 100,000 keys handed out to 8 async workers (get, then done),
  *   fed in 100 batches of the 1,000 keys, each batch drained before the next.
  */
-import { WorkQueue, type QueueItem } from '@operant/runtime';
+import { type QueueItem } from '@operant/runtime';
+import { WorkQueue } from '@operant/runtime/workqueue';
 import { fmt, row, type Row } from './table.js';
 
 type Log = (text: string) => void;

@@ -7,20 +7,18 @@
  */
 import {
   Deployment,
-  RateLimitingQueue,
-  deletedObject,
   getControllerOf,
   isConflict,
   isControlledBy,
-  objectKey,
   setControllerReference,
-  splitKey,
   type Client,
   type ControllerLogger,
   type Informer,
   type Tombstone,
   type Typed,
 } from '@operant/runtime';
+import { deletedObject, objectKey, splitKey } from '@operant/runtime/cache';
+import { RateLimitingQueue } from '@operant/runtime/workqueue';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { FooKind, type Foo } from './foo.js';
 

@@ -6,7 +6,8 @@
  *   npm start -w examples/sample-controller -- --kubeconfig .operant/kubeconfig
  */
 import { parseArgs } from 'node:util';
-import { Client, Deployment, EventRecorder, SharedInformerFactory, createLogger, handleSignals, loadKubeConfig } from '@operant/runtime';
+import { Client, Deployment, EventRecorder, createLogger, handleSignals, loadKubeConfig } from '@operant/runtime';
+import { SharedInformerFactory } from '@operant/runtime/cache';
 import { FooController } from './controller.js';
 import { FooKind } from './foo.js';
 

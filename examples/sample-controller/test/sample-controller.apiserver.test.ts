@@ -22,7 +22,6 @@ import {
   Deployment,
   EventRecorder,
   EventsV1Event,
-  SharedInformerFactory,
   createLogger,
   loadKubeConfig,
   type Informer,
@@ -30,6 +29,7 @@ import {
   type CustomResourceDefinitionObject,
   type Typed,
 } from '@operant/runtime';
+import { SharedInformerFactory } from '@operant/runtime/cache';
 import { FooController, MessageResourceSynced, messageResourceExists } from '../src/controller.js';
 import { FooKind, type Foo } from '../src/foo.js';
 

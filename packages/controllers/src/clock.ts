@@ -6,7 +6,8 @@
  * it too, so a `requeueAfter` is in cluster time. Tests pass an accelerated
  * clock so that a 30 s grace period takes 30 ms.
  */
-import { realClock, type Clock } from '@operant/runtime';
+import { type Clock } from '@operant/runtime';
+import { realClock } from '@operant/runtime/workqueue';
 
 /**
  * The wall clock: `Date.now()` and Node's timers.

@@ -13,13 +13,13 @@ import {
   ApiError,
   Client,
   ConfigMap,
-  Informer,
   Secret,
   isNotFound,
   silentLogger,
   type KubeObject,
   type Typed,
 } from '@operant/runtime';
+import { Informer } from '@operant/runtime/cache';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { consistently, eventually, FaultProxy, TestEnv } from '../src/index.js';
 

@@ -22,17 +22,15 @@ import {
   Client,
   Deployment,
   EventRecorder,
-  Informer,
-  RateLimitingQueue,
-  SharedInformerFactory,
   createLogger,
   getControllerOf,
   isConflict,
-  objectKey,
   setControllerReference,
   silentLogger,
   type Typed,
 } from '@operant/runtime';
+import { Informer, SharedInformerFactory, objectKey } from '@operant/runtime/cache';
+import { RateLimitingQueue } from '@operant/runtime/workqueue';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { FooController, newDeployment } from '@operant/sample-controller/src/controller.js';
 import { FooKind, type Foo } from '@operant/sample-controller/src/foo.js';

@@ -50,7 +50,7 @@ export class ResourceHandler {
         return this.sendObject(res, rs, obj, form, query);
       }
       case 'list': {
-        const list = (await rs.list(rr.namespace, listOptions(query))) as unknown as { metadata: Record<string, unknown>; items: KubeObject[] };
+        const list = await rs.list(rr.namespace, listOptions(query));
         if (form === 'table') {
           return sendJson(res, 200, tableForResource(rs.info, list.items, { includeObject: includeObject(query), listMeta: list.metadata }));
         }

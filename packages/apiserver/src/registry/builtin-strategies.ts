@@ -4,7 +4,7 @@
  * does not.
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
-import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
 import { defaultPod } from './defaults/pod-spec.js';
@@ -112,6 +112,7 @@ function podStrategy(nodeRegistered: (name: string) => boolean): Strategy {
 function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
+    nameValidator: 'label',
     applyDefaults: defaultService,
     prepareForCreate(o) {
       const s = spec(o);
@@ -168,10 +169,24 @@ function validateService(o: KubeObject): FieldError[] {
   return errs;
 }
 
+/** The namespaces kube never deletes (its NamespaceLifecycle admission keeps them). */
+const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
+
 function namespaceStrategy(): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
     returnsDeletedObject: true,
+    nameValidator: 'label',
+    beforeDelete(name) {
+      if (immortalNamespaces.has(name)) throw forbidden({ group: '', resource: 'namespaces' }, name, 'this namespace may not be deleted');
+    },
+    prepareForDeletion(o) {
+      o.status = { ...(o.status as object), phase: 'Terminating' };
+    },
+    specFinalizers(o) {
+      const f = (o.spec as { finalizers?: unknown } | undefined)?.finalizers;
+      return Array.isArray(f) ? (f as string[]) : [];
+    },
     applyDefaults: defaultNamespace,
     prepareForCreate(o) {
       // kube's namespace Canonicalize: a generated name gets its label too, once it exists.
@@ -260,8 +275,10 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['coordination.k8s.io/leases', baseStrategy({ allowCreateOnUpdate: true })],
     ['apps/deployments', workloadStrategy(defaultDeployment)],
     ['apps/replicasets', workloadStrategy(defaultReplicaSet)],
-    ['rbac.authorization.k8s.io/rolebindings', baseStrategy({ applyDefaults: defaultRoleBinding })],
-    ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding })],
+    ['rbac.authorization.k8s.io/roles', baseStrategy({ nameValidator: 'path-segment' })],
+    ['rbac.authorization.k8s.io/clusterroles', baseStrategy({ nameValidator: 'path-segment' })],
+    ['rbac.authorization.k8s.io/rolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
+    ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
     ...workloadStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],

@@ -11,7 +11,6 @@ import {
   badRequest,
   conflict,
   deepCopy,
-  forbidden,
   invalid,
   isJsonObject,
   namespaceTerminating,
@@ -96,9 +95,17 @@ export interface ResourceStoreDeps {
 
 const maxGenerateNameAttempts = 8;
 
-/** The namespaces kube never deletes. */
-const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 const maxPatchConflictRetries = 5;
+
+/** What a list answers: the kind's List (`PodList`...), with the page's ListMeta (resourceVersion, continue, remainingItemCount). */
+export interface ObjectList {
+  apiVersion: string;
+  kind: string;
+  metadata: Record<string, unknown>;
+  items: KubeObject[];
+}
+/** What an attempt of {@link ResourceStore.retryOnStoreConflict} returns to be run again. */
+const retryNow: unique symbol = Symbol('retry now');
 
 export class ResourceStore {
   readonly groupResource: GroupResource;
@@ -217,7 +224,7 @@ export class ResourceStore {
   }
 
   /** Lists with selectors and pagination over one consistent snapshot. */
-  async list(namespace: string, opts: ListOptions): Promise<KubeObject> {
+  async list(namespace: string, opts: ListOptions): Promise<ObjectList> {
     const filter = compileListFilter(this.info, opts);
     let atRevision: number | undefined;
     let after: string | undefined;
@@ -261,7 +268,7 @@ export class ResourceStore {
       kind: this.info.listKind,
       metadata,
       items: await this.toExternal(page.map((v) => v.value)),
-    } as unknown as KubeObject;
+    };
   }
 
   /** The revision a list without `continue` reads at, per resourceVersion and resourceVersionMatch. */
@@ -343,7 +350,7 @@ export class ResourceStore {
     const rv = given === '0' ? undefined : given;
     if (rv) parseResourceVersion(String(rv), null);
     // An unconditional update (no resourceVersion) is retried when a concurrent write intervenes.
-    for (let attempt = 0; ; attempt++) {
+    return this.retryOnStoreConflict(name, { retry: !rv }, async (attempt) => {
       const obj = attempt === 0 ? decoded : deepCopy(decoded);
       const current = this.store.get(this.key(namespace, name));
       if (!current) {
@@ -355,21 +362,15 @@ export class ResourceStore {
       }
       if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
       if (!rv && !this.strategy.allowUnconditionalUpdate) throw resourceVersionRequired(this.groupResource, name);
-      try {
-        const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(body) });
-        return { ...result, warnings: [...warnings, ...result.warnings] };
-      } catch (e) {
-        if (isStoreConflict(e) && !rv && attempt < maxPatchConflictRetries) continue;
-        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
-        throw e;
-      }
-    }
+      const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(body) });
+      return { ...result, warnings: [...warnings, ...result.warnings] };
+    });
   }
 
   /** PATCH: applies the patch to the current object, retrying when a concurrent write intervenes. */
   async patch(namespace: string, name: string, patchType: string, body: Buffer, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
     if (patchType === applyPatchType) return this.apply(namespace, name, parseApplyPatch(body, opts), opts, subresource);
-    for (let attempt = 0; ; attempt++) {
+    return this.retryOnStoreConflict(name, {}, async () => {
       const current = this.store.get(this.key(namespace, name));
       if (!current) throw notFound(this.groupResource, name);
       const served = deepCopy(await this.external(current.value));
@@ -388,15 +389,9 @@ export class ResourceStore {
         // A resourceVersion in the patch itself is a precondition.
         throw conflict(this.groupResource, name, objectModifiedMessage);
       }
-      try {
-        const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(patched) });
-        return { ...result, warnings: [...warnings, ...result.warnings] };
-      } catch (e) {
-        if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
-        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
-        throw e;
-      }
-    }
+      const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(patched) });
+      return { ...result, warnings: [...warnings, ...result.warnings] };
+    });
   }
 
   /**
@@ -408,7 +403,7 @@ export class ResourceStore {
    */
   private async apply(namespace: string, name: string, config: Record<string, unknown>, opts: WriteOptions, subresource: string): Promise<WriteResult> {
     const manager = opts.fieldManager!;
-    for (let attempt = 0; ; attempt++) {
+    return this.retryOnStoreConflict(name, {}, async (attempt) => {
       const current = this.store.get(this.key(namespace, name));
       if (!current) {
         if (subresource) throw notFound(this.groupResource, name);
@@ -418,7 +413,7 @@ export class ResourceStore {
           return await this.createObject(namespace, object, { ...opts, fieldValidation: 'Ignore' }, { mode: 'keep' });
         } catch (e) {
           // Created meanwhile: apply to what is there now.
-          if (e instanceof StatusError && e.reason === 'AlreadyExists' && attempt < maxPatchConflictRetries) continue;
+          if (e instanceof StatusError && e.reason === 'AlreadyExists' && attempt < maxPatchConflictRetries) return retryNow;
           throw e;
         }
       }
@@ -430,14 +425,30 @@ export class ResourceStore {
       const { object: obj, warnings } = this.decode(merged, 'Ignore', 'patch');
       const rv = obj.metadata.resourceVersion;
       if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
+      const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'keep' });
+      return { ...result, warnings: [...warnings, ...result.warnings] };
+    });
+  }
+
+  /**
+   * Runs one read-modify-write of `name` again when a concurrent write got in
+   * between its read and its write (a store conflict), up to
+   * maxPatchConflictRetries times (none when `retry` is false: a request that
+   * named a resourceVersion); then answers kube's 409 "the object has been
+   * modified". `attempt` may also ask for another try by returning `retryNow`
+   * (apply, when the object it was creating appeared meanwhile).
+   */
+  private async retryOnStoreConflict<R>(name: string, { retry = true }: { retry?: boolean }, attempt: (n: number) => Promise<R | typeof retryNow>): Promise<R> {
+    for (let n = 0; ; n++) {
+      let result: R | typeof retryNow;
       try {
-        const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'keep' });
-        return { ...result, warnings: [...warnings, ...result.warnings] };
+        result = await attempt(n);
       } catch (e) {
-        if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
+        if (isStoreConflict(e) && retry && n < maxPatchConflictRetries) continue;
         if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
         throw e;
       }
+      if (result !== retryNow) return result;
     }
   }
 
@@ -527,22 +538,11 @@ export class ResourceStore {
    * (adding foregroundDeletion or orphan for those propagation policies).
    */
   async delete(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.deleteOnce(namespace, name, opts);
-      } catch (e) {
-        if (isStoreConflict(e) && attempt < maxPatchConflictRetries) continue;
-        if (isStoreConflict(e)) throw conflict(this.groupResource, name, objectModifiedMessage);
-        throw e;
-      }
-    }
+    return this.retryOnStoreConflict(name, {}, () => this.deleteOnce(namespace, name, opts));
   }
 
   private async deleteOnce(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
-    // kube's NamespaceLifecycle admission keeps the system namespaces.
-    if (this.info.group === '' && this.info.resource === 'namespaces' && immortalNamespaces.has(name)) {
-      throw forbidden(this.groupResource, name, 'this namespace may not be deleted');
-    }
+    this.strategy.beforeDelete?.(name);
     const current = this.store.get(this.key(namespace, name));
     if (!current) throw notFound(this.groupResource, name);
     const meta = current.value.metadata;
@@ -596,9 +596,7 @@ export class ResourceStore {
       }
       marked.metadata.deletionTimestamp ??= nowTimestamp();
       marked.metadata.deletionGracePeriodSeconds ??= 0;
-      if (this.info.group === '' && this.info.resource === 'namespaces') {
-        (marked as { status?: unknown }).status = { ...(marked.status as object), phase: 'Terminating' };
-      }
+      this.strategy.prepareForDeletion?.(marked);
       if (opts.dryRun) return { object: await this.external(marked), deleted: false, warnings };
       const stored = this.store.update(current.key, current.rev, marked);
       return { object: await this.external(stored.value), deleted: false, warnings };
@@ -632,9 +630,7 @@ export class ResourceStore {
 
   /** DELETE on the collection: deletes every object the selectors match. */
   async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject> {
-    const list = await this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector }) as unknown as {
-      items: KubeObject[];
-    };
+    const list = await this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector });
     const deleted: KubeObject[] = [];
     for (const item of list.items) {
       try {
@@ -657,9 +653,7 @@ export class ResourceStore {
   }
 
   private specFinalizers(obj: KubeObject): string[] {
-    if (this.info.group !== '' || this.info.resource !== 'namespaces') return [];
-    const f = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
-    return Array.isArray(f) ? (f as string[]) : [];
+    return this.strategy.specFinalizers?.(obj) ?? [];
   }
 
   // ---------------------------------------------------------------- admission
@@ -779,11 +773,9 @@ export class ResourceStore {
     }
   }
 
-  /** kube's name rule per kind: DNS labels for namespaces and services, path segments for RBAC objects. */
+  /** kube's name rule for the kind, from its strategy. */
   private nameValidator(): 'subdomain' | 'label' | 'path-segment' {
-    if (this.info.group === '' && (this.info.resource === 'namespaces' || this.info.resource === 'services')) return 'label';
-    if (this.info.group === 'rbac.authorization.k8s.io') return 'path-segment';
-    return 'subdomain';
+    return this.strategy.nameValidator ?? 'subdomain';
   }
 
 

@@ -35,6 +35,14 @@ export interface Strategy {
    * (undefined when it named none); 0 deletes at once. Absent: deleted at once.
    */
   gracePeriod?(obj: KubeObject, requested: number | undefined): number;
+  /** kube's rule for the kind's names: DNS subdomains (the default), DNS labels (namespaces, services), path segments (RBAC). */
+  nameValidator?: 'subdomain' | 'label' | 'path-segment';
+  /** Refuses a DELETE of `name` before anything is read, by throwing a StatusError (the namespaces kube never deletes). */
+  beforeDelete?(name: string): void;
+  /** Adjusts an object that a DELETE leaves in place for its finalizers or grace period (a namespace's Terminating phase). */
+  prepareForDeletion?(obj: KubeObject): void;
+  /** Finalizers the kind keeps outside metadata.finalizers, which block deletion too (a namespace's spec.finalizers). */
+  specFinalizers?(obj: KubeObject): string[];
 }
 
 /** The behaviour every kind starts from. */

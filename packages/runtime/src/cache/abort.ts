@@ -9,7 +9,7 @@ import type { Clock } from '../workqueue/clock.js';
  *
  * @example
  * ```ts
- * import { realClock } from '@operant/runtime';
+ * import { realClock } from '@operant/runtime/workqueue';
  * import { sleep } from './abort.js';
  *
  * await sleep(1000, signal, realClock); // 1 s, or less if the informer stops meanwhile

@@ -37,7 +37,7 @@ export interface BackoffOptions {
  *
  * @example
  * ```ts
- * import { Backoff } from '@operant/runtime';
+ * import { Backoff } from '@operant/runtime/cache';
  *
  * const backoff = new Backoff({ initialMs: 800, maxMs: 30_000 });
  * const delay = backoff.next(); // ~800, then ~1600, ~3200, ... up to 30 s

@@ -16,7 +16,7 @@ import type { Tombstone } from './tombstone.js';
  *
  * @example
  * ```ts
- * import { deletedObject, objectKey } from '@operant/runtime';
+ * import { deletedObject, objectKey } from '@operant/runtime/cache';
  *
  * for await (const ev of informer.events()) {
  *   if (ev.type === 'delete') console.log('gone', objectKey(deletedObject(ev.object)));
@@ -35,7 +35,8 @@ export type InformerEvent<T extends KubeObject> =
  *
  * @example
  * ```ts
- * import { deletedObject, objectKey, WorkQueue } from '@operant/runtime';
+ * import { deletedObject, objectKey } from '@operant/runtime/cache';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * informer.addEventHandler({

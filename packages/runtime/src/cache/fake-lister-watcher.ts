@@ -16,7 +16,8 @@ import { objectKey } from './keys.js';
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { FakeListerWatcher, type Typed } from '@operant/runtime';
+ * import { type Typed } from '@operant/runtime';
+ * import { FakeListerWatcher } from '@operant/runtime/testing';
  *
  * const fake = new FakeListerWatcher<Typed<corev1.Pod>>();
  * const watchedFrom = fake.calls.filter((c) => c.verb === 'watch').map((c) => c.options.resourceVersion);
@@ -33,7 +34,8 @@ export interface FakeCall {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { FakeListerWatcher, type Typed } from '@operant/runtime';
+ * import { type Typed } from '@operant/runtime';
+ * import { FakeListerWatcher } from '@operant/runtime/testing';
  *
  * new FakeListerWatcher<Typed<corev1.Pod>>({ historyCapacity: 10, objects: [pod] });
  * ```
@@ -66,7 +68,9 @@ interface OpenWatch<T extends KubeObject> {
  *
  * @example
  * ```ts
- * import { FakeListerWatcher, Informer, type KubeObject } from '@operant/runtime';
+ * import { type KubeObject } from '@operant/runtime';
+ * import { Informer } from '@operant/runtime/cache';
+ * import { FakeListerWatcher } from '@operant/runtime/testing';
  *
  * const fake = new FakeListerWatcher<KubeObject>();
  * fake.upsert({ metadata: { namespace: 'default', name: 'a' } });

@@ -25,7 +25,7 @@ export type FieldExtractor<T extends KubeObject> = (obj: T) => readonly string[]
  *
  * @example
  * ```ts
- * import { allNamespacesKey, fieldIndexName } from '@operant/runtime';
+ * import { allNamespacesKey, fieldIndexName } from '@operant/runtime/cache';
  *
  * informer.store.byIndex(fieldIndexName('spec.nodeName'), `${allNamespacesKey}/node-1`); // = namespacedIndexValue(undefined, 'node-1')
  * ```
@@ -37,7 +37,7 @@ export const allNamespacesKey = '__all_namespaces';
  *
  * @example
  * ```ts
- * import { fieldIndexName } from '@operant/runtime';
+ * import { fieldIndexName } from '@operant/runtime/cache';
  *
  * fieldIndexName('spec.nodeName'); // 'field:spec.nodeName'
  * ```
@@ -51,7 +51,7 @@ export function fieldIndexName(field: string): string {
  *
  * @example
  * ```ts
- * import { namespacedIndexValue } from '@operant/runtime';
+ * import { namespacedIndexValue } from '@operant/runtime/cache';
  *
  * namespacedIndexValue('default', 'node-1'); // 'default/node-1'
  * namespacedIndexValue(undefined, 'node-1'); // '__all_namespaces/node-1'
@@ -67,7 +67,7 @@ export function namespacedIndexValue(namespace: string | undefined, value: strin
  *
  * @example
  * ```ts
- * import { fieldIndexFunc, fieldIndexName, namespacedIndexValue } from '@operant/runtime';
+ * import { fieldIndexFunc, fieldIndexName, namespacedIndexValue } from '@operant/runtime/cache';
  *
  * informer.store.addIndexer(fieldIndexName('spec.nodeName'), fieldIndexFunc((pod) => [pod.spec?.nodeName ?? '']));
  * informer.store.byIndex(fieldIndexName('spec.nodeName'), namespacedIndexValue(undefined, 'node-1'));

@@ -11,7 +11,7 @@ export { dropManagedFields, composeTransforms, type Transform } from './transfor
 export { namespaceIndex, namespaceIndexFunc, type IndexFunc, type IndexErrorHandler } from './indexes.js';
 export { Store, type StoreReader, type StoreOptions, type StoreDiff, type StoreErrorContext, type Upserted } from './store.js';
 export { Backoff, type BackoffOptions } from './backoff.js';
-export { stderrLogger, silentLogger, type CacheLogger, type LogFields } from './logger.js';
+export { stderrLogger, type CacheLogger } from './logger.js';
 export { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
 export { WatchStatusError, WatchStalledError } from './watch-errors.js';
 export { CacheSyncTimeoutError } from './sync-timeout.js';
@@ -36,4 +36,4 @@ export {
   type CacheListOptions,
 } from './reader.js';
 export { fieldIndexName, fieldIndexFunc, namespacedIndexValue, allNamespacesKey, type FieldExtractor } from './field-index.js';
-export { FakeListerWatcher, type FakeListerWatcherOptions, type FakeCall } from './fake-lister-watcher.js';
+export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from '../client/lister-watcher.js';

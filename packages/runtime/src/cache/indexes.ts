@@ -25,7 +25,7 @@ export type IndexFunc<T extends KubeObject> = (obj: T) => string[];
  *
  * @example
  * ```ts
- * import { namespaceIndex } from '@operant/runtime';
+ * import { namespaceIndex } from '@operant/runtime/cache';
  *
  * informer.store.byIndex(namespaceIndex, 'default');
  * ```
@@ -37,7 +37,7 @@ export const namespaceIndex = 'namespace';
  *
  * @example
  * ```ts
- * import { namespaceIndex, namespaceIndexFunc, Store } from '@operant/runtime';
+ * import { namespaceIndex, namespaceIndexFunc, Store } from '@operant/runtime/cache';
  *
  * const store = new Store();
  * store.addIndexer(namespaceIndex, namespaceIndexFunc);

@@ -24,7 +24,8 @@ import { Store, type StoreReader } from './store.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
 import { HandlerSet } from './handler-set.js';
 import { EventStream } from './event-stream.js';
-import { stderrLogger, type CacheLogger } from './logger.js';
+import { stderrLogger } from './logger.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Configuration of an {@link Informer}.
@@ -32,7 +33,8 @@ import { stderrLogger, type CacheLogger } from './logger.js';
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { dropManagedFields, type InformerOptions, type Typed } from '@operant/runtime';
+ * import { type InformerOptions, type Typed } from '@operant/runtime';
+ * import { dropManagedFields } from '@operant/runtime/cache';
  *
  * const options: InformerOptions<Typed<corev1.Pod>> = {
  *   namespace: 'default',
@@ -54,7 +56,7 @@ export interface InformerOptions<T extends KubeObject> extends ListWatchOptions 
   /** Re-deliver every cached object as an update this often (default: never). */
   resyncPeriodMs?: number;
   /** Where failures and notable events are logged (default: warnings and errors to stderr). */
-  logger?: CacheLogger;
+  logger?: LogMethods;
   metrics?: ReflectorMetricsProvider;
   /** Reconnect delays (default 800 ms doubling to 30 s, with jitter, reset after 2 quiet minutes). */
   backoff?: BackoffOptions;
@@ -95,7 +97,9 @@ export type InformerState = 'new' | 'running' | 'stopped';
  *
  * @example
  * ```ts
- * import { deletedObject, dropManagedFields, Informer, objectKey, Pod, WorkQueue } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { deletedObject, dropManagedFields, Informer, objectKey } from '@operant/runtime/cache';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * const informer = new Informer(client.listerWatcher(Pod), { namespace: 'default', transform: dropManagedFields });
@@ -123,7 +127,7 @@ export class Informer<T extends KubeObject> {
   private readonly handlers: HandlerSet<T>;
   private readonly streams = new Set<EventStream<InformerEvent<T>>>();
   private readonly syncWaiters = new Set<(synced: boolean) => void>();
-  private readonly logger: CacheLogger;
+  private readonly logger: LogMethods;
   private lifecycle: InformerState = 'new';
   /** Why the informer stopped by itself (its kind is not served), if it did. */
   private failure: { error: unknown } | undefined;
@@ -249,7 +253,7 @@ export class Informer<T extends KubeObject> {
    *
    * @example
    * ```ts
-   * import { objectKey } from '@operant/runtime';
+   * import { objectKey } from '@operant/runtime/cache';
    *
    * for await (const ev of informer.events({ signal })) {
    *   if (ev.type !== 'delete') console.log(ev.type, objectKey(ev.object));

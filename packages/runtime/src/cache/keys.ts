@@ -9,7 +9,7 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
- * import { objectKey } from '@operant/runtime';
+ * import { objectKey } from '@operant/runtime/cache';
  *
  * objectKey({ metadata: { namespace: 'default', name: 'web' } }); // 'default/web'
  * objectKey({ metadata: { name: 'node-1' } });                    // 'node-1'
@@ -26,7 +26,7 @@ export function objectKey(obj: Pick<KubeObject, 'metadata'>): string {
  *
  * @example
  * ```ts
- * import { keyFor } from '@operant/runtime';
+ * import { keyFor } from '@operant/runtime/cache';
  *
  * keyFor('default', 'web'); // 'default/web'
  * keyFor(undefined, 'node-1'); // 'node-1'
@@ -41,7 +41,7 @@ export function keyFor(namespace: string | undefined, name: string): string {
  *
  * @example
  * ```ts
- * import { splitKey } from '@operant/runtime';
+ * import { splitKey } from '@operant/runtime/cache';
  *
  * splitKey('default/web'); // { namespace: 'default', name: 'web' }
  * splitKey('node-1');      // { name: 'node-1' }

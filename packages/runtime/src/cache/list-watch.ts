@@ -75,7 +75,8 @@ export interface ListWatchOptions {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Informer, type ListerWatcher, Pod, type Typed } from '@operant/runtime';
+ * import { type ListerWatcher, Pod, type Typed } from '@operant/runtime';
+ * import { Informer } from '@operant/runtime/cache';
  *
  * const lw: ListerWatcher<Typed<corev1.Pod>> = client.listerWatcher(Pod);
  * const informer = new Informer(lw, { namespace: 'default' });

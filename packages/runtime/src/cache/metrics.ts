@@ -9,7 +9,8 @@
  *
  * @example
  * ```ts
- * import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from '@operant/runtime';
+ * import { type ReflectorMetricsProvider, type ReflectorPhase } from '@operant/runtime';
+ * import { noopReflectorMetricsProvider } from '@operant/runtime/cache';
  *
  * const metrics: ReflectorMetricsProvider = {
  *   ...noopReflectorMetricsProvider,
@@ -24,7 +25,8 @@ export type ReflectorPhase = 'list' | 'watch';
  *
  * @example
  * ```ts
- * import { Informer, noopReflectorMetricsProvider, Pod, type ReflectorMetricsProvider } from '@operant/runtime';
+ * import { Pod, type ReflectorMetricsProvider } from '@operant/runtime';
+ * import { Informer, noopReflectorMetricsProvider } from '@operant/runtime/cache';
  *
  * const errors = new Map<string, number>();
  * const metrics: ReflectorMetricsProvider = {
@@ -59,7 +61,8 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * import { Informer, noopReflectorMetricsProvider, Pod } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { Informer, noopReflectorMetricsProvider } from '@operant/runtime/cache';
  *
  * new Informer(client.listerWatcher(Pod), { metrics: noopReflectorMetricsProvider });
  * ```

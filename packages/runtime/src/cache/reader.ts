@@ -26,7 +26,7 @@ import type { SharedInformerFactory } from './shared-informers.js';
  *
  * @example
  * ```ts
- * import { CacheReader } from '@operant/runtime';
+ * import { CacheReader } from '@operant/runtime/cache';
  *
  * const reader = new CacheReader(informers, { syncTimeoutMs: 30_000 });
  * ```
@@ -90,7 +90,8 @@ export interface CacheListOptions extends Omit<CacheGetOptions, 'namespace'> {
  *
  * @example
  * ```ts
- * import { CacheNotStartedError, Pod } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { CacheNotStartedError } from '@operant/runtime/cache';
  *
  * await mgr.cache.get(Pod, 'web', { namespace: 'default' }).catch((e: unknown) => {
  *   if (e instanceof CacheNotStartedError) console.error(e.message);
@@ -128,7 +129,8 @@ export class CacheScopeError extends Error {
  *
  * @example
  * ```ts
- * import { CacheReader, Pod, SharedInformerFactory } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { CacheReader, SharedInformerFactory } from '@operant/runtime/cache';
  *
  * const factory = new SharedInformerFactory(client);
  * const reader = new CacheReader(factory);

@@ -29,10 +29,11 @@ import type { Store } from './store.js';
 import { objectKey } from './keys.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { abortable, sleep } from './abort.js';
-import { stderrLogger, type CacheLogger } from './logger.js';
+import { stderrLogger } from './logger.js';
 import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
-import { WatchStalledError, WatchStatusError, errorMessage, failureReason, isResourceExpired } from './watch-errors.js';
+import { WatchStalledError, WatchStatusError, errorMessage, failureReason, needsRelist } from './watch-errors.js';
 import { NoKindMatchError } from '../no-kind-match.js';
+import type { LogMethods } from '../logging/log.js';
 
 /** A watch that ends by itself sooner than this with no event at all is suspicious: the next one waits a backoff delay. */
 const minHealthyWatchMs = 1000;
@@ -47,7 +48,8 @@ const closeGraceMs = 1000;
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Pod, Store, type ReflectorOptions, type Typed } from '@operant/runtime';
+ * import { Pod, type ReflectorOptions, type Typed } from '@operant/runtime';
+ * import { Store } from '@operant/runtime/cache';
  *
  * const options: ReflectorOptions<Typed<corev1.Pod>> = {
  *   name: 'pods',
@@ -81,7 +83,7 @@ export interface ReflectorOptions<T extends KubeObject> {
    * timeout (a dead connection) is abandoned, reported as `WatchStalled`, and replaced.
    */
   watchTimeoutSeconds?: number;
-  logger?: CacheLogger;
+  logger?: LogMethods;
   metrics?: ReflectorMetricsProvider;
   clock?: Clock;
   /** Random source for jitter (tests make it deterministic). */
@@ -121,7 +123,8 @@ export interface ReflectorStats {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Pod, Reflector, Store, type Typed } from '@operant/runtime';
+ * import { Pod, type Typed } from '@operant/runtime';
+ * import { Reflector, Store } from '@operant/runtime/cache';
  *
  * const store = new Store<Typed<corev1.Pod>>();
  * const reflector = new Reflector({ name: 'pods', listerWatcher: client.listerWatcher(Pod), store, onEvent: (ev) => console.log(ev.type) });
@@ -137,7 +140,7 @@ export class Reflector<T extends KubeObject> {
   private readonly lw: ListerWatcher<T>;
   private readonly store: Store<T>;
   private readonly scope: ListWatchOptions;
-  private readonly logger: CacheLogger;
+  private readonly logger: LogMethods;
   private readonly metrics: ReflectorMetricsProvider;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -411,7 +414,7 @@ export class Reflector<T extends KubeObject> {
   private async recover(err: unknown, phase: ReflectorPhase, signal: AbortSignal): Promise<void> {
     this.counted(err, phase);
     const fields = { informer: this.name, phase, reason: failureReason(err), err: errorMessage(err), resourceVersion: this.state.resourceVersion };
-    if (isResourceExpired(err)) {
+    if (needsRelist(err)) {
       // The server's history no longer reaches our resourceVersion: only a relist can tell what changed.
       this.needsList = true;
       this.expiredInARow++;

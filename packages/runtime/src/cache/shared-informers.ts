@@ -17,7 +17,8 @@ import { Informer, type InformerOptions } from './informer.js';
  *
  * @example
  * ```ts
- * import { FakeListerWatcher, type Kind, type KubeObject, type ListerWatcher, type ListerWatcherSource, type PartialObjectMetadata } from '@operant/runtime';
+ * import { type Kind, type KubeObject, type ListerWatcher, type ListerWatcherSource, type PartialObjectMetadata } from '@operant/runtime';
+ * import { FakeListerWatcher } from '@operant/runtime/testing';
  *
  * class FakeSource implements ListerWatcherSource {
  *   constructor(private readonly fakes: Map<string, FakeListerWatcher<KubeObject>>) {}
@@ -44,7 +45,8 @@ export interface ListerWatcherSource {
  *
  * @example
  * ```ts
- * import { createLogger, dropManagedFields, SharedInformerFactory } from '@operant/runtime';
+ * import { createLogger } from '@operant/runtime';
+ * import { dropManagedFields, SharedInformerFactory } from '@operant/runtime/cache';
  *
  * new SharedInformerFactory(client, { namespace: 'team-a', transform: dropManagedFields, logger: createLogger() });
  * ```
@@ -64,7 +66,8 @@ export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, 'na
  *
  * @example
  * ```ts
- * import { type KindCacheScope, Secret, SharedInformerFactory } from '@operant/runtime';
+ * import { type KindCacheScope, Secret } from '@operant/runtime';
+ * import { SharedInformerFactory } from '@operant/runtime/cache';
  *
  * const scope: KindCacheScope = { kind: Secret, namespace: 'operator-system', labelSelector: 'app.kubernetes.io/managed-by=my-operator' };
  * new SharedInformerFactory(client, { byKind: [scope] });
@@ -143,7 +146,8 @@ interface Entry {
  *
  * @example
  * ```ts
- * import { defineKind, dropManagedFields, Pod, SharedInformerFactory } from '@operant/runtime';
+ * import { defineKind, Pod } from '@operant/runtime';
+ * import { dropManagedFields, SharedInformerFactory } from '@operant/runtime/cache';
  *
  * const Foo = defineKind({ group: 'samplecontroller.k8s.io', version: 'v1alpha1', kind: 'Foo', plural: 'foos', namespaced: true });
  * const factory = new SharedInformerFactory(client, { transform: dropManagedFields });

@@ -53,7 +53,7 @@ export interface StoreReader<T extends KubeObject> {
  *
  * @example
  * ```ts
- * import { Store } from '@operant/runtime';
+ * import { Store } from '@operant/runtime/cache';
  *
  * new Store({ onError: (err, ctx) => log.error({ err, ...ctx }, `${ctx.during} failed for ${ctx.key}`) });
  * ```
@@ -70,7 +70,8 @@ export interface StoreErrorContext {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { dropManagedFields, namespaceIndex, namespaceIndexFunc, type StoreOptions, type Typed } from '@operant/runtime';
+ * import { type StoreOptions, type Typed } from '@operant/runtime';
+ * import { dropManagedFields, namespaceIndex, namespaceIndexFunc } from '@operant/runtime/cache';
  *
  * const options: StoreOptions<Typed<corev1.Pod>> = { transform: dropManagedFields, indexers: { [namespaceIndex]: namespaceIndexFunc } };
  * ```
@@ -93,7 +94,8 @@ export interface StoreOptions<T extends KubeObject> {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Store, type Typed } from '@operant/runtime';
+ * import { type Typed } from '@operant/runtime';
+ * import { Store } from '@operant/runtime/cache';
  *
  * const store = new Store<Typed<corev1.Pod>>();
  * const { old, current } = store.upsert(pod);
@@ -114,7 +116,8 @@ export interface Upserted<T extends KubeObject> {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { Pod, Store, type Typed } from '@operant/runtime';
+ * import { Pod, type Typed } from '@operant/runtime';
+ * import { Store } from '@operant/runtime/cache';
  *
  * const store = new Store<Typed<corev1.Pod>>();
  * const list = await client.list(Pod, { live: true });
@@ -135,7 +138,8 @@ export interface StoreDiff<T extends KubeObject> {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { dropManagedFields, Store, type Typed } from '@operant/runtime';
+ * import { type Typed } from '@operant/runtime';
+ * import { dropManagedFields, Store } from '@operant/runtime/cache';
  *
  * const store = new Store<Typed<corev1.Pod>>({ transform: dropManagedFields });
  * store.addIndexer('byNode', (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));

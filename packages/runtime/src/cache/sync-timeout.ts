@@ -12,7 +12,8 @@ import type { Kind } from '../kind.js';
  *
  * @example
  * ```ts
- * import { CacheSyncTimeoutError, handleSignals } from '@operant/runtime';
+ * import { handleSignals } from '@operant/runtime';
+ * import { CacheSyncTimeoutError } from '@operant/runtime/cache';
  *
  * await mgr.start(handleSignals()).catch((err: unknown) => {
  *   // failed to wait for manager caches to sync cronjobs.batch: timed out waiting for cache to be synced for Kind CronJob (batch/v1)

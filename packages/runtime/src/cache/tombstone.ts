@@ -11,7 +11,8 @@ import type { KubeObject } from '@operant/apimachinery';
  *
  * @example
  * ```ts
- * import { isTombstone, objectKey, WorkQueue } from '@operant/runtime';
+ * import { isTombstone, objectKey } from '@operant/runtime/cache';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * informer.addEventHandler({
@@ -34,7 +35,7 @@ export interface Tombstone<T extends KubeObject> {
  *
  * @example
  * ```ts
- * import { isTombstone } from '@operant/runtime';
+ * import { isTombstone } from '@operant/runtime/cache';
  *
  * informer.addEventHandler({
  *   delete: (deleted) => console.log(isTombstone(deleted) ? deleted.lastKnown.metadata.name : deleted.metadata.name),
@@ -50,7 +51,8 @@ export function isTombstone<T extends KubeObject>(value: T | Tombstone<T>): valu
  *
  * @example
  * ```ts
- * import { deletedObject, objectKey, WorkQueue } from '@operant/runtime';
+ * import { deletedObject, objectKey } from '@operant/runtime/cache';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * informer.addEventHandler({ delete: (d) => queue.add(objectKey(deletedObject(d))) });

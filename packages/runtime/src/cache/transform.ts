@@ -24,7 +24,8 @@ export type Transform<T extends KubeObject> = (obj: T) => T;
  *
  * @example
  * ```ts
- * import { dropManagedFields, Informer, Pod } from '@operant/runtime';
+ * import { Pod } from '@operant/runtime';
+ * import { dropManagedFields, Informer } from '@operant/runtime/cache';
  *
  * const informer = new Informer(client.listerWatcher(Pod), { transform: dropManagedFields });
  * ```
@@ -39,7 +40,8 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
  *
  * @example
  * ```ts
- * import { composeTransforms, dropManagedFields, type KubeObject, type Transform } from '@operant/runtime';
+ * import { type KubeObject, type Transform } from '@operant/runtime';
+ * import { composeTransforms, dropManagedFields } from '@operant/runtime/cache';
  *
  * const dropLastApplied: Transform<KubeObject> = (obj) => {
  *   delete obj.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'];

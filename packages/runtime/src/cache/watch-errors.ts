@@ -17,7 +17,7 @@ interface StatusLike {
  *
  * @example
  * ```ts
- * import { WatchStatusError } from '@operant/runtime';
+ * import { WatchStatusError } from '@operant/runtime/cache';
  *
  * declare const err: unknown;
  * if (err instanceof WatchStatusError && err.code === 410) console.log('relist: the history is gone');
@@ -41,7 +41,7 @@ export class WatchStatusError extends Error {
  *
  * @example
  * ```ts
- * import { WatchStalledError } from '@operant/runtime';
+ * import { WatchStalledError } from '@operant/runtime/cache';
  *
  * declare const err: unknown;
  * if (err instanceof WatchStalledError) log.warn({}, 'watch stalled');
@@ -77,16 +77,18 @@ export function statusCodeOf(err: unknown): number | undefined {
 }
 
 /**
- * True when the error means "your resourceVersion is too old": relist.
+ * True when a list or watch failure means "your resourceVersion is too old"
+ * (410 Gone or Expired, on any error-like value): the reflector relists. The
+ * client's {@link isResourceExpired} is narrower (the Expired reason only).
  *
  * @example
  * ```ts
- * import { isResourceExpired } from '@operant/runtime';
+ * import { needsRelist } from './watch-errors.js';
  *
- * isResourceExpired({ code: 410 }); // true
+ * needsRelist({ code: 410 }); // true
  * ```
  */
-export function isResourceExpired(err: unknown): boolean {
+export function needsRelist(err: unknown): boolean {
   if (statusCodeOf(err) === 410) return true;
   const reason = field(err, 'reason') ?? field(field(err, 'status'), 'reason');
   return reason === 'Expired' || reason === 'Gone';

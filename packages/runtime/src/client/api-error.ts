@@ -1,10 +1,13 @@
 /**
  * Errors the API server answers with, as typed values: a metav1.Status turned
- * into an {@link ApiError}, and predicates in the manner of client-go's
- * `apierrors.IsNotFound` and friends. Transport failures (connection refused,
- * TLS) stay ordinary Errors.
+ * into an {@link ApiError} (apimachinery's `StatusError` with the request it
+ * answered), and one family of predicates in the manner of client-go's
+ * `apierrors.IsNotFound` and friends. Every predicate accepts any
+ * `StatusError` and looks through wrapped errors' `cause`, as Go's
+ * `errors.As` unwraps. Transport failures (connection refused, TLS) stay
+ * ordinary Errors.
  */
-import type { Status, StatusDetails, StatusReason } from '@operant/apimachinery';
+import { StatusError, type Status, type StatusDetails, type StatusReason } from '@operant/apimachinery';
 
 /**
  * A request the server refused, with its metav1.Status.
@@ -20,25 +23,27 @@ import type { Status, StatusDetails, StatusReason } from '@operant/apimachinery'
  * }
  * ```
  */
-export class ApiError extends Error {
-  /** The HTTP status code. */
-  readonly code: number;
-  /** kube's reason (`NotFound`, `Conflict`, ...); derived from the code when the server sent no Status. */
-  readonly reason: StatusReason | undefined;
-  readonly details: StatusDetails | undefined;
-  /** The Status as sent, or one built from a non-Status answer. */
-  readonly status: Status;
+export class ApiError extends StatusError {
   /** `GET https://host/api/v1/...`, for messages. */
   readonly request: string;
 
+  /**
+   * `status` is the Status as sent, or one built from a non-Status answer;
+   * `code` and `reason` (derived from the code when the server sent no
+   * Status) are read from it.
+   */
   constructor(status: Status, request: string) {
-    super(status.message || `the server responded with ${status.code}${status.reason ? ` (${status.reason})` : ''}`);
+    const message = status.message || `the server responded with ${status.code}${status.reason ? ` (${status.reason})` : ''}`;
+    // StatusError builds a Status of its own; an ApiError keeps the one the server sent, as sent.
+    super(status.code, status.reason as StatusReason, message, status.details);
+    Object.defineProperty(this, 'status', { value: status, enumerable: true });
     this.name = 'ApiError';
-    this.status = status;
-    this.code = status.code;
-    this.reason = status.reason;
-    this.details = status.details;
     this.request = request;
+  }
+
+  /** The Status's details: the object's name and kind, field causes, `retryAfterSeconds`. */
+  get details(): StatusDetails | undefined {
+    return this.status.details;
   }
 }
 
@@ -119,13 +124,28 @@ export function apiErrorFromResponse(code: number, body: string, request: string
 }
 
 /**
- * True when `err` is an ApiError with `reason`, or with no known reason and the
- * code that reason goes with (client-go's `ReasonForError` fallback).
+ * The first StatusError (an ApiError is one) in `err`'s `cause` chain, `err`
+ * itself first: what client-go's `errors.As(err, &APIStatus)` finds.
  */
-function is(err: unknown, reason: StatusReason, code: number): boolean {
-  if (!(err instanceof ApiError)) return false;
-  if (err.reason === reason) return true;
-  return !knownReasons.has(err.reason ?? '') && err.code === code;
+export function statusErrorOf(err: unknown): StatusError | undefined {
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    if (e instanceof StatusError) return e;
+    seen.add(e);
+  }
+  return undefined;
+}
+
+/**
+ * True when `err` (or its `cause` chain) holds a StatusError with `reason`, or
+ * with no known reason and the code that reason goes with (client-go's
+ * `ReasonForError` fallback). Without `code`, only the reason counts.
+ */
+function is(err: unknown, reason: StatusReason, code?: number): boolean {
+  const status = statusErrorOf(err);
+  if (!status) return false;
+  if (status.reason === reason) return true;
+  return code !== undefined && !knownReasons.has(status.reason ?? '') && status.code === code;
 }
 
 const knownReasons = new Set<string>([
@@ -182,7 +202,7 @@ export function isConflict(err: unknown): boolean {
  * ```
  */
 export function isAlreadyExists(err: unknown): boolean {
-  return err instanceof ApiError && err.reason === 'AlreadyExists';
+  return is(err, 'AlreadyExists');
 }
 
 /**
@@ -281,7 +301,7 @@ export function isGone(err: unknown): boolean {
  * ```
  */
 export function isResourceExpired(err: unknown): boolean {
-  return err instanceof ApiError && err.reason === 'Expired';
+  return is(err, 'Expired');
 }
 
 /**
@@ -303,4 +323,66 @@ export function isResourceExpired(err: unknown): boolean {
  */
 export function isTooManyRequests(err: unknown): boolean {
   return is(err, 'TooManyRequests', 429);
+}
+
+/**
+ * Ignores a 404 NotFound from the API server, also wrapped in other errors'
+ * `cause` (controller-runtime's `client.IgnoreNotFound`): returns undefined
+ * for it, and rethrows anything else. As a `.catch` handler it turns a read
+ * of an object that may be gone into `T | undefined`; in a `catch` block it
+ * keeps "already deleted" from failing the reconcile.
+ *
+ * @example
+ * ```ts
+ * import { ConfigMap, ignoreNotFound, type ReconcileFunc } from '@operant/runtime';
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
+ *   if (!cm) return; // deleted since the event: nothing to do
+ *   try {
+ *     await client.delete(ConfigMap, `${req.name}-draft`, { namespace: req.namespace });
+ *   } catch (err) {
+ *     ignoreNotFound(err); // gone already is fine; any other error fails the reconcile
+ *   }
+ * };
+ * ```
+ */
+export function ignoreNotFound(err: unknown): undefined {
+  if (isNotFound(err)) return undefined;
+  throw err;
+}
+
+/**
+ * Ignores a 409 AlreadyExists (a create of a name that is taken), also
+ * wrapped in `cause`: returns undefined for it, and rethrows anything else.
+ *
+ * @example
+ * ```ts
+ * import { ConfigMap, ignoreAlreadyExists } from '@operant/runtime';
+ *
+ * // made by us on an earlier run, or by someone else first: either way it exists
+ * await client.create(ConfigMap, { metadata: { name: 'settings', namespace: 'default' } }).catch(ignoreAlreadyExists);
+ * ```
+ */
+export function ignoreAlreadyExists(err: unknown): undefined {
+  if (isAlreadyExists(err)) return undefined;
+  throw err;
+}
+
+/**
+ * Ignores a 409 Conflict (a stale resourceVersion), also wrapped in `cause`:
+ * returns undefined for it, and rethrows anything else. For a write that the
+ * next reconcile will redo on fresh data.
+ *
+ * @example
+ * ```ts
+ * import { ConfigMap, ignoreConflict } from '@operant/runtime';
+ *
+ * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
+ * await client.update(ConfigMap, { ...cm, data: { seen: 'true' } }).catch(ignoreConflict);
+ * ```
+ */
+export function ignoreConflict(err: unknown): undefined {
+  if (isConflict(err)) return undefined;
+  throw err;
 }

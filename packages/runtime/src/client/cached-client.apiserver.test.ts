@@ -20,6 +20,7 @@ import { CountingSource, RequestCounter } from '../testdata/counting.js';
 import { rejection } from '../testdata/rejection.js';
 import { ApiError, isNotFound, isStatus } from './api-error.js';
 import type { Client } from './client.js';
+import type { ObjectClient } from './interfaces.js';
 
 const quietLogger = { ...silentLogger };
 
@@ -107,8 +108,8 @@ describe('A client with a cache', () => {
     const source = new CountingSource(api.client);
     const { reader, factory, stop } = startedCache(source);
     const cached = api.client.withCache(reader);
-    let reconciled: (ctx: { client: Client; data: string | undefined }) => void = () => {};
-    const seen = new Promise<{ client: Client; data: string | undefined }>((resolve) => (reconciled = resolve));
+    let reconciled: (ctx: { client: ObjectClient; data: string | undefined }) => void = () => {};
+    const seen = new Promise<{ client: ObjectClient; data: string | undefined }>((resolve) => (reconciled = resolve));
     const controller = controllerBuilder('shared-cm', { client: cached, informers: factory, logger: quietLogger })
       .for(ConfigMap, { predicates: [objectPredicate((o) => o.metadata.namespace === ns)] })
       .reconcile(async (req, ctx: ReconcileContext) => {
@@ -214,7 +215,7 @@ describe('The manager client', () => {
     assert.equal(mgr.apiReader.cache, undefined);
     await assert.rejects(mgr.client.get(ConfigMap, 'x', { namespace: ns }), CacheNotStartedError);
     assert.equal((await mgr.apiReader.get(Secret, 's', { namespace: other })).metadata.namespace, other, 'apiReader is live, unscoped');
-    let reconciledWith: Client | undefined;
+    let reconciledWith: ObjectClient | undefined;
     let reconciled: () => void = () => {};
     const done = new Promise<void>((resolve) => (reconciled = resolve));
     mgr

@@ -6,11 +6,11 @@
 import type { IncomingMessage } from 'node:http';
 import { escapeFieldSelectorValue, type KubeObject, type Status } from '@operant/apimachinery';
 import type { ListerWatcher, WatchEvent } from '../cache/list-watch.js';
-import { keyFor } from '../cache/keys.js';
 import type { CacheReader } from '../cache/reader.js';
 import type { ClientConfig } from '../config/index.js';
 import { apiVersionOfKind, collectionPath, objectPath, type Kind } from '../kind.js';
-import { isStatus } from './api-error.js';
+import type { ObjectClient } from './interfaces.js';
+import { ClientCache, type CachedClientOptions, type TrackedWrite } from './cached-client.js';
 import { servesResource } from './discovery.js';
 import { KindListerWatcher, type ListerWatcherOptions } from './lister-watcher.js';
 import { noopRequestMetrics, type RequestMetrics } from './metrics.js';
@@ -30,7 +30,6 @@ import type {
 } from './options.js';
 import { dryRunValue, labelSelectorString, queryString } from './query.js';
 import { RequestRateLimiter } from './rate-limiter.js';
-import { WriteTracker, type PendingWrite, type ReadYourWritesOptions, type WriteOutcome } from './read-your-writes.js';
 import { Transport, type HttpRequest } from './transport.js';
 import { readWatchEvents, watchEvents } from './watch-stream.js';
 
@@ -113,32 +112,6 @@ function patchTypeOf(opts: PatchOptions): PatchType {
 
 const defaultUserAgent = `operant-runtime/0.1.0 (${process.platform}/${process.arch}) node/${process.version}`;
 
-/**
- * Options of {@link Client.withCache}.
- *
- * @example
- * ```ts
- * const cached = client.withoutCache().withCache(mgr.cache, { readYourWrites: true });
- * ```
- */
-export interface CachedClientOptions {
-  /**
-   * After this client writes an object, a cached read of it waits until the
-   * cache shows that write (or a later state), reading live if that takes
-   * longer than the timeout (default 5 s). Covers create, update, updateStatus,
-   * patch, apply, delete and updateScale (not deleteAllOf). Default off, as in
-   * controller-runtime. Make one such client and share it: each registers an
-   * event handler on the informers it tracks.
-   */
-  readYourWrites?: boolean | ReadYourWritesOptions;
-}
-
-/** What a client with a cache reads through. */
-interface ClientCache {
-  reader: CacheReader;
-  tracker: WriteTracker | undefined;
-}
-
 const metadataGetAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const metadataWatchAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
@@ -158,7 +131,7 @@ const metadataWatchAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8
  * client.close();
  * ```
  */
-export class Client {
+export class Client implements ObjectClient {
   /** The namespace used when a namespaced call names none: the context's (or the pod's) namespace. */
   readonly namespace: string;
   readonly config: ClientConfig;
@@ -201,7 +174,8 @@ export class Client {
    *
    * @example
    * ```ts
-   * import { CacheReader, ConfigMap, SharedInformerFactory } from '@operant/runtime';
+   * import { ConfigMap } from '@operant/runtime';
+   * import { CacheReader, SharedInformerFactory } from '@operant/runtime/cache';
    *
    * const reader = new CacheReader(new SharedInformerFactory(client));
    * const cached = client.withCache(reader, { readYourWrites: true });
@@ -211,9 +185,7 @@ export class Client {
    * ```
    */
   withCache(reader: CacheReader, options: CachedClientOptions = {}): Client {
-    const ryw = options.readYourWrites;
-    const tracker = ryw ? new WriteTracker(reader, ryw === true ? {} : ryw) : undefined;
-    return new Client(this.config, this.transport, { reader, tracker });
+    return new Client(this.config, this.transport, new ClientCache(reader, options));
   }
 
   /**
@@ -247,7 +219,7 @@ export class Client {
     const metadataOnly = opts.metadataOnly ?? false;
     const cache = this.cached;
     if (cache && !opts.live) {
-      const visible = await this.settle(cache, kind, metadataOnly, { namespace, name }, opts.signal);
+      const visible = await cache.settle(kind, metadataOnly, { namespace, name }, opts.signal);
       if (visible) return metadataOnly ? cache.reader.get(kind, name, { ...opts, namespace, metadataOnly: true }) : cache.reader.get(kind, name, { ...opts, namespace, metadataOnly: false });
     }
     const path = objectPath(kind, namespace, name) + queryString({ resourceVersion: opts.resourceVersion });
@@ -268,7 +240,7 @@ export class Client {
     if (cache && !opts.live) {
       if (opts.continue) throw new TypeError('a cached list has no pages: continue tokens need a live list ({ live: true })');
       const namespace = kind.namespaced ? opts.namespace || undefined : undefined;
-      const visible = await this.settle(cache, kind, metadataOnly, { namespace }, opts.signal);
+      const visible = await cache.settle(kind, metadataOnly, { namespace }, opts.signal);
       if (visible) return metadataOnly ? cache.reader.list(kind, { ...opts, metadataOnly: true }) : cache.reader.list(kind, { ...opts, metadataOnly: false });
     }
     return metadataOnly ? this.listWith(kind, opts, metadataListAccept) : this.liveList(kind, opts);
@@ -278,7 +250,7 @@ export class Client {
   async create<T extends KubeObject>(kind: Kind<T>, obj: T, opts: WriteOptions = {}): Promise<T> {
     const namespace = this.ns(kind, opts.namespace, obj);
     const path = collectionPath(kind, namespace) + writeQuery(opts);
-    return this.tracked(kind, namespace, obj.metadata?.name, opts.dryRun, true, () =>
+    return this.tracked({ kind, namespace, name: obj.metadata?.name, dryRun: opts.dryRun, created: true }, () =>
       this.json<T>({ method: 'POST', path, body: JSON.stringify(withTypeMeta(kind, obj)), signal: opts.signal }),
     );
   }
@@ -319,7 +291,7 @@ export class Client {
         fieldValidation: opts.fieldValidation,
         force: type === 'apply' && opts.force !== undefined ? opts.force : undefined,
       });
-    return this.tracked(kind, namespace, name, opts.dryRun, false, () =>
+    return this.tracked({ kind, namespace, name, dryRun: opts.dryRun }, () =>
       this.json<T>({ method: 'PATCH', path, body: JSON.stringify(patch), contentType: patchContentTypes[type], signal: opts.signal }),
     );
   }
@@ -350,7 +322,7 @@ export class Client {
     const namespace = this.ns(kind, opts.namespace);
     const path = objectPath(kind, namespace, checkName(name)) + queryString({ dryRun: dryRunValue(opts.dryRun) });
     const body = deleteOptionsBody(opts);
-    return this.tracked(kind, namespace, name, opts.dryRun, false, () => this.json<T | Status>({ method: 'DELETE', path, body, signal: opts.signal }), true);
+    return this.tracked({ kind, namespace, name, dryRun: opts.dryRun, deleted: true }, () => this.json<T | Status>({ method: 'DELETE', path, body, signal: opts.signal }));
   }
 
   /** Deletes every object of a kind in a namespace that matches the selectors (`deletecollection`). */
@@ -383,7 +355,7 @@ export class Client {
     const path = objectPath(kind, namespace, name, 'scale') + writeQuery(opts);
     const body = { apiVersion: 'autoscaling/v1', kind: 'Scale', ...scale };
     // A Scale carries its object's resourceVersion.
-    return this.tracked(kind, namespace, name, opts.dryRun, false, () => this.json<Scale>({ method: 'PUT', path, body: JSON.stringify(body), signal: opts.signal }));
+    return this.tracked({ kind, namespace, name, dryRun: opts.dryRun }, () => this.json<Scale>({ method: 'PUT', path, body: JSON.stringify(body), signal: opts.signal }));
   }
 
   /**
@@ -500,46 +472,14 @@ export class Client {
     const name = checkName(obj.metadata?.name ?? '');
     const namespace = this.ns(kind, opts.namespace, obj);
     const path = objectPath(kind, namespace, name, subresource) + writeQuery(opts);
-    return this.tracked(kind, namespace, name, opts.dryRun, false, () =>
+    return this.tracked({ kind, namespace, name, dryRun: opts.dryRun }, () =>
       this.json<T>({ method: 'PUT', path, body: JSON.stringify(withTypeMeta(kind, obj)), signal: opts.signal }),
     );
   }
 
-  /**
-   * Runs a write, telling the read-your-writes tracker (when there is one)
-   * before it is sent and what the server answered after.
-   */
-  private async tracked<R extends KubeObject | Status>(
-    kind: Kind,
-    namespace: string | undefined,
-    name: string | undefined,
-    dryRun: boolean | undefined,
-    /** Only a create: the object did not exist before, so any cached state with the answer's uid is this write or later. */
-    created: boolean,
-    write: () => Promise<R>,
-    isDelete = false,
-  ): Promise<R> {
-    const tracker = this.cached?.tracker;
-    if (!tracker || dryRun) return write();
-    const pending: PendingWrite = tracker.begin(kind, namespace, name || undefined);
-    let result: R;
-    try {
-      result = await write();
-    } catch (e) {
-      pending.cancel();
-      throw e;
-    }
-    const outcome = writeOutcome(kind, namespace, name, result, created, isDelete);
-    if (outcome) pending.complete(outcome);
-    else pending.cancel();
-    return result;
-  }
-
-  /** Waits for this client's writes to show in the cache; false when they did not in time (read live then). */
-  private settle(cache: ClientCache, kind: Kind, metadataOnly: boolean, scope: { namespace?: string; name?: string }, signal: AbortSignal | undefined): Promise<boolean> {
-    if (!cache.tracker) return Promise.resolve(true);
-    const tracker = cache.tracker;
-    return cache.reader.syncedInformer(kind, metadataOnly, signal).then(() => tracker.settle(kind, metadataOnly, scope, signal));
+  /** Runs a write through the cache's read-your-writes tracking, when this client has a cache. */
+  private tracked<R extends KubeObject | Status>(write: TrackedWrite, send: () => Promise<R>): Promise<R> {
+    return this.cached ? this.cached.track(write, send) : send();
   }
 
   private ns(kind: Kind, explicit: string | undefined, obj?: KubeObject): string | undefined {
@@ -551,28 +491,6 @@ export class Client {
     const res = await this.transport.send(req);
     return JSON.parse(res.body) as R;
   }
-}
-
-/** What the cache must show after a write, from the server's answer. */
-function writeOutcome(
-  kind: Kind,
-  namespace: string | undefined,
-  name: string | undefined,
-  result: KubeObject | Status,
-  created: boolean,
-  isDelete: boolean,
-): WriteOutcome | undefined {
-  if (isStatus(result)) {
-    return isDelete && name ? { type: 'deleted', key: keyFor(kind.namespaced ? namespace : undefined, name) } : undefined;
-  }
-  const meta = result.metadata;
-  const objName = meta?.name ?? name;
-  if (!objName) return undefined;
-  const key = keyFor(kind.namespaced ? (meta?.namespace ?? namespace) : undefined, objName);
-  const resourceVersion = meta?.resourceVersion;
-  if (isDelete) return { type: 'deleted', key, resourceVersion };
-  if (!resourceVersion) return undefined;
-  return { type: 'written', key, resourceVersion, uid: meta?.uid, created };
 }
 
 /** A field selector with `matchingFields` appended as exact requirements (values escaped). */

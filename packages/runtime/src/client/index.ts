@@ -5,6 +5,9 @@
  */
 export {
   ApiError,
+  ignoreAlreadyExists,
+  ignoreConflict,
+  ignoreNotFound,
   isAlreadyExists,
   isBadRequest,
   isConflict,
@@ -17,10 +20,12 @@ export {
   isTooManyRequests,
   isUnauthorized,
 } from './api-error.js';
-export { Client, type CachedClientOptions, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export type { CachedClientOptions } from './cached-client.js';
+export type { ObjectClient, Reader, Writer } from './interfaces.js';
 export type { ReadYourWritesOptions } from './read-your-writes.js';
-export { KindListerWatcher, type ListerWatcherOptions, type ListWatchCalls } from './lister-watcher.js';
-export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from './metrics.js';
+export type { ListerWatcherOptions, ListWatchCalls } from './lister-watcher.js';
+export type { RequestMetrics, RequestObservation } from './metrics.js';
 export type {
   ApplyOptions,
   CacheReadOptions,
@@ -41,4 +46,3 @@ export type {
   WatchOptions,
   WriteOptions,
 } from './options.js';
-export { RequestRateLimiter } from './rate-limiter.js';

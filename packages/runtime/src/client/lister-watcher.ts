@@ -35,7 +35,8 @@ export interface ListerWatcherOptions {
  * @example
  * ```ts
  * import type * as corev1 from 'kubernetes-types/core/v1.js';
- * import { ConfigMap, KindListerWatcher, type ListWatchCalls, type Typed } from '@operant/runtime';
+ * import { ConfigMap, type ListWatchCalls, type Typed } from '@operant/runtime';
+ * import { KindListerWatcher } from '@operant/runtime/cache';
  *
  * const calls: ListWatchCalls<Typed<corev1.ConfigMap>> = {
  *   list: (opts) => client.list(ConfigMap, { ...opts, live: true }),

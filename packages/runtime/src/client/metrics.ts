@@ -60,7 +60,8 @@ export interface RequestMetrics {
  *
  * @example
  * ```ts
- * import { Client, loadKubeConfig, noopRequestMetrics } from '@operant/runtime';
+ * import { Client, loadKubeConfig } from '@operant/runtime';
+ * import { noopRequestMetrics } from '@operant/runtime/metrics';
  *
  * const client = Client.fromConfig(await loadKubeConfig(), { metrics: noopRequestMetrics });
  * ```

@@ -10,7 +10,7 @@ import { BucketRateLimiter } from '../workqueue/rate-limiters.js';
  *
  * @example
  * ```ts
- * import { RequestRateLimiter } from '@operant/runtime';
+ * import { RequestRateLimiter } from './rate-limiter.js';
  *
  * const limiter = new RequestRateLimiter(5, 10);
  * await limiter.wait(); // at once for the first 10, then ~200 ms apart

@@ -62,7 +62,8 @@ function seconds(fromMs: number): number {
  *
  * @example
  * ```ts
- * import { noopRequestMetrics, RequestRateLimiter } from '@operant/runtime';
+ * import { RequestRateLimiter } from './rate-limiter.js';
+ * import { noopRequestMetrics } from '@operant/runtime/metrics';
  * import { Transport } from './transport.js';
  *
  * const transport = new Transport(client.config, { limiter: new RequestRateLimiter(20, 30), metrics: noopRequestMetrics, userAgent: 'me', onWarning: console.warn });

@@ -13,17 +13,19 @@ import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import { Controller, type ReconcileFunc } from './controller.js';
 import { enqueueMapped, enqueueObject, enqueueOwner, type RequestMapper } from './handlers.js';
-import type { ControllerLogger } from './logger.js';
+
 import type { ControllerMetrics } from './metrics.js';
 import type { Predicate } from './predicates.js';
 import { kindSource, type Source } from './source.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * What a builder needs from its surroundings (usually the manager).
  *
  * @example
  * ```ts
- * import { createLogger, SharedInformerFactory, type ControllerDeps } from '@operant/runtime';
+ * import { createLogger, type ControllerDeps } from '@operant/runtime';
+ * import { SharedInformerFactory } from '@operant/runtime/cache';
  *
  * const deps: ControllerDeps = { client, informers: new SharedInformerFactory(client), logger: createLogger() };
  * ```
@@ -35,7 +37,7 @@ export interface ControllerDeps {
   metrics?: ControllerMetrics;
   /** Work-queue metrics, reported under the controller's name. */
   queueMetrics?: QueueMetricsProvider;
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Retry delays; default {@link defaultControllerRateLimiter}. */
   rateLimiter?: RateLimiter<string>;
   /** See {@link ControllerOptions.cacheSyncTimeoutMs}. */

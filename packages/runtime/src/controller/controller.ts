@@ -15,19 +15,20 @@
  * | any other error                       | add rate-limited       | `error`           | error        |
  */
 import { randomUUID } from 'node:crypto';
-import type { LogFields } from '../cache/logger.js';
+import { type LogFields } from '../cache/logger.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
-import type { Client } from '../client/index.js';
+import type { ObjectClient } from '../client/index.js';
 import { durationMs, type DurationInput } from '../duration.js';
 import { realClock, type Clock } from '../workqueue/clock.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import { isConflictError, isPanic, isTerminalError } from './errors.js';
-import { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
+import { childLogger, stderrControllerLogger } from './logger.js';
 import { noopControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { requestFromKey, requestKey, type Request } from './request.js';
 import type { Source, SourceContext } from './source.js';
+import type { LogMethods, Logger } from '../logging/log.js';
 
 /**
  * What a reconcile asks for next. Return nothing when the object is as it
@@ -66,14 +67,14 @@ export interface ReconcileResult {
  * ```
  */
 export interface ReconcileContext {
-  /** The API client. */
-  readonly client: Client;
+  /** The API client (the manager's `mgr.client`): anything that reads and writes objects. */
+  readonly client: ObjectClient;
   /**
    * A logger carrying the controller, the request's namespace and name, and
    * the reconcile id (controller-runtime's `log.FromContext(ctx)`);
    * `log.child({ ... })` is logr's `WithValues`.
    */
-  readonly log: ContextLogger;
+  readonly log: Logger;
   /** Aborts when the controller stops: pass it to requests and waits. */
   readonly signal: AbortSignal;
   /** A unique id of this reconcile (also in every log line as `reconcileID`). */
@@ -111,7 +112,8 @@ export type ReconcileFunc = (req: Request, ctx: ReconcileContext) => Promise<Rec
 export interface ControllerOptions {
   /** Names the controller in logs and metrics (the `controller` label) and its work queue. */
   name: string;
-  client: Client;
+  /** Handed to every reconcile as `ctx.client`. */
+  client: ObjectClient;
   reconcile: ReconcileFunc;
   /** Sources to start with; more can be added with {@link Controller.watch} before the start. */
   sources?: readonly Source[];
@@ -124,7 +126,7 @@ export interface ControllerOptions {
   /** Retry delays; default {@link defaultControllerRateLimiter} (5 ms doubling to 1000 s, and 10 qps overall). */
   rateLimiter?: RateLimiter<string>;
   /** Default {@link stderrControllerLogger}. */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Fields added to every reconcile's log lines (the builder adds `controllerGroup` and `controllerKind`). */
   logFields?: LogFields;
   /**
@@ -169,7 +171,7 @@ export class Controller {
   private readonly options: ControllerOptions;
   private readonly sources: Source[];
   private readonly metrics: ControllerMetrics;
-  private readonly logger: ControllerLogger;
+  private readonly logger: Logger;
   private readonly clock: Clock;
   private lifecycle: ControllerState = 'new';
   private active = 0;
@@ -327,7 +329,7 @@ export class Controller {
     }
   }
 
-  private failed(queue: RateLimitingQueue<string>, key: string, err: unknown, log: ControllerLogger, signal: AbortSignal): void {
+  private failed(queue: RateLimitingQueue<string>, key: string, err: unknown, log: Logger, signal: AbortSignal): void {
     // A failure during shutdown is most likely the abort itself: not worth an error line.
     const report = signal.aborted ? log.debug.bind(log) : log.error.bind(log);
     if (isTerminalError(err)) {

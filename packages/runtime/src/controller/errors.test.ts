@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiErrorFromResponse } from '../client/api-error.js';
 import { NoKindMatchError } from '../no-kind-match.js';
-import { ignoreNotFound } from './errors.js';
+import { ignoreNotFound } from '../client/api-error.js';
 
 const status = (code: number, reason: string): string => JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: reason });
 const notFound = apiErrorFromResponse(404, status(404, 'NotFound'), 'GET /api/v1/namespaces/default/configmaps/gone');

@@ -1,11 +1,11 @@
 /**
  * How a controller classifies what a reconcile throws: a terminal error (not
  * retried), a conflict (requeued quietly), a crash (a "panic": counted), or an
- * ordinary failure (retried with backoff); and `ignoreNotFound`, for the
- * failure a reconcile usually expects (the object is gone). Wrapped errors are
- * looked through along their `cause` chain, as Go's `errors.Is` unwraps.
+ * ordinary failure (retried with backoff). Wrapped errors are looked through
+ * along their `cause` chain, as Go's `errors.Is` unwraps. (`ignoreNotFound`
+ * and the `isX` checks of API errors live with the client's errors.)
  */
-import { isConflict, isNotFound } from '../client/index.js';
+import { isConflict } from '../client/api-error.js';
 
 /**
  * A failure that retrying cannot fix (invalid user input, say): the controller
@@ -48,51 +48,19 @@ export function isTerminalError(err: unknown): boolean {
 }
 
 /**
- * Whether `err`, or an error in its `cause` chain, is a 409 Conflict from the
- * API server (a stale resourceVersion): the controller requeues these quietly.
+ * Whether `err`, or an error in its `cause` chain, is a 409 Conflict.
+ *
+ * @deprecated Use {@link isConflict}, which follows the `cause` chain too; this alias goes in the next release.
  *
  * @example
  * ```ts
- * import { ConfigMap, isConflictError } from '@operant/runtime';
+ * import { isConflict } from '@operant/runtime';
  *
- * const cm = await client.get(ConfigMap, 'settings', { namespace: 'default' });
- * try {
- *   await client.updateStatus(ConfigMap, cm);
- * } catch (err) {
- *   if (isConflictError(new Error('updating status', { cause: err }))) console.log('stale: requeue quietly');
- * }
+ * declare const err: unknown;
+ * if (isConflict(new Error('updating status', { cause: err }))) console.log('stale: requeue quietly');
  * ```
  */
-export function isConflictError(err: unknown): boolean {
-  return inCauseChain(err, isConflict);
-}
-
-/**
- * Ignores a 404 NotFound from the API server, also wrapped in other errors'
- * `cause` (controller-runtime's `client.IgnoreNotFound`): returns undefined
- * for it, and rethrows anything else. As a `.catch` handler it turns a read
- * of an object that may be gone into `T | undefined`; in a `catch` block it
- * keeps "already deleted" from failing the reconcile.
- *
- * @example
- * ```ts
- * import { ConfigMap, ignoreNotFound, type ReconcileFunc } from '@operant/runtime';
- *
- * const reconcile: ReconcileFunc = async (req, { client }) => {
- *   const cm = await client.get(ConfigMap, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
- *   if (!cm) return; // deleted since the event: nothing to do
- *   try {
- *     await client.delete(ConfigMap, `${req.name}-draft`, { namespace: req.namespace });
- *   } catch (err) {
- *     ignoreNotFound(err); // gone already is fine; any other error fails the reconcile
- *   }
- * };
- * ```
- */
-export function ignoreNotFound(err: unknown): undefined {
-  if (inCauseChain(err, isNotFound)) return undefined;
-  throw err;
-}
+export const isConflictError: (err: unknown) => boolean = isConflict;
 
 const runtimeErrors: ReadonlyArray<new (...args: never[]) => Error> = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
 

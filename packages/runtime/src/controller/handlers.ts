@@ -108,7 +108,8 @@ export function enqueueMapped<T extends KubeObject>(map: RequestMapper<T>): Requ
  * @example
  * ```ts
  * import type * as appsv1 from 'kubernetes-types/apps/v1.js';
- * import { defineKind, enqueueOwner, requestsForUpdate, type Typed } from '@operant/runtime';
+ * import { defineKind, enqueueOwner, type Typed } from '@operant/runtime';
+ * import { requestsForUpdate } from './handlers.js';
  *
  * const Foo = defineKind({ group: 'samplecontroller.k8s.io', version: 'v1alpha1', kind: 'Foo', plural: 'foos', namespaced: true });
  * declare const oldDeployment: Typed<appsv1.Deployment>, newDeployment: Typed<appsv1.Deployment>;

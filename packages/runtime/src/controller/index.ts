@@ -14,18 +14,14 @@ export {
   not,
   objectPredicate,
   or,
-  passesCreate,
-  passesDelete,
-  passesGeneric,
-  passesUpdate,
   resourceVersionChanged,
   type Predicate,
 } from './predicates.js';
-export { enqueueMapped, enqueueObject, enqueueOwner, requestsForUpdate, type EnqueueOwnerOptions, type RequestMapper } from './handlers.js';
+export { enqueueMapped, enqueueObject, enqueueOwner, type EnqueueOwnerOptions, type RequestMapper } from './handlers.js';
 export { channelSource, kindSource, type RequestQueue, type Source, type SourceContext } from './source.js';
-export { TerminalError, ignoreNotFound, isConflictError, isPanic, isTerminalError } from './errors.js';
-export { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
-export { noopControllerMetrics, type ControllerMetrics, type ReconcileResultLabel } from './metrics.js';
+export { TerminalError, isConflictError, isPanic, isTerminalError } from './errors.js';
+export { stderrControllerLogger, type ContextLogger, type ControllerLogger } from './logger.js';
+export type { ControllerMetrics, ReconcileResultLabel } from './metrics.js';
 export {
   Controller,
   type ControllerOptions,

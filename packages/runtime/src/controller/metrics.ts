@@ -22,7 +22,8 @@ export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_af
  *
  * @example
  * ```ts
- * import { controllerBuilder, type ControllerMetrics, noopControllerMetrics } from '@operant/runtime';
+ * import { controllerBuilder, type ControllerMetrics } from '@operant/runtime';
+ * import { noopControllerMetrics } from '@operant/runtime/metrics';
  *
  * const totals = new Map<string, number>();
  * const metrics: ControllerMetrics = {
@@ -67,7 +68,8 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * import { controllerBuilder, noopControllerMetrics } from '@operant/runtime';
+ * import { controllerBuilder } from '@operant/runtime';
+ * import { noopControllerMetrics } from '@operant/runtime/metrics';
  *
  * controllerBuilder('configmaps', { client, informers, metrics: noopControllerMetrics });
  * ```

@@ -190,7 +190,8 @@ export function not<T extends KubeObject = KubeObject>(predicate: Predicate<T>):
  *
  * @example
  * ```ts
- * import { generationChanged, passesCreate } from '@operant/runtime';
+ * import { generationChanged } from '@operant/runtime';
+ * import { passesCreate } from './predicates.js';
  *
  * passesCreate(generationChanged(), { object: pod, isInInitialList: true }); // true
  * ```
@@ -204,7 +205,8 @@ export function passesCreate<T extends KubeObject>(predicate: Predicate<T>, even
  *
  * @example
  * ```ts
- * import { generationChanged, passesUpdate } from '@operant/runtime';
+ * import { generationChanged } from '@operant/runtime';
+ * import { passesUpdate } from './predicates.js';
  *
  * const before = pod;
  * const after = { ...pod, metadata: { ...pod.metadata, generation: (pod.metadata.generation ?? 0) + 1 } };
@@ -220,7 +222,8 @@ export function passesUpdate<T extends KubeObject>(predicate: Predicate<T>, even
  *
  * @example
  * ```ts
- * import { labelSelectorPredicate, passesDelete } from '@operant/runtime';
+ * import { labelSelectorPredicate } from '@operant/runtime';
+ * import { passesDelete } from './predicates.js';
  *
  * passesDelete(labelSelectorPredicate('app=web'), { object: pod, deleteStateUnknown: false });
  * ```
@@ -234,7 +237,8 @@ export function passesDelete<T extends KubeObject>(predicate: Predicate<T>, even
  *
  * @example
  * ```ts
- * import { labelSelectorPredicate, passesGeneric } from '@operant/runtime';
+ * import { labelSelectorPredicate } from '@operant/runtime';
+ * import { passesGeneric } from './predicates.js';
  *
  * passesGeneric(labelSelectorPredicate('app=web'), { object: pod });
  * ```

@@ -8,10 +8,11 @@ import { deletedObject, isTombstone, type Tombstone } from '../cache/tombstone.j
 import type { Informer } from '../cache/informer.js';
 import type { Kind } from '../kind.js';
 import { Priority } from '../workqueue/queue.js';
-import type { ControllerLogger } from './logger.js';
+
 import { passesCreate, passesDelete, passesGeneric, passesUpdate, type Predicate } from './predicates.js';
 import { requestsForUpdate, type RequestMapper } from './handlers.js';
 import type { Request } from './request.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Where a source puts requests: the controller's queue. `priority` follows
@@ -19,7 +20,8 @@ import type { Request } from './request.js';
  *
  * @example
  * ```ts
- * import { Priority, type RequestQueue } from '@operant/runtime';
+ * import { type RequestQueue } from '@operant/runtime';
+ * import { Priority } from '@operant/runtime/workqueue';
  *
  * declare const queue: RequestQueue; // what a source is given
  * queue.add({ namespace: 'default', name: 'web' }, Priority.low);
@@ -34,7 +36,8 @@ export interface RequestQueue {
  *
  * @example
  * ```ts
- * import { ConfigMap, enqueueObject, kindSource, requestKey, WorkQueue } from '@operant/runtime';
+ * import { ConfigMap, enqueueObject, kindSource, requestKey } from '@operant/runtime';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const work = new WorkQueue<string>();
  * const source = kindSource(informers.informerFor(ConfigMap), enqueueObject());
@@ -45,7 +48,7 @@ export interface SourceContext {
   readonly queue: RequestQueue;
   /** Aborts when the controller stops; the source must then stop delivering. */
   readonly signal: AbortSignal;
-  readonly logger: ControllerLogger;
+  readonly logger: LogMethods;
 }
 
 /**
@@ -185,7 +188,7 @@ async function pump<T>(iterable: AsyncIterable<T>, signal: AbortSignal, deliver:
 }
 
 /** Adds requests to the queue, skipping (with a warning) requests without a name. */
-function enqueuer(queue: RequestQueue, logger: ControllerLogger, source: string): (requests: Iterable<Request>, priority: number | undefined) => void {
+function enqueuer(queue: RequestQueue, logger: LogMethods, source: string): (requests: Iterable<Request>, priority: number | undefined) => void {
   return (requests, priority) => {
     for (const req of requests) {
       if (!req || !req.name) {

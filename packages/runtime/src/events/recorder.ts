@@ -10,11 +10,12 @@ import { format } from 'node:util';
 import type { KubeObject } from '@operant/apimachinery';
 import { ApiError, isAlreadyExists, isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
-import { stderrControllerLogger, type ControllerLogger } from '../controller/logger.js';
+import { stderrControllerLogger } from '../controller/logger.js';
 import { referenceKey, toReference, type ObjectReference } from './reference.js';
 import { SendQueue } from './send-queue.js';
 import { eventSink, type EventApi, type EventRecord, type EventSink, type EventType, type SeriesState } from './sink.js';
 import { EventNamer } from './time.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Options of {@link EventRecorder}.
@@ -34,7 +35,7 @@ export interface EventRecorderOptions {
   /** The Event API to write; default `events.k8s.io/v1`. */
   api?: EventApi;
   /** Where dropped and failed events are reported (pino's call shape); default warnings and errors to stderr. */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Events waiting to be sent before new ones are dropped; default 1000, as client-go. */
   queueSize?: number;
   /** How often repeat counts are written (series patches are batched); default 30 s. */
@@ -94,7 +95,7 @@ export class EventRecorder {
   readonly reportingController: string;
   readonly reportingInstance: string;
   private readonly sink: EventSink;
-  private readonly logger: ControllerLogger;
+  private readonly logger: LogMethods;
   private readonly now: () => number;
   private readonly namer = new EventNamer();
   private readonly cache = new Map<string, CacheEntry>();

@@ -5,7 +5,7 @@
  */
 import { deepCopy, jsonEqual, type KubeObject } from '@operant/apimachinery';
 import { isNotFound } from '../client/api-error.js';
-import type { Client } from '../client/client.js';
+import type { ObjectClient } from '../client/interfaces.js';
 import type { Kind } from '../kind.js';
 import { createMergePatch } from './merge-patch.js';
 
@@ -79,7 +79,8 @@ export interface OperationOutcome<T extends KubeObject, R extends OperationResul
  *
  * @example
  * ```ts
- * import { ConfigMap, createOrUpdate, mutateChangedKeyMessage } from '@operant/runtime';
+ * import { ConfigMap, createOrUpdate } from '@operant/runtime';
+ * import { mutateChangedKeyMessage } from './create-or-update.js';
  *
  * const cm = { metadata: { name: 'settings', namespace: 'default' } };
  * await createOrUpdate(client, ConfigMap, cm, (live) => { live.metadata.name = 'renamed'; }).catch((e: unknown) => {
@@ -110,7 +111,7 @@ export const mutateChangedKeyMessage = 'MutateFn cannot mutate object name and/o
  * ```
  */
 export async function createOrUpdate<T extends KubeObject>(
-  client: Client,
+  client: ObjectClient,
   kind: Kind<T>,
   obj: T,
   mutate: MutateFn<T>,
@@ -147,7 +148,7 @@ export async function createOrUpdate<T extends KubeObject>(
  * ```
  */
 export async function createOrPatch<T extends KubeObject>(
-  client: Client,
+  client: ObjectClient,
   kind: Kind<T>,
   obj: T,
   mutate: MutateFn<T>,
@@ -178,7 +179,7 @@ export async function createOrPatch<T extends KubeObject>(
   return { result, object };
 }
 
-async function getOrUndefined<T extends KubeObject>(client: Client, kind: Kind<T>, obj: T, options: CreateOrUpdateOptions): Promise<T | undefined> {
+async function getOrUndefined<T extends KubeObject>(client: ObjectClient, kind: Kind<T>, obj: T, options: CreateOrUpdateOptions): Promise<T | undefined> {
   const name = obj.metadata?.name;
   if (!name) throw new TypeError('createOrUpdate needs metadata.name');
   try {
@@ -189,7 +190,7 @@ async function getOrUndefined<T extends KubeObject>(client: Client, kind: Kind<T
   }
 }
 
-async function createMutated<T extends KubeObject>(client: Client, kind: Kind<T>, obj: T, mutate: MutateFn<T>, options: CreateOrUpdateOptions): Promise<T> {
+async function createMutated<T extends KubeObject>(client: ObjectClient, kind: Kind<T>, obj: T, mutate: MutateFn<T>, options: CreateOrUpdateOptions): Promise<T> {
   const desired = deepCopy(obj);
   await mutateKeepingKey(desired, mutate);
   return client.create(kind, desired, { namespace: desired.metadata.namespace, signal: options.signal, fieldManager: options.fieldManager });

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '@operant/apimachinery';
 import { isConflict, isNotFound } from '../client/api-error.js';
-import type { Client } from '../client/client.js';
+import type { ObjectClient } from '../client/interfaces.js';
 import type { Kind } from '../kind.js';
 
 /**
@@ -165,7 +165,7 @@ function rememberCleanup(key: string): void {
  * ```
  */
 export async function handleFinalizer<T extends KubeObject>(
-  client: Client,
+  client: ObjectClient,
   kind: Kind<T>,
   obj: T,
   finalizer: string,
@@ -210,7 +210,7 @@ export async function handleFinalizer<T extends KubeObject>(
 }
 
 /** Writes only the finalizer list, guarded by the object's resourceVersion. */
-function writeFinalizers<T extends KubeObject>(client: Client, kind: Kind<T>, obj: T, options: HandleFinalizerOptions): Promise<T> {
+function writeFinalizers<T extends KubeObject>(client: ObjectClient, kind: Kind<T>, obj: T, options: HandleFinalizerOptions): Promise<T> {
   const patch = { metadata: { resourceVersion: obj.metadata.resourceVersion, finalizers: obj.metadata.finalizers ?? [] } };
   return client.patch(kind, obj.metadata.name!, patch, {
     namespace: obj.metadata.namespace,

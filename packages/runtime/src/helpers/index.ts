@@ -38,7 +38,6 @@ export {
 export {
   createOrPatch,
   createOrUpdate,
-  mutateChangedKeyMessage,
   type CreateOrUpdateOptions,
   type MutateFn,
   type OperationOutcome,

@@ -5,8 +5,8 @@
  * so an operator's stdout stays free for its own output.
  */
 import { createRequire } from 'node:module';
-import { pino, type DestinationStream, type Level, type Logger } from 'pino';
-import type { ControllerLogger } from '../controller/logger.js';
+import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
+import type { Logger } from './log.js';
 
 /**
  * How lines are written: `auto` picks `pretty` on a terminal and `json` otherwise.
@@ -77,7 +77,7 @@ const formats: ReadonlySet<string> = new Set(['json', 'pretty', 'auto']);
  * logger.info({ version: '1.0.0' }, 'starting the operator');
  * ```
  */
-export function createLogger(options: LoggerOptions = {}): Logger & ControllerLogger {
+export function createLogger(options: LoggerOptions = {}): PinoLogger & Logger {
   const given = options.level?.trim().toLowerCase();
   if (given && !levels.has(given)) {
     throw new RangeError(`invalid log level ${JSON.stringify(options.level)}: expected one of ${[...levels].join(', ')}`);

@@ -13,7 +13,7 @@ import { CacheReader } from '../cache/reader.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { silentLogger } from '../cache/logger.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
-import { ignoreNotFound } from '../controller/errors.js';
+import { ignoreNotFound } from '../client/api-error.js';
 import { Client } from '../client/client.js';
 import { controllerBuilder } from '../controller/builder.js';
 import { defineKind } from '../kind.js';

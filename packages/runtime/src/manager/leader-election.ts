@@ -13,10 +13,11 @@
  * wall clock, so clock skew between machines cannot cut a lease short.
  */
 import { isConflict } from '../client/api-error.js';
-import { silentLogger, type CacheLogger, type LogFields } from '../cache/logger.js';
+import { silentLogger, type LogFields } from '../cache/logger.js';
 import { noopLeaderElectionMetrics, type LeaderElectionMetrics } from '../metrics/leader-election-metrics.js';
 import type { LeaderElectionRecord, LockState, ResourceLock } from './lease-lock.js';
 import { deadline, sleep } from './timing.js';
+import type { LogMethods } from '../logging/log.js';
 
 /** client-go's `JitterFactor`: candidates wait between 1 and 2.2 retry periods between attempts. */
 const jitterFactor = 1.2;
@@ -57,7 +58,7 @@ export interface LeaderElectorOptions {
   /** Called when the observed holder changes (including to this process, and to `''` when released). */
   onNewLeader?: (identity: string) => void;
   metrics?: LeaderElectionMetrics;
-  logger?: CacheLogger;
+  logger?: LogMethods;
   /** Random source in [0, 1) for jitter. */
   random?: () => number;
 }
@@ -100,7 +101,7 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private readonly metrics: LeaderElectionMetrics;
-  private readonly logger: CacheLogger;
+  private readonly logger: LogMethods;
   private readonly random: () => number;
   private observed: LeaderElectionRecord | undefined;
   private observedRaw = '';

@@ -388,9 +388,11 @@ describe('Manager against the embedded server', () => {
 describe('Manager shutdown', () => {
   test('leaves no timers, sockets or servers behind: a process running a manager exits by itself', async () => {
     const runtimeIndex = new URL('../index.ts', import.meta.url).href;
+    const workqueueIndex = new URL('../workqueue/index.ts', import.meta.url).href;
     const script = `
       const { startApiServer } = await import('@operant/apiserver');
       const rt = await import(${JSON.stringify(runtimeIndex)});
+      const wq = await import(${JSON.stringify(workqueueIndex)});
       const server = await startApiServer({ port: 0 });
       const mgr = await rt.Manager.create({
         kubeconfig: { kubeconfigText: server.kubeconfig },
@@ -400,7 +402,7 @@ describe('Manager shutdown', () => {
       });
       const ConfigMap = rt.defineKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
       mgr.informers.informerFor(ConfigMap);
-      const queue = new rt.WorkQueue({ name: 'exit', metricsProvider: mgr.metrics.workqueue });
+      const queue = new wq.WorkQueue({ name: 'exit', metricsProvider: mgr.metrics.workqueue });
       mgr.add({ start: async (signal) => { queue.add('a'); await new Promise((r) => signal.addEventListener('abort', r)); queue.shutDown(); } });
       const ac = new AbortController();
       const done = mgr.start(ac.signal);

@@ -14,7 +14,7 @@ import { Client } from '../client/client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import { loadKubeConfig, type LoadKubeConfigOptions } from '../config/load.js';
 import { controllerBuilder, type ControllerBuilder, type ControllerDeps } from '../controller/builder.js';
-import { childLogger, type ControllerLogger } from '../controller/logger.js';
+import { childLogger } from '../controller/logger.js';
 import { EventRecorder } from '../events/recorder.js';
 import type { Kind } from '../kind.js';
 import { createLogger } from '../logging/logger.js';
@@ -41,6 +41,7 @@ import {
 import { WebhookServer } from '../webhook/server.js';
 import { RunnableGroup, type Runnable } from './runnable.js';
 import { deadline, settlesWithin } from './timing.js';
+import type { Logger } from '../logging/log.js';
 
 /**
  * Why {@link Manager.start} rejected after this replica stopped being the
@@ -121,11 +122,12 @@ export class Manager {
   readonly informers: SharedInformerFactory;
   /** The metrics served on `/metrics`; hand `metrics.controller` and `metrics.workqueue` to controllers and queues. */
   readonly metrics: MetricsRegistry;
-  readonly logger: ControllerLogger;
+  /** The `logger` option (as a {@link Logger}: one without `child` gets one), else a {@link createLogger} logger. */
+  readonly logger: Logger;
   /** This replica's leader-election identity, when leader election is on. */
   readonly identity: string | undefined;
 
-  private readonly log: ControllerLogger;
+  private readonly log: Logger;
   private readonly leaderElection: LeaderElectionConfig | undefined;
   private readonly healthz = new HealthChecks('healthz', 500);
   private readonly readyz = new HealthChecks('readyz', 503);
@@ -156,7 +158,7 @@ export class Manager {
     webhookCertificates: CertificateSource | undefined,
   ) {
     this.metrics = options.metrics ?? new MetricsRegistry();
-    this.logger = options.logger ?? createLogger();
+    this.logger = options.logger ? childLogger(options.logger, {}) : createLogger();
     this.log = childLogger(this.logger, { component: 'manager' });
     this.apiReader = Client.fromConfig(config, { ...options.client, metrics: this.metrics.restClient });
     this.informers = new SharedInformerFactory(this.apiReader, {

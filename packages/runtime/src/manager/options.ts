@@ -3,14 +3,16 @@
  * metrics and health endpoints, and the shutdown grace period.
  */
 import type { SharedInformerFactoryOptions } from '../cache/shared-informers.js';
-import type { CachedClientOptions, ClientOptions } from '../client/client.js';
+import type { ClientOptions } from '../client/client.js';
+import type { CachedClientOptions } from '../client/cached-client.js';
 import type { ClientConfig } from '../config/client-config.js';
 import type { LoadKubeConfigOptions } from '../config/load.js';
-import type { ControllerLogger } from '../controller/logger.js';
+
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { CertificateSource } from '../webhook/contracts.js';
 import type { LocalWebhookConfigurations } from '../webhook/local-configurations.js';
 import type { WebhookServerOptions } from '../webhook/server.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Leader election settings (controller-runtime's `LeaderElection*` options).
@@ -92,7 +94,7 @@ export interface ManagerOptions {
   /** Where metrics are recorded; default a new {@link MetricsRegistry} per manager. */
   metrics?: MetricsRegistry;
   /** The manager's logger, also given to the informers (pino's signature); default {@link createLogger}'s pino logger (JSON to stderr, pretty on a terminal). */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Serve admission and conversion webhooks (`mgr.webhookServer`) on every replica; default none. */
   webhook?: ManagerWebhookOptions;
 }

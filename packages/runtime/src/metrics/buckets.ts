@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { Histogram } from 'prom-client';
- * import { reconcileTimeBuckets } from '@operant/runtime';
+ * import { reconcileTimeBuckets } from '@operant/runtime/metrics';
  *
  * new Histogram({ name: 'my_reconcile_seconds', help: '...', buckets: [...reconcileTimeBuckets] });
  * ```
@@ -26,7 +26,7 @@ export const reconcileTimeBuckets: readonly number[] = Object.freeze([
  * @example
  * ```ts
  * import { Histogram } from 'prom-client';
- * import { workqueueDurationBuckets } from '@operant/runtime';
+ * import { workqueueDurationBuckets } from '@operant/runtime/metrics';
  *
  * new Histogram({ name: 'my_wait_seconds', help: '...', buckets: [...workqueueDurationBuckets] });
  * ```
@@ -40,7 +40,7 @@ export const workqueueDurationBuckets: readonly number[] = Object.freeze([1e-8, 
  * @example
  * ```ts
  * import { Histogram } from 'prom-client';
- * import { restClientLatencyBuckets } from '@operant/runtime';
+ * import { restClientLatencyBuckets } from '@operant/runtime/metrics';
  *
  * new Histogram({ name: 'my_request_seconds', help: '...', buckets: [...restClientLatencyBuckets] });
  * ```

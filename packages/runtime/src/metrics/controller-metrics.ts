@@ -15,7 +15,7 @@ const resultLabels: readonly ReconcileResultLabel[] = ['success', 'error', 'requ
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { PrometheusControllerMetrics } from '@operant/runtime';
+ * import { PrometheusControllerMetrics } from '@operant/runtime/metrics';
  *
  * const registry = new Registry();
  * const metrics = new PrometheusControllerMetrics(registry);

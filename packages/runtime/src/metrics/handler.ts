@@ -23,7 +23,7 @@ export type MetricsSource = { readonly contentType: string } & ({ text(): Promis
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { metricsHandler, MetricsRegistry } from '@operant/runtime';
+ * import { metricsHandler, MetricsRegistry } from '@operant/runtime/metrics';
  *
  * const metrics = new MetricsRegistry();
  * const serve = metricsHandler(metrics);

@@ -17,3 +17,6 @@ export {
 } from './leader-election-metrics.js';
 export { MetricsRegistry, type MetricsRegistryOptions } from './registry.js';
 export { metricsHandler, type MetricsSource } from './handler.js';
+export { noopControllerMetrics } from '../controller/metrics.js';
+export { noopRequestMetrics } from '../client/metrics.js';
+export { noopWebhookMetrics } from '../webhook/metrics.js';

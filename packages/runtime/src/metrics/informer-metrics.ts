@@ -15,7 +15,8 @@ import { restClientLatencyBuckets } from './buckets.js';
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { PrometheusInformerMetrics, SharedInformerFactory } from '@operant/runtime';
+ * import { SharedInformerFactory } from '@operant/runtime/cache';
+ * import { PrometheusInformerMetrics } from '@operant/runtime/metrics';
  *
  * const registry = new Registry();
  * const informers = new SharedInformerFactory(client, { metrics: new PrometheusInformerMetrics(registry) });

@@ -37,7 +37,8 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * import { LeaderElector, leaderIdentity, LeaseLock, noopLeaderElectionMetrics } from '@operant/runtime';
+ * import { LeaderElector, leaderIdentity, LeaseLock } from '@operant/runtime';
+ * import { noopLeaderElectionMetrics } from '@operant/runtime/metrics';
  *
  * const lock = new LeaseLock(client, { name: 'my-operator', namespace: 'default', identity: leaderIdentity() });
  * new LeaderElector(lock, { name: 'my-operator', metrics: noopLeaderElectionMetrics });
@@ -51,7 +52,7 @@ export const noopLeaderElectionMetrics: LeaderElectionMetrics = Object.freeze({ 
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { PrometheusLeaderElectionMetrics } from '@operant/runtime';
+ * import { PrometheusLeaderElectionMetrics } from '@operant/runtime/metrics';
  *
  * const registry = new Registry();
  * const metrics = new PrometheusLeaderElectionMetrics(registry);

@@ -21,7 +21,7 @@ import { PrometheusQueueMetrics } from './workqueue-metrics.js';
  *
  * @example
  * ```ts
- * import { MetricsRegistry } from '@operant/runtime';
+ * import { MetricsRegistry } from '@operant/runtime/metrics';
  *
  * const metrics = new MetricsRegistry({ processMetrics: false });
  * ```
@@ -42,7 +42,9 @@ export interface MetricsRegistryOptions {
  * @example
  * ```ts
  * import { Counter } from 'prom-client';
- * import { Client, loadKubeConfig, MetricsRegistry, WorkQueue } from '@operant/runtime';
+ * import { Client, loadKubeConfig } from '@operant/runtime';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
+ * import { MetricsRegistry } from '@operant/runtime/metrics';
  *
  * const metrics = new MetricsRegistry();
  * const client = Client.fromConfig(await loadKubeConfig(), { metrics: metrics.restClient });

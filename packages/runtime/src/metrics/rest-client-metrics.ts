@@ -14,7 +14,8 @@ import { restClientLatencyBuckets } from './buckets.js';
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { Client, loadKubeConfig, Pod, PrometheusRequestMetrics } from '@operant/runtime';
+ * import { Client, loadKubeConfig, Pod } from '@operant/runtime';
+ * import { PrometheusRequestMetrics } from '@operant/runtime/metrics';
  *
  * const registry = new Registry();
  * const client = Client.fromConfig(await loadKubeConfig(), { metrics: new PrometheusRequestMetrics(registry) });

@@ -19,7 +19,8 @@ const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { ensureLocalCertificates, PrometheusWebhookMetrics, WebhookServer } from '@operant/runtime';
+ * import { ensureLocalCertificates, WebhookServer } from '@operant/runtime';
+ * import { PrometheusWebhookMetrics } from '@operant/runtime/metrics';
  *
  * const registry = new Registry();
  * const { source } = await ensureLocalCertificates('.operant/webhook-certs');

@@ -15,7 +15,8 @@ type QueueLabels = 'name' | 'controller';
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { PrometheusQueueMetrics, WorkQueue } from '@operant/runtime';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
+ * import { PrometheusQueueMetrics } from '@operant/runtime/metrics';
  *
  * const registry = new Registry();
  * const queue = new WorkQueue({ name: 'sidecarset', metricsProvider: new PrometheusQueueMetrics(registry) });

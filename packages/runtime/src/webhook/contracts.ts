@@ -4,8 +4,9 @@
  * The server owns HTTP (TLS, content types, size limits, timeouts, metrics);
  * handlers see decoded JSON and return the review to send back.
  */
-import type { Client } from '../client/client.js';
-import type { ControllerLogger } from '../controller/logger.js';
+import type { ObjectClient } from '../client/interfaces.js';
+import type { LogMethods } from '../logging/log.js';
+
 
 /**
  * A PEM-encoded serving certificate (with its chain) and private key.
@@ -64,9 +65,9 @@ export interface WebhookRequestContext {
   /** Aborts when the request times out or the client goes away. */
   readonly signal: AbortSignal;
   /** A logger carrying the webhook path (and, once decoded, the request uid). */
-  readonly log: ControllerLogger;
+  readonly log: LogMethods;
   /** The client the server was given (the manager's `mgr.client`, reading from its cache), if any. */
-  readonly client?: Client;
+  readonly client?: ObjectClient;
 }
 
 /**

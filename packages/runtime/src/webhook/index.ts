@@ -15,7 +15,7 @@ export {
 export { WebhookRequestError } from './errors.js';
 export { WebhookBuilder, type TypedWebhook, type TypedWebhookOptions } from './builder.js';
 export type { LocalWebhookConfigurations } from './local-configurations.js';
-export { noopWebhookMetrics, type WebhookMetrics, type WebhookReviewKind } from './metrics.js';
+export type { WebhookMetrics, WebhookReviewKind } from './metrics.js';
 export * from './admission/index.js';
 
 export * from './certs/index.js';

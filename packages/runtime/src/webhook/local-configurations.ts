@@ -19,7 +19,7 @@ import { X509Certificate } from 'node:crypto';
 import type { KubeObject } from '@operant/apimachinery';
 import type { Client } from '../client/client.js';
 import { isConflict, isNotFound } from '../client/api-error.js';
-import type { ControllerLogger } from '../controller/logger.js';
+
 import type { Kind } from '../kind.js';
 import {
   MutatingWebhookConfiguration,
@@ -33,6 +33,7 @@ import type { TypedWebhook } from './builder.js';
 import { localWebhookClientConfig } from './certs/ca-bundle.js';
 import { CertificateError, parseCertificate } from './certs/pair.js';
 import type { CertificateSource } from './contracts.js';
+import type { LogMethods } from '../logging/log.js';
 
 /**
  * Options of a manager that installs its own webhook configurations (a local
@@ -145,7 +146,7 @@ export async function installConfigurations(
  * since (another run of the operator took the name: the uid precondition
  * fails). Never throws: a failure is logged, as the manager is stopping.
  */
-export async function removeConfigurations(client: Client, installed: readonly InstalledConfiguration[], log: ControllerLogger, timeoutMs = 10_000): Promise<void> {
+export async function removeConfigurations(client: Client, installed: readonly InstalledConfiguration[], log: LogMethods, timeoutMs = 10_000): Promise<void> {
   for (const { kind, name, uid } of installed) {
     try {
       await client.delete(kind, name, { preconditions: { uid }, signal: AbortSignal.timeout(timeoutMs) });

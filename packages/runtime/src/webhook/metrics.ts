@@ -9,7 +9,8 @@
  *
  * @example
  * ```ts
- * import { noopWebhookMetrics, type WebhookMetrics, type WebhookReviewKind } from '@operant/runtime';
+ * import { type WebhookMetrics, type WebhookReviewKind } from '@operant/runtime';
+ * import { noopWebhookMetrics } from '@operant/runtime/metrics';
  *
  * const panics = new Map<WebhookReviewKind, number>();
  * const metrics: WebhookMetrics = { ...noopWebhookMetrics, panicked: (kind) => void panics.set(kind, (panics.get(kind) ?? 0) + 1) };
@@ -23,7 +24,8 @@ export type WebhookReviewKind = 'admission' | 'conversion';
  *
  * @example
  * ```ts
- * import { generateServingCertificate, noopWebhookMetrics, WebhookServer, type WebhookMetrics } from '@operant/runtime';
+ * import { generateServingCertificate, WebhookServer, type WebhookMetrics } from '@operant/runtime';
+ * import { noopWebhookMetrics } from '@operant/runtime/metrics';
  *
  * const seen: number[] = [];
  * const metrics: WebhookMetrics = { ...noopWebhookMetrics, requestFinished: (_path, code) => void seen.push(code) };
@@ -50,7 +52,8 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * import { generateServingCertificate, noopWebhookMetrics, WebhookServer } from '@operant/runtime';
+ * import { generateServingCertificate, WebhookServer } from '@operant/runtime';
+ * import { noopWebhookMetrics } from '@operant/runtime/metrics';
  *
  * new WebhookServer({ certificates: (await generateServingCertificate()).source, metrics: noopWebhookMetrics });
  * ```

@@ -8,8 +8,8 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect as tlsConnect, type SecureContextOptions } from 'node:tls';
-import type { Client } from '../client/client.js';
-import { childLogger, stderrControllerLogger, type ContextLogger, type ControllerLogger } from '../controller/logger.js';
+import type { ObjectClient } from '../client/interfaces.js';
+import { childLogger, stderrControllerLogger } from '../controller/logger.js';
 import { bind } from '../manager/http-server.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { CertificateSource, ServingCertificate, WebhookHandler } from './contracts.js';
@@ -22,6 +22,7 @@ import { RequestContext } from './http/request-context.js';
 import { splitTarget, timeoutParam } from './http/request-target.js';
 import { writeJson, writeStatus } from './http/respond.js';
 import { noopWebhookMetrics, type WebhookMetrics } from './metrics.js';
+import type { LogMethods, Logger } from '../logging/log.js';
 
 /**
  * controller-runtime's default webhook port.
@@ -85,9 +86,9 @@ export interface WebhookServerOptions {
    */
   timeoutMs?: number;
   /** Logger, to which the server binds `component: webhook-server` (so it must not bind `component` itself); default warnings and errors to stderr. */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
   /** Handed to every handler as `ctx.client` (the manager passes `mgr.client`), so admission handlers can read other resources. */
-  client?: Client;
+  client?: ObjectClient;
   /** Metrics hook, e.g. `mgr.metrics.webhook`; default none. */
   metrics?: WebhookMetrics;
   /** Extra TLS settings (ciphers, minVersion...); minVersion defaults to TLS 1.2 as in controller-runtime. */
@@ -113,7 +114,7 @@ const pathPattern = /^\/[^?#\s]*$/;
 /** A registered path: its handler, and the logger carrying its `webhook` field (made once, not per request). */
 interface Route {
   readonly handler: WebhookHandler;
-  readonly log: ContextLogger;
+  readonly log: Logger;
 }
 
 /** What the deadline resolves with, told apart from any body or answer by identity. */
@@ -139,7 +140,7 @@ export class WebhookServer implements Runnable {
   readonly needLeaderElection = false;
 
   private readonly routes = new Map<string, Route>();
-  private readonly log: ControllerLogger;
+  private readonly log: Logger;
   private readonly metrics: WebhookMetrics;
   private readonly maxRequestBytes: number;
   private readonly timeoutMs: number;
@@ -398,7 +399,7 @@ export class WebhookServer implements Runnable {
   }
 
   /** A handler threw: an HTTP error it asked for, or a panic answered as a failed review. */
-  private failed(res: ServerResponse, path: string, body: unknown, err: unknown, log: ControllerLogger): void {
+  private failed(res: ServerResponse, path: string, body: unknown, err: unknown, log: Logger): void {
     if (err instanceof WebhookRequestError) {
       this.status(res, err.code, err.message);
       return;

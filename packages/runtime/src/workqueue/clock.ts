@@ -8,7 +8,8 @@
  *
  * @example
  * ```ts
- * import { realClock, type Timer } from '@operant/runtime';
+ * import { type Timer } from '@operant/runtime';
+ * import { realClock } from '@operant/runtime/workqueue';
  *
  * const timer: Timer = realClock.setTimer(() => console.log('timed out'), 5_000);
  * timer.cancel(); // done in time: the callback never runs
@@ -24,7 +25,7 @@ export interface Timer {
  *
  * @example
  * ```ts
- * import { realClock } from '@operant/runtime';
+ * import { realClock } from '@operant/runtime/workqueue';
  *
  * realClock.setTimer(() => console.log('tick'), 15_000, { background: true }); // lets the process exit
  * ```
@@ -39,7 +40,8 @@ export interface TimerOptions {
  *
  * @example
  * ```ts
- * import { type Clock, realClock } from '@operant/runtime';
+ * import { type Clock } from '@operant/runtime';
+ * import { realClock } from '@operant/runtime/workqueue';
  *
  * const clock: Clock = realClock;
  * const start = clock.now();
@@ -60,7 +62,7 @@ export interface Clock {
  *
  * @example
  * ```ts
- * import { DelayingQueue, realClock } from '@operant/runtime';
+ * import { DelayingQueue, realClock } from '@operant/runtime/workqueue';
  *
  * const queue = new DelayingQueue({ clock: realClock });
  * ```

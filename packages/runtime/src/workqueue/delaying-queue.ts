@@ -15,7 +15,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *
  * @example
  * ```ts
- * import { DelayingQueue } from '@operant/runtime';
+ * import { DelayingQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new DelayingQueue();
  * queue.addAfter('default/web', 30_000); // reconcile again in 30 s

@@ -12,7 +12,8 @@ interface PendingTimer {
  *
  * @example
  * ```ts
- * import { DelayingQueue, FakeClock } from '@operant/runtime';
+ * import { DelayingQueue } from '@operant/runtime/workqueue';
+ * import { FakeClock } from '@operant/runtime/testing';
  *
  * const clock = new FakeClock();
  * const queue = new DelayingQueue({ clock });

@@ -3,7 +3,6 @@
  * per-key backoff, an overall rate limit, priorities and draining shutdown.
  */
 export { realClock, type Clock, type Timer, type TimerOptions } from './clock.js';
-export { FakeClock } from './fake-clock.js';
 export { noopQueueMetricsProvider, type QueueMetricsProvider } from './metrics.js';
 export { Priority, WorkQueue, type AddOptions, type QueueItem, type QueueOptions } from './queue.js';
 export { DelayingQueue } from './delaying-queue.js';

@@ -11,7 +11,8 @@
  *
  * @example
  * ```ts
- * import { noopQueueMetricsProvider, type QueueMetricsProvider, WorkQueue } from '@operant/runtime';
+ * import { type QueueMetricsProvider } from '@operant/runtime';
+ * import { noopQueueMetricsProvider, WorkQueue } from '@operant/runtime/workqueue';
  *
  * const adds = new Map<string, number>();
  * const metrics: QueueMetricsProvider = {
@@ -46,7 +47,7 @@ const noop = (): void => {};
  *
  * @example
  * ```ts
- * import { noopQueueMetricsProvider, WorkQueue } from '@operant/runtime';
+ * import { noopQueueMetricsProvider, WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue({ metricsProvider: noopQueueMetricsProvider });
  * ```

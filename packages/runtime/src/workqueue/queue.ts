@@ -19,7 +19,7 @@ import { PriorityFifo } from './priority-fifo.js';
  *
  * @example
  * ```ts
- * import { Priority, WorkQueue } from '@operant/runtime';
+ * import { Priority, WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * queue.add('default/web', { priority: Priority.low });    // from the initial list
@@ -33,7 +33,8 @@ export const Priority = Object.freeze({ low: -100, normal: 0, high: 100 } as con
  *
  * @example
  * ```ts
- * import { Priority, WorkQueue, type AddOptions } from '@operant/runtime';
+ * import { type AddOptions } from '@operant/runtime';
+ * import { Priority, WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * const options: AddOptions = { priority: Priority.high };
@@ -50,7 +51,8 @@ export interface AddOptions {
  *
  * @example
  * ```ts
- * import { WorkQueue, type QueueItem } from '@operant/runtime';
+ * import { type QueueItem } from '@operant/runtime';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new WorkQueue<string>();
  * const item: QueueItem<string> = await queue.get();
@@ -64,7 +66,8 @@ export type QueueItem<K> = { readonly key: K; readonly shutdown: false } | { rea
  *
  * @example
  * ```ts
- * import { MetricsRegistry, type QueueOptions } from '@operant/runtime';
+ * import { type QueueOptions } from '@operant/runtime';
+ * import { MetricsRegistry } from '@operant/runtime/metrics';
  *
  * const options: QueueOptions = { name: 'sidecarset', metricsProvider: new MetricsRegistry().workqueue };
  * ```
@@ -90,7 +93,7 @@ const SHUTDOWN: QueueItem<never> = Object.freeze({ key: undefined, shutdown: tru
  *
  * @example
  * ```ts
- * import { WorkQueue } from '@operant/runtime';
+ * import { WorkQueue } from '@operant/runtime/workqueue';
  *
  * declare function reconcile(key: string): Promise<void>;
  * const queue = new WorkQueue<string>();

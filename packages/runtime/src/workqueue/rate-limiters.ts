@@ -9,7 +9,8 @@ import { realClock, type Clock } from './clock.js';
  *
  * @example
  * ```ts
- * import { DelayingQueue, ItemExponentialFailureRateLimiter, type RateLimiter } from '@operant/runtime';
+ * import { type RateLimiter } from '@operant/runtime';
+ * import { DelayingQueue, ItemExponentialFailureRateLimiter } from '@operant/runtime/workqueue';
  *
  * const queue = new DelayingQueue<string>();
  * const limiter: RateLimiter<string> = new ItemExponentialFailureRateLimiter();
@@ -32,7 +33,7 @@ export interface RateLimiter<K = string> {
  *
  * @example
  * ```ts
- * import { ItemExponentialFailureRateLimiter } from '@operant/runtime';
+ * import { ItemExponentialFailureRateLimiter } from '@operant/runtime/workqueue';
  *
  * const limiter = new ItemExponentialFailureRateLimiter(5, 1_000_000);
  * limiter.when('a'); // 5
@@ -93,7 +94,7 @@ export interface BucketRateLimiterOptions {
  *
  * @example
  * ```ts
- * import { BucketRateLimiter } from '@operant/runtime';
+ * import { BucketRateLimiter } from '@operant/runtime/workqueue';
  *
  * const limiter = new BucketRateLimiter({ qps: 10, burst: 100 });
  * limiter.when('a'); // 0 for the first 100 calls, then 100, 200, 300, ... ms
@@ -137,7 +138,7 @@ export class BucketRateLimiter<K = string> implements RateLimiter<K> {
  *
  * @example
  * ```ts
- * import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '@operant/runtime';
+ * import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '@operant/runtime/workqueue';
  *
  * const limiter = new MaxOfRateLimiter(
  *   new ItemExponentialFailureRateLimiter(5, 60_000),
@@ -178,7 +179,7 @@ export class MaxOfRateLimiter<K = string> implements RateLimiter<K> {
  *
  * @example
  * ```ts
- * import { defaultControllerRateLimiter, RateLimitingQueue } from '@operant/runtime';
+ * import { defaultControllerRateLimiter, RateLimitingQueue } from '@operant/runtime/workqueue';
  *
  * const queue = new RateLimitingQueue({ rateLimiter: defaultControllerRateLimiter() });
  * ```

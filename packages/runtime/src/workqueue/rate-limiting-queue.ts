@@ -11,7 +11,8 @@ import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.
  *
  * @example
  * ```ts
- * import { defaultControllerRateLimiter, type RateLimitingQueueOptions } from '@operant/runtime';
+ * import { type RateLimitingQueueOptions } from '@operant/runtime';
+ * import { defaultControllerRateLimiter } from '@operant/runtime/workqueue';
  *
  * const options: RateLimitingQueueOptions = { name: 'sidecarset', rateLimiter: defaultControllerRateLimiter() };
  * ```
@@ -26,7 +27,7 @@ export interface RateLimitingQueueOptions<K = string> extends QueueOptions {
  *
  * @example
  * ```ts
- * import { RateLimitingQueue } from '@operant/runtime';
+ * import { RateLimitingQueue } from '@operant/runtime/workqueue';
  *
  * declare function reconcile(key: string): Promise<void>;
  * const queue = new RateLimitingQueue<string>();

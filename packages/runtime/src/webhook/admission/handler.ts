@@ -4,15 +4,15 @@
  * decoding of `object`/`oldObject` and a client to read other resources.
  */
 import { StatusError, invalid, type KubeObject } from '@operant/apimachinery';
-import { ApiError } from '../../client/api-error.js';
-import type { Client } from '../../client/client.js';
-import { childLogger, type ContextLogger } from '../../controller/logger.js';
+import type { ObjectClient } from '../../client/interfaces.js';
+import { childLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
 import { deniedWithStatus, errored } from './responses.js';
 import { completeReview, decodeAdmissionReview } from './review.js';
 import type { AdmissionRequest, AdmissionResponse } from './types.js';
 import { ValidationError } from './validation-error.js';
+import type { Logger } from '../../logging/log.js';
 
 /**
  * What an admission handler is given besides the request.
@@ -34,9 +34,9 @@ export interface AdmissionContext extends WebhookRequestContext {
   /** True when the request will not be persisted: skip side effects. */
   readonly dryRun: boolean;
   /** The client given in {@link AdmissionOptions}, else the webhook server's (the manager's `mgr.client`); reading it with neither throws. */
-  readonly client: Client;
+  readonly client: ObjectClient;
   /** The path's logger with the request's uid, kind, operation, namespace and name; `log.child({...})` is logr's `WithValues`. */
-  readonly log: ContextLogger;
+  readonly log: Logger;
 }
 
 /**
@@ -73,7 +73,7 @@ export type AdmissionHandler = (req: AdmissionRequest, ctx: AdmissionContext) =>
  * ```
  */
 export interface AdmissionOptions {
-  client?: Client;
+  client?: ObjectClient;
 }
 
 /**
@@ -133,7 +133,7 @@ export function admissionHandler(handle: AdmissionHandler, options: AdmissionOpt
 /** Made per request, so its logger (a child with five fields) is built only when a handler logs. */
 class RequestAdmissionContext implements AdmissionContext {
   readonly dryRun: boolean;
-  private logger: ContextLogger | undefined;
+  private logger: Logger | undefined;
 
   constructor(
     readonly request: AdmissionRequest,
@@ -147,7 +147,7 @@ class RequestAdmissionContext implements AdmissionContext {
     return this.base.signal;
   }
 
-  get log(): ContextLogger {
+  get log(): Logger {
     if (!this.logger) {
       const request = this.request;
       this.logger = childLogger(this.base.log, {
@@ -161,7 +161,7 @@ class RequestAdmissionContext implements AdmissionContext {
     return this.logger;
   }
 
-  get client(): Client {
+  get client(): ObjectClient {
     const client = this.options.client ?? this.base.client;
     if (!client) throw new Error('this admission handler has no client: serve it from the manager\'s webhook server, or pass { client } when creating it');
     return client;
@@ -178,7 +178,7 @@ export function responseForStatusError(err: unknown, request: AdmissionRequest, 
     const who = subject ?? { group: request.kind.group, kind: request.kind.kind, name: objectName(request) };
     return deniedWithStatus(invalid(who.group, who.kind, who.name, [...err.errors]).status, err.warnings);
   }
-  if (err instanceof StatusError || err instanceof ApiError) return deniedWithStatus(err.status);
+  if (err instanceof StatusError) return deniedWithStatus(err.status);
   if (err instanceof DecodeError) return errored(400, err);
   return undefined;
 }

@@ -10,9 +10,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { childLogger, stderrControllerLogger, type ControllerLogger } from '../../controller/logger.js';
+import { childLogger, stderrControllerLogger } from '../../controller/logger.js';
 import type { CertificateSource, ServingCertificate } from '../contracts.js';
 import { CertificateError, checkPair } from './pair.js';
+import type { LogMethods, Logger } from '../../logging/log.js';
 
 /**
  * Options of {@link directoryCertificateSource}.
@@ -42,7 +43,7 @@ export interface DirectoryCertificateSourceOptions {
   /** Watch the directory for changes; default true. Turn off where file events do not arrive (some network file systems) and rely on polling. */
   watch?: boolean;
   /** Where reloads and rejected pairs are reported; default warnings and errors to stderr. */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
 }
 
 type Trigger = 'start' | 'watch' | 'poll' | 'manual';
@@ -67,7 +68,7 @@ export class DirectoryCertificateSource implements CertificateSource {
   private readonly caPath: string | undefined;
   private readonly pollIntervalMs: number;
   private readonly watchFiles: boolean;
-  private readonly log: ControllerLogger;
+  private readonly log: Logger;
   private pair: ServingCertificate;
   private caText: string | undefined;
   private expires: Date;

@@ -3,9 +3,10 @@
  * when a handler asks for it: an AbortController costs a few microseconds,
  * and most handlers never look. Internal.
  */
-import type { Client } from '../../client/client.js';
-import type { ControllerLogger } from '../../controller/logger.js';
+import type { ObjectClient } from '../../client/interfaces.js';
+
 import type { WebhookRequestContext } from '../contracts.js';
+import type { LogMethods } from '../../logging/log.js';
 
 /** A {@link WebhookRequestContext} whose signal exists once read, already aborted if the request ended so. */
 export class RequestContext implements WebhookRequestContext {
@@ -13,8 +14,8 @@ export class RequestContext implements WebhookRequestContext {
   private reason: Error | undefined;
 
   constructor(
-    readonly log: ControllerLogger,
-    readonly client: Client | undefined,
+    readonly log: LogMethods,
+    readonly client: ObjectClient | undefined,
   ) {}
 
   get signal(): AbortSignal {

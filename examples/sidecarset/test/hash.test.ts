@@ -8,10 +8,6 @@ import assert from 'node:assert/strict';
 import type { SidecarSetSpec } from '../src/api/v1alpha1/sidecarset-types.js';
 import { hashInput, safeEncode, sidecarSetHash, sidecarSetHashWithoutImage } from '../src/sidecarset/hash/hash.js';
 import { goString, marshalGo } from '../src/sidecarset/hash/go-json.js';
-import { canonicalQuantity } from '@operant/apimachinery';
-
-/** What the defaults apply to resource lists (SetDefaults_ResourceList). */
-const roundUpQuantity = (q: string) => canonicalQuantity(q, { roundToMilli: true });
 import { containerGoStructs } from '../src/sidecarset/hash/container-go-fields.js';
 
 const container1 = { name: 'container1', image: 'test-image' };
@@ -104,64 +100,5 @@ describe('the hash input follows Go encoding/json', () => {
 
   it('safeEncode maps each character to the 27-letter alphabet', () => {
     assert.equal(safeEncode('0af'), '4v4'); // 48, 97, 102 mod 27 = 21, 16, 21
-  });
-});
-
-describe('resource.Quantity as Go writes it back', () => {
-  it('quantity_test.go TestQuantityParseEmit, positive and negative', () => {
-    const table: Array<[string, string]> = [
-      ['1Ki', '1Ki'],
-      ['1Mi', '1Mi'],
-      ['1Gi', '1Gi'],
-      ['1024Mi', '1Gi'],
-      ['1000M', '1G'],
-      ['.001Ki', '1024m'],
-      ['.000001Ki', '1024u'],
-      ['.000000001Ki', '1024n'],
-      ['.000000000001Ki', '2n'],
-    ];
-    for (const [input, expected] of table) {
-      assert.equal(canonicalQuantity(input), expected, input);
-      assert.equal(canonicalQuantity(`-${input}`), `-${expected}`, `-${input}`);
-    }
-  });
-
-  it('quantity_test.go TestJSONWhitespace', () => {
-    for (const [input, expected] of [[' 1', '1'], ['1 ', '1'], [1, '1'], [10, '10'], [-1, '-1'], [' -1', '-1']] as const) {
-      assert.equal(canonicalQuantity(input), expected);
-    }
-  });
-
-  it('keeps canonical text and rewrites the rest from the exact value', () => {
-    const table: Array<[string, string]> = [
-      ['500m', '500m'],
-      ['0.5', '500m'],
-      ['1000m', '1'],
-      ['0.1', '100m'],
-      ['1.5Gi', '1536Mi'],
-      ['100Mi', '100Mi'],
-      ['1e3', '1e3'],
-      ['1000e0', '1e3'],
-      ['0', '0'],
-      ['0.0', '0'],
-      ['2k', '2k'],
-      ['2000', '2k'],
-    ];
-    for (const [input, expected] of table) assert.equal(canonicalQuantity(input), expected, input);
-  });
-
-  it('rounds up to milli units, as SetDefaults_ResourceList (quantity_test.go TestQuantityRoundUp at scale -3)', () => {
-    assert.equal(roundUpQuantity('9.01'), '9010m');
-    assert.equal(roundUpQuantity('-9.01'), '-9010m');
-    assert.equal(roundUpQuantity('1n'), '1m');
-    assert.equal(roundUpQuantity('1.5m'), '2m');
-    assert.equal(roundUpQuantity('100Mi'), '100Mi');
-    assert.equal(roundUpQuantity('250m'), '250m');
-  });
-
-  it('refuses what Go refuses', () => {
-    assert.throws(() => canonicalQuantity('1Ki5'));
-    assert.throws(() => canonicalQuantity('abc'));
-    assert.throws(() => canonicalQuantity(''));
   });
 });

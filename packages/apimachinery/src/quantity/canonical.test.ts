@@ -78,3 +78,32 @@ it('resource lists are rounded up to a thousandth (SetDefaults_ResourceList)', (
 it('what is no quantity throws kube\'s parse error', () => {
   assert.throws(() => canonicalQuantity('lots'), /quantities must match the regular expression/);
 });
+
+// What the SidecarSet example's hash relies on (its containers' resources, as Go writes them back).
+it('quantity_test.go TestJSONWhitespace: spaces around a string, and JSON numbers', () => {
+  for (const [input, expected] of [[' 1', '1'], ['1 ', '1'], [1, '1'], [10, '10'], [-1, '-1'], [' -1', '-1']] as const) {
+    assert.equal(canonicalQuantity(input), expected);
+  }
+});
+
+it('canonical text is kept, other text rewritten from its exact value', () => {
+  const table: Array<[string, string]> = [
+    ['0.5', '500m'],
+    ['1000m', '1'],
+    ['0.1', '100m'],
+    ['1.5Gi', '1536Mi'],
+    ['1e3', '1e3'],
+    ['1000e0', '1e3'],
+    ['0.0', '0'],
+    ['2000', '2k'],
+  ];
+  for (const [input, expected] of table) assert.equal(canonicalQuantity(input), expected, input);
+});
+
+it('rounding up to milli units (TestQuantityRoundUp at scale -3)', () => {
+  for (const [input, expected] of [['9.01', '9010m'], ['-9.01', '-9010m'], ['1n', '1m'], ['1.5m', '2m'], ['100Mi', '100Mi'], ['250m', '250m']]) {
+    assert.equal(canonicalQuantity(input!, { roundToMilli: true }), expected, input);
+  }
+  assert.throws(() => canonicalQuantity('1Ki5'));
+  assert.throws(() => canonicalQuantity(''));
+});

@@ -1,7 +1,7 @@
 /**
  * The SidecarSet hashes, byte for byte Kruise's: the vectors of
- * pkg/control/sidecarcontrol/hash_test.go, and the Go encoding/json and
- * resource.Quantity behaviour the hash input depends on.
+ * pkg/control/sidecarcontrol/hash_test.go, and the Go encoding/json
+ * behaviour the hash input depends on (quantities: apimachinery's canonicalQuantity).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -44,7 +44,6 @@ import { upgradableCondition, upgradePodSidecars } from '../sidecarset/upgrade/p
 
 type PodObject = Typed<corev1.Pod>;
 
-
 /**
  * Options of {@link setupSidecarSetController}.
  *

@@ -199,6 +199,27 @@ describe('hardening the embedded API server', () => {
   });
 
   describe('input details', () => {
+    it('a field named twice: kube\'s warning with Warn, its strict decoding error with Strict, nothing with Ignore', async () => {
+      const body = '{"metadata":{"name":"twice","labels":{"a":"1","a":"2"}},"data":{"k":"v1","k":"v2"}}';
+      const warned = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body });
+      assert.equal(warned.status, 201, warned.text);
+      // Node joins the two Warning headers with a comma.
+      assert.equal(warned.headers.warning, '299 - "duplicate field \\"metadata.labels.a\\"", 299 - "duplicate field \\"data.k\\""');
+      assert.equal((warned.json as { data: { k: string } }).data.k, 'v2', 'the last one wins, as in Go');
+      const strict = await client.send({ method: 'POST', path: `${cmPath}?fieldValidation=Strict`, headers: { 'Content-Type': 'application/json' }, body: body.replace('twice', 'strict') });
+      assert.equal(strict.status, 400);
+      assert.equal((strict.json as { message: string }).message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.labels.a", duplicate field "data.k"');
+      const ignored = await client.send({ method: 'POST', path: `${cmPath}?fieldValidation=Ignore`, headers: { 'Content-Type': 'application/json' }, body: body.replace('twice', 'ignored') });
+      assert.equal(ignored.status, 201);
+      assert.equal(ignored.headers.warning, undefined);
+    });
+
+    it('duplicateFields names array elements by index, and ignores keys inside strings', async () => {
+      const { duplicateFields } = await import('../src/http/duplicate-fields.js');
+      assert.deepEqual(duplicateFields('{"spec":{"containers":[{"name":"a"},{"name":"b","image":"x","image":"y"}]},"s":"{\\"a\\":1,\\"a\\":2}"}'), ['spec.containers[1].image']);
+      assert.deepEqual(duplicateFields('{"a":{"x":1},"b":{"x":1}}'), []);
+    });
+
     it('a lone surrogate escape is stored as U+FFFD (Go\'s decoder); a pair stays one character', async () => {
       const body = '{"metadata":{"name":"surrogates"},"data":{"lone":"a\\ud800b","low":"\\udc00","pair":"\\ud83d\\ude00"}}';
       const res = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body });

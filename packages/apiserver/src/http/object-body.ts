@@ -14,6 +14,7 @@
  * kind and version then default to the endpoint's).
  */
 import { parseYaml } from './lazy-yaml.js';
+import { tagDuplicateFields } from './duplicate-fields.js';
 import { StatusError, badRequest } from '@operant/apimachinery';
 import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
 
@@ -71,6 +72,7 @@ export function decodeJsonObject(body: Buffer, into: string): Record<string, unk
   if (syntax !== undefined) throw unrecognizedBody(into, `couldn't get version/kind; json parse error: ${syntax}`, body);
   const text = body.toString('utf8');
   const value = parseGoJson(text);
+  tagDuplicateFields(value, text);
   if (containsNonFinite(value)) {
     // Go refuses a number out of float64 range; JSON.parse would make it Infinity.
     throw unrecognizedBody(into, `json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`, body);

@@ -45,6 +45,8 @@ import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
 import { applyPatchType, parseApplyPatch } from '../http/patch-body.js';
 import { emptyObjectFor, mergeTypeFor } from './merge-types.js';
 import { strictPatchError } from './strategic-patch-result.js';
+import { duplicateFieldsOf } from '../http/duplicate-fields.js';
+import { cannotBeHandledMessage } from '../openapi/unknown-fields.js';
 
 /**
  * How a write sets metadata.managedFields: `compute` records the change as an
@@ -751,7 +753,12 @@ export class ResourceStore {
     const metaError = objectMetaDecodeError(this.info, copy, source);
     if (metaError) throw badRequest(metaError);
     dropEmptyMetadata(copy.metadata);
-    return this.deps.decoder(copy, validation, source);
+    const duplicates = validation === 'Ignore' ? [] : duplicateFieldsOf(body).map((path) => `duplicate field ${JSON.stringify(path)}`);
+    if (duplicates.length > 0 && validation === 'Strict') {
+      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.join(', ')}`));
+    }
+    const decoded = this.deps.decoder(copy, validation, source);
+    return duplicates.length > 0 ? { ...decoded, warnings: [...duplicates, ...decoded.warnings] } : decoded;
   }
 
   private checkNamespaceMatches(obj: KubeObject, namespace: string): void {

@@ -12,7 +12,7 @@ import {
   isControlledBy,
   setControllerReference,
   type Client,
-  type ControllerLogger,
+  type Logger,
   type Informer,
   type Tombstone,
   type Typed,
@@ -41,7 +41,7 @@ export interface FooControllerDeps {
   foos: Informer<Foo>;
   deployments: Informer<DeploymentObject>;
   recorder: FooEventRecorder;
-  logger: ControllerLogger;
+  logger: Logger;
   queue?: RateLimitingQueue<string>;
 }
 

@@ -6,7 +6,7 @@
  * an operator would. What `operant server --nodes N` runs beside the
  * embedded server, and what tests use to get pods that run.
  */
-import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type ControllerLogger, type LoadKubeConfigOptions } from '@operant/runtime';
+import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type LoadKubeConfigOptions, type LogMethods } from '@operant/runtime';
 import { selectControllers, type SimulatedControllerName } from './controller-selection.js';
 import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
@@ -47,7 +47,7 @@ export interface SimulatedClusterOptions {
    */
   controllers?: readonly string[];
   /** Default a logger at `warn` (or OPERANT_LOG_LEVEL): the controllers' info lines are not news here. */
-  logger?: ControllerLogger;
+  logger?: LogMethods;
 }
 
 /**

@@ -30,6 +30,11 @@ import { formatTable, getTable } from './table.js';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: '.operant' }, nodes: { type: 'string', default: '3' } } });
 const dir = resolve(values.dir!);
+const nodes = Number(values.nodes);
+if (!Number.isInteger(nodes) || nodes < 1) {
+  process.stderr.write(`npm start: --nodes ${JSON.stringify(values.nodes)}: expected a whole number of nodes, at least 1\n`);
+  process.exit(2);
+}
 const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
 const say = (...lines: string[]) => void process.stdout.write(lines.map((l) => `${l}\n`).join(''));
 // The components' own logs: warnings and errors only, unless asked for (OPERANT_LOG_LEVEL=info).
@@ -65,7 +70,7 @@ const { port } = await manager.webhookServer.listening();
 const webhooks = await installLocalWebhooks(client, { port, caPem: certificates.caPem });
 
 // Pods run once there are nodes: after the webhooks, so that every pod gets its sidecars.
-const cluster = await startSimulatedCluster({ kubeconfig: admin, nodes: Number(values.nodes), logger });
+const cluster = await startSimulatedCluster({ kubeconfig: admin, nodes, logger });
 
 const [sample] = manifests<SidecarSet>(projectFile('config/samples/apps_v1alpha1_sidecarset.yaml'));
 const [deployment] = manifests<Typed<appsv1.Deployment>>(projectFile('demo/guestbook.yaml'));

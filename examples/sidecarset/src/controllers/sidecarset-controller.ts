@@ -37,7 +37,7 @@ import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { SidecarSet } from '../api/v1alpha1/zz_generated.kinds.js';
 import { registerLatestRevision } from '../sidecarset/revision/history.js';
 import { operatorNamespace } from '../sidecarset/revision/namespace.js';
-import { calculateStatus, matchedPods, statusChanged } from '../sidecarset/status/status.js';
+import { matchedPods, statusChanged, statusOfMatched } from '../sidecarset/status/status.js';
 import { podUpdateMatters, sidecarSetsOfPod } from '../sidecarset/status/pod-events.js';
 import { nextUpgradePods } from '../sidecarset/upgrade/strategy.js';
 import { upgradableCondition, upgradePodSidecars } from '../sidecarset/upgrade/pod-upgrade.js';
@@ -99,7 +99,7 @@ async function reconcileSidecarSet(p: Processor, req: Request, ctx: ReconcileCon
 
   const latest = await registerLatestRevision(client, sidecarSet, matched, p.namespace, signal);
   if (latest.trimError) ctx.log.error({ err: latest.trimError.message }, 'failed to trim the revision history');
-  const status = calculateStatus(sidecarSet, matched, namespaceLabels, { latestRevision: latest.revision.metadata.name!, collisionCount: latest.collisionCount });
+  const status = statusOfMatched(sidecarSet, matched, { latestRevision: latest.revision.metadata.name!, collisionCount: latest.collisionCount });
   let current = sidecarSet;
   if (statusChanged(sidecarSet.status, status)) {
     current = await client.updateStatus(SidecarSet, { ...sidecarSet, status }, { signal });

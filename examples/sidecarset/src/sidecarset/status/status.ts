@@ -54,7 +54,11 @@ export interface RevisionStatus {
  * it, and its latest revision (without one, the status keeps what it has).
  */
 export function calculateStatus(sidecarSet: SidecarSet, pods: readonly Pod[], namespaceLabels: NamespaceLabels, revision?: RevisionStatus): SidecarSetStatus {
-  const matched = matchedPods(sidecarSet, pods, namespaceLabels);
+  return statusOfMatched(sidecarSet, matchedPods(sidecarSet, pods, namespaceLabels), revision);
+}
+
+/** The same, from the pods {@link matchedPods} already chose (the controller has them at hand). */
+export function statusOfMatched(sidecarSet: SidecarSet, matched: readonly Pod[], revision?: RevisionStatus): SidecarSetStatus {
   let updatedPods = 0;
   let readyPods = 0;
   let updatedReadyPods = 0;

@@ -5,7 +5,7 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing sidecarset soak.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing proxy sidecarset soak.
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -39,6 +39,7 @@ import { webhookSection } from './webhook.js';
 import { codegenSection } from './codegen.js';
 import { scaffoldSection } from './scaffold.js';
 import { testingSection } from './testing.js';
+import { proxySection } from './proxy.js';
 import { sidecarsetSection } from './sidecarset.js';
 import { soakSection } from './soak.js';
 
@@ -50,7 +51,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'sidecarset', 'soak'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -225,6 +226,7 @@ try {
   if (sections.has('codegen')) rows.push(...codegenSection(workDir, rounds, log));
   if (sections.has('scaffold')) rows.push(...(await scaffoldSection(workDir, rounds, log)));
   if (sections.has('testing')) rows.push(...(await testingSection(rounds, log)));
+  if (sections.has('proxy')) rows.push(...(await proxySection(rounds, connections, log)));
   if (sections.has('workqueue')) rows.push(...(await workqueueSection(rounds, log)));
   if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
   if (sections.has('sidecarset')) rows.push(...(await sidecarsetSection(rounds, log)));

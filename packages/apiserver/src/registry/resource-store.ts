@@ -631,18 +631,21 @@ export class ResourceStore {
   }
 
   /** DELETE on the collection: deletes every object the selectors match. */
-  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject> {
-    const list = await this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector });
-    const deleted: KubeObject[] = [];
+  /**
+   * Deletes what a list with `listOpts` finds and answers that list, as kube's
+   * generic store does: the items as they were listed (before their deletion),
+   * at the list's resourceVersion, with its continue token when a limit was set.
+   */
+  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<ObjectList> {
+    const list = await this.list(namespace, listOpts);
     for (const item of list.items) {
       try {
-        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
-        deleted.push(r.deleted || !isStatus(r.object) ? (r.object as KubeObject) : item);
+        await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
       } catch (e) {
         if (!(e instanceof StatusError && e.code === 404)) throw e;
       }
     }
-    return { apiVersion: this.apiVersion, kind: this.info.listKind, metadata: { resourceVersion: String(this.store.revision) }, items: deleted } as unknown as KubeObject;
+    return list;
   }
 
   private async deletedAnswer(obj: KubeObject): Promise<KubeObject | Status> {

@@ -5,7 +5,8 @@
  * in the desired version, with name, namespace and uid unchanged.
  */
 import { randomUUID } from 'node:crypto';
-import { StatusError, applyDefaults, deepCopy, internalError, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
+import { StatusError, deepCopy, internalError, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
+import { applyDefaults } from '@operant/apimachinery/schema';
 import type { StorageConversion } from '../registry/resource-store.js';
 import type { ResourceInfo } from '../registry/resource-info.js';
 import type { MvccStore } from '../storage/mvcc-store.js';

@@ -23,11 +23,8 @@ import {
   type GroupResource,
   type KubeObject,
   type Status,
-  FieldManager,
-  FieldSet,
-  type FieldPath,
-  type MergeType,
 } from '@operant/apimachinery';
+import { FieldManager, FieldSet, type FieldPath, type MergeType } from '@operant/apimachinery/managedfields';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';

@@ -90,3 +90,12 @@ export {
 export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonPatchOperation } from './patch/index.js';
 export { canonicalQuantity } from './quantity/canonical.js';
 export type { OpenApiSchema } from './openapi-schema.js';
+export type {
+  AdmissionOperation,
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReview,
+  AdmissionStatus,
+  AdmissionUserInfo,
+} from './review/admission.js';
+export type { ConversionRequest, ConversionResponse, ConversionReview } from './review/conversion.js';

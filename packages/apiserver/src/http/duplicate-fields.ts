@@ -2,25 +2,42 @@
  * Fields a JSON body names twice in one object. JSON.parse keeps the last
  * without a word; kube (1.27+) reports each, as sigs.k8s.io/json's strict
  * decoding does: a `duplicate field "spec.replicas"` warning with the default
- * fieldValidation=Warn, an error with Strict. The decoded body is tagged here,
+ * fieldValidation=Warn, an error with Strict. A YAML body's repeats are
+ * reported in go-yaml's words instead (see yaml-duplicate-keys.ts). The decoded body is tagged here,
  * and the registry reads the tag when it decodes the object for its kind.
  * apimachinery's scanner finds them.
  */
 import { duplicateKeys, formatFieldPath } from '@operant/apimachinery/json';
 
-/** The decoded bodies that named a field twice, and the paths of those fields. */
-const duplicates = new WeakMap<object, string[]>();
-
-/** The duplicate field paths recorded for a decoded body (none: an empty list). */
-export function duplicateFieldsOf(body: object): string[] {
-  return duplicates.get(body) ?? [];
+/** What strict decoding reports of a body's repeated keys: the errors under Strict, the warnings under Warn. */
+export interface DuplicateFields {
+  errors: string[];
+  warnings: string[];
 }
 
-/** Records the duplicate fields of `text` for `decoded`, its parse; cheap when the text has none. */
+/** The decoded bodies that named a field twice, and what to report of them. */
+const duplicates = new WeakMap<object, DuplicateFields>();
+
+/** The duplicate fields recorded for a decoded body; undefined when it has none. */
+export function duplicateFieldsOf(body: object): DuplicateFields | undefined {
+  return duplicates.get(body);
+}
+
+/** Records the duplicate fields of the JSON `text` for `decoded`, its parse: `duplicate field "data.k"`. */
 export function tagDuplicateFields(decoded: unknown, text: string): void {
   if (decoded === null || typeof decoded !== 'object') return;
-  const found = duplicateFields(text);
-  if (found.length > 0) duplicates.set(decoded, found);
+  const found = duplicateFields(text).map((path) => `duplicate field ${JSON.stringify(path)}`);
+  if (found.length > 0) duplicates.set(decoded, { errors: found, warnings: found });
+}
+
+/**
+ * Records go-yaml's strict-mode messages for a YAML body's repeated keys
+ * (`line 5: key "k" already set in map`): one error holding them all, as
+ * go-yaml returns them, and a warning each, as kube's handlers split them.
+ */
+export function tagYamlDuplicateKeys(decoded: unknown, messages: string[]): void {
+  if (decoded === null || typeof decoded !== 'object' || messages.length === 0) return;
+  duplicates.set(decoded, { errors: [`yaml: unmarshal errors:\n  ${messages.join('\n  ')}`], warnings: messages });
 }
 
 /**

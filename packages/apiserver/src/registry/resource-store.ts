@@ -751,12 +751,12 @@ export class ResourceStore {
     const metaError = objectMetaDecodeError(this.info, copy, source);
     if (metaError) throw badRequest(metaError);
     dropEmptyMetadata(copy.metadata);
-    const duplicates = validation === 'Ignore' ? [] : duplicateFieldsOf(body).map((path) => `duplicate field ${JSON.stringify(path)}`);
-    if (duplicates.length > 0 && validation === 'Strict') {
-      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.join(', ')}`));
+    const duplicates = validation === 'Ignore' ? undefined : duplicateFieldsOf(body);
+    if (duplicates && validation === 'Strict') {
+      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.errors.join(', ')}`));
     }
     const decoded = this.deps.decoder(copy, validation, source);
-    return duplicates.length > 0 ? { ...decoded, warnings: [...duplicates, ...decoded.warnings] } : decoded;
+    return duplicates ? { ...decoded, warnings: [...duplicates.warnings, ...decoded.warnings] } : decoded;
   }
 
   private checkNamespaceMatches(obj: KubeObject, namespace: string): void {

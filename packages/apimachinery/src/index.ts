@@ -99,3 +99,4 @@ export type {
   AdmissionUserInfo,
 } from './review/admission.js';
 export type { ConversionRequest, ConversionResponse, ConversionReview } from './review/conversion.js';
+export { applyDefaults, evaluateRules, pruneValue, validateValue } from './deprecated.js';

@@ -21,7 +21,7 @@ test('the root exports exactly the reviewed values', async () => {
 
 test('helper internals are not in the root; the machinery is behind its subpaths', async () => {
   const root: Record<string, unknown> = await import('./index.js');
-  for (const internal of ['formatFieldValue', 'utf8Length', 'nameIsDNSLabel', 'goJsonMarshal', 'goFormat', 'compileGoRegexp', 'FieldManager', 'evaluateRules', 'parseJsonPath', 'parseCronSchedule', 'unescapeFieldSelectorValue']) {
+  for (const internal of ['formatFieldValue', 'utf8Length', 'nameIsDNSLabel', 'goJsonMarshal', 'goFormat', 'compileGoRegexp', 'FieldManager', 'compileSchemaRules', 'parseJsonPath', 'parseCronSchedule', 'unescapeFieldSelectorValue']) {
     assert.ok(!(internal in root), `${internal} is not exported from the root`);
   }
   const subpaths: Record<string, { module: Promise<Record<string, unknown>>; has: string[] }> = {
@@ -46,4 +46,12 @@ test('package.json maps each subpath to its module', async () => {
   for (const subpath of subpaths) {
     assert.deepEqual(pkg.exports[`./${subpath}`], { source: `./src/${subpath}/index.ts`, types: `./dist/${subpath}/index.d.ts`, default: `./dist/${subpath}/index.js` });
   }
+});
+
+test('names the README showed at the root still resolve there for one release', async () => {
+  const root: Record<string, unknown> = await import('./index.js');
+  const schema: Record<string, unknown> = await import('./schema/index.js');
+  const cel: Record<string, unknown> = await import('./cel/index.js');
+  for (const name of ['validateValue', 'applyDefaults', 'pruneValue']) assert.equal(root[name], schema[name], `${name} is the /schema one`);
+  assert.equal(root.evaluateRules, cel.evaluateRules);
 });

@@ -44,7 +44,7 @@ export async function installCrds(client: Client, objects: readonly KubeObject[]
     objects.map(async (crd) => {
       const written = await createOrReplace(client, CustomResourceDefinition, crd as never, opts);
       // The embedded server answers the write with the CRD already Established; a cluster may take a moment.
-      if (!established(written)) await waitEstablished(client, written.metadata.name!, timeoutMs);
+      if (!established(written)) await waitEstablished(client, written, timeoutMs);
     }),
   );
   return objects.map((o) => kindOfCrd(o));
@@ -55,12 +55,14 @@ function established(crd: KubeObject): boolean {
   return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
-/** Watches the CRD `name` until it is Established, or throws after `timeoutMs`. */
-async function waitEstablished(client: Client, name: string, timeoutMs: number): Promise<void> {
+/** Watches the CRD `written` until it is Established, or throws after `timeoutMs`. */
+async function waitEstablished(client: Client, written: KubeObject, timeoutMs: number): Promise<void> {
+  const name = written.metadata.name!;
   const abort = AbortSignal.timeout(timeoutMs);
   try {
-    // The watch starts with the CRD as it is now (ADDED), so no change can slip between a read and the watch.
-    for await (const event of client.watch(CustomResourceDefinition, { fieldSelector: `metadata.name=${name}`, signal: abort })) {
+    // From the write's resourceVersion: no change after the write can slip by unseen.
+    const watch = client.watch(CustomResourceDefinition, { fieldSelector: `metadata.name=${name}`, resourceVersion: written.metadata.resourceVersion, signal: abort });
+    for await (const event of watch) {
       if ((event.type === 'ADDED' || event.type === 'MODIFIED') && established(event.object)) return;
     }
   } catch (err) {

@@ -34,7 +34,7 @@ import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
 import type { UserInfo } from './auth/authn/user-info.js';
-import { RbacWriteGuard } from './auth/rbac-write-guard.js';
+import { rbacGroup, rbacPolicyResources, rbacWritePolicy } from './auth/rbac/storage-policy.js';
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
@@ -139,7 +139,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));
   const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
+  const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
+  const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
   const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
+  // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
+  for (const resource of rbacPolicyResources) {
+    const key = `${rbacGroup}/${resource}`;
+    strategies.set(key, { ...strategies.get(key)!, authorizeWrite: rbacWritePolicy(resource, access.rbac) });
+  }
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
@@ -153,10 +160,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   }
   await bootstrap(catalog);
 
-  const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
-  const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
-  // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
-  const rbacWrites = new RbacWriteGuard(catalog, access.rbac);
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
@@ -222,7 +225,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
-      return resources.handle(await rbacWrites.check(req, rr, user), res, rr, url.searchParams, user);
+      return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {
       const aggregated = wantsAggregated(req.headers.accept);

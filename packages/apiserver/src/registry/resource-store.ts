@@ -23,11 +23,8 @@ import {
   type GroupResource,
   type KubeObject,
   type Status,
-  FieldManager,
-  FieldSet,
-  type FieldPath,
-  type MergeType,
 } from '@operant/apimachinery';
+import { FieldManager, FieldSet, type FieldPath, type MergeType } from '@operant/apimachinery/managedfields';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
@@ -164,14 +161,6 @@ export class ResourceStore {
   }
 
   /**
-   * The object an apply of `config` would make of `live` (absent: created),
-   * conflicts overridden: for checks that judge a write before it is made.
-   */
-  previewApply(live: KubeObject | undefined, config: Record<string, unknown>): KubeObject {
-    return this.fieldManager('').apply(live, config, 'preview', true).object;
-  }
-
-  /**
    * Sets (or clears) metadata.managedFields to the update's record. Like kube's
    * UpdateNoErrors, a value the merge rules cannot read (a list-map item without
    * its keys, which validation refuses next) keeps the live object's entries.
@@ -295,11 +284,12 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- writes
 
-  async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
-    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) });
+  async create(namespace: string, body: KubeObject, opts: WriteOptions, requestName = ''): Promise<WriteResult> {
+    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) }, requestName);
   }
 
-  private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode): Promise<WriteResult> {
+  /** `requestName` is the name in the request path: `''` for a POST, the object's for a PUT or an apply that creates. */
+  private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string): Promise<WriteResult> {
     const decoded = this.decode(body, opts.fieldValidation);
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
@@ -316,6 +306,7 @@ export class ResourceStore {
     const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
     obj = mutated.object ?? obj;
     warnings.push(...mutated.warnings);
+    this.authorizeWrite(opts, namespace, requestName, obj);
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
@@ -358,7 +349,7 @@ export class ResourceStore {
       if (!current) {
         if (this.strategy.allowCreateOnUpdate && subresource === '') {
           if (rv) throw notFound(this.groupResource, name);
-          return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' });
+          return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' }, name);
         }
         throw notFound(this.groupResource, name);
       }
@@ -412,7 +403,7 @@ export class ResourceStore {
         const { object } = this.fieldManager('').apply(undefined, config, manager, opts.force ?? false);
         checkAppliedName(object, name);
         try {
-          return await this.createObject(namespace, object, { ...opts, fieldValidation: 'Ignore' }, { mode: 'keep' });
+          return await this.createObject(namespace, object, { ...opts, fieldValidation: 'Ignore' }, { mode: 'keep' }, name);
         } catch (e) {
           // Created meanwhile: apply to what is there now.
           if (e instanceof StatusError && e.reason === 'AlreadyExists' && attempt < maxPatchConflictRetries) return retryNow;
@@ -489,6 +480,7 @@ export class ResourceStore {
       if (mutated.object) incoming = mutated.object;
       warnings.push(...mutated.warnings);
     }
+    if (subresource === '') this.authorizeWrite(opts, old.metadata.namespace ?? '', old.metadata.name ?? '', incoming, old);
     let obj: KubeObject;
     if (subresource === '') {
       obj = incoming;
@@ -694,6 +686,12 @@ export class ResourceStore {
     };
   }
 
+  /** The strategy's authorizeWrite, for the request's user (the server's own writes are in system:masters). */
+  private authorizeWrite(opts: WriteOptions, namespace: string, requestName: string, object: KubeObject, old?: KubeObject): void {
+    const err = this.strategy.authorizeWrite?.({ user: opts.user ?? serverUser, namespace: this.info.namespaced ? namespace : '', requestName, object, old });
+    if (err) throw err;
+  }
+
   /** Mutating webhooks; a mutated custom resource is pruned again, as kube does. */
   private async admitMutating(
     operation: 'CREATE' | 'UPDATE' | 'DELETE',
@@ -756,12 +754,12 @@ export class ResourceStore {
     const metaError = objectMetaDecodeError(this.info, copy, source);
     if (metaError) throw badRequest(metaError);
     dropEmptyMetadata(copy.metadata);
-    const duplicates = validation === 'Ignore' ? [] : duplicateFieldsOf(body).map((path) => `duplicate field ${JSON.stringify(path)}`);
-    if (duplicates.length > 0 && validation === 'Strict') {
-      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.join(', ')}`));
+    const duplicates = validation === 'Ignore' ? undefined : duplicateFieldsOf(body);
+    if (duplicates && validation === 'Strict') {
+      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.errors.join(', ')}`));
     }
     const decoded = this.deps.decoder(copy, validation, source);
-    return duplicates.length > 0 ? { ...decoded, warnings: [...duplicates, ...decoded.warnings] } : decoded;
+    return duplicates ? { ...decoded, warnings: [...duplicates.warnings, ...decoded.warnings] } : decoded;
   }
 
   private checkNamespaceMatches(obj: KubeObject, namespace: string): void {

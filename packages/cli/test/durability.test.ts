@@ -9,12 +9,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent, request } from 'node:https';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { startServer, type ServerProcess } from './harness.js';
+import { startServer } from './harness.js';
+import { Client, cmPath, configMap, waitFor, type Response } from './https-client.js';
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed. */
 function seededRandom(seed: number): () => number {
@@ -28,129 +27,12 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-interface Response {
-  status: number;
-  body: any;
-}
-
-/** A client for one server process: HTTPS with the kubeconfig's CA and bearer token, keep-alive. */
-class Client {
-  private readonly agent: Agent;
-  private readonly base: URL;
-  private readonly token: string;
-
-  constructor(server: ServerProcess) {
-    const config = parseYaml(readFileSync(server.kubeconfig, 'utf8')) as {
-      clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
-      users: Array<{ user: { token: string } }>;
-    };
-    const cluster = config.clusters[0].cluster;
-    this.base = new URL(cluster.server);
-    this.token = config.users[0].user.token;
-    this.agent = new Agent({ keepAlive: true, ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8') });
-  }
-
-  send(method: string, path: string, body?: unknown): Promise<Response> {
-    return new Promise((resolve, reject) => {
-      const text = body === undefined ? undefined : JSON.stringify(body);
-      const req = request(
-        {
-          host: this.base.hostname,
-          port: this.base.port,
-          method,
-          path,
-          agent: this.agent,
-          headers: {
-            Authorization: `Bearer ${this.token}`,
-            Accept: 'application/json',
-            ...(text !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = raw;
-            try {
-              parsed = JSON.parse(raw);
-            } catch {
-              // not JSON; keep the text
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
-          });
-          res.on('error', reject);
-          res.on('close', () => {
-            if (!res.complete) reject(new Error('connection closed mid-response'));
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(text);
-    });
-  }
-
-  /**
-   * Opens a watch and calls `onEvent` for each event line. Resolves once the
-   * response headers arrived (so the watch is registered on the server).
-   */
-  watch(path: string, onEvent: (event: { type: string; object: any }) => void): Promise<{ status: number; close(): void }> {
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: this.base.hostname,
-          port: this.base.port,
-          path,
-          // A watch holds its connection; keep it off the shared keep-alive pool.
-          agent: new Agent({ keepAlive: false, ca: this.agent.options.ca }),
-          headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' },
-        },
-        (res) => {
-          let buffered = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            buffered += chunk;
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
-              const line = buffered.slice(0, nl);
-              buffered = buffered.slice(nl + 1);
-              if (line.trim()) onEvent(JSON.parse(line) as { type: string; object: any });
-            }
-          });
-          res.on('error', () => {});
-          resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
-        },
-      );
-      req.on('error', (e) => reject(e));
-      req.end();
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
-const cmPath = (name?: string): string => `/api/v1/namespaces/default/configmaps${name ? `/${name}` : ''}`;
-
-function configMap(name: string, data: Record<string, string>, resourceVersion?: string): object {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(resourceVersion ? { resourceVersion } : {}) }, data };
-}
-
 /** What the writers know about one ConfigMap. */
 interface Known {
   /** Content and resourceVersion of the last write that got a 2xx. */
   acked?: { data: Record<string, string>; rv: number };
   /** A write sent without an answer yet: it may or may not have been applied. */
   inFlight?: Record<string, string>;
-}
-
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 test('every acknowledged write survives kill -9; revisions increase and a watch resumes across the restart', async (t) => {

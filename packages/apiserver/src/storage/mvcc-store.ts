@@ -78,7 +78,7 @@ export class MvccStore {
     this.synced = this.rev;
     const oldest = loaded?.events.length ? loaded.events[0].rev - 1 : this.rev;
     this.history = new EventHistory(bounds, oldest);
-    for (const v of loaded?.objects ?? []) this.put(v.key, { ...v, value: Object.freeze(v.value) });
+    for (const v of loaded?.objects ?? []) this.put(v.key, v);
     for (const e of loaded?.events ?? []) this.history.append(e);
   }
 

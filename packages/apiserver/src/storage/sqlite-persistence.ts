@@ -98,9 +98,14 @@ export class SqlitePersistence implements Persistence {
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
     const objects: Versioned[] = [];
-    // Rows are read as raw arrays, one pass, no per-object re-validation: what was stored was valid.
+    const byKey = new Map<string, Versioned>();
+    // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
+    // each value is parsed when first read, so a restart on 100,000 objects is ready at once.
     for (const [key, rev, value] of this.db.prepare('SELECT key, rev, value FROM objects').raw().iterate() as IterableIterator<[string, number, string]>) {
-      objects.push({ key, rev, value: JSON.parse(value) as KubeObject });
+      const v = { key, rev } as Versioned;
+      defineParsedOnRead(v, 'value', value);
+      objects.push(v);
+      byKey.set(key, v);
     }
     // The newest events the history keeps, read newest first: a restart costs the live data and
     // the bounded history, however long the log on disk grew before it was trimmed.
@@ -116,8 +121,12 @@ export class SqlitePersistence implements Persistence {
     for (const r of rows) {
       if (events.length > 0 && (events.length >= bounds.events || bytes + r.value.length > bounds.bytes)) break;
       bytes += r.value.length;
-      const e: StorageEvent = { type: r.type, key: r.key, rev: r.rev, value: JSON.parse(r.value) as KubeObject, size: r.value.length };
-      if (r.prev) e.prev = JSON.parse(r.prev) as KubeObject;
+      const e = { type: r.type, key: r.key, rev: r.rev, size: r.value.length } as StorageEvent;
+      // An event that wrote the object's current value shares it (parsed once, held once).
+      const current = byKey.get(r.key);
+      if (current?.rev === r.rev) Object.defineProperty(e, 'value', { enumerable: true, get: () => current.value });
+      else defineParsedOnRead(e, 'value', r.value);
+      if (r.prev) defineParsedOnRead(e, 'prev', r.prev);
       events.push(e);
     }
     return { revision: row?.value ?? 1, objects, events: events.reverse() };
@@ -230,6 +239,22 @@ export class SqlitePersistence implements Persistence {
     this.waiters = [];
     if (!this.flushing) this.closeWal();
   }
+}
+
+/** Gives `target[name]` the object `json` encodes, parsed and frozen when first read (and the text dropped then). */
+function defineParsedOnRead(target: object, name: 'value' | 'prev', json: string): void {
+  let text: string | undefined = json;
+  let parsed: KubeObject | undefined;
+  Object.defineProperty(target, name, {
+    enumerable: true,
+    get: (): KubeObject => {
+      if (text !== undefined) {
+        parsed = Object.freeze(JSON.parse(text) as KubeObject);
+        text = undefined;
+      }
+      return parsed!;
+    },
+  });
 }
 
 function isDiskFull(e: unknown): boolean {

@@ -58,7 +58,10 @@ export class StoreError extends Error {
  * `sync` that covers it has resolved. The state is read back on start.
  */
 export interface Persistence {
-  /** The stored objects, and the newest events within `bounds` (oldest first): a restart reads no more history than is kept. */
+  /**
+   * The stored objects, and the newest events within `bounds` (oldest first): a restart reads no more history than is kept.
+   * Values come frozen (or frozen when first read: they may be parsed lazily).
+   */
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] };
   /**
    * Writes the event (atomically: all of it or, when it throws, none of it).

@@ -98,12 +98,11 @@ export class SqlitePersistence implements Persistence {
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
     const objects: Versioned[] = [];
-    const byKey = new Map<string, Versioned>();
+    const byKey = new Map<string, StoredObject>();
     // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
     // each value is parsed when first read, so a restart on 100,000 objects is ready at once.
     for (const [key, rev, value] of this.db.prepare('SELECT key, rev, value FROM objects').raw().iterate() as IterableIterator<[string, number, string]>) {
-      const v = { key, rev } as Versioned;
-      defineParsedOnRead(v, 'value', value);
+      const v = new StoredObject(key, rev, value);
       objects.push(v);
       byKey.set(key, v);
     }
@@ -111,23 +110,19 @@ export class SqlitePersistence implements Persistence {
     // the bounded history, however long the log on disk grew before it was trimmed.
     const events: StorageEvent[] = [];
     let bytes = 0;
-    const rows = this.db.prepare('SELECT rev, type, key, value, prev FROM events ORDER BY rev DESC').iterate() as IterableIterator<{
-      rev: number;
-      type: StorageEvent['type'];
-      key: string;
-      value: string;
-      prev: string | null;
-    }>;
+    // An event that wrote an object's current value shares it (read once, parsed once, held once):
+    // its own copy of the text is not even read.
+    const rows = this.db
+      .prepare(
+        'SELECT e.rev, e.type, e.key, CASE WHEN o.rev = e.rev THEN NULL ELSE e.value END AS value, e.prev FROM events e LEFT JOIN objects o ON o.key = e.key ORDER BY e.rev DESC',
+      )
+      .iterate() as IterableIterator<{ rev: number; type: StorageEvent['type']; key: string; value: string | null; prev: string | null }>;
     for (const r of rows) {
-      if (events.length > 0 && (events.length >= bounds.events || bytes + r.value.length > bounds.bytes)) break;
-      bytes += r.value.length;
-      const e = { type: r.type, key: r.key, rev: r.rev, size: r.value.length } as StorageEvent;
-      // An event that wrote the object's current value shares it (parsed once, held once).
-      const current = byKey.get(r.key);
-      if (current?.rev === r.rev) Object.defineProperty(e, 'value', { enumerable: true, get: () => current.value });
-      else defineParsedOnRead(e, 'value', r.value);
-      if (r.prev) defineParsedOnRead(e, 'prev', r.prev);
-      events.push(e);
+      const object = r.value === null ? byKey.get(r.key)! : new StoredObject(r.key, r.rev, r.value);
+      const size = object.json!.length;
+      if (events.length > 0 && (events.length >= bounds.events || bytes + size > bounds.bytes)) break;
+      bytes += size;
+      events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
     return { revision: row?.value ?? 1, objects, events: events.reverse() };
   }
@@ -241,20 +236,52 @@ export class SqlitePersistence implements Persistence {
   }
 }
 
-/** Gives `target[name]` the object `json` encodes, parsed and frozen when first read (and the text dropped then). */
-function defineParsedOnRead(target: object, name: 'value' | 'prev', json: string): void {
-  let text: string | undefined = json;
-  let parsed: KubeObject | undefined;
-  Object.defineProperty(target, name, {
-    enumerable: true,
-    get: (): KubeObject => {
-      if (text !== undefined) {
-        parsed = Object.freeze(JSON.parse(text) as KubeObject);
-        text = undefined;
-      }
-      return parsed!;
-    },
-  });
+/** The object JSON text encodes, parsed and frozen when first read (and the text dropped then). */
+function parseOnce(holder: { json?: string; parsed?: KubeObject }): KubeObject {
+  if (holder.json !== undefined) {
+    holder.parsed = Object.freeze(JSON.parse(holder.json) as KubeObject);
+    holder.json = undefined;
+  }
+  return holder.parsed!;
+}
+
+/** A stored object as loaded: its value is parsed when first read, so a restart on 100,000 objects is ready at once. */
+class StoredObject implements Versioned {
+  json?: string;
+  parsed?: KubeObject;
+  constructor(
+    readonly key: string,
+    readonly rev: number,
+    json: string,
+  ) {
+    this.json = json;
+  }
+  get value(): KubeObject {
+    return parseOnce(this);
+  }
+}
+
+/** A loaded event of the history; its objects are parsed when first read. */
+class StoredEvent implements StorageEvent {
+  private readonly prevHolder?: { json?: string; parsed?: KubeObject };
+  constructor(
+    readonly type: StorageEvent['type'],
+    readonly rev: number,
+    private readonly object: StoredObject,
+    readonly size: number,
+    prev: string | undefined,
+  ) {
+    if (prev !== undefined) this.prevHolder = { json: prev };
+  }
+  get key(): string {
+    return this.object.key;
+  }
+  get value(): KubeObject {
+    return this.object.value;
+  }
+  get prev(): KubeObject | undefined {
+    return this.prevHolder && parseOnce(this.prevHolder);
+  }
 }
 
 function isDiskFull(e: unknown): boolean {

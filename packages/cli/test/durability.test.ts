@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from './harness.js';
-import { Client, cmPath, configMap, waitFor, type Response } from './https-client.js';
+import { Client, cmPath, configMap, recordEvents, waitFor, type Response, type SeenEvent } from './https-client.js';
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed. */
 function seededRandom(seed: number): () => number {
@@ -53,15 +53,9 @@ test('every acknowledged write survives kill -9; revisions increase and a watch 
   });
 
   // A watch on ConfigMaps from the start; it records every event it receives.
-  // (Failures inside stream callbacks are collected and asserted afterwards.)
-  const seen: Array<{ type: string; name: string; rv: number; data: Record<string, string> }> = [];
+  const seen: SeenEvent[] = [];
   const watchErrors: string[] = [];
-  const recorder = (into: typeof seen) => (e: { type: string; object: any }): void => {
-    if (e.type === 'ERROR') watchErrors.push(JSON.stringify(e.object));
-    else if (e.type !== 'BOOKMARK') {
-      into.push({ type: e.type, name: e.object.metadata.name, rv: Number(e.object.metadata.resourceVersion), data: e.object.data ?? {} });
-    }
-  };
+  const recorder = (into: SeenEvent[]) => recordEvents(into, watchErrors);
   const record = recorder(seen);
   const startList = await client.send('GET', cmPath());
   assert.equal(startList.status, 200);
@@ -220,12 +214,9 @@ test('kill -9 in the middle of a group commit: acknowledged writes are there, un
     if (server.child.exitCode === null && server.child.signalCode === null) await server.kill();
   });
 
-  const seen: Array<{ type: string; name: string; rv: number; data: Record<string, string> }> = [];
+  const seen: SeenEvent[] = [];
   const watchErrors: string[] = [];
-  const recorder = (into: typeof seen) => (e: { type: string; object: any }): void => {
-    if (e.type === 'ERROR') watchErrors.push(JSON.stringify(e.object));
-    else if (e.type !== 'BOOKMARK') into.push({ type: e.type, name: e.object.metadata.name, rv: Number(e.object.metadata.resourceVersion), data: e.object.data ?? {} });
-  };
+  const recorder = (into: SeenEvent[]) => recordEvents(into, watchErrors);
   const startList = await client.send('GET', cmPath());
   assert.equal(startList.status, 200);
   const startRv = Number(startList.body.metadata.resourceVersion);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { startServer, type ServerProcess } from './harness.js';
-import { Client, cmPath, configMap, waitFor } from './https-client.js';
+import { Client, cmPath, configMap, recordEvents, waitFor, type SeenEvent } from './https-client.js';
 
 const noSpace = 'etcdserver: mvcc: database space exceeded';
 const namespacesAllowed = spawnSync('unshare', ['-Urm', 'true']).status === 0 && spawnSync('nsenter', ['--version']).status === 0;
@@ -65,12 +65,9 @@ test('a full disk: writes get NOSPACE, reads and watches go on, a restart is rea
     assert.equal(res.status, 201, JSON.stringify(res.body));
     kept[`kept-${i}`] = Number(res.body.metadata.resourceVersion);
   }
-  const seen: Array<{ type: string; name: string; rv: number }> = [];
+  const seen: SeenEvent[] = [];
   const errors: string[] = [];
-  const record = (e: { type: string; object: any }): void => {
-    if (e.type === 'ERROR') errors.push(JSON.stringify(e.object));
-    else if (e.type !== 'BOOKMARK') seen.push({ type: e.type, name: e.object.metadata.name, rv: Number(e.object.metadata.resourceVersion) });
-  };
+  const record = recordEvents(seen, errors);
   const startRv = Math.max(...Object.values(kept));
   const watch = await client.watch(`${cmPath()}?watch=true&resourceVersion=${startRv}`, record);
   assert.equal(watch.status, 200);
@@ -125,10 +122,7 @@ test('a full disk: writes get NOSPACE, reads and watches go on, a restart is rea
   assert.equal(afterRestart.status, 200);
   assert.equal(afterRestart.body.items.length, list.body.items.length);
   const resumed: typeof seen = [];
-  const resumedWatch = await client.watch(`${cmPath()}?watch=true&resourceVersion=${lastSeen}`, (e) => {
-    if (e.type === 'ERROR') errors.push(JSON.stringify(e.object));
-    else if (e.type !== 'BOOKMARK') resumed.push({ type: e.type, name: e.object.metadata.name, rv: Number(e.object.metadata.resourceVersion) });
-  });
+  const resumedWatch = await client.watch(`${cmPath()}?watch=true&resourceVersion=${lastSeen}`, recordEvents(resumed, errors));
   assert.equal(resumedWatch.status, 200);
   const stillFull = await client.send('POST', cmPath(), configMap('still-full', { blob: 'z'.repeat(32 * 1024) }));
   assert.equal(stillFull.status, 500);

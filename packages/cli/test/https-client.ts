@@ -124,3 +124,23 @@ export async function waitFor(cond: () => boolean, timeoutMs: number, what: stri
   }
 }
 
+
+/** A watch event as the tests keep it. */
+export interface SeenEvent {
+  type: string;
+  name: string;
+  rv: number;
+  data: Record<string, string>;
+}
+
+/**
+ * A watch callback that records each event into `into` and each ERROR event
+ * into `errors` (failures inside stream callbacks would be lost: the tests
+ * assert on both afterwards). Bookmarks are skipped.
+ */
+export function recordEvents(into: SeenEvent[], errors: string[]): (e: { type: string; object: any }) => void {
+  return (e) => {
+    if (e.type === 'ERROR') errors.push(JSON.stringify(e.object));
+    else if (e.type !== 'BOOKMARK') into.push({ type: e.type, name: e.object.metadata.name, rv: Number(e.object.metadata.resourceVersion), data: e.object.data ?? {} });
+  };
+}

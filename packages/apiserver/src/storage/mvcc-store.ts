@@ -65,7 +65,9 @@ export class MvccStore {
   private synced: number;
   /** Committed events not yet on disk, oldest first. */
   private unsynced: StorageEvent[] = [];
-  private syncing = false;
+  /** The newest revision a flush was started for, and how many flushes are under way. */
+  private syncRequested: number;
+  private syncsInFlight = 0;
   private syncWaiters: Array<{ rev: number; resolve: () => void; reject: (e: Error) => void }> = [];
   /** Set when a flush failed: what is in memory may not be on disk, so no write is taken or acknowledged after it. */
   private syncFailure?: Error;
@@ -76,6 +78,7 @@ export class MvccStore {
     const loaded = this.persistence?.load(bounds);
     this.rev = loaded?.revision ?? 1;
     this.synced = this.rev;
+    this.syncRequested = this.rev;
     const oldest = loaded?.events.length ? loaded.events[0].rev - 1 : this.rev;
     this.history = new EventHistory(bounds, oldest);
     for (const v of loaded?.objects ?? []) this.put(v.key, v);
@@ -232,13 +235,18 @@ export class MvccStore {
       this.flush();
     } else {
       this.synced = event.rev;
-      this.publish([event]);
+      this.undelivered.push(event);
+      this.scheduleFanOut();
     }
   }
 
   /** Queues events for the watchers, delivered on the next turn of the event loop. */
   private publish(events: StorageEvent[]): void {
     for (const e of events) this.undelivered.push(e);
+    this.scheduleFanOut();
+  }
+
+  private scheduleFanOut(): void {
     if (!this.fanoutScheduled) {
       this.fanoutScheduled = true;
       setImmediate(() => this.fanOut());
@@ -246,31 +254,37 @@ export class MvccStore {
   }
 
   /**
-   * Group commit: one flush at a time, covering every write committed before it
-   * started; the writes that arrive meanwhile wait for the next one.
+   * Group commit: a flush covers every write committed before it started, and
+   * the writes that arrive meanwhile start the next. Two flushes may overlap,
+   * so a write waits for about one fsync, not for the rest of the one under way
+   * and then its own; the rest wait for one of them to end.
    */
   private flush(): void {
-    if (this.syncing || this.syncFailure || this.unsynced.length === 0) return;
-    this.syncing = true;
+    if (this.syncFailure || this.syncsInFlight >= maxFlushesInFlight || this.rev <= this.syncRequested) return;
     const through = this.rev;
+    this.syncRequested = through;
+    this.syncsInFlight++;
     this.persistence!.sync().then(
       () => {
-        this.syncing = false;
-        if (this.synced >= through) return; // closed meanwhile
-        this.synced = through;
-        let n = 0;
-        while (n < this.unsynced.length && this.unsynced[n].rev <= through) n++;
-        this.publish(this.unsynced.splice(0, n));
-        const waiting = this.syncWaiters;
-        this.syncWaiters = [];
-        for (const w of waiting) {
-          if (w.rev <= through) w.resolve();
-          else this.syncWaiters.push(w);
+        this.syncsInFlight--;
+        // A later flush may have ended first (or the store closed): then this one adds nothing.
+        if (through > this.synced) {
+          this.synced = through;
+          let n = 0;
+          while (n < this.unsynced.length && this.unsynced[n].rev <= through) n++;
+          this.publish(this.unsynced.splice(0, n));
+          const waiting = this.syncWaiters;
+          this.syncWaiters = [];
+          for (const w of waiting) {
+            if (w.rev <= through) w.resolve();
+            else this.syncWaiters.push(w);
+          }
         }
         this.flush();
       },
       (e: unknown) => {
-        this.syncing = false;
+        this.syncsInFlight--;
+        if (this.syncFailure) return;
         this.syncFailure = e instanceof Error ? e : new Error(String(e));
         console.error(`storage: ${this.syncFailure.message}; no further write is accepted`);
         for (const w of this.syncWaiters) w.reject(this.syncFailure);
@@ -327,6 +341,9 @@ function lowerBound(keys: string[], target: string): number {
   }
   return lo;
 }
+
+/** How many flushes (fsyncs) may be under way at once. */
+const maxFlushesInFlight = 2;
 
 /** etcd's default --max-request-bytes: no write may carry more. */
 export const maxStoredObjectBytes = 1.5 * 1024 * 1024;

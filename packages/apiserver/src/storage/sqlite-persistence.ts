@@ -3,7 +3,8 @@
  * transaction written at once (its WAL frames reach the OS before `commit`
  * returns); `sync` then makes every commit before it durable with one fsync of
  * the WAL, run on libuv's thread pool while the event loop goes on, so one
- * flush covers all the writes that arrived meanwhile. That fsync is the one
+ * flush covers all the writes that arrived meanwhile (the store decides when
+ * to call it, and how many may overlap). That fsync is the one
  * synchronous=FULL would make at each commit: with synchronous=NORMAL SQLite
  * still syncs the WAL before each checkpoint and the database after it, so a
  * commit covered by a resolved `sync` survives kill -9 and power loss alike.
@@ -24,16 +25,6 @@ import { join } from 'node:path';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type Versioned } from './types.js';
-
-/** Options for {@link SqlitePersistence}. */
-export interface SqlitePersistenceOptions {
-  /**
-   * Test hook: SQLite's `max_page_count`, so that a test gets a genuine
-   * SQLITE_FULL ("database or disk is full") without filling a disk. Also read
-   * from the environment variable `OPERANT_TEST_SQLITE_MAX_PAGE_COUNT`.
-   */
-  maxPageCount?: number;
-}
 
 /** Trimming the log row by row would double the cost of every write: it is trimmed after this many events or bytes. */
 const compactionBatchEvents = 1000;
@@ -56,14 +47,13 @@ export class SqlitePersistence implements Persistence {
   /** Commits written, and the count of them known durable. */
   private written = 0;
   private synced = 0;
-  private flushing = false;
-  private waiters: Array<{ upTo: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  private syncsInFlight = 0;
   /** Set while writes fail for want of space; reported once, and once when they succeed again. */
   private full = false;
   private closed = false;
 
   /** Opens (or creates) `<dir>/state.db`. */
-  constructor(dir: string, options: SqlitePersistenceOptions = {}) {
+  constructor(dir: string) {
     this.dir = dir;
     for (const warning of ensurePrivateDir(dir)) process.stderr.write(`warning: ${warning}\n`);
     touchPrivate(join(dir, 'state.db'));
@@ -74,8 +64,6 @@ export class SqlitePersistence implements Persistence {
     this.db.pragma('synchronous = NORMAL');
     // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
     this.db.pragma('journal_size_limit = 67108864');
-    const maxPages = options.maxPageCount ?? Number(process.env.OPERANT_TEST_SQLITE_MAX_PAGE_COUNT ?? 0);
-    if (maxPages > 0) this.db.pragma(`max_page_count = ${Math.floor(maxPages)}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, rev INTEGER NOT NULL, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
@@ -144,42 +132,32 @@ export class SqlitePersistence implements Persistence {
   }
 
   sync(): Promise<void> {
-    if (this.synced >= this.written) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ upTo: this.written, resolve, reject });
-      this.flush();
-    });
-  }
-
-  /** One fsync at a time; each covers every commit written before it started. */
-  private flush(): void {
-    if (this.flushing || this.closed || this.waiters.length === 0) return;
+    if (this.synced >= this.written || this.closed) return Promise.resolve();
+    // An fsync covers every write made before it starts, whichever fsync in flight ends first.
     const upTo = this.written;
     const fd = this.openWal();
-    this.flushing = true;
-    const done = (err: Error | null): void => {
-      this.flushing = false;
-      if (this.closed) {
-        this.closeWal();
-        return;
-      }
-      const waiting = this.waiters;
-      this.waiters = [];
-      if (err) {
-        for (const w of waiting) w.reject(new Error(`fsync of the write-ahead log failed: ${err.message}`));
-        return;
-      }
-      this.synced = Math.max(this.synced, upTo);
-      for (const w of waiting) {
-        if (w.upTo <= upTo) w.resolve();
-        else this.waiters.push(w);
-      }
-      this.trimLog();
-      this.flush();
-    };
-    // No WAL file: the commits were checkpointed into the database, which SQLite synced then.
-    if (fd === undefined) queueMicrotask(() => done(null));
-    else fsync(fd, done);
+    return new Promise((resolve, reject) => {
+      const done = (err: Error | null): void => {
+        this.syncsInFlight--;
+        if (this.closed) {
+          // Closing checkpointed and synced everything.
+          if (this.syncsInFlight === 0) this.closeWal();
+          resolve();
+          return;
+        }
+        if (err) {
+          reject(new Error(`fsync of the write-ahead log failed: ${err.message}`));
+          return;
+        }
+        this.synced = Math.max(this.synced, upTo);
+        resolve();
+        this.trimLog();
+      };
+      this.syncsInFlight++;
+      // No WAL file: the commits were checkpointed into the database, which SQLite synced then.
+      if (fd === undefined) queueMicrotask(() => done(null));
+      else fsync(fd, done);
+    });
   }
 
   private openWal(): number | undefined {
@@ -230,9 +208,7 @@ export class SqlitePersistence implements Persistence {
     this.closed = true;
     // Closing checkpoints the WAL into the database and syncs it: the writes still waiting are durable after it.
     if (this.db.open) this.db.close();
-    for (const w of this.waiters) w.resolve();
-    this.waiters = [];
-    if (!this.flushing) this.closeWal();
+    if (this.syncsInFlight === 0) this.closeWal();
   }
 }
 

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { badRequest, methodNotAllowed, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
+import { StoreError } from './storage/types.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { builtinResources } from './registry/builtin-resources.js';
@@ -158,7 +159,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
     );
   }
-  await bootstrap(catalog);
+  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces)');
 
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
@@ -261,7 +262,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
   const kubeconfig = kubeconfigText({ server: url, caPem: material.ca.certPem, token: material.adminToken });
   if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
-  await ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
+  await readOnlyIfFull(
+    () => ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port),
+    'the kubernetes Service and Endpoints',
+  );
   namespaces.start();
   gc.start();
   clusterRoleAggregation.start();
@@ -319,6 +323,20 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: 
 }
 
 /** `apiserver_storage_objects`: each storage location once (core and events.k8s.io events share one), as `<resource>.<group>`. */
+/**
+ * Runs a start-up write; on a full disk the server starts anyway, read-only,
+ * and says why: reads and watches are served from what is stored, and writes
+ * answer etcd's NOSPACE error until space frees.
+ */
+async function readOnlyIfFull(write: () => Promise<void>, what: string): Promise<void> {
+  try {
+    await write();
+  } catch (e) {
+    if (!(e instanceof StoreError && e.code === 'NoSpace')) throw e;
+    process.stderr.write(`warning: starting read-only: the data dir is full (${e.message}), so ${what} could not be written; reads and watches are served, and writes are accepted again once space frees\n`);
+  }
+}
+
 function* storageObjectCounts(catalog: ResourceCatalog, store: MvccStore): Iterable<[string, number]> {
   const seen = new Set<string>();
   for (const rs of catalog.stores()) {

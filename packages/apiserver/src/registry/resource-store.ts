@@ -211,6 +211,8 @@ export class ResourceStore {
   async get(namespace: string, name: string): Promise<KubeObject> {
     const v = this.store.get(this.key(namespace, name));
     if (!v) throw notFound(this.groupResource, name);
+    // A write still on its way to the disk is not shown before it is there (and acknowledged).
+    await this.store.durable(v.rev);
     return this.external(v.value);
   }
 
@@ -249,6 +251,7 @@ export class ResourceStore {
       throw e;
     }
     const { items: page, more, remaining } = paginate(snapshot.items, filter, after, opts.limit);
+    await this.store.durable(snapshot.revision);
     const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.revision) };
     if (more) {
       metadata.continue = encodeContinue({ rev: snapshot.revision, after: page[page.length - 1].key });
@@ -322,6 +325,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = this.store.create(this.key(namespace, toStore.metadata.name!), toStore);
+        await this.store.durable(stored.rev);
         return this.externalResult({ object: stored.value, warnings, created: true });
       } catch (e) {
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
@@ -520,10 +524,12 @@ export class ResourceStore {
     if (m.deletionTimestamp && this.finalizersOf(obj).length === 0) {
       if (dryRun) return { object: obj, warnings, created: false };
       const gone = this.store.delete(current.key, current.rev);
+      await this.store.durable(gone.rev);
       return this.externalResult({ object: gone.value, warnings, created: false });
     }
     if (dryRun) return { object: obj, warnings, created: false };
     const stored = this.store.update(current.key, current.rev, await this.internal(obj));
+    await this.store.durable(stored.rev);
     return this.externalResult({ object: stored.value, warnings, created: false });
   }
 
@@ -593,10 +599,12 @@ export class ResourceStore {
       this.strategy.prepareForDeletion?.(marked);
       if (opts.dryRun) return { object: await this.external(marked), deleted: false, warnings };
       const stored = this.store.update(current.key, current.rev, marked);
+      await this.store.durable(stored.rev);
       return { object: await this.external(stored.value), deleted: false, warnings };
     }
     if (opts.dryRun) return { object: await this.deletedAnswer(current.value), deleted: true, warnings };
     const gone = this.store.delete(current.key, current.rev);
+    await this.store.durable(gone.rev);
     return { object: await this.deletedAnswer(gone.value), deleted: true, warnings };
   }
 

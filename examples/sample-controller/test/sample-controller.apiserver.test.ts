@@ -2,8 +2,9 @@
  * The sample-controller against the embedded API server: in process (a Foo
  * gets its Deployment, replicas follow the Foo, status follows the
  * Deployment, events are recorded, a Deployment owned by someone else is
- * refused, deleting the Foo collects the Deployment), and as the real
- * `npm start` process driven with the real kubectl.
+ * refused, deleting the Foo collects the Deployment), with server-side apply
+ * sharing its Deployment with a second manager (writes counted: no fight),
+ * and as the real `npm start` process driven with the real kubectl.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +23,8 @@ import {
   Deployment,
   EventRecorder,
   EventsV1Event,
+  Namespace,
+  applyConfiguration,
   createLogger,
   loadKubeConfig,
   type Informer,
@@ -166,6 +169,88 @@ describe('the Foo controller in process', () => {
   test('deleting a Foo deletes its Deployment (garbage collection through the owner reference)', async () => {
     await client.delete(FooKind, 'alpha', { namespace: ns });
     await until([deployments], () => (deployments.store.get(`${ns}/alpha-web`) ? undefined : true), 'the Deployment to go');
+  });
+});
+
+describe('the Foo controller with server-side apply, sharing its Deployment with another manager', () => {
+  const stop = new AbortController();
+  let informers: SharedInformerFactory;
+  let foos: Informer<Foo>;
+  let deployments: Informer<Typed<import('kubernetes-types/apps/v1.js').Deployment>>;
+  let recorder: EventRecorder;
+  let running: Promise<void>;
+  const ns = 'shared';
+  const annotation = 'example.com/audited';
+  /** The resourceVersions the Deployment went through: one per write. */
+  const writes: string[] = [];
+  /** The resourceVersions of the Deployment the auditor applied after seeing. */
+  const audited: string[] = [];
+  const auditorErrors: unknown[] = [];
+
+  before(async () => {
+    await client.create(Namespace, { metadata: { name: ns } });
+    const logger = createLogger({ level: 'silent' });
+    informers = new SharedInformerFactory(client, { logger, namespace: ns });
+    foos = informers.informerFor(FooKind);
+    deployments = informers.informerFor(Deployment);
+    recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
+    const controller = new FooController({ client, foos, deployments, recorder, logger, writes: 'apply' });
+    // A second controller on the same Deployments: it owns one annotation and applies it on every event.
+    const audit = (d: Typed<import('kubernetes-types/apps/v1.js').Deployment>): void => {
+      writes.includes(d.metadata.resourceVersion!) || writes.push(d.metadata.resourceVersion!);
+      const config = applyConfiguration(Deployment, d.metadata.name!, ns, { metadata: { annotations: { [annotation]: 'yes' } } });
+      client
+        .apply(Deployment, config, { fieldManager: 'auditor' })
+        .then(() => audited.push(d.metadata.resourceVersion!))
+        .catch((err: unknown) => auditorErrors.push(err));
+    };
+    deployments.addEventHandler({ add: audit, update: (_old, d) => audit(d) });
+    informers.startAll(stop.signal);
+    running = controller.run(2, stop.signal);
+    await informers.waitForCacheSync(stop.signal);
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await recorder.close();
+    await informers.stopAll();
+  });
+
+  test('each manager applies only its fields: no write undoes another, and an unchanged apply is no write', async () => {
+    await client.create(FooKind, { metadata: { name: 'gamma', namespace: ns }, spec: { deploymentName: 'gamma-web', replicas: 2 } });
+    await until([deployments], () => deployments.store.get(`${ns}/gamma-web`)?.metadata.annotations?.[annotation], 'the annotated Deployment');
+    const foo = await client.get(FooKind, 'gamma', { namespace: ns });
+    await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 4 } });
+    const scaled = await until([deployments], () => {
+      const d = deployments.store.get(`${ns}/gamma-web`);
+      return d?.spec?.replicas === 4 ? d : undefined;
+    }, 'the Deployment at 4 replicas');
+    // Play the deployment controller (a third manager, through the status subresource); the Foo
+    // controller's status apply after it shows it synced after every other write.
+    const reported = await client.updateStatus(Deployment, { ...scaled, status: { replicas: 4, availableReplicas: 4 } }, { fieldManager: 'deployment-controller' });
+    await until([foos], () => foos.store.get(`${ns}/gamma`)?.status?.availableReplicas === 4 || undefined, 'the Foo status at 4');
+    await until([deployments], () => audited.includes(reported.metadata.resourceVersion!) || undefined, 'the auditor’s apply after the status write');
+    assert.deepEqual(auditorErrors, []);
+
+    const final = await client.get(Deployment, 'gamma-web', { namespace: ns });
+    assert.equal(final.spec?.replicas, 4);
+    assert.equal(final.metadata.annotations?.[annotation], 'yes');
+    // Created, annotated, scaled, status reported: four writes, though both controllers applied on every event.
+    assert.equal(writes.length, 4, `writes: ${writes.join(', ')}`);
+    assert.equal(final.metadata.resourceVersion, reported.metadata.resourceVersion);
+    assert.ok(audited.length >= 4, 'the auditor applied on every event');
+    const managers = (final.metadata.managedFields ?? []).map((e) => [e.manager, e.operation, e.subresource ?? '']).sort();
+    assert.deepEqual(managers, [
+      ['auditor', 'Apply', ''],
+      ['deployment-controller', 'Update', 'status'],
+      ['sample-controller', 'Apply', ''],
+    ]);
+    const owned = final.metadata.managedFields?.find((e) => e.manager === 'sample-controller')?.fieldsV1 as Record<string, Record<string, unknown>>;
+    assert.ok(owned['f:spec']?.['f:replicas'], 'the controller owns the replicas');
+    assert.equal((owned['f:metadata'] as Record<string, unknown> | undefined)?.['f:annotations'], undefined, 'and not the annotation');
+    const fooStatus = (await client.get(FooKind, 'gamma', { namespace: ns })).metadata.managedFields?.find((e) => e.subresource === 'status');
+    assert.deepEqual([fooStatus?.manager, fooStatus?.operation, fooStatus?.fieldsV1], ['sample-controller', 'Apply', { 'f:status': { 'f:availableReplicas': {} } }]);
   });
 });
 

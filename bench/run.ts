@@ -5,7 +5,9 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing sidecarset soak.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing sidecarset soak apply.
+ * `apply` measures server-side apply against update (PUT) for a Deployment and a
+ * 52-field CR, and the heap managedFields add per stored object (see apply.ts).
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -41,6 +43,7 @@ import { scaffoldSection } from './scaffold.js';
 import { testingSection } from './testing.js';
 import { sidecarsetSection } from './sidecarset.js';
 import { soakSection } from './soak.js';
+import { applySection } from './apply.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -50,7 +53,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'sidecarset', 'soak'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'sidecarset', 'soak', 'apply'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -229,6 +232,7 @@ try {
   if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
   if (sections.has('sidecarset')) rows.push(...(await sidecarsetSection(rounds, log)));
   if (sections.has('soak')) rows.push(...(await soakSection(workDir, log)));
+  if (sections.has('apply')) rows.push(...(await applySection(workDir, rounds, log)));
   const cpu = cpus();
   process.stdout.write(
     `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +
@@ -247,6 +251,7 @@ try {
       (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on.' : '') +
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       (sections.has('soak') ? ' Soak rows: an ordinary GET workload during each attack against the same workload idle, and the server process RSS.' : '') +
+      (sections.has('apply') ? ' Apply rows: the baseline is the plain update path (PUT) of the same objects and changes; managedFields rows compare with the stored object without them.' : '') +
       '\n\n',
   );
   process.stdout.write(`${render(rows)}\n`);

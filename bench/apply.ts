@@ -1,0 +1,202 @@
+/**
+ * Server-side apply against the plain update path (issue 13's benchmark), on
+ * one `operant server` process, in the same run:
+ *
+ * - writes/s of an apply (PATCH application/apply-patch+yaml, one manager per
+ *   object) against an update (PUT of the same object with its resourceVersion),
+ *   each request changing one field, for a Deployment and for a custom resource
+ *   with the `crd` benchmark's 52-field schema (and its CEL rules, on both paths);
+ * - the heap that metadata.managedFields add to a stored object, against the
+ *   object without them (apply-memory-child.ts, a fresh process with --expose-gc).
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, closedLoop, readKubeconfig } from './client.js';
+import { application, applicationCrd, checkedSchema, countFields } from './crd-fixtures.js';
+import { repoRoot, startOperant } from './processes.js';
+import { median } from './stats.js';
+import { fmt, row, type Row } from './table.js';
+
+type Log = (text: string) => void;
+
+const group = 'apply.bench.operant.dev';
+const applyType = 'application/apply-patch+yaml';
+const manager = 'bench-operator';
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const durationMs = 2000;
+/** Objects stored for the memory figure, per kind. */
+const memoryCount = 2000;
+
+interface Target {
+  name: string;
+  collection: string;
+  /** The object a manager owns, with one field set from `i` so that each write changes it. */
+  object(name: string, i: number): Record<string, unknown>;
+}
+
+const deployments: Target = {
+  name: 'Deployment',
+  collection: '/apis/apps/v1/namespaces/default/deployments',
+  object: (name, i) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default', labels: { app: 'shop', tier: 'frontend' }, annotations: { 'bench.operant.dev/revision': String(i) } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'shop', tier: 'frontend' } },
+      template: {
+        metadata: { labels: { app: 'shop', tier: 'frontend' } },
+        spec: {
+          containers: [
+            {
+              name: 'web',
+              image: 'registry.example.com/shop/frontend:v1.27.3',
+              ports: [{ name: 'http', containerPort: 8080 }],
+              env: [
+                { name: 'LOG_LEVEL', value: 'info' },
+                { name: 'DATABASE_URL', value: 'postgres://db.example.com:5432/shop' },
+              ],
+              resources: { requests: { cpu: '500m', memory: '256Mi' }, limits: { memory: '512Mi' } },
+              readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 5 },
+            },
+            { name: 'proxy', image: 'registry.example.com/proxy:2.4', ports: [{ name: 'metrics', containerPort: 9090 }] },
+          ],
+        },
+      },
+    },
+  }),
+};
+
+const applications: Target = {
+  name: `CR (${countFields(checkedSchema)}-field schema)`,
+  collection: `/apis/${group}/v1/namespaces/default/applications`,
+  object: (name, i) => {
+    const o = application(group, name, 7) as { spec: Record<string, unknown> };
+    o.spec.displayName = `Bench application ${i}`;
+    return o;
+  },
+};
+
+/** Writes/s of one path: each of `connections` workers writes its own object, changing it every time. */
+async function writesPerSecond(client: Client, target: Target, path: 'apply' | 'update', tag: string, ms: number): Promise<number> {
+  const versions: string[] = [];
+  const names = Array.from({ length: connections }, (_, w) => `${path}-${tag}-${w}`);
+  // Each worker's object exists before timing starts, made the way the path writes it.
+  await Promise.all(
+    names.map(async (name, w) => {
+      const obj = JSON.stringify(target.object(name, 0));
+      const body =
+        path === 'apply'
+          ? await client.ok('PATCH', `${target.collection}/${name}?fieldManager=${manager}`, obj, applyType)
+          : await client.ok('POST', `${target.collection}?fieldManager=${manager}`, obj);
+      versions[w] = (JSON.parse(body.toString('utf8')) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    }),
+  );
+  const r = await closedLoop(connections, { durationMs: ms }, async (w, i) => {
+    const name = names[w]!;
+    const obj = target.object(name, i + 1);
+    let reply: Buffer;
+    if (path === 'apply') {
+      reply = await client.ok('PATCH', `${target.collection}/${name}?fieldManager=${manager}`, JSON.stringify(obj), applyType);
+    } else {
+      (obj.metadata as { resourceVersion?: string }).resourceVersion = versions[w];
+      reply = await client.ok('PUT', `${target.collection}/${name}?fieldManager=${manager}`, JSON.stringify(obj));
+    }
+    // Both paths read the answer, as a client would.
+    versions[w] = (JSON.parse(reply.toString('utf8')) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  });
+  return r.perSecond;
+}
+
+interface MemoryFigures {
+  count: number;
+  gc: boolean;
+  heapWith: number;
+  heapWithout: number;
+  jsonWith: number;
+  jsonWithout: number;
+}
+
+function memoryChild(file: string): Promise<MemoryFigures> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'apply-memory-child.ts'), file], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    proc.on('exit', (code) => {
+      try {
+        if (code !== 0) throw new Error(`exit ${code}`);
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as MemoryFigures);
+      } catch (e) {
+        reject(new Error(`apply-memory-child failed (${(e as Error).message}): ${err}${out}`));
+      }
+    });
+  });
+}
+
+/** `memoryCount` objects applied by one manager, listed as stored, measured with and without managedFields. */
+async function managedFieldsMemory(client: Client, target: Target, file: string, runs: number): Promise<MemoryFigures[]> {
+  await closedLoop(8, { total: memoryCount }, async (_w, i) => {
+    const name = `memory-${String(i).padStart(5, '0')}`;
+    await client.ok('PATCH', `${target.collection}/${name}?fieldManager=${manager}`, JSON.stringify(target.object(name, i)), applyType);
+  });
+  const list = (JSON.parse((await client.ok('GET', target.collection)).toString('utf8')) as { items: Array<{ metadata: { name: string } }> }).items.filter((o) =>
+    o.metadata.name.startsWith('memory-'),
+  );
+  writeFileSync(file, JSON.stringify({ items: list }));
+  const figures: MemoryFigures[] = [];
+  for (let r = 0; r < runs; r++) figures.push(await memoryChild(file));
+  return figures;
+}
+
+async function installApplicationCrd(client: Client): Promise<void> {
+  await client.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', applicationCrd(group, checkedSchema));
+  const probe = JSON.stringify(applications.object('probe', 0));
+  const r = await client.send('PATCH', `${applications.collection}/probe?fieldManager=${manager}&dryRun=All`, probe, applyType);
+  if (r.status !== 201) throw new Error(`apply of an Application: ${r.status} ${r.body.toString('utf8').slice(0, 500)}`);
+}
+
+export async function applySection(workDir: string, rounds: number, log: Log): Promise<Row[]> {
+  log(`apply: writes/s of server-side apply vs update (PUT), Deployment and CR; ${rounds} rounds of ${durationMs / 1000} s, ${connections} connections`);
+  const server = await startOperant(join(workDir, 'kc-apply'));
+  const client = new Client(readKubeconfig(join(workDir, 'kc-apply')), connections);
+  const rows: Row[] = [];
+  try {
+    await installApplicationCrd(client);
+    for (const target of [deployments, applications]) {
+      // Warm-up: TLS handshakes, JIT, both paths' code.
+      await writesPerSecond(client, target, 'update', 'warm', 300);
+      await writesPerSecond(client, target, 'apply', 'warm', 300);
+      const rates = { apply: [] as number[], update: [] as number[] };
+      for (let round = 0; round < rounds; round++) {
+        // Alternate which path goes first, so drift in the machine's load falls on both.
+        const order = round % 2 ? (['apply', 'update'] as const) : (['update', 'apply'] as const);
+        for (const path of order) rates[path].push(await writesPerSecond(client, target, path, `r${round}`, durationMs));
+      }
+      log(`  ${target.name}: apply ${rates.apply.map(fmt.rate).join(', ')}; update ${rates.update.map(fmt.rate).join(', ')}`);
+      const updates = median(rates.update);
+      rows.push(row(`${target.name} writes/s, apply`, rates.apply, rates.update, fmt.rate, '(update: PUT, same object and change)', '≥ 0.5× update', (v) => v / updates >= 0.5));
+    }
+    const runs = Math.max(2, rounds - 1);
+    for (const target of [deployments, applications]) {
+      log(`apply: managedFields heap per stored ${target.name}: ${memoryCount} objects, ${runs} runs (fresh child processes with --expose-gc)`);
+      const m = await managedFieldsMemory(client, target, join(workDir, `apply-memory-${target === deployments ? 'deployments' : 'crs'}.json`), runs);
+      const extra = m.map((f) => f.heapWith - f.heapWithout);
+      const object = m.map((f) => f.heapWithout);
+      log(`  heap per object ${m.map((f) => `${fmt.bytes(f.heapWith)} with, ${fmt.bytes(f.heapWithout)} without`).join('; ')}; JSON ${fmt.bytes(m[0]!.jsonWith)} with, ${fmt.bytes(m[0]!.jsonWithout)} without`);
+      const base = median(object);
+      rows.push(
+        row(`${target.name} managedFields, heap per object`, extra, object, fmt.bytes, `(the stored object without them${m[0]!.gc ? '' : '; no gc: rough'})`, '< 30% of the object', (v) => v / base < 0.3),
+      );
+    }
+  } finally {
+    client.close();
+    await server.stop();
+  }
+  return rows;
+}

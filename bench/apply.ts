@@ -10,12 +10,12 @@
  * - the heap that metadata.managedFields add to a stored object, against the
  *   object without them (apply-memory-child.ts, a fresh process with --expose-gc).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, closedLoop, readKubeconfig } from './client.js';
 import { application, applicationCrd, checkedSchema, countFields } from './crd-fixtures.js';
-import { repoRoot, startOperant } from './processes.js';
+import { measuringChild } from './memory.js';
+import { startOperant } from './processes.js';
 import { median } from './stats.js';
 import { fmt, row, type Row } from './table.js';
 
@@ -137,27 +137,6 @@ interface MemoryFigures {
   jsonWithout: number;
 }
 
-function memoryChild(file: string): Promise<MemoryFigures> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'apply-memory-child.ts'), file], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    proc.on('exit', (code) => {
-      try {
-        if (code !== 0) throw new Error(`exit ${code}`);
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as MemoryFigures);
-      } catch (e) {
-        reject(new Error(`apply-memory-child failed (${(e as Error).message}): ${err}${out}`));
-      }
-    });
-  });
-}
-
 /** `memoryCount` objects applied by one manager, listed as stored, measured with and without managedFields. */
 async function managedFieldsMemory(client: Client, target: Target, file: string, runs: number): Promise<MemoryFigures[]> {
   await closedLoop(8, { total: memoryCount }, async (_w, i) => {
@@ -169,7 +148,7 @@ async function managedFieldsMemory(client: Client, target: Target, file: string,
   );
   writeFileSync(file, JSON.stringify({ items: list }));
   const figures: MemoryFigures[] = [];
-  for (let r = 0; r < runs; r++) figures.push(await memoryChild(file));
+  for (let r = 0; r < runs; r++) figures.push(await measuringChild<MemoryFigures>('apply-memory-child.ts', [file]));
   return figures;
 }
 

@@ -87,34 +87,51 @@ function until<R>(informers: Notifier[], check: () => R | undefined, what: strin
   });
 }
 
-describe('the Foo controller in process', () => {
+type DeploymentObject = Typed<import('kubernetes-types/apps/v1.js').Deployment>;
+
+/**
+ * A started Foo controller with its informers and event recorder (`alongside`
+ * may add handlers before the informers start); `stop` ends them all.
+ */
+async function startFooController(opts: { namespace?: string; writes?: 'update' | 'apply'; alongside?: (deployments: Informer<DeploymentObject>) => void } = {}) {
   const stop = new AbortController();
-  let informers: SharedInformerFactory;
+  const logger = createLogger({ level: 'silent' });
+  const informers = new SharedInformerFactory(client, { logger, namespace: opts.namespace });
+  const foos = informers.informerFor(FooKind);
+  const deployments = informers.informerFor(Deployment);
+  const events = informers.informerFor(EventsV1Event);
+  const recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
+  const controller = new FooController({ client, foos, deployments, recorder, logger, writes: opts.writes });
+  opts.alongside?.(deployments);
+  informers.startAll(stop.signal);
+  const running = controller.run(2, stop.signal);
+  await informers.waitForCacheSync(stop.signal);
+  return {
+    foos,
+    deployments,
+    events,
+    async stop(): Promise<void> {
+      stop.abort();
+      await running;
+      await recorder.close();
+      await informers.stopAll();
+    },
+  };
+}
+
+describe('the Foo controller in process', () => {
   let foos: Informer<Foo>;
-  let deployments: Informer<Typed<import('kubernetes-types/apps/v1.js').Deployment>>;
+  let deployments: Informer<DeploymentObject>;
   let events: Informer<Typed<import('kubernetes-types/events/v1.js').Event>>;
-  let recorder: EventRecorder;
-  let running: Promise<void>;
+  let stop: () => Promise<void>;
   const ns = 'default';
 
   before(async () => {
-    const logger = createLogger({ level: 'silent' });
-    informers = new SharedInformerFactory(client, { logger });
-    foos = informers.informerFor(FooKind);
-    deployments = informers.informerFor(Deployment);
-    events = informers.informerFor(EventsV1Event);
-    recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
-    const controller = new FooController({ client, foos, deployments, recorder, logger });
-    informers.startAll(stop.signal);
-    running = controller.run(2, stop.signal);
-    await informers.waitForCacheSync(stop.signal);
+    ({ foos, deployments, events, stop } = await startFooController());
   });
 
   after(async () => {
-    stop.abort();
-    await running;
-    await recorder.close();
-    await informers.stopAll();
+    await stop();
   });
 
   const eventFor = (fooName: string, reason: string) => () =>
@@ -173,12 +190,9 @@ describe('the Foo controller in process', () => {
 });
 
 describe('the Foo controller with server-side apply, sharing its Deployment with another manager', () => {
-  const stop = new AbortController();
-  let informers: SharedInformerFactory;
   let foos: Informer<Foo>;
-  let deployments: Informer<Typed<import('kubernetes-types/apps/v1.js').Deployment>>;
-  let recorder: EventRecorder;
-  let running: Promise<void>;
+  let deployments: Informer<DeploymentObject>;
+  let stop: () => Promise<void>;
   const ns = 'shared';
   const annotation = 'example.com/audited';
   /** The resourceVersions the Deployment went through: one per write. */
@@ -189,14 +203,8 @@ describe('the Foo controller with server-side apply, sharing its Deployment with
 
   before(async () => {
     await client.create(Namespace, { metadata: { name: ns } });
-    const logger = createLogger({ level: 'silent' });
-    informers = new SharedInformerFactory(client, { logger, namespace: ns });
-    foos = informers.informerFor(FooKind);
-    deployments = informers.informerFor(Deployment);
-    recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
-    const controller = new FooController({ client, foos, deployments, recorder, logger, writes: 'apply' });
     // A second controller on the same Deployments: it owns one annotation and applies it on every event.
-    const audit = (d: Typed<import('kubernetes-types/apps/v1.js').Deployment>): void => {
+    const audit = (d: DeploymentObject): void => {
       writes.includes(d.metadata.resourceVersion!) || writes.push(d.metadata.resourceVersion!);
       const config = applyConfiguration(Deployment, d.metadata.name!, ns, { metadata: { annotations: { [annotation]: 'yes' } } });
       client
@@ -204,17 +212,12 @@ describe('the Foo controller with server-side apply, sharing its Deployment with
         .then(() => audited.push(d.metadata.resourceVersion!))
         .catch((err: unknown) => auditorErrors.push(err));
     };
-    deployments.addEventHandler({ add: audit, update: (_old, d) => audit(d) });
-    informers.startAll(stop.signal);
-    running = controller.run(2, stop.signal);
-    await informers.waitForCacheSync(stop.signal);
+    const alongside = (informer: Informer<DeploymentObject>): void => void informer.addEventHandler({ add: audit, update: (_old, d) => audit(d) });
+    ({ foos, deployments, stop } = await startFooController({ namespace: ns, writes: 'apply', alongside }));
   });
 
   after(async () => {
-    stop.abort();
-    await running;
-    await recorder.close();
-    await informers.stopAll();
+    await stop();
   });
 
   test('each manager applies only its fields: no write undoes another, and an unchanged apply is no write', async () => {

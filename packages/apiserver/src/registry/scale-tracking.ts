@@ -41,14 +41,14 @@ export class ScaleTracking {
     this.mappings = paths ? new Map(Object.entries(paths).map(([v, p]) => [v, p === null ? null : replicasPathOf(p)])) : builtinReplicasPaths;
   }
 
-  /** The Scale view of `obj` (as served), with its replicas owners as managedFields. */
+  /** The Scale view of `obj` (as served), as a GET of the subresource answers it: no managedFields. */
   scaleOf(obj: KubeObject): KubeObject {
     return scaleOf(obj, this.info.custom?.scale) as KubeObject;
   }
 
   /**
-   * The Scale `write` by `manager` makes of `obj`'s, with the write tracked on
-   * it (409 for an apply's conflicts, unless `force`), and the object with the
+   * The Scale `write` by `who.manager` makes of `obj`'s, with the write tracked
+   * on it (409 for an apply's conflicts, unless `who.force`), and the object with the
    * replicas it asks for and the owners mapped back; `admit` may change the
    * Scale's replicas.
    */

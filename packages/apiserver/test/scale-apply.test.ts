@@ -120,6 +120,12 @@ describe('apply through the scale subresource of built-ins', () => {
     const typed = await api.request('PATCH', `${base}/deployments/bad/scale?fieldManager=scaler&force=true`, { ...scaleConfig('bad', 2), spec: { replicas: 'two' } }, applyType);
     assert.equal(typed.status, 400, typed.text);
     assert.match(typed.body.message, /^failed to create typed patch object \(\/bad; autoscaling\/v1, Kind=Scale\): \.spec\.replicas: expected numeric \(int or float\), got string/);
+    const negative = await api.request('PATCH', `${base}/deployments/bad/scale?fieldManager=scaler&force=true`, scaleConfig('bad', -1), applyType);
+    assert.equal(negative.status, 422, negative.text);
+    assert.equal(negative.body.message, 'Scale.autoscaling "bad" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    const patched = await api.request('PATCH', `${base}/deployments/bad/scale`, { spec: { replicas: -2 } }, mergeType);
+    assert.equal(patched.status, 422, patched.text);
+    assert.equal(patched.body.details.kind, 'Scale');
     const missing = await api.request('PATCH', `${base}/deployments/none/scale?fieldManager=scaler`, scaleConfig('none', 2), applyType);
     assert.equal(missing.status, 404, 'an apply to a scale never creates');
     assert.equal((await api.ok('GET', `${base}/deployments/bad`)).spec.replicas, 1);

@@ -1,5 +1,5 @@
 /** The autoscaling/v1 Scale view of an object's replicas, for the scale subresource. */
-import { applyJsonPatch, applyMergePatch, badRequest, unsupportedMediaType, type KubeObject } from '@operant/apimachinery';
+import { applyJsonPatch, applyMergePatch, badRequest, fieldErrors, invalid, unsupportedMediaType, type KubeObject } from '@operant/apimachinery';
 import { parseJson } from './body.js';
 import { parsePatchBody } from './patch-body.js';
 
@@ -61,7 +61,7 @@ export function requestedScale(oldScale: KubeObject, verb: 'update' | 'patch', b
   else if (!accepted.includes(contentType)) throw unsupportedMediaType(contentType, [...accepted]);
   else if (contentType === 'application/json-patch+json') scale = applyJsonPatch(structuredClone(oldScale), parsePatchBody(body, contentType)) as Json;
   else scale = applyMergePatch(structuredClone(oldScale), parsePatchBody(body, contentType)) as Json;
-  const replicas = checkedReplicas((scale?.spec as Json | undefined)?.replicas);
+  const replicas = checkedReplicas({ ...oldScale, spec: scale?.spec } as KubeObject);
   const rv = (scale?.metadata as Json | undefined)?.resourceVersion;
   const metadata: Json = { ...oldScale.metadata };
   if (typeof rv === 'string' && rv !== '') metadata.resourceVersion = rv;
@@ -69,12 +69,18 @@ export function requestedScale(oldScale: KubeObject, verb: 'update' | 'patch', b
   return { ...oldScale, metadata, spec: { replicas } } as KubeObject;
 }
 
-/** The replicas a Scale asks for: a whole number, at least 0 (absent is Go's 0). */
-export function checkedReplicas(replicas: unknown): number {
+/**
+ * The replicas a Scale asks for: a whole number (absent is Go's 0; anything
+ * else is a 400, as decoding refuses it), at least 0 (kube's ValidateScale: a 422
+ * naming the Scale).
+ */
+export function checkedReplicas(scale: KubeObject): number {
+  const replicas = (scale.spec as Json | undefined)?.replicas;
   if (replicas === undefined) return 0;
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
     throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`);
   }
+  if (replicas < 0) throw invalid('autoscaling', 'Scale', scale.metadata?.name ?? '', [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   return replicas;
 }
 

@@ -68,9 +68,9 @@ export class ScaleTracking {
       requested = write.update(deepCopy(oldScale));
       setManagedFields(requested, this.fieldManager.update(oldScale, requested, who.manager));
     }
-    checkedReplicas((requested.spec as { replicas?: unknown } | undefined)?.replicas);
+    checkedReplicas(requested);
     const admitted = await admit(oldScale, requested);
-    const replicas = checkedReplicas((admitted.spec as { replicas?: unknown } | undefined)?.replicas);
+    const replicas = checkedReplicas(admitted);
     const object = deepCopy(obj);
     setReplicas(object, replicas, this.info.custom?.scale);
     setManagedFields(object, handler.toParent(requested.metadata.managedFields));

@@ -136,38 +136,14 @@ describe('apply through the scale subresource of a custom resource', () => {
   const group = 'scale.example.com';
   const base = `/apis/${group}/v1/namespaces/default/dbs`;
   before(async () => {
-    await api.ok(
-      'POST',
-      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `dbs.${group}` },
-        spec: {
-          group,
-          scope: 'Namespaced',
-          names: { plural: 'dbs', singular: 'db', kind: 'Db', listKind: 'DbList' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              subresources: { status: {}, scale: { specReplicasPath: '.spec.members', statusReplicasPath: '.status.members' } },
-              schema: {
-                openAPIV3Schema: {
-                  type: 'object',
-                  properties: {
-                    spec: { type: 'object', properties: { members: { type: 'integer' }, engine: { type: 'string' } } },
-                    status: { type: 'object', properties: { members: { type: 'integer' } } },
-                  },
-                },
-              },
-            },
-          ],
-        },
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { members: { type: 'integer' }, engine: { type: 'string' } } },
+        status: { type: 'object', properties: { members: { type: 'integer' } } },
       },
-      201,
-    );
+    };
+    await api.createCrd(group, 'Db', schema, { status: {}, scale: { specReplicasPath: '.spec.members', statusReplicasPath: '.status.members' } });
   });
 
   it('maps the Scale’s spec.replicas onto the CRD’s specReplicasPath, with conflicts both ways', async () => {

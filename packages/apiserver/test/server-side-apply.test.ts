@@ -153,53 +153,33 @@ describe('custom resources', () => {
   const group = 'ssa.example.com';
   const base = `/apis/${group}/v1/namespaces/default/widgets`;
   before(async () => {
-    await api.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `widgets.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    properties: {
-                      atomic: { type: 'array', items: { type: 'string' } },
-                      set: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
-                      byName: {
-                        type: 'array',
-                        'x-kubernetes-list-type': 'map',
-                        'x-kubernetes-list-map-keys': ['name'],
-                        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
-                      },
-                      byTwo: {
-                        type: 'array',
-                        'x-kubernetes-list-type': 'map',
-                        'x-kubernetes-list-map-keys': ['port', 'protocol'],
-                        items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' }, note: { type: 'string' } } },
-                      },
-                      labels: { type: 'object', additionalProperties: { type: 'string' } },
-                      whole: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
-                    },
-                  },
-                  status: { type: 'object', properties: { phase: { type: 'string' } } },
-                },
-              },
+    await api.createCrd(group, 'Widget', {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            atomic: { type: 'array', items: { type: 'string' } },
+            set: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+            byName: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
             },
+            byTwo: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['port', 'protocol'],
+              items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' }, note: { type: 'string' } } },
+            },
+            labels: { type: 'object', additionalProperties: { type: 'string' } },
+            whole: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
           },
-        ],
+        },
+        status: { type: 'object', properties: { phase: { type: 'string' } } },
       },
-    }, 201);
+    }, { status: {} });
   });
 
   const widget = (spec: Json, extra: Json = {}): Json => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec, ...extra });
@@ -280,45 +260,21 @@ describe('an apply is defaulted and validated as any write', () => {
   const group = 'rules.example.com';
   const base = `/apis/${group}/v1/namespaces/default/pools`;
   before(async () => {
-    await api.ok(
-      'POST',
-      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `pools.${group}` },
+    await api.createCrd(group, 'Pool', {
+      type: 'object',
+      properties: {
         spec: {
-          group,
-          scope: 'Namespaced',
-          names: { plural: 'pools', singular: 'pool', kind: 'Pool', listKind: 'PoolList' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              schema: {
-                openAPIV3Schema: {
-                  type: 'object',
-                  properties: {
-                    spec: {
-                      type: 'object',
-                      'x-kubernetes-validations': [{ rule: 'self.size <= self.maxSize', message: 'size must not exceed maxSize' }],
-                      properties: {
-                        mode: { type: 'string', default: 'fast' },
-                        size: { type: 'integer' },
-                        maxSize: { type: 'integer', maximum: 10 },
-                        zone: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'zone is immutable' }] },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          ],
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self.size <= self.maxSize', message: 'size must not exceed maxSize' }],
+          properties: {
+            mode: { type: 'string', default: 'fast' },
+            size: { type: 'integer' },
+            maxSize: { type: 'integer', maximum: 10 },
+            zone: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'zone is immutable' }] },
+          },
         },
       },
-      201,
-    );
+    });
   });
 
   const pool = (spec: Json): Json => ({ apiVersion: `${group}/v1`, kind: 'Pool', metadata: { name: 'p' }, spec });

@@ -8,12 +8,13 @@
  *   with the `crd` benchmark's schema (and its CEL rules, on both paths); and the
  *   server process's CPU time per write, which a loaded machine disturbs less;
  * - the heap that metadata.managedFields add to a stored object, against the
- *   object without them (apply-memory-child.ts, a fresh process with --expose-gc).
+ *   object without them, in an embedded server (apply-memory-child.ts, a fresh
+ *   process with --expose-gc).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, closedLoop, readKubeconfig } from './client.js';
-import { application, applicationCrd, checkedSchema, countFields } from './crd-fixtures.js';
+import { applications, applyType, deployments, installApplicationCrd, manager, type Target } from './apply-fixtures.js';
 import { measuringChild } from './memory.js';
 import { startOperant } from './processes.js';
 import { median } from './stats.js';
@@ -21,63 +22,10 @@ import { fmt, row, type Row } from './table.js';
 
 type Log = (text: string) => void;
 
-const group = 'apply.bench.operant.dev';
-const applyType = 'application/apply-patch+yaml';
-const manager = 'bench-operator';
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationMs = 2000;
 /** Objects stored for the memory figure, per kind. */
 const memoryCount = 2000;
-
-interface Target {
-  name: string;
-  collection: string;
-  /** The object a manager owns, with one field set from `i` so that each write changes it. */
-  object(name: string, i: number): Record<string, unknown>;
-}
-
-const deployments: Target = {
-  name: 'Deployment',
-  collection: '/apis/apps/v1/namespaces/default/deployments',
-  object: (name, i) => ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: 'default', labels: { app: 'shop', tier: 'frontend' }, annotations: { 'bench.operant.dev/revision': String(i) } },
-    spec: {
-      replicas: 3,
-      selector: { matchLabels: { app: 'shop', tier: 'frontend' } },
-      template: {
-        metadata: { labels: { app: 'shop', tier: 'frontend' } },
-        spec: {
-          containers: [
-            {
-              name: 'web',
-              image: 'registry.example.com/shop/frontend:v1.27.3',
-              ports: [{ name: 'http', containerPort: 8080 }],
-              env: [
-                { name: 'LOG_LEVEL', value: 'info' },
-                { name: 'DATABASE_URL', value: 'postgres://db.example.com:5432/shop' },
-              ],
-              resources: { requests: { cpu: '500m', memory: '256Mi' }, limits: { memory: '512Mi' } },
-              readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 5 },
-            },
-            { name: 'proxy', image: 'registry.example.com/proxy:2.4', ports: [{ name: 'metrics', containerPort: 9090 }] },
-          ],
-        },
-      },
-    },
-  }),
-};
-
-const applications: Target = {
-  name: `CR (${countFields(checkedSchema)}-field schema)`,
-  collection: `/apis/${group}/v1/namespaces/default/applications`,
-  object: (name, i) => {
-    const o = application(group, name, 7) as { spec: Record<string, unknown> };
-    o.spec.displayName = `Bench application ${i}`;
-    return o;
-  },
-};
 
 /**
  * CPU time (user + system, all threads) a process has used, in ms, from
@@ -137,28 +85,6 @@ interface MemoryFigures {
   jsonWithout: number;
 }
 
-/** `memoryCount` objects applied by one manager, listed as stored, measured with and without managedFields. */
-async function managedFieldsMemory(client: Client, target: Target, file: string, runs: number): Promise<MemoryFigures[]> {
-  await closedLoop(8, { total: memoryCount }, async (_w, i) => {
-    const name = `memory-${String(i).padStart(5, '0')}`;
-    await client.ok('PATCH', `${target.collection}/${name}?fieldManager=${manager}`, JSON.stringify(target.object(name, i)), applyType);
-  });
-  const list = (JSON.parse((await client.ok('GET', target.collection)).toString('utf8')) as { items: Array<{ metadata: { name: string } }> }).items.filter((o) =>
-    o.metadata.name.startsWith('memory-'),
-  );
-  writeFileSync(file, JSON.stringify({ items: list }));
-  const figures: MemoryFigures[] = [];
-  for (let r = 0; r < runs; r++) figures.push(await measuringChild<MemoryFigures>('apply-memory-child.ts', [file]));
-  return figures;
-}
-
-async function installApplicationCrd(client: Client): Promise<void> {
-  await client.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', applicationCrd(group, checkedSchema));
-  const probe = JSON.stringify(applications.object('probe', 0));
-  const r = await client.send('PATCH', `${applications.collection}/probe?fieldManager=${manager}&dryRun=All`, probe, applyType);
-  if (r.status !== 201) throw new Error(`apply of an Application: ${r.status} ${r.body.toString('utf8').slice(0, 500)}`);
-}
-
 export async function applySection(workDir: string, rounds: number, log: Log): Promise<Row[]> {
   log(`apply: writes/s of server-side apply vs update (PUT), Deployment and CR; ${rounds} rounds of ${durationMs / 1000} s, ${connections} connections`);
   const server = await startOperant(join(workDir, 'kc-apply'));
@@ -189,8 +115,9 @@ export async function applySection(workDir: string, rounds: number, log: Log): P
     }
     const runs = Math.max(2, rounds - 1);
     for (const target of [deployments, applications]) {
-      log(`apply: managedFields heap per stored ${target.name}: ${memoryCount} objects, ${runs} runs (fresh child processes with --expose-gc)`);
-      const m = await managedFieldsMemory(client, target, join(workDir, `apply-memory-${target === deployments ? 'deployments' : 'crs'}.json`), runs);
+      log(`apply: managedFields heap per stored ${target.name}: ${memoryCount} objects applied, then their managedFields reset, in an embedded server (${runs} fresh child processes with --expose-gc)`);
+      const m: MemoryFigures[] = [];
+      for (let r = 0; r < runs; r++) m.push(await measuringChild<MemoryFigures>('apply-memory-child.ts', [target === deployments ? 'deployments' : 'applications', String(memoryCount)]));
       const extra = m.map((f) => f.heapWith - f.heapWithout);
       const object = m.map((f) => f.heapWithout);
       log(`  heap per object ${m.map((f) => `${fmt.bytes(f.heapWith)} with, ${fmt.bytes(f.heapWithout)} without`).join('; ')}; JSON ${fmt.bytes(m[0]!.jsonWith)} with, ${fmt.bytes(m[0]!.jsonWithout)} without`);

@@ -5,3 +5,4 @@ export { mergeTypeOf, untypedType, type MergeType } from './merge-type.js';
 export type { FieldPath, PathElement } from './path-element.js';
 export type { SetFilter } from './updater.js';
 export { ScaleHandler, replicasPathOf, scaleApiVersion, type ReplicasPathMappings } from './scale-handler.js';
+export { shareManagedFields } from './shared-fields.js';

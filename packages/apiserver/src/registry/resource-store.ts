@@ -25,6 +25,7 @@ import {
   type Status,
   FieldManager,
   FieldSet,
+  shareManagedFields,
   type FieldPath,
   type MergeType,
 } from '@operant/apimachinery';
@@ -329,6 +330,7 @@ export class ResourceStore {
     warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
     if (opts.dryRun) return { object: obj, warnings, created: true };
     const toStore = await this.internal(obj);
+    shareManagedFields(toStore.metadata.managedFields);
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = this.store.create(this.key(namespace, toStore.metadata.name!), toStore);
@@ -532,7 +534,9 @@ export class ResourceStore {
       return this.externalResult({ object: gone.value, warnings, created: false });
     }
     if (dryRun) return { object: obj, warnings, created: false };
-    const stored = this.store.update(current.key, current.rev, await this.internal(obj));
+    const toStore = await this.internal(obj);
+    shareManagedFields(toStore.metadata.managedFields);
+    const stored = this.store.update(current.key, current.rev, toStore);
     return this.externalResult({ object: stored.value, warnings, created: false });
   }
 

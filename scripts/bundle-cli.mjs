@@ -9,7 +9,7 @@
  * as the tsc output it was made from (stamp.json), so that a `tsc -b` alone never
  * leaves `operant` running stale code.
  */
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,12 +40,15 @@ const moduleUrlPlugin = {
       if (name.startsWith('@operant/') || bundled.has(name) || args.path.startsWith('node:')) return undefined;
       return { path: args.path, external: true };
     });
-    b.onLoad({ filter: /\.js$/ }, (args) => {
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
       if (!args.path.startsWith(packagesDir + sep)) return undefined;
       const text = readFileSync(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return undefined;
+      // A define replaces the expression in code only, not in strings (the scaffold's templates
+      // write import.meta.url into generated files); the bundler renames the per-module constant.
+      const { code } = await transform(text, { loader: 'js', format: 'esm', define: { 'import.meta.url': '__moduleUrl' } });
       const fromBundle = relative(outdir, args.path).split(sep).join('/');
-      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`), loader: 'js' };
+      return { contents: `const __moduleUrl = new URL(${JSON.stringify(fromBundle)}, import.meta.url).href;\n${code}`, loader: 'js' };
     });
   },
 };

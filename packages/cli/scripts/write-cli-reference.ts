@@ -47,7 +47,11 @@ const notes: Record<string, string> = {
   server: `The server listens on HTTPS with a CA it generates, authenticates the admin's bearer token
 (in the kubeconfig), client certificates and ServiceAccount tokens, and enforces RBAC for everyone
 but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in SQLite (WAL, fsync
-on commit), so that every acknowledged write survives even \`kill -9\`.
+on commit), so that every acknowledged write survives even \`kill -9\`. The CA and serving
+certificate live in the data dir's \`pki/\`; in memory, they are kept across starts in
+\`$XDG_CACHE_HOME/operant/pki\` (default \`~/.cache/operant/pki\`, mode 0700, its file 0600), so
+that starting makes none; the admin token is new at every start. A cache file that others could
+read or that another user owns is replaced, with a warning.
 
 With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
 statefulset, daemonset, job and cronjob controllers, a scheduler, and nodes whose pods run and

@@ -90,8 +90,8 @@ async function privateDirectory(dir: string, warn: (message: string) => void): P
 async function readCache(file: string, warn: (message: string) => void): Promise<CachedPair | undefined> {
   let text: string;
   try {
-    // O_NOFOLLOW: a symbolic link planted in place of the file is not followed.
-    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+    // O_NOFOLLOW: a symbolic link in place of the file is not followed; O_NONBLOCK: nor does a FIFO block the start.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
     });

@@ -14,6 +14,7 @@ export { addDaemonSetController } from './daemonset/controller.js';
 export { addJobController, jobTrackingFinalizer } from './job/controller.js';
 export { addCronJobController, scheduledTimestampAnnotation } from './cronjob/controller.js';
 export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';
+export { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './kubelet/knobs.js';
 export { addScheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 export { addSimulatedNodes, type SimulatedNodesOptions } from './kubelet/simulated-nodes.js';
 export type { NodeShape } from './kubelet/node.js';

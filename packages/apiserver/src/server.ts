@@ -38,6 +38,7 @@ import { RbacWriteGuard } from './auth/rbac-write-guard.js';
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
+import { servePodLog } from './http/pod-log.js';
 import { servePodBinding } from './http/pod-binding.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
@@ -222,6 +223,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
       return resources.handle(await rbacWrites.check(req, rr, user), res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {

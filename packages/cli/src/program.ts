@@ -144,7 +144,7 @@ export function buildProgram(): Command {
     .option('--write-kubeconfig <file>', 'where to write the proxy\'s kubeconfig, for the operator', '.operant/chaos-kubeconfig')
     .option('--seed <n>', 'the schedule\'s seed (default: a random one, printed); the same seed gives the same faults at the same offsets')
     .option('--duration <time>', 'how long the schedule lasts, e.g. 30s, 2m', '60s')
-    .option('--faults <list>', 'faults to draw from, comma-separated kind[:option...]: latency[:ms], error[:500|503|504|429][:applied][:p=P], reset[:applied][:p=P], cut-watch, expire, drop-bookmarks, partition, delete-pod[:label=value] (default: every kind but delete-pod, which deletes pods)')
+    .option('--faults <list>', 'faults to draw from, comma-separated kind[:option...]: latency[:ms], error[:500|503|504|429][:applied][:p=P], reset[:applied][:p=P], cut-watch, expire, drop-bookmarks, partition, and the cluster faults delete-pod, crash-container, node-not-ready, image-pull-failure [:label=value] (default: every kind but the cluster faults, which change the cluster)')
     .option('--verbs <list>', 'hit only these verbs (get, list, watch, create, update, patch, delete, deletecollection)')
     .option('--resources <list>', 'hit only these resources, e.g. deployments.apps,foos')
     .option('--namespaces <list>', 'hit only these namespaces')

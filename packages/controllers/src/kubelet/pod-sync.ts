@@ -350,21 +350,31 @@ function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus,
   const policy = pod.spec?.restartPolicy ?? 'Always';
   const run = cs.state?.running;
   if (policy === 'Always' || !run) return cs;
+  const exited = exitOfRun(input, cs, run, 0, wakes);
+  if (!exited) return cs;
+  const terminated: corev1.ContainerState = { terminated: exited };
+  if (exited.exitCode !== 0 && policy === 'OnFailure') {
+    return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;
+  }
+  return { ...cs, ready: false, started: false, state: terminated };
+}
+
+/**
+ * How a run ends once its run time (the run-seconds annotation, default
+ * `runSeconds`) is up: terminated with the exit-code annotation's code
+ * (default `defaultExitCode`) at that moment, whenever this sync comes to see
+ * it; undefined (and a wake) while it still runs.
+ */
+function exitOfRun(input: PodSyncInput, cs: ContainerStatus, run: corev1.ContainerStateRunning, defaultExitCode: number, wakes: number[]): corev1.ContainerStateTerminated | undefined {
+  const { pod, now } = input;
   const runSeconds = annotationNumber(pod, runSecondsAnnotation) ?? input.timing.runSeconds;
   const exitAt = (timeOf(run.startedAt) ?? now) + runSeconds * 1000;
   if (now < exitAt) {
     wakes.push(exitAt);
-    return cs;
+    return undefined;
   }
-  const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? 0);
-  const terminated: corev1.ContainerState = {
-    // It exited when its run time was up, whenever this sync comes to see it.
-    terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(exitAt), containerID: cs.containerID },
-  };
-  if (exitCode !== 0 && policy === 'OnFailure') {
-    return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;
-  }
-  return { ...cs, ready: false, started: false, state: terminated };
+  const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? defaultExitCode);
+  return { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(exitAt), containerID: cs.containerID };
 }
 
 /**
@@ -463,26 +473,14 @@ function crashIfDue(input: PodSyncInput, c: Container, cs: ContainerStatus, even
   const { pod, now } = input;
   const run = cs.state?.running;
   if (!run || (pod.spec?.restartPolicy ?? 'Always') !== 'Always' || !knobCovers(input, crashLoopAnnotation, c.name)) return cs;
-  const runSeconds = annotationNumber(pod, runSecondsAnnotation) ?? input.timing.runSeconds;
-  const exitAt = (timeOf(run.startedAt) ?? now) + runSeconds * 1000;
-  if (now < exitAt) {
-    wakes.push(exitAt);
-    return cs;
-  }
-  const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? 1);
-  const terminated: corev1.ContainerStateTerminated = {
-    exitCode,
-    reason: exitCode === 0 ? 'Completed' : 'Error',
-    startedAt: run.startedAt,
-    finishedAt: rfc3339(exitAt),
-    containerID: cs.containerID,
-  };
+  const terminated = exitOfRun(input, cs, run, 1, wakes);
+  if (!terminated) return cs;
   const restarts = cs.restartCount ?? 0;
   if (restarts === 0) return startContainer(input, c, 1, { terminated }, false, events, wakes).status;
   const delay = backOffSeconds(restarts);
   const container = { name: c.name, init: false };
   events.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name} in pod ${formatPod(pod)}`, container });
-  wakes.push((timeOf(terminated.finishedAt) ?? exitAt) + delay * 1000);
+  wakes.push((timeOf(terminated.finishedAt) ?? now) + delay * 1000);
   return {
     ...cs,
     ready: false,

@@ -116,7 +116,7 @@ describe('node lifecycle', () => {
     const onNode1 = [...running.values()].filter((p) => p.spec?.nodeName === 'node-1').map((p) => p.metadata.name!);
     assert.ok(onNode1.length > 0, 'the scheduler spread the pods');
     // DefaultTolerationSeconds admission gave every pod 300 s on an unreachable node.
-    assert.ok(running.values().next().value!.spec?.tolerations?.some((t) => t.key === 'node.kubernetes.io/unreachable' && t.tolerationSeconds === 300));
+    assert.ok(running.values().next().value!.spec?.tolerations?.some((t) => t.key === 'node.kubernetes.io/unreachable' && t.tolerationSeconds === 300), 'the default tolerations');
 
     await client.patch(Node, 'node-1', { metadata: { annotations: { [heartbeatsPausedAnnotation]: 'true' } } });
     const nodes = await until(Node, undefined, (ns_) => ns_.get('node-1')?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown');

@@ -5,7 +5,8 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing sidecarset soak.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing sidecarset soak cluster.
+ * `cluster` scales a Deployment to 10,000 pods on 100 simulated nodes (see cluster.ts).
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -41,6 +42,7 @@ import { scaffoldSection } from './scaffold.js';
 import { testingSection } from './testing.js';
 import { sidecarsetSection } from './sidecarset.js';
 import { soakSection } from './soak.js';
+import { clusterSection } from './cluster.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -50,7 +52,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'sidecarset', 'soak'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'sidecarset', 'soak', 'cluster'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -229,6 +231,7 @@ try {
   if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
   if (sections.has('sidecarset')) rows.push(...(await sidecarsetSection(rounds, log)));
   if (sections.has('soak')) rows.push(...(await soakSection(workDir, log)));
+  if (sections.has('cluster')) rows.push(...(await clusterSection(log)));
   const cpu = cpus();
   process.stdout.write(
     `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +

@@ -40,6 +40,7 @@ import { rbacGroup, rbacPolicyResources, rbacWritePolicy } from './auth/rbac/sto
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
+import { servePodLog } from './http/pod-log.js';
 import { servePodBinding } from './http/pod-binding.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
@@ -234,6 +235,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
       return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {

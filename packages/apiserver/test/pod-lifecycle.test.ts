@@ -109,3 +109,58 @@ it('pods not on a node (or on one that is not registered), finished pods and gra
   await api.ok('DELETE', `${pods}/orphan`, undefined, 200);
   assert.equal((await api.request('GET', `${pods}/orphan`)).status, 404);
 });
+
+it('pods/log: a simulated log of the container\'s run, or the kubelet\'s errors as 400s', async () => {
+  await api.ok('POST', pods, pod('unbound'), 201);
+  const empty = await api.request('GET', `${pods}/unbound/log`);
+  assert.equal(empty.status, 200, 'no node yet: an empty log');
+  assert.equal(empty.text, '');
+  const wrong = await api.request('GET', `${pods}/unbound/log?container=nope`);
+  assert.equal(wrong.status, 400);
+  assert.equal(wrong.body.message, 'container nope is not valid for pod unbound');
+
+  await api.ok('POST', pods, pod('starting', { nodeName: 'node-1' }), 201);
+  const bare = await api.request('GET', `${pods}/starting/log`);
+  assert.equal(bare.body.message, 'container "web" in pod "starting" is not available');
+  const current = await api.ok('GET', `${pods}/starting`);
+  const waiting = { name: 'web', image: 'nginx', state: { waiting: { reason: 'ContainerCreating' } }, lastState: {}, ready: false, restartCount: 0 };
+  await api.ok('PUT', `${pods}/starting/status`, { ...current, status: { phase: 'Pending', containerStatuses: [waiting] } });
+  const creating = await api.request('GET', `${pods}/starting/log?container=web`);
+  assert.equal(creating.status, 400);
+  assert.equal(creating.body.reason, 'BadRequest');
+  assert.equal(creating.body.message, 'container "web" in pod "starting" is waiting to start: ContainerCreating');
+
+  const id = 'containerd://' + 'a'.repeat(64);
+  const previousId = 'containerd://' + 'b'.repeat(64);
+  const running = await api.ok('GET', `${pods}/starting`);
+  await api.ok('PUT', `${pods}/starting/status`, {
+    ...running,
+    status: {
+      phase: 'Running',
+      containerStatuses: [
+        {
+          ...waiting,
+          image: 'docker.io/library/nginx:latest',
+          containerID: id,
+          restartCount: 1,
+          state: { running: { startedAt: '2024-05-01T10:00:05Z' } },
+          lastState: { terminated: { exitCode: 2, reason: 'Error', startedAt: '2024-05-01T10:00:00Z', finishedAt: '2024-05-01T10:00:04Z', containerID: previousId } },
+        },
+      ],
+    },
+  });
+  const log = await api.request('GET', `${pods}/starting/log?timestamps=true`);
+  assert.equal(log.status, 200);
+  assert.match(log.headers['content-type'] ?? '', /^text\/plain/);
+  assert.equal(
+    log.text,
+    '2024-05-01T10:00:05.000000000Z [simulated] node node-1 runs no real containers: this log is made up by the Operant simulated cluster\n' +
+      `2024-05-01T10:00:05.000000000Z [simulated] container web started (image docker.io/library/nginx:latest, ${id})\n`,
+  );
+  const previous = await api.request('GET', `${pods}/starting/log?previous=true&tailLines=1`);
+  assert.equal(previous.text, '[simulated] container web exited with code 2 (Error)\n');
+  const limited = await api.request('GET', `${pods}/starting/log?limitBytes=11`);
+  assert.equal(limited.text, '[simulated]');
+  assert.equal((await api.request('GET', `${pods}/starting/log?limitBytes=0`)).body.message, 'limitBytes: Invalid value: 0: must be greater than 0');
+  assert.equal((await api.request('GET', `${pods}/nobody/log`)).status, 404);
+});

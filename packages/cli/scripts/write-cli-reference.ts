@@ -63,7 +63,17 @@ its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` ann
 with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds or Fails (with
 \`OnFailure\`, a failing container restarts in place). \`--time-scale 60\` makes cluster time run a
 minute a second (run times, grace periods, cron schedules): timestamps the cluster writes then run
-ahead of the server's.`,
+ahead of the server's. Annotations on a pod or node make its kubelet misbehave for tests
+(\`sim.operant.dev/crash-loop\`, \`image-pull-failure\`, \`never-ready\`, \`heartbeats-paused\`; see
+the @operant/controllers README); a node whose kubelet stops goes NotReady after 40 s and its pods
+are evicted after their tolerations (300 s by default), as kube's node lifecycle controller does.`,
+  nodes: `The nodes register and heartbeat like any others; killing this process (even with \`kill -9\`)
+is a node that dies: after the 40 s grace period the cluster's node lifecycle controller marks it
+NotReady and its pods are evicted and replaced elsewhere. With \`--time-scale\`, give this command
+and the server the same \`--time-anchor\` (epoch milliseconds), so that both read the same cluster
+time. Use \`--first-index\` past the server's nodes, so that names and addresses stay apart:
+\`operant server --nodes 3\` runs node-1 to node-3, \`operant nodes --kubeconfig K --first-index 4\`
+adds node-4.`,
   start: `A server keeping its data in \`<dir>/data\` and its kubeconfig in \`<dir>/kubeconfig\`; it prints
 \`ready <url>\` and then commands to try. (\`npm start\` at the repository root runs the SidecarSet
 demo instead: such a server with 3 simulated nodes, the operator and its samples.)`,

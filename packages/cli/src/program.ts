@@ -28,8 +28,22 @@ export function buildProgram(): Command {
     .option('--nodes <n>', 'also run a simulated cluster: the workload controllers, a scheduler and n simulated nodes')
     .option('--controllers <list>', "with --nodes: the controllers to run, as kube-controller-manager's flag ('*' all, '-name' not that one; e.g. '*,-deployment')", '*')
     .option('--time-scale <factor>', 'with --nodes: the simulated cluster\'s clock runs this many times faster than the wall (run times, grace periods, cron schedules)', '1')
-    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string; controllers: string; timeScale: string }) => {
+    .option('--time-anchor <ms>', 'with --time-scale: the wall-clock instant (epoch ms) from which cluster time runs faster; give `operant nodes` the same one')
+    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string; controllers: string; timeScale: string; timeAnchor?: string }) => {
       await (await import('./commands/server.js')).runServer(opts);
+    });
+
+  program
+    .command('nodes')
+    .description('run simulated nodes (their kubelets alone) that join a running cluster, e.g. one of `operant server --nodes`')
+    .requiredOption('--kubeconfig <file>', 'the cluster to join')
+    .option('--count <n>', 'how many nodes', '1')
+    .option('--prefix <prefix>', 'node names are this prefix and a number', 'node-')
+    .option('--first-index <n>', 'the number of the first node (addresses follow it: keep it apart from the other nodes\')', '1')
+    .option('--time-scale <factor>', "the cluster's clock runs this many times faster than the wall; the same as the server's", '1')
+    .option('--time-anchor <ms>', "with --time-scale: the server's --time-anchor")
+    .action(async (opts: { kubeconfig: string; count: string; prefix: string; firstIndex: string; timeScale: string; timeAnchor?: string }) => {
+      await (await import('./commands/nodes.js')).runNodes(opts);
     });
 
   program
@@ -130,7 +144,7 @@ export function buildProgram(): Command {
     .option('--write-kubeconfig <file>', 'where to write the proxy\'s kubeconfig, for the operator', '.operant/chaos-kubeconfig')
     .option('--seed <n>', 'the schedule\'s seed (default: a random one, printed); the same seed gives the same faults at the same offsets')
     .option('--duration <time>', 'how long the schedule lasts, e.g. 30s, 2m', '60s')
-    .option('--faults <list>', 'faults to draw from, comma-separated kind[:option...]: latency[:ms], error[:500|503|504|429][:applied][:p=P], reset[:applied][:p=P], cut-watch, expire, drop-bookmarks, partition, delete-pod[:label=value] (default: every kind but delete-pod, which deletes pods)')
+    .option('--faults <list>', 'faults to draw from, comma-separated kind[:option...]: latency[:ms], error[:500|503|504|429][:applied][:p=P], reset[:applied][:p=P], cut-watch, expire, drop-bookmarks, partition, and the cluster faults delete-pod, crash-container, node-not-ready, image-pull-failure [:label=value] (default: every kind but the cluster faults, which change the cluster)')
     .option('--verbs <list>', 'hit only these verbs (get, list, watch, create, update, patch, delete, deletecollection)')
     .option('--resources <list>', 'hit only these resources, e.g. deployments.apps,foos')
     .option('--namespaces <list>', 'hit only these namespaces')

@@ -47,6 +47,29 @@ export function acceleratedClock(factor: number, start = Date.now()): Clock {
   };
 }
 
+/**
+ * An accelerated clock that other processes can share: cluster time is
+ * `anchor + (wall - anchor) * factor`, so every process given the same
+ * anchor and factor reads the same cluster time (a simulated cluster and
+ * simulated nodes run in a process of their own, say), whenever it started.
+ *
+ * @example
+ * ```ts
+ * import { acceleratedClockSince } from '@operant/controllers';
+ *
+ * const anchor = Date.now(); // passed to every process, e.g. `operant nodes --time-anchor <anchor>`
+ * const clock = acceleratedClockSince(anchor, 100);
+ * ```
+ */
+export function acceleratedClockSince(anchor: number, factor: number): Clock {
+  if (!(factor > 0) || !Number.isFinite(factor)) throw new RangeError(`an accelerated clock needs a positive factor, got ${factor}`);
+  if (!Number.isFinite(anchor)) throw new RangeError(`an accelerated clock needs an anchor in epoch milliseconds, got ${anchor}`);
+  return {
+    now: () => anchor + (Date.now() - anchor) * factor,
+    setTimer: (callback, delayMs, options) => realClock.setTimer(callback, delayMs / factor, options),
+  };
+}
+
 /** RFC 3339 with second precision, as metav1.Time serializes: `2024-05-01T10:00:00Z`. */
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');

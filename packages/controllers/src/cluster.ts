@@ -1,6 +1,7 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
- * replicaset, statefulset, daemonset, job and cronjob controllers, a
+ * replicaset, statefulset, daemonset, job and cronjob controllers, node
+ * lifecycle (with taint eviction) and pod garbage collection, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -14,8 +15,11 @@ import { addDeploymentController } from './deployment/controller.js';
 import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
+import type { SimulatedNodesOptions } from './kubelet/simulated-nodes.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
 import { addReplicaSetController } from './replicaset/controller.js';
+import { addNodeLifecycleController } from './nodelifecycle/controller.js';
+import { addPodGarbageCollector } from './podgc/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
 import { addStatefulSetController } from './statefulset/controller.js';
 
@@ -88,6 +92,60 @@ export interface SimulatedCluster {
  */
 export async function startSimulatedCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
   const enabled = selectControllers(options.controllers ?? ['*']);
+  const { manager, logger } = await clusterManager(options);
+  const clock = options.clock;
+  const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
+    deployment: addDeploymentController,
+    replicaset: addReplicaSetController,
+    statefulset: addStatefulSetController,
+    daemonset: addDaemonSetController,
+    job: addJobController,
+    cronjob: addCronJobController,
+    nodelifecycle: addNodeLifecycleController,
+    podgc: addPodGarbageCollector,
+  };
+  for (const name of enabled) adders[name](manager, { clock });
+  addScheduler(manager, { clock });
+  const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing });
+  return run(manager, logger, nodes);
+}
+
+/**
+ * Options of {@link startSimulatedNodes}.
+ *
+ * @example
+ * ```ts
+ * import type { SimulatedNodesProcessOptions } from '@operant/controllers';
+ *
+ * const options: SimulatedNodesProcessOptions = { kubeconfig: { path: '.operant/kubeconfig' }, nodes: 2, firstIndex: 4 };
+ * ```
+ */
+export interface SimulatedNodesProcessOptions extends Omit<SimulatedClusterOptions, 'controllers'> {
+  /** The number of the first node (default 1); see {@link SimulatedNodesOptions.firstIndex}. */
+  firstIndex?: number;
+}
+
+/**
+ * Starts simulated nodes alone (their kubelets, no controllers and no
+ * scheduler) that join the cluster of `kubeconfig`, as real nodes join one:
+ * what `operant nodes` runs, so that a node can be killed on its own.
+ * Resolves once they are registered.
+ *
+ * @example
+ * ```ts
+ * import { startSimulatedNodes } from '@operant/controllers';
+ *
+ * const extra = await startSimulatedNodes({ kubeconfig: { path: '.operant/kubeconfig' }, nodes: 2, firstIndex: 4 }); // node-4, node-5
+ * await extra.stop();
+ * ```
+ */
+export async function startSimulatedNodes(options: SimulatedNodesProcessOptions): Promise<SimulatedCluster> {
+  const { manager, logger } = await clusterManager(options);
+  const nodes = await addSimulatedNodes(manager, { count: options.nodes, firstIndex: options.firstIndex, clock: options.clock, shape: options.shape, timing: options.timing });
+  return run(manager, logger, nodes);
+}
+
+async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig' | 'logger'>): Promise<{ manager: Manager; logger: LogMethods }> {
   const config = 'server' in options.kubeconfig && 'credentials' in options.kubeconfig ? options.kubeconfig : await loadKubeConfig(options.kubeconfig);
   const logger = options.logger ?? createLogger({ level: process.env.OPERANT_LOG_LEVEL || 'warn' });
   const manager = await Manager.create({
@@ -97,18 +155,11 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     logger,
     gracefulShutdownTimeoutMs: 10_000,
   });
-  const clock = options.clock;
-  const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
-    deployment: addDeploymentController,
-    replicaset: addReplicaSetController,
-    statefulset: addStatefulSetController,
-    daemonset: addDaemonSetController,
-    job: addJobController,
-    cronjob: addCronJobController,
-  };
-  for (const name of enabled) adders[name](manager, { clock });
-  addScheduler(manager, { clock });
-  const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing });
+  return { manager, logger };
+}
+
+/** Starts the manager; resolves once it runs, with the handle that stops it. */
+async function run(manager: Manager, logger: LogMethods, nodes: string[]): Promise<SimulatedCluster> {
   const stopping = new AbortController();
   const running = manager.start(stopping.signal);
   const started = await Promise.race([manager.elected().then(() => true), running.then(() => false)]);

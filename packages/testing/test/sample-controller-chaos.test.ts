@@ -21,20 +21,17 @@ import { fileURLToPath } from 'node:url';
 import {
   Client,
   Deployment,
-  EventRecorder,
   createLogger,
-  getControllerOf,
   isConflict,
   setControllerReference,
   silentLogger,
-  type Typed,
 } from '@operant/runtime';
-import { Informer, SharedInformerFactory, objectKey } from '@operant/runtime/cache';
+import { Informer, objectKey } from '@operant/runtime/cache';
 import { RateLimitingQueue } from '@operant/runtime/workqueue';
-import type * as appsv1 from 'kubernetes-types/apps/v1.js';
-import { FooController, newDeployment } from '@operant/sample-controller/src/controller.js';
+import { newDeployment } from '@operant/sample-controller/src/controller.js';
 import { FooKind, type Foo } from '@operant/sample-controller/src/foo.js';
-import { chaos, TestEnv, WaitError, type ChaosReport, type FaultProxy } from '../src/index.js';
+import { chaos, TestEnv, WaitError, type ChaosReport } from '../src/index.js';
+import { problems, runSampleController } from './testdata/sample-controller.js';
 
 const sampleController = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'examples', 'sample-controller');
 // Bookmarks every second (kube's default is a minute), so that dropping them is felt within a short schedule.
@@ -46,46 +43,11 @@ const seed = Number(process.env.CHAOS_SEED ?? 20251202);
 /** The broken controller's schedule is fixed: the test is that this seed catches it, twice. */
 const brokenSeed = 20251202;
 const logger = createLogger({ level: process.env.OPERANT_LOG_LEVEL ?? 'silent' });
-type DeploymentObject = Typed<appsv1.Deployment>;
-
-/**
- * What is wrong with the Foos and Deployments of `namespace`, one line each:
- * a Foo without exactly one Deployment it controls, or with the wrong name or
- * replicas, or whose status disagrees with its Deployment; a Deployment whose
- * Foo is gone.
- */
-async function problems(namespace: string, options: { namedAsAsked: boolean }): Promise<string[]> {
-  const [foos, deployments] = await Promise.all([env.client.list(FooKind, { namespace }), env.client.list(Deployment, { namespace })]);
-  const out: string[] = [];
-  const live = foos.items.filter((f) => !f.metadata.deletionTimestamp);
-  const byOwner = new Map<string, DeploymentObject[]>();
-  for (const d of deployments.items) {
-    const owner = getControllerOf(d);
-    const foo = foos.items.find((f) => f.metadata.uid === owner?.uid);
-    if (!foo) out.push(`Deployment ${d.metadata.name} has no Foo (controller ${owner ? `${owner.kind}/${owner.name}` : 'none'})`);
-    else byOwner.set(foo.metadata.uid!, [...(byOwner.get(foo.metadata.uid!) ?? []), d]);
-  }
-  for (const foo of live) {
-    const owned = byOwner.get(foo.metadata.uid!) ?? [];
-    const name = foo.metadata.name;
-    if (owned.length !== 1) {
-      out.push(`Foo ${name} has ${owned.length} Deployments${owned.length ? `: ${owned.map((d) => d.metadata.name).join(', ')}` : ''}`);
-      continue;
-    }
-    const d = owned[0]!;
-    if (options.namedAsAsked && d.metadata.name !== foo.spec?.deploymentName) out.push(`Foo ${name}'s Deployment is ${d.metadata.name}, not ${foo.spec?.deploymentName}`);
-    if (d.spec?.replicas !== foo.spec?.replicas) out.push(`Foo ${name} wants ${foo.spec?.replicas} replicas, its Deployment has ${d.spec?.replicas}`);
-    if (options.namedAsAsked && (foo.status?.availableReplicas ?? -1) !== (d.status?.availableReplicas ?? 0)) {
-      out.push(`Foo ${name} reports ${foo.status?.availableReplicas} available replicas, its Deployment ${d.status?.availableReplicas ?? 0}`);
-    }
-  }
-  return out;
-}
 
 function converged(namespace: string, options: { namedAsAsked: boolean }, within: number): Promise<number> {
   return env.converges(
     async () => {
-      const found = await problems(namespace, options);
+      const found = await problems(env.client, namespace, options);
       assert.deepEqual(found, [], `${found.length} problems:\n      ${found.join('\n      ')}`);
       return (await env.client.list(FooKind, { namespace })).items.length;
     },
@@ -99,28 +61,12 @@ function diagnose(t: TestContext, report: ChaosReport): void {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The sample controller as its main.ts wires it, but connected through `proxy`. */
-async function runSampleController(proxy: FaultProxy, signal: AbortSignal): Promise<() => Promise<void>> {
-  const client = Client.fromConfig(await proxy.clientConfig());
-  const informers = new SharedInformerFactory(client, { logger, resyncPeriodMs: 30_000 });
-  const recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
-  const controller = new FooController({ client, foos: informers.informerFor(FooKind), deployments: informers.informerFor(Deployment), recorder, logger });
-  informers.startAll(signal);
-  const running = controller.run(2, signal);
-  return async () => {
-    await running;
-    await informers.stopAll();
-    await recorder.close();
-    client.close();
-  };
-}
-
 describe('the sample-controller under a seeded chaos schedule', () => {
   test('every Foo converges: one Deployment each, named as asked, with its replicas; none orphaned', async (t) => {
     const ns = await env.namespace(t, { prefix: 'foos' });
     const proxy = await env.faultProxy();
     const stop = new AbortController();
-    const stopped = await runSampleController(proxy, stop.signal);
+    const stopped = await runSampleController(proxy, stop.signal, logger);
     // The controller stops before its proxy does, so that its last writes (events) still have a way out.
     t.after(async () => {
       stop.abort();

@@ -56,7 +56,7 @@ export const builtinResources: ResourceInfo[] = [
   r('', 'v1', 'pods', 'Pod', true, `${core}.Pod`, {
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status', 'binding'],
+    subresources: ['status', 'binding', 'log'],
     selectableFields: [
       'spec.nodeName',
       'spec.restartPolicy',

@@ -6,7 +6,7 @@
  * `latency`), `applied` (an `error` or `reset` after the server did the
  * write) or `p=<probability>`.
  */
-import { allFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
+import { allFaultKinds, clusterFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -49,7 +49,7 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
       else if (/^p=(0(\.\d+)?|1(\.0+)?)$/.test(option) && (kind === 'error' || kind === 'reset')) template.probability = Number(option.slice(2));
       else if (/^\d+$/.test(option) && kind === 'latency') template.ms = Number(option);
       else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) template.code = Number(option) as ErrorCode;
-      else if (kind === 'delete-pod' && /^[\w./-]+!?==?[\w.-]*$/.test(option)) template.labelSelector = option;
+      else if ((clusterFaultKinds as readonly string[]).includes(kind!) && /^[\w./-]+!?==?[\w.-]*$/.test(option)) template.labelSelector = option;
       else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}`);
     }
     return template;

@@ -12,6 +12,21 @@ export interface ServerFlags {
   controllers?: string;
   /** With `nodes`: how many times faster than the wall the simulated cluster's clock runs; default 1. */
   timeScale?: string;
+  /** With `timeScale`: the wall-clock instant (epoch ms) cluster time speeds up from, shared with `operant nodes`; default the start. */
+  timeAnchor?: string;
+}
+
+/** Parses `--time-anchor`, epoch milliseconds. */
+export function parseTimeAnchor(text: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw new Error(`--time-anchor: invalid instant ${JSON.stringify(text)}: must be epoch milliseconds`);
+  return Number(text);
+}
+
+/** The cluster clock the flags ask for: undefined for the wall clock. */
+export async function clockOf(timeScale: number, timeAnchor: string | undefined): Promise<import('@operant/runtime').Clock | undefined> {
+  if (timeScale === 1) return undefined;
+  const { acceleratedClock, acceleratedClockSince } = await import('@operant/controllers');
+  return timeAnchor === undefined ? acceleratedClock(timeScale) : acceleratedClockSince(parseTimeAnchor(timeAnchor), timeScale);
 }
 
 /** Parses `--time-scale`, a positive number (1 = the wall clock). */
@@ -54,6 +69,7 @@ export function stopOnSignals(server: RunningApiServer, onStop?: () => Promise<v
 export async function runServer(flags: ServerFlags): Promise<void> {
   const nodes = flags.nodes === undefined ? undefined : parseNodes(flags.nodes);
   const timeScale = parseTimeScale(flags.timeScale ?? '1');
+  if (flags.timeAnchor !== undefined) parseTimeAnchor(flags.timeAnchor);
   const controllers = (flags.controllers ?? '*').split(',');
   const simulated = nodes === undefined ? undefined : await import('@operant/controllers');
   // A bad list fails before the server starts, with kube-controller-manager's message.
@@ -74,7 +90,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
           kubeconfig: { kubeconfigText: server.kubeconfig },
           nodes,
           controllers,
-          clock: timeScale === 1 ? undefined : simulated.acceleratedClock(timeScale),
+          clock: await clockOf(timeScale, flags.timeAnchor),
         });
   stopOnSignals(server, cluster && (() => cluster.stop()));
   process.stdout.write(`ready ${server.url}\n`);

@@ -38,6 +38,9 @@ async function heartbeat(mgr: Manager, deps: HeartbeatDeps, req: Request): Promi
   const node = sim && ((await mgr.client.get(Node, req.name).catch(ignoreNotFound)) as NodeObject | undefined);
   // A deleted Node stays deleted: its kubelet stops reporting (kwok's behaviour too).
   if (!sim || !node) return;
+  sim.annotations = node.metadata.annotations ?? {};
+  // A paused kubelet neither renews its Lease nor reports; the Node's watch wakes it when the knob goes.
+  if (sim.paused) return;
   const now = deps.clock.now();
   const renewAt = await renewLease(mgr, node, now);
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');

@@ -7,11 +7,14 @@
  * recorded once that write succeeded, the pod deleted with grace period 0
  * once its containers stopped, a requeue for what is due later.
  */
-import { ignoreNotFound, isNotFound, objectPredicate, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
+import { ignoreNotFound, isNotFound, Node, objectPredicate, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
 import { canonicalJson } from '../json.js';
 import type { PodObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
 import { syncPod, type KubeletEvent, type NodeTiming } from './pod-sync.js';
+
+/** How often a pod on a paused node is looked at again (cluster time): the kubelet's sync period. */
+const pausedRecheckMs = 10_000;
 
 interface KubeletDeps {
   nodes: ReadonlyMap<string, SimulatedNode>;
@@ -46,6 +49,11 @@ async function syncPodRequest(
     placed.delete(key);
   }
   if (!pod || !node) return;
+  // The node's knobs as the cache has them now (the heartbeat may not have looked yet).
+  const nodeObject = await mgr.client.get(Node, node.name, { unsafeDisableDeepCopy: true }).catch(ignoreNotFound);
+  if (nodeObject) node.annotations = nodeObject.metadata.annotations ?? {};
+  // A stopped kubelet (the heartbeats-paused knob) writes nothing; it looks again once it may run.
+  if (node.paused) return { requeueAfter: pausedRecheckMs };
   const uid = pod.metadata.uid!;
   placed.set(key, { node, uid });
   const now = deps.clock.now();
@@ -63,6 +71,8 @@ async function syncPodRequest(
     timing: deps.timing,
     restarts: node.restartsOf(uid),
     deletionSeenAt: node.stopping.get(uid),
+    nodeAnnotations: node.annotations,
+    pulls: node.pullsOf(uid),
   });
   if (canonicalJson(result.status) !== canonicalJson(pod.status ?? {})) {
     await mgr.client.updateStatus(Pod, { ...pod, status: result.status });

@@ -9,6 +9,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { rfc3339 } from '../clock.js';
 import type { NodeObject } from '../objects.js';
 import { IpPool } from './ip-pool.js';
+import { heartbeatsPausedAnnotation } from './knobs.js';
+import type { PullFailures } from './pod-sync.js';
 
 /**
  * What each simulated node offers and how it is labelled.
@@ -52,6 +54,10 @@ export class SimulatedNode {
   readonly restarts = new Map<string, Map<string, number>>();
   /** Pods being deleted, by uid: when this kubelet first saw it (cluster time); the grace period runs from there. */
   readonly stopping = new Map<string, number>();
+  /** Failed image pulls (the image back-off): pod uid, then container name. */
+  readonly pulls = new Map<string, Map<string, PullFailures>>();
+  /** The Node's annotations as last seen (where node-wide test knobs are set). */
+  annotations: Readonly<Record<string, string>> = {};
   /** This kubelet's boot: changes with each start of the simulated cluster. */
   readonly bootID = randomUUID();
 
@@ -72,11 +78,24 @@ export class SimulatedNode {
     return m;
   }
 
+  /** The failed image pulls of a pod (created on first use). */
+  pullsOf(podUid: string): Map<string, PullFailures> {
+    let m = this.pulls.get(podUid);
+    if (!m) this.pulls.set(podUid, (m = new Map()));
+    return m;
+  }
+
+  /** Whether the heartbeats-paused knob stops this kubelet. */
+  get paused(): boolean {
+    return this.annotations[heartbeatsPausedAnnotation] === 'true';
+  }
+
   /** Forgets a pod that is gone. */
   forget(key: string, podUid: string | undefined): void {
     this.ips.release(key);
     if (podUid) {
       this.restarts.delete(podUid);
+      this.pulls.delete(podUid);
       this.stopping.delete(podUid);
     }
   }

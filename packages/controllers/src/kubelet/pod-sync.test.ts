@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { rfc3339 } from '../clock.js';
 import type { PodObject } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
-import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult } from './pod-sync.js';
+import { crashLoopAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './knobs.js';
+import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures } from './pod-sync.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00Z');
 
@@ -18,13 +19,15 @@ function pod(spec: Partial<NonNullable<PodObject['spec']>> = {}): PodObject {
 /** Runs syncs as the kubelet would: each result becomes the pod's status. */
 class Kubelet {
   readonly restarts = new Map<string, number>();
+  readonly pulls = new Map<string, PullFailures>();
   deletionSeenAt: number | undefined;
+  nodeAnnotations: Record<string, string> = {};
   constructor(
     public pod: PodObject,
     private readonly timing: Partial<NodeTiming> = {},
   ) {}
   sync(now: number): PodSyncResult {
-    const result = syncPod({ pod: this.pod, hostIP: '172.18.0.2', podIP: '10.244.1.2', now, timing: { ...defaultTiming, ...this.timing }, restarts: this.restarts, deletionSeenAt: this.deletionSeenAt });
+    const result = syncPod({ pod: this.pod, hostIP: '172.18.0.2', podIP: '10.244.1.2', now, timing: { ...defaultTiming, ...this.timing }, restarts: this.restarts, deletionSeenAt: this.deletionSeenAt, nodeAnnotations: this.nodeAnnotations, pulls: this.pulls });
     this.pod = { ...this.pod, status: result.status };
     return result;
   }
@@ -229,6 +232,105 @@ describe('simulated kubelet', () => {
     const k = new Kubelet(p);
     k.sync(t0);
     assert.equal(k.sync(t0 + 60_000).status.phase, 'Running');
+  });
+});
+
+describe('test knobs', () => {
+  const reasons = (r: PodSyncResult) => r.events.map((e) => `${e.type} ${e.reason}: ${e.message}`);
+
+  it('never-ready: the container runs but the pod never becomes Ready (on the pod, or on its node)', () => {
+    const p = pod();
+    p.metadata.annotations = { [neverReadyAnnotation]: 'true' };
+    const k = new Kubelet(p);
+    const r = k.sync(t0);
+    assert.equal(r.status.phase, 'Running');
+    assert.ok(r.status.containerStatuses![0]!.state?.running);
+    assert.equal(r.status.containerStatuses![0]!.ready, false);
+    assert.equal(r.wakeAt, undefined, 'nothing is due: it stays unready');
+    assert.equal(condition(k.pod, 'Ready')?.status, 'False');
+    assert.equal(condition(k.pod, 'Ready')?.message, 'containers with unready status: [nginx]');
+
+    const onNode = new Kubelet(pod());
+    onNode.nodeAnnotations = { [neverReadyAnnotation]: 'sidecar,nginx' };
+    onNode.sync(t0);
+    assert.equal(condition(onNode.pod, 'Ready')?.status, 'False');
+    const other = new Kubelet(pod());
+    other.nodeAnnotations = { [neverReadyAnnotation]: 'sidecar' };
+    other.sync(t0);
+    assert.equal(condition(other.pod, 'Ready')?.status, 'True', 'a knob naming other containers leaves this one alone');
+  });
+
+  it('crash-loop: exits after its run time, restarts at once, then waits in CrashLoopBackOff 10 s, 20 s, 40 s ... 5 min', () => {
+    const p = pod();
+    p.metadata.annotations = { [crashLoopAnnotation]: 'true', [runSecondsAnnotation]: '2' };
+    const k = new Kubelet(p);
+    assert.equal(k.sync(t0).wakeAt, t0 + 2000);
+    // First crash: restarted at once (kube's back-off starts after the first restart).
+    let r = k.sync(t0 + 2000);
+    let c = r.status.containerStatuses![0]!;
+    assert.equal(c.restartCount, 1);
+    assert.ok(c.state?.running);
+    assert.deepEqual(c.lastState?.terminated, { exitCode: 1, reason: 'Error', startedAt: '2024-05-01T10:00:00Z', finishedAt: '2024-05-01T10:00:02Z', containerID: containerId('uid-1', 'nginx', 0) });
+    let at = t0 + 2000;
+    for (const wait of [10, 20, 40, 80, 160, 300, 300]) {
+      at += 2000;
+      r = k.sync(at);
+      c = r.status.containerStatuses![0]!;
+      assert.equal(c.state?.waiting?.reason, 'CrashLoopBackOff');
+      const goWait = wait < 60 ? `${wait}s` : `${Math.floor(wait / 60)}m${wait % 60}s`;
+      assert.equal(c.state?.waiting?.message, `back-off ${goWait} restarting failed container=nginx pod=web_default(uid-1)`);
+      assert.equal(c.ready, false);
+      assert.equal(r.status.phase, 'Running');
+      assert.equal(condition(k.pod, 'Ready')?.status, 'False');
+      assert.deepEqual(reasons(r), ['Warning BackOff: Back-off restarting failed container nginx in pod web_default(uid-1)']);
+      assert.equal(r.wakeAt, at + wait * 1000);
+      // Still backing off just before it ends.
+      assert.equal(k.sync(at + wait * 1000 - 1000).status.containerStatuses![0]!.state?.waiting?.reason, 'CrashLoopBackOff');
+      at += wait * 1000;
+      const restarts = c.restartCount!;
+      r = k.sync(at);
+      c = r.status.containerStatuses![0]!;
+      assert.ok(c.state?.running, `restarted after ${wait} s`);
+      assert.equal(c.restartCount, restarts + 1);
+      assert.equal(c.lastState?.terminated?.exitCode, 1);
+    }
+  });
+
+  it('image-pull-failure: ErrImagePull with kube\'s events, then ImagePullBackOff until the back-off ends; the pull works once the knob goes', () => {
+    const p = pod();
+    p.metadata.annotations = { [imagePullFailureAnnotation]: 'true' };
+    const k = new Kubelet(p);
+    let r = k.sync(t0);
+    let c = r.status.containerStatuses![0]!;
+    assert.equal(c.state?.waiting?.reason, 'ErrImagePull');
+    assert.match(c.state?.waiting?.message ?? '', /^rpc error: code = NotFound desc = failed to pull and unpack image "docker.io\/library\/nginx:1.27"/);
+    assert.equal(r.status.phase, 'Pending');
+    assert.deepEqual(reasons(r).map((e) => e.replace(/: rpc error.*/, '')), [
+      'Normal Pulling: Pulling image "nginx:1.27"',
+      'Warning Failed: Failed to pull image "nginx:1.27"',
+      'Warning Failed: Error: ErrImagePull',
+    ]);
+    r = k.sync(r.wakeAt!);
+    c = r.status.containerStatuses![0]!;
+    assert.equal(c.state?.waiting?.reason, 'ImagePullBackOff');
+    assert.match(c.state?.waiting?.message ?? '', /^Back-off pulling image "nginx:1.27": ErrImagePull: rpc error/);
+    assert.deepEqual(reasons(r), ['Normal BackOff: Back-off pulling image "nginx:1.27"', 'Warning Failed: Error: ImagePullBackOff']);
+    assert.equal(r.wakeAt, t0 + 10_000);
+    // The second pull fails too: now 20 s of back-off.
+    r = k.sync(t0 + 10_000);
+    assert.equal(r.status.containerStatuses![0]!.state?.waiting?.reason, 'ErrImagePull');
+    r = k.sync(t0 + 11_000);
+    assert.equal(r.wakeAt, t0 + 30_000);
+    // The registry is back (the knob removed): the next pull after the back-off starts the container.
+    k.pod = { ...k.pod, metadata: { ...k.pod.metadata, annotations: {} } };
+    assert.equal(k.sync(t0 + 20_000).status.containerStatuses![0]!.state?.waiting?.reason, 'ImagePullBackOff');
+    r = k.sync(t0 + 30_000);
+    assert.ok(r.status.containerStatuses![0]!.state?.running);
+    assert.equal(r.status.phase, 'Running');
+
+    const onNode = new Kubelet(pod());
+    onNode.nodeAnnotations = { [imagePullFailureAnnotation]: 'true' };
+    assert.equal(onNode.sync(t0).status.containerStatuses![0]!.state?.waiting?.reason, 'ErrImagePull');
   });
 });
 

@@ -33,6 +33,7 @@ import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { rfc3339, timeOf } from '../clock.js';
 import type { Container, ContainerStatus, PodObject, PodStatus } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
+import { backOffSeconds, crashLoopAnnotation, formatPod, goDuration, imagePullFailureAnnotation, knobCovers, neverReadyAnnotation } from './knobs.js';
 import { podConditions, terminatedConditions } from './pod-conditions.js';
 
 /**
@@ -100,6 +101,19 @@ export interface PodSyncInput {
    * deletionTimestamp is the API server's clock). Default `now`.
    */
   deletionSeenAt?: number;
+  /** The node's annotations, where the test knobs (see knobs.ts) are looked up after the pod's. */
+  nodeAnnotations?: Readonly<Record<string, string>>;
+  /**
+   * Failed image pulls by container name (the kubelet's image back-off, kept
+   * in its memory as kube's is); updated in place. Default none kept.
+   */
+  pulls?: Map<string, PullFailures>;
+}
+
+/** A container's failed pulls so far and when the last one failed (epoch ms). */
+export interface PullFailures {
+  failures: number;
+  lastAt: number;
 }
 
 export interface PodSyncResult {
@@ -212,19 +226,19 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
     }
     if (!cs?.state?.running) {
       const startAt = turnAt + timing.startSeconds * 1000;
-      if (now >= startAt) appStatuses.push(runToCompletion(input, c, startContainer(input, c, cs?.restartCount ?? 0, undefined, false, events, wakes).status, events, wakes));
+      if (now >= startAt) appStatuses.push(crashIfDue(input, c, runToCompletion(input, c, startOrWait(input, c, cs, events, wakes), events, wakes), events, wakes));
       else {
         appStatuses.push(cs ?? waiting(c, 'ContainerCreating'));
         wakes.push(startAt);
       }
       continue;
     }
-    const current = runToCompletion(input, c, restartIfChanged(input, c, cs, false, events, wakes), events, wakes);
+    const current = crashIfDue(input, c, runToCompletion(input, c, restartIfChanged(input, c, cs, false, events, wakes), events, wakes), events, wakes);
     if (!current.state?.running) {
       appStatuses.push(current);
       continue;
     }
-    const probes = probeState(c, current, now, wakes);
+    const probes = probeState(c, current, now, wakes, knobCovers(input, neverReadyAnnotation, c.name));
     appStatuses.push({ ...current, ready: probes.ready, started: probes.started });
   }
 
@@ -294,7 +308,7 @@ function startContainer(
   const mounts = mountsOf(c);
   if (mounts) (status as { volumeMounts?: corev1.VolumeMountStatus[] }).volumeMounts = mounts;
   if (init && c.restartPolicy !== 'Always') return { status: { ...status, started: true } };
-  const probes = probeState(c, status, input.now, wakes);
+  const probes = probeState(c, status, input.now, wakes, !init && knobCovers(input, neverReadyAnnotation, c.name));
   return { status: { ...status, ready: probes.ready, started: probes.started } };
 }
 
@@ -336,21 +350,31 @@ function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus,
   const policy = pod.spec?.restartPolicy ?? 'Always';
   const run = cs.state?.running;
   if (policy === 'Always' || !run) return cs;
+  const exited = exitOfRun(input, cs, run, 0, wakes);
+  if (!exited) return cs;
+  const terminated: corev1.ContainerState = { terminated: exited };
+  if (exited.exitCode !== 0 && policy === 'OnFailure') {
+    return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;
+  }
+  return { ...cs, ready: false, started: false, state: terminated };
+}
+
+/**
+ * How a run ends once its run time (the run-seconds annotation, default
+ * `runSeconds`) is up: terminated with the exit-code annotation's code
+ * (default `defaultExitCode`) at that moment, whenever this sync comes to see
+ * it; undefined (and a wake) while it still runs.
+ */
+function exitOfRun(input: PodSyncInput, cs: ContainerStatus, run: corev1.ContainerStateRunning, defaultExitCode: number, wakes: number[]): corev1.ContainerStateTerminated | undefined {
+  const { pod, now } = input;
   const runSeconds = annotationNumber(pod, runSecondsAnnotation) ?? input.timing.runSeconds;
   const exitAt = (timeOf(run.startedAt) ?? now) + runSeconds * 1000;
   if (now < exitAt) {
     wakes.push(exitAt);
-    return cs;
+    return undefined;
   }
-  const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? 0);
-  const terminated: corev1.ContainerState = {
-    // It exited when its run time was up, whenever this sync comes to see it.
-    terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(exitAt), containerID: cs.containerID },
-  };
-  if (exitCode !== 0 && policy === 'OnFailure') {
-    return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;
-  }
-  return { ...cs, ready: false, started: false, state: terminated };
+  const exitCode = Math.trunc(annotationNumber(pod, exitCodeAnnotation) ?? defaultExitCode);
+  return { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: rfc3339(exitAt), containerID: cs.containerID };
 }
 
 /**
@@ -358,14 +382,15 @@ function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus,
  * container started: started after the startupProbe's, ready after the
  * readinessProbe's (and never before started).
  */
-function probeState(c: Container, cs: ContainerStatus, now: number, wakes: number[]): ProbeState {
+function probeState(c: Container, cs: ContainerStatus, now: number, wakes: number[], neverReady = false): ProbeState {
   const startedAt = timeOf(cs.state?.running?.startedAt) ?? now;
   const startupAt = startedAt + (c.startupProbe ? (c.startupProbe.initialDelaySeconds ?? 0) * 1000 : 0);
   const readyAt = Math.max(startupAt, startedAt + (c.readinessProbe ? (c.readinessProbe.initialDelaySeconds ?? 0) * 1000 : 0));
   const started = now >= startupAt;
-  const ready = now >= readyAt;
+  // A never-ready container's readiness probe keeps failing: nothing to wake for.
+  const ready = !neverReady && now >= readyAt;
   if (!started) wakes.push(startupAt);
-  else if (!ready) wakes.push(readyAt);
+  else if (!ready && !neverReady) wakes.push(readyAt);
   return { started, ready };
 }
 
@@ -390,4 +415,77 @@ function terminate(input: PodSyncInput, status: Status, oldInit: Map<string, Con
   if (status.phase !== 'Failed') status.phase = 'Succeeded';
   status.conditions = terminatedConditions(status.conditions ?? [], t, status.phase === 'Failed' ? 'PodFailed' : 'PodCompleted');
   return { status, events, deletePod: true };
+}
+
+/**
+ * An app container that is not running and whose turn came: it starts, unless
+ * it waits out kube's crash back-off (CrashLoopBackOff) or its image pull
+ * fails (the image-pull-failure knob): ErrImagePull, then ImagePullBackOff
+ * until the pull back-off ends and the pull is tried again.
+ */
+function startOrWait(input: PodSyncInput, c: Container, cs: ContainerStatus | undefined, events: KubeletEvent[], wakes: number[]): ContainerStatus {
+  const { now } = input;
+  const container = { name: c.name, init: false };
+  const crashed = cs?.state?.waiting?.reason === 'CrashLoopBackOff' ? cs.lastState?.terminated : undefined;
+  if (crashed) {
+    const due = (timeOf(crashed.finishedAt) ?? now) + backOffSeconds(cs?.restartCount ?? 1) * 1000;
+    if (now < due) {
+      wakes.push(due);
+      return cs!;
+    }
+  }
+  const image = c.image ?? '';
+  const pulls = input.pulls ?? new Map<string, PullFailures>();
+  const last = pulls.get(c.name);
+  const base: ContainerStatus = { ...(cs ?? waiting(c, 'ContainerCreating')), ready: false, started: false, image, imageID: '' };
+  // The back-off holds the next pull, whether or not it would work now.
+  if (last && now < last.lastAt + backOffSeconds(last.failures) * 1000) {
+    wakes.push(last.lastAt + backOffSeconds(last.failures) * 1000);
+    if (cs?.state?.waiting?.reason === 'ImagePullBackOff') return cs;
+    events.push({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image ${JSON.stringify(image)}`, container });
+    events.push({ type: 'Warning', reason: 'Failed', message: 'Error: ImagePullBackOff', container });
+    const previous = cs?.state?.waiting?.message ?? '';
+    return { ...base, state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image ${JSON.stringify(image)}: ErrImagePull: ${previous}` } } };
+  }
+  if (knobCovers(input, imagePullFailureAnnotation, c.name)) {
+    const ref = JSON.stringify(normalizedImage(image));
+    const error = `rpc error: code = NotFound desc = failed to pull and unpack image ${ref}: failed to resolve reference ${ref}: ${normalizedImage(image)}: not found (simulated by the ${imagePullFailureAnnotation} annotation)`;
+    pulls.set(c.name, { failures: (last?.failures ?? 0) + 1, lastAt: now });
+    events.push({ type: 'Normal', reason: 'Pulling', message: `Pulling image ${JSON.stringify(image)}`, container });
+    events.push({ type: 'Warning', reason: 'Failed', message: `Failed to pull image ${JSON.stringify(image)}: ${error}`, container });
+    events.push({ type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull', container });
+    // The pod worker syncs again shortly and finds the pull backing off.
+    wakes.push(now + 1000);
+    return { ...base, state: { waiting: { reason: 'ErrImagePull', message: error } } };
+  }
+  input.pulls?.delete(c.name);
+  if (crashed) return startContainer(input, c, (cs?.restartCount ?? 0) + 1, { terminated: crashed }, false, events, wakes).status;
+  return startContainer(input, c, cs?.restartCount ?? 0, undefined, false, events, wakes).status;
+}
+
+/**
+ * A running container of the crash-loop knob under restartPolicy Always: it
+ * exits after its run time (code of the exit-code annotation, default 1) and
+ * restarts at once the first time, then after kube's back-off (10 s doubling
+ * to 5 min), waiting in CrashLoopBackOff meanwhile with a BackOff event.
+ */
+function crashIfDue(input: PodSyncInput, c: Container, cs: ContainerStatus, events: KubeletEvent[], wakes: number[]): ContainerStatus {
+  const { pod, now } = input;
+  const run = cs.state?.running;
+  if (!run || (pod.spec?.restartPolicy ?? 'Always') !== 'Always' || !knobCovers(input, crashLoopAnnotation, c.name)) return cs;
+  const terminated = exitOfRun(input, cs, run, 1, wakes);
+  if (!terminated) return cs;
+  const restarts = cs.restartCount ?? 0;
+  if (restarts === 0) return startContainer(input, c, 1, { terminated }, false, events, wakes).status;
+  const delay = backOffSeconds(restarts);
+  const container = { name: c.name, init: false };
+  events.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name} in pod ${formatPod(pod)}`, container });
+  wakes.push((timeOf(terminated.finishedAt) ?? now) + delay * 1000);
+  return {
+    ...cs,
+    ready: false,
+    started: false,
+    lastState: { terminated },
+    state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(delay)} restarting failed container=${c.name} pod=${formatPod(pod)}` } },
+  };
 }

@@ -22,8 +22,14 @@ import { defaultTiming, type NodeTiming } from './pod-sync.js';
  * ```
  */
 export interface SimulatedNodesOptions {
-  /** How many nodes: `node-1` to `node-<count>` (see {@link NodeShape.namePrefix}). */
+  /** How many nodes: `node-1` to `node-<count>` (see {@link NodeShape.namePrefix} and {@link firstIndex}). */
   count: number;
+  /**
+   * The number of the first node (default 1): nodes are numbered from it, and
+   * their addresses and pod CIDRs follow the number, so that nodes run by
+   * another process (`operant nodes --first-index 4`) do not share them.
+   */
+  firstIndex?: number;
   /** What each node offers; default 32 cpu, 256Gi memory, 110 pods. */
   shape?: Partial<NodeShape>;
   /** How long each step of a pod's life takes; see {@link NodeTiming}. */
@@ -56,11 +62,13 @@ export interface SimulatedNodesOptions {
  */
 export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOptions): Promise<string[]> {
   if (!Number.isInteger(options.count) || options.count < 0) throw new RangeError(`the number of nodes must be an integer of 0 or more, got ${options.count}`);
+  const first = options.firstIndex ?? 1;
+  if (!Number.isInteger(first) || first < 1) throw new RangeError(`the first node's number must be an integer of 1 or more, got ${first}`);
   const shape: NodeShape = { ...defaultShape, ...options.shape, labels: { ...options.shape?.labels } };
   const timing: NodeTiming = { ...defaultTiming, ...options.timing };
   const clock = options.clock ?? wallClock;
   const nodes = new Map<string, SimulatedNode>();
-  for (let i = 1; i <= options.count; i++) {
+  for (let i = first; i < first + options.count; i++) {
     const node = new SimulatedNode(i, shape);
     nodes.set(node.name, node);
   }

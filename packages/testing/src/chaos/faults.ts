@@ -13,6 +13,9 @@
  * | `drop-bookmarks` | BOOKMARK events of watch streams are not delivered                                    |
  * | `partition`      | requests hang and watch streams stall until the fault ends                            |
  * | `delete-pod`     | a cluster fault: at its start, one running pod in scope (and `labelSelector`) is deleted, as Chaos Monkey does |
+ * | `node-not-ready` | a cluster fault: one simulated node's kubelet stops (no heartbeats, no pod status) for the window; past 40 s of cluster time the node goes NotReady and, past its pods' tolerations, they are evicted |
+ * | `image-pull-failure` | a cluster fault: image pulls on one simulated node fail for the window (ErrImagePull, ImagePullBackOff) |
+ * | `crash-container` | a cluster fault: the containers of one running pod in scope (and `labelSelector`) crash, and crash again after each restart (CrashLoopBackOff) for the window |
  *
  * `applied` faults are the nasty ones: the write happened, the client hears
  * it failed, and whatever it does next (retry, create again) is what breaks
@@ -47,7 +50,10 @@ export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', '
  * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...clusterFaultKinds], scope: { namespaces: ['team-a'] } });
  * ```
  */
-export const clusterFaultKinds = ['delete-pod'] as const;
+export const clusterFaultKinds = ['delete-pod', 'node-not-ready', 'image-pull-failure', 'crash-container'] as const;
+
+/** The cluster faults that act on a node rather than on a pod. */
+export type NodeFaultKind = 'node-not-ready' | 'image-pull-failure';
 
 /**
  * A fault's kind.
@@ -125,11 +131,21 @@ export type Fault = FaultScope &
     | { kind: 'drop-bookmarks' }
     | { kind: 'partition' }
     | {
-        kind: 'delete-pod';
+        kind: 'delete-pod' | 'crash-container';
         /** Only pods matching this label selector (`app=web`); default any pod in the fault's namespaces (or in all). */
         labelSelector?: string;
       }
+    | {
+        kind: NodeFaultKind;
+        /** Only nodes matching this label selector; default the simulated nodes (`operant.dev/simulated=true`). */
+        labelSelector?: string;
+      }
   );
+
+/** Whether a fault acts on the cluster (through the proxy's credentials) rather than on requests. */
+export function isClusterFault(fault: Fault): fault is Extract<Fault, { kind: (typeof clusterFaultKinds)[number] }> {
+  return (clusterFaultKinds as readonly string[]).includes(fault.kind);
+}
 
 /** Whether `fault`'s scope covers the request. Non-resource requests (discovery) match only unscoped faults. */
 export function inScope(fault: FaultScope, info: RequestInfo): boolean {
@@ -196,11 +212,20 @@ export function describeFault(fault: Fault): string {
     case 'delete-pod':
       what = `delete a pod${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
       break;
+    case 'crash-container':
+      what = `crash a pod's containers${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
+      break;
+    case 'node-not-ready':
+      what = `stop a node's kubelet${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
+      break;
+    case 'image-pull-failure':
+      what = `fail image pulls on a node${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
+      break;
     default:
       what = fault.kind;
   }
   const p = 'probability' in fault && fault.probability !== undefined && fault.probability < 1 ? ` p=${fault.probability}` : '';
   // A cluster fault acts on objects, not on requests: only its namespaces scope it.
-  if (fault.kind === 'delete-pod') return `${what}${fault.namespaces ? ` in ${fault.namespaces.join(',')}` : ''}`;
+  if (isClusterFault(fault)) return `${what}${fault.namespaces ? ` in ${fault.namespaces.join(',')}` : ''}`;
   return `${what}${p}${scope ? ` on ${scope}` : ''}`;
 }

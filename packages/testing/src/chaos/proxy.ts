@@ -25,7 +25,7 @@ import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
 import { applyClusterFault } from './cluster-faults.js';
-import { errorStatus, expiredWatchEvent, inScope, type Fault, type FaultKind } from './faults.js';
+import { errorStatus, expiredWatchEvent, inScope, isClusterFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
 import { proxyKubeconfigText } from './proxy-kubeconfig.js';
@@ -96,6 +96,8 @@ export class FaultProxy {
   private readonly upstream: Upstream;
   /** The client of cluster faults, on the upstream credentials; made when the first one starts. */
   private clusterClient: Client | undefined;
+  /** Cluster faults being taken back (their knobs removed). */
+  private readonly undoing = new Set<Promise<unknown>>();
   private stopped: Promise<void> | undefined;
 
   private constructor(
@@ -169,7 +171,7 @@ export class FaultProxy {
     });
     this.faults.push(active);
     this.record({ type: 'start', faultId: id, fault });
-    if (fault.kind === 'delete-pod') void this.clusterFault(active, fault);
+    if (isClusterFault(fault)) void this.clusterFault(active, fault);
     return active;
   }
 
@@ -201,6 +203,8 @@ export class FaultProxy {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       for (const f of [...this.faults]) f.remove();
+      // Cluster faults take their knobs back before the client that does it closes.
+      await Promise.all([...this.undoing]);
       await new Promise<void>((resolve) => {
         this.server.close(() => resolve());
         this.server.closeAllConnections();
@@ -225,15 +229,27 @@ export class FaultProxy {
     }
   }
 
-  /** Does what a cluster fault does when it starts, and records a hit, or a miss when there was nothing to act on (or no way to look); the schedule goes on. */
-  private async clusterFault(f: ActiveFault, fault: Extract<Fault, { kind: 'delete-pod' }>): Promise<void> {
+  /**
+   * Does what a cluster fault does when it starts, and records a hit, or a
+   * miss when there was nothing to act on (or no way to look); the schedule
+   * goes on. A fault that lasts its window is taken back when it ends.
+   */
+  private async clusterFault(f: ActiveFault, fault: Extract<Fault, { kind: (typeof clusterFaultKinds)[number] }>): Promise<void> {
     this.clusterClient ??= Client.fromConfig(this.upstream.config, { qps: Infinity, userAgent: 'operant-chaos' });
     const outcome = await applyClusterFault(this.clusterClient, fault, (candidates) => f.strike(candidates)).catch((err: unknown) => ({
       request: undefined,
-      detail: `could not list the pods: ${err instanceof Error ? err.message : String(err)}`,
+      undo: undefined,
+      detail: `could not list the candidates: ${err instanceof Error ? err.message : String(err)}`,
     }));
     if (outcome.request) this.hit(f, outcome.request, outcome.detail);
     else this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: outcome.detail });
+    const undo = outcome.undo;
+    if (!undo) return;
+    const undone = f.ended.then(() =>
+      undo().catch((err: unknown) => this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: `could not take the fault back: ${err instanceof Error ? err.message : String(err)}` })),
+    );
+    this.undoing.add(undone);
+    void undone.finally(() => this.undoing.delete(undone));
   }
 
   /** The first fault of `kind` that hits this request, counting the hit. */

@@ -125,6 +125,10 @@ export const defaultWindows: Readonly<Record<FaultKind, readonly [number, number
   partition: [300, 1500],
   // The deletion is done when the window opens; the window only marks it in the timeline.
   'delete-pod': [100, 500],
+  // The others last their window: a pod crash-looping, a node silent or failing its pulls meanwhile.
+  'crash-container': [1000, 4000],
+  'node-not-ready': [2000, 6000],
+  'image-pull-failure': [1000, 4000],
 });
 
 /**
@@ -201,7 +205,10 @@ function instantiate(template: TemplateObject, random: Prng, defaultScope: Fault
       return { kind: 'reset', applied: template.applied ?? applied, probability: template.probability ?? 0.5, ...scope };
     }
     case 'delete-pod':
-      return { kind: 'delete-pod', ...(template.labelSelector ? { labelSelector: template.labelSelector } : {}), ...scope };
+    case 'crash-container':
+    case 'node-not-ready':
+    case 'image-pull-failure':
+      return { kind: template.kind, ...(template.labelSelector ? { labelSelector: template.labelSelector } : {}), ...scope } as Fault;
     default:
       return { kind: template.kind, ...scope };
   }

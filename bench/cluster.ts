@@ -1,0 +1,125 @@
+/**
+ * `npm run bench cluster`: the simulated cluster at scale. A Deployment on
+ * 100 simulated nodes is scaled from 0 to 10,000 pods; the figure is the
+ * time until all of them are Running and Ready (the Deployment's
+ * readyReplicas, watched), and the server's writes/s meanwhile (its
+ * apiserver_request_total for create, update, patch and delete). The
+ * baseline is the same server's bare create rate, measured in the same run
+ * on a fresh server: pods created as fast as 16 connections can, with
+ * nothing watching. The machine is shared: the load average is printed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer } from '@operant/apiserver';
+import { startSimulatedCluster } from '@operant/controllers';
+import { Client, Deployment, loadKubeConfig, Namespace, Pod } from '@operant/runtime';
+import { Client as RawClient, readKubeconfig } from './client.js';
+import { fmt, row, type Row } from './table.js';
+
+type Log = (text: string) => void;
+
+const nodes = 100;
+const pods = 10_000;
+/** How long to wait for all pods to be Ready (BENCH_CLUSTER_TIMEOUT_S, default 600): past it, the figure is the pods Ready by then. */
+const timeoutMs = Number(process.env.BENCH_CLUSTER_TIMEOUT_S ?? 600) * 1000;
+
+const pod = (namespace: string, i: number) => ({ metadata: { name: `bare-${i}`, namespace }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } });
+
+/** Pods created per second on a fresh server with 16 connections, for `ms`. */
+async function bareCreateRate(ms: number): Promise<number> {
+  const server = await startApiServer({ port: 0 });
+  const client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  try {
+    await client.create(Namespace, { metadata: { name: 'bare' } });
+    let next = 0;
+    const deadline = performance.now() + ms;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (performance.now() < deadline) await client.create(Pod, pod('bare', next++));
+      }),
+    );
+    return next / ((performance.now() - start) / 1000);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
+
+/** The server's writes so far, from its /metrics. */
+async function writesSoFar(raw: RawClient): Promise<number> {
+  const text = (await raw.ok('GET', '/metrics')).toString('utf8');
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    if (!/verb="(POST|PUT|PATCH|DELETE|CREATE|UPDATE)"/i.test(line)) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+  }
+  return total;
+}
+
+export async function clusterSection(log: Log): Promise<Row[]> {
+  log(`cluster: bare pod creates/s on a fresh server (16 connections, 3 s)`);
+  const bare = await bareCreateRate(3000);
+  log(`  ${fmt.rate(bare)}; now ${pods.toLocaleString('en-US')} pods on ${nodes} nodes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const server = await startApiServer({ port: 0 });
+  const client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  const dir = mkdtempSync(join(tmpdir(), 'operant-bench-cluster-'));
+  writeFileSync(join(dir, 'kubeconfig'), server.kubeconfig);
+  const raw = new RawClient(readKubeconfig(join(dir, 'kubeconfig')), 1);
+  const cluster = await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+  try {
+    const labels = { app: 'web' };
+    await client.create(Deployment, {
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
+    });
+    const list = await client.list(Deployment, { namespace: 'default' });
+    const writesBefore = await writesSoFar(raw);
+    const start = performance.now();
+    await client.patch(Deployment, 'web', { spec: { replicas: pods } }, { namespace: 'default' });
+    let lastReport = start;
+    let ready = 0;
+    try {
+      for await (const e of client.watch(Deployment, { namespace: 'default', resourceVersion: list.metadata.resourceVersion, signal: AbortSignal.timeout(timeoutMs) })) {
+        if (e.type !== 'MODIFIED' && e.type !== 'ADDED') continue;
+        ready = e.object.status?.readyReplicas ?? 0;
+        if (performance.now() - lastReport > 5000) {
+          lastReport = performance.now();
+          log(`  ${((lastReport - start) / 1000).toFixed(0)} s: ${ready} ready, load average ${loadavg()[0]!.toFixed(1)}`);
+        }
+        if (ready >= pods && e.object.spec?.replicas === pods) break;
+      }
+    } catch (err) {
+      // The watch may end quietly or with the signal's error when the time is up.
+      if (!(err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) throw err;
+    }
+    const seconds = (performance.now() - start) / 1000;
+    const writes = (await writesSoFar(raw)) - writesBefore;
+    const running = (await client.list(Pod, { namespace: 'default' })).items.filter((p) => p.status?.phase === 'Running').length;
+    if (ready < pods) log(`  gave up after ${(timeoutMs / 1000).toFixed(0)} s`);
+    log(`  ${ready.toLocaleString('en-US')} of ${pods.toLocaleString('en-US')} ready in ${seconds.toFixed(1)} s (${running} Running), ${writes.toLocaleString('en-US')} writes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    const what = '(bare pod creates/s, fresh server)';
+    const done = ready >= pods;
+    return [
+      row(
+        `Deployment 0→${pods.toLocaleString('en-US')} pods on ${nodes} nodes, ${done ? 'all Ready' : `${ready.toLocaleString('en-US')} Ready when it gave up`}`,
+        [seconds],
+        [pods / bare],
+        (v: number) => `${v.toFixed(1)} s`,
+        '(time to create them bare)',
+        '≤ 20 s',
+        (v) => done && v <= 20,
+      ),
+      row('  pods Ready/s', [ready / seconds], [bare], fmt.rate, what),
+      row('  server writes/s meanwhile', [writes / seconds], [bare], fmt.rate, what),
+    ];
+  } finally {
+    client.close();
+    raw.agent.destroy();
+    await cluster.stop();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

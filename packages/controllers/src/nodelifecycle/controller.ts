@@ -1,0 +1,238 @@
+/**
+ * The node lifecycle controller (kube's node_lifecycle_controller.go) and
+ * the taint eviction controller, for the simulated cluster:
+ *
+ * - a node whose kubelet stopped reporting (its Lease in kube-node-lease and
+ *   its Ready heartbeat both older than the grace period, 40 s) gets every
+ *   condition `Unknown` with reason `NodeStatusUnknown` and message
+ *   `Kubelet stopped posting node status.`, the `node.kubernetes.io/unreachable`
+ *   taints (NoSchedule, and NoExecute with its timeAdded), a NodeNotReady
+ *   event, and its pods' `Ready` condition set False;
+ * - once the kubelet reports Ready again, the taints go;
+ * - pods on a node with a NoExecute taint are deleted (a TaintManagerEviction
+ *   event, the DisruptionTarget condition) when they do not tolerate it, or
+ *   once their toleration's `tolerationSeconds` passed since the taint was
+ *   added (300 s for the defaults that DefaultTolerationSeconds admission
+ *   gives every pod). Their controllers replace them on other nodes; the
+ *   pods themselves stay Terminating until their kubelet comes back, as in
+ *   kube.
+ *
+ * All times are cluster time, so an accelerated clock scales the 40 s and
+ * the 300 s alike.
+ */
+import { deepCopy } from '@operant/apimachinery';
+import { ignoreNotFound, isConflict, isNotFound, Lease, Node, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { rfc3339, timeOf } from '../clock.js';
+import { tolerates } from '../scheduler/filters.js';
+import type { LeaseObject, NodeObject, PodObject } from '../objects.js';
+
+/** The Leases of the nodes live here. */
+const nodeLeaseNamespace = 'kube-node-lease';
+/** kube-controller-manager's --node-monitor-grace-period. */
+export const nodeMonitorGracePeriodMs = 40_000;
+export const unreachableTaintKey = 'node.kubernetes.io/unreachable';
+const unknownReason = 'NodeStatusUnknown';
+const unknownMessage = 'Kubelet stopped posting node status.';
+/** The conditions a kubelet posts, which the controller marks Unknown. */
+const kubeletConditionTypes = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
+/** When a pod's Ready could not be marked (it changed meanwhile), how soon to try again (cluster time). */
+const retryMarkMs = 1000;
+
+/** Options of {@link addNodeLifecycleController}. */
+export interface NodeLifecycleOptions {
+  /** Cluster time; default the wall clock. */
+  clock?: Clock;
+}
+
+/**
+ * Adds the node lifecycle and taint eviction controllers to a manager.
+ *
+ * @example
+ * ```ts
+ * import { addNodeLifecycleController } from '@operant/controllers';
+ * import { handleSignals, Manager } from '@operant/runtime';
+ *
+ * const mgr = await Manager.create({ client: { readYourWrites: true } });
+ * addNodeLifecycleController(mgr);
+ * await mgr.start(handleSignals());
+ * ```
+ */
+export function addNodeLifecycleController(mgr: Manager, options: NodeLifecycleOptions = {}): void {
+  const clock = options.clock;
+  const now = (): number => (clock ?? Date).now();
+  const recorder = mgr.eventRecorderFor('node-controller');
+  const evictions = mgr.eventRecorderFor('taint-eviction-controller');
+  /** The last heartbeat seen from each node (cluster time), and when this process saw it change (wall time). */
+  const heard = new Map<string, Heard>();
+  mgr
+    .controller('node-lifecycle', clock ? { clock } : {})
+    .for(Node)
+    .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace ? [{ namespace: '', name: l.metadata.name! }] : []))
+    .reconcile((req) => syncNode(mgr, recorder, evictions, now, heard, req));
+}
+
+interface Heard {
+  probedAt: number;
+  wallAt: number;
+}
+
+/**
+ * The least wall time a node must have been silent, whatever the cluster
+ * clock says: on an accelerated clock 40 s may be a few hundred
+ * milliseconds, which a busy machine can take to run a heartbeat. A starved
+ * process is not a dead kubelet.
+ */
+const minSilenceWallMs = 2000;
+
+async function syncNode(
+  mgr: Manager,
+  recorder: EventRecorder,
+  evictions: EventRecorder,
+  now: () => number,
+  heard: Map<string, Heard>,
+  req: Request,
+): Promise<ReconcileResult | void> {
+  let node = (await mgr.client.get(Node, req.name).catch(ignoreNotFound)) as NodeObject | undefined;
+  if (!node) {
+    heard.delete(req.name);
+    return;
+  }
+  const t = now();
+  const lease = (await mgr.client.get(Lease, req.name, { namespace: nodeLeaseNamespace }).catch(ignoreNotFound)) as LeaseObject | undefined;
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  // A node that never posted a heartbeat counts from when it was first seen.
+  const posted = Math.max(timeOf(lease?.spec?.renewTime) ?? 0, timeOf(ready?.lastHeartbeatTime) ?? 0);
+  let last = heard.get(req.name);
+  if (!last || (posted && posted !== last.probedAt)) heard.set(req.name, (last = { probedAt: posted || t, wallAt: performance.now() }));
+  const deadline = last.probedAt + nodeMonitorGracePeriodMs;
+  const longEnough = performance.now() - last.wallAt >= minSilenceWallMs;
+  const silent = t >= deadline && longEnough;
+  // Past the cluster deadline but not yet silent long enough: look again a quarter of the grace period on.
+  const recheckAt = silent ? Infinity : t >= deadline ? t + nodeMonitorGracePeriodMs / 4 : deadline;
+  if (silent && ready?.status !== 'Unknown') {
+    node = await markUnknown(mgr, node, t);
+    recorder.event(objectReference(node, Node), 'Normal', 'NodeNotReady', `Node ${req.name} status is now: NodeNotReady`);
+  }
+  const unreachable = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown';
+  // Until every pod there is marked (a write that lost a race is tried again soon).
+  const marked = unreachable ? await markPodsNotReady(mgr, req.name, t) : true;
+  node = await reconcileTaints(mgr, node, unreachable, t);
+  const evictAt = await evictPods(mgr, evictions, node, t);
+  const wakes = [evictAt ?? Infinity, recheckAt, marked ? Infinity : t + retryMarkMs];
+  const next = Math.min(...wakes);
+  if (next !== Infinity) return { requeueAfter: Math.max(1, next - t) };
+}
+
+/** Every kubelet condition Unknown, as kube's tryUpdateNodeHealth writes them. */
+async function markUnknown(mgr: Manager, node: NodeObject, t: number): Promise<NodeObject> {
+  const copy = deepCopy(node);
+  const stamp = rfc3339(t);
+  const conditions = [...(copy.status?.conditions ?? [])];
+  for (const type of kubeletConditionTypes) {
+    const i = conditions.findIndex((c) => c.type === type);
+    const old = i >= 0 ? conditions[i] : undefined;
+    const next: corev1.NodeCondition = {
+      type,
+      status: 'Unknown',
+      reason: unknownReason,
+      message: unknownMessage,
+      // A condition the kubelet never posted gets the time it was found missing.
+      lastHeartbeatTime: old?.lastHeartbeatTime ?? stamp,
+      lastTransitionTime: stamp,
+    };
+    if (i >= 0) conditions[i] = next;
+    else conditions.push(next);
+  }
+  return (await mgr.client.updateStatus(Node, { ...copy, status: { ...copy.status, conditions } })) as NodeObject;
+}
+
+/** kube's MarkPodsNotReady: the Ready condition of each pod on the node goes False. Whether every one is. */
+async function markPodsNotReady(mgr: Manager, nodeName: string, t: number): Promise<boolean> {
+  let all = true;
+  const { items } = await mgr.client.list(Pod, { unsafeDisableDeepCopy: true });
+  for (const pod of items as PodObject[]) {
+    if (pod.spec?.nodeName !== nodeName || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
+    const conditions = [...(pod.status?.conditions ?? [])];
+    const i = conditions.findIndex((c) => c.type === 'Ready');
+    if (i < 0 || conditions[i]!.status === 'False') continue;
+    conditions[i] = { ...conditions[i]!, status: 'False', lastTransitionTime: rfc3339(t) };
+    try {
+      await mgr.client.updateStatus(Pod, { ...pod, status: { ...pod.status, conditions } });
+    } catch (err) {
+      if (isConflict(err)) all = false;
+      else if (!isNotFound(err)) throw err;
+    }
+  }
+  return all;
+}
+
+/** The unreachable taints on an unreachable node (NoExecute with timeAdded), and none on a reachable one. */
+async function reconcileTaints(mgr: Manager, node: NodeObject, unreachable: boolean, t: number): Promise<NodeObject> {
+  const taints = node.spec?.taints ?? [];
+  const others = taints.filter((x) => x.key !== unreachableTaintKey);
+  let wanted: corev1.Taint[] = others;
+  if (unreachable) {
+    const keep = (effect: string, extra: Partial<corev1.Taint>): corev1.Taint =>
+      taints.find((x) => x.key === unreachableTaintKey && x.effect === effect) ?? { key: unreachableTaintKey, effect, ...extra };
+    wanted = [...others, keep('NoSchedule', {}), keep('NoExecute', { timeAdded: rfc3339(t) })];
+  }
+  if (JSON.stringify(wanted) === JSON.stringify(taints)) return node;
+  const copy = deepCopy(node);
+  return (await mgr.client.update(Node, { ...copy, spec: { ...copy.spec, taints: wanted.length ? wanted : undefined } })) as NodeObject;
+}
+
+/**
+ * The taint eviction controller's pass over one node: pods that do not
+ * tolerate one of its NoExecute taints are deleted now, pods that tolerate
+ * them for a while once that while is over. Returns when the next eviction is due.
+ */
+async function evictPods(mgr: Manager, recorder: EventRecorder, node: NodeObject, t: number): Promise<number | undefined> {
+  const noExecute = (node.spec?.taints ?? []).filter((x) => x.effect === 'NoExecute');
+  if (noExecute.length === 0) return undefined;
+  const { items } = await mgr.client.list(Pod, { unsafeDisableDeepCopy: true });
+  let next: number | undefined;
+  for (const pod of items as PodObject[]) {
+    if (pod.spec?.nodeName !== node.metadata.name || pod.metadata.deletionTimestamp) continue;
+    const due = evictionTime(pod, noExecute);
+    if (due === undefined) continue;
+    if (due > t) {
+      next = Math.min(next ?? Infinity, due);
+      continue;
+    }
+    await evict(mgr, recorder, pod, t);
+  }
+  return next;
+}
+
+/** When a pod must go because of these NoExecute taints: now (untolerated), at the earliest toleration's end, or never. */
+export function evictionTime(pod: PodObject, taints: readonly corev1.Taint[]): number | undefined {
+  let due: number | undefined;
+  for (const taint of taints) {
+    const matching = (pod.spec?.tolerations ?? []).filter((tol) => (tol.effect === undefined || tol.effect === '' || tol.effect === 'NoExecute') && tolerates(tol, taint));
+    if (matching.length === 0) return -Infinity;
+    // Tolerated for the shortest of the matching tolerations' seconds (forever when one has none).
+    if (matching.some((tol) => tol.tolerationSeconds === undefined || tol.tolerationSeconds === null)) continue;
+    const seconds = Math.max(0, Math.min(...matching.map((tol) => tol.tolerationSeconds!)));
+    const at = (timeOf(taint.timeAdded) ?? 0) + seconds * 1000;
+    due = Math.min(due ?? Infinity, at);
+  }
+  return due;
+}
+
+async function evict(mgr: Manager, recorder: EventRecorder, pod: PodObject, t: number): Promise<void> {
+  const ns = pod.metadata.namespace!;
+  const name = pod.metadata.name!;
+  recorder.event(objectReference(pod, Pod), 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${ns}/${name}`);
+  try {
+    const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
+    conditions.push({ type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint', lastTransitionTime: rfc3339(t) });
+    await mgr.client.updateStatus(Pod, { ...pod, status: { ...pod.status, conditions } }).catch((err: unknown) => {
+      if (!isConflict(err)) throw err;
+    });
+    await mgr.client.delete(Pod, name, { namespace: ns, preconditions: { uid: pod.metadata.uid! } });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+

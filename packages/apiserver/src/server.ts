@@ -39,6 +39,7 @@ import { ClusterRoleAggregationController } from './auth/rbac/aggregation-contro
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { servePodBinding } from './http/pod-binding.js';
+import { servePodEviction } from './http/pod-eviction.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
@@ -222,6 +223,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'eviction') return servePodEviction(req, res, rr, catalog, url.searchParams, user);
       return resources.handle(await rbacWrites.check(req, rr, user), res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {

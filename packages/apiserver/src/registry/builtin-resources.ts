@@ -56,7 +56,7 @@ export const builtinResources: ResourceInfo[] = [
   r('', 'v1', 'pods', 'Pod', true, `${core}.Pod`, {
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status', 'binding'],
+    subresources: ['status', 'binding', 'eviction'],
     selectableFields: [
       'spec.nodeName',
       'spec.restartPolicy',
@@ -117,6 +117,10 @@ export const builtinResources: ResourceInfo[] = [
     subresources: ['status'],
     selectableFields: ['status.successful'],
     fieldLabelKind: 'Job',
+  }),
+  r('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'io.k8s.api.policy.v1.PodDisruptionBudget', {
+    shortNames: ['pdb'],
+    subresources: ['status'],
   }),
   r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
   r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'], selectableFields: eventSelectable }),

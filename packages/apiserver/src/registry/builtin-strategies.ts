@@ -14,6 +14,7 @@ import { defaultNamespace, defaultNode, defaultSecret } from './defaults/core-ob
 import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 import { workloadStrategies } from './workload-strategies.js';
+import { podDisruptionBudgetStrategy } from './policy-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -280,6 +281,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['rbac.authorization.k8s.io/rolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
     ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
     ...workloadStrategies(),
+    ['policy/poddisruptionbudgets', podDisruptionBudgetStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -16,6 +16,7 @@ import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
 import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type {
   ConfigMap,
   Container,
@@ -1068,6 +1069,21 @@ const webhookConfigurationPrinter = printer(
   }),
 );
 
+const podDisruptionBudgetPrinter = printer(
+  [
+    nameColumn(),
+    column('Min Available', 'string', 'The minimum number of pods that must be available.'),
+    column('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.'),
+    column('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const pdb = view<PodDisruptionBudget>(obj);
+    const count = (v: number | string | undefined): string => (v === undefined ? 'N/A' : String(v));
+    return { cells: [nameOf(obj), count(pdb.spec?.minAvailable), count(pdb.spec?.maxUnavailable), pdb.status?.disruptionsAllowed ?? 0, age(obj, now)] };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1099,6 +1115,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('apps', 'daemonsets'), daemonSetPrinter],
   [key('batch', 'jobs'), jobPrinter],
   [key('batch', 'cronjobs'), cronJobPrinter],
+  [key('policy', 'poddisruptionbudgets'), podDisruptionBudgetPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

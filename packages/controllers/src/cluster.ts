@@ -1,6 +1,6 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
- * replicaset, statefulset, daemonset, job and cronjob controllers, a
+ * replicaset, statefulset, daemonset, job, cronjob and disruption controllers, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -11,6 +11,7 @@ import { selectControllers, type SimulatedControllerName } from './controller-se
 import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
+import { addDisruptionController } from './disruption/controller.js';
 import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
@@ -105,6 +106,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     daemonset: addDaemonSetController,
     job: addJobController,
     cronjob: addCronJobController,
+    disruption: addDisruptionController,
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });

@@ -13,6 +13,7 @@ export { addStatefulSetController } from './statefulset/controller.js';
 export { addDaemonSetController } from './daemonset/controller.js';
 export { addJobController, jobTrackingFinalizer } from './job/controller.js';
 export { addCronJobController, scheduledTimestampAnnotation } from './cronjob/controller.js';
+export { addDisruptionController, disruptionDeletionTimeoutMs } from './disruption/controller.js';
 export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';
 export { addScheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 export { addSimulatedNodes, type SimulatedNodesOptions } from './kubelet/simulated-nodes.js';

@@ -10,7 +10,9 @@ import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import type * as batchv1 from 'kubernetes-types/batch/v1.js';
 import type * as coordinationv1 from 'kubernetes-types/coordination/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type * as discoveryv1 from 'kubernetes-types/discovery/v1.js';
 import type * as eventsv1 from 'kubernetes-types/events/v1.js';
+import type * as policyv1 from 'kubernetes-types/policy/v1.js';
 import type * as rbacv1 from 'kubernetes-types/rbac/v1.js';
 import { defineKind, type Kind } from './kind.js';
 
@@ -117,6 +119,10 @@ export const ControllerRevision = builtin<appsv1.ControllerRevision>('apps', 'v1
 export const Job = builtin<batchv1.Job>('batch', 'v1', 'Job', 'jobs', 'namespaced');
 /** batch/v1 CronJob. @example `await client.get(CronJob, 'backup', { namespace: 'default' })` */
 export const CronJob = builtin<batchv1.CronJob>('batch', 'v1', 'CronJob', 'cronjobs', 'namespaced');
+/** policy/v1 PodDisruptionBudget. @example `await client.get(PodDisruptionBudget, 'web', { namespace: 'default' })` */
+export const PodDisruptionBudget = builtin<policyv1.PodDisruptionBudget>('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'namespaced');
+/** discovery.k8s.io/v1 EndpointSlice. @example `await client.list(EndpointSlice, { namespace: 'default', labelSelector: 'kubernetes.io/service-name=web' })` */
+export const EndpointSlice = builtin<discoveryv1.EndpointSlice>('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', 'namespaced');
 /** coordination.k8s.io/v1 Lease (what leader election locks). @example `await client.get(Lease, 'my-operator', { namespace: 'default' })` */
 export const Lease = builtin<coordinationv1.Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', 'namespaced');
 /** events.k8s.io/v1 Event. @example `await client.list(EventsV1Event, { namespace: 'default' })` */

@@ -268,12 +268,21 @@ test('decodes the protobuf bodies the real kubectl sends', async (t) => {
     assert.equal(decodedToken.apiVersion, 'authentication.k8s.io/v1');
     assert.deepEqual(decodedToken.object.spec, { audiences: ['a', 'b'], expirationSeconds: 3600 });
 
-    // networking.k8s.io/v1 is not served: a clear 415, which kubectl reports.
+    // kubectl create ingress sends networking.k8s.io/v1, now served and decoded.
     const ingress = await run(['--server', url, 'create', 'ingress', 'i', '--rule=a.example.com/=svc:80'], env);
-    assert.notEqual(ingress.code, 0);
-    const ingressStatus = statusOf(() => decodeKubeProtobuf(captures.at(-1)!.body));
-    assert.equal(ingressStatus.code, 415);
-    assert.match(ingressStatus.message, /"Ingress" in "networking.k8s.io\/v1"/);
+    assert.equal(ingress.code, 0, ingress.stderr);
+    const decodedIngress = decodeKubeProtobuf(captures.at(-1)!.body);
+    assert.equal(decodedIngress.apiVersion, 'networking.k8s.io/v1');
+    assert.deepEqual(decodedIngress.object.spec, {
+      rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Exact', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }],
+    });
+
+    // scheduling.k8s.io/v1 is not served: a clear 415, which kubectl reports.
+    const priorityClass = await run(['--server', url, 'create', 'priorityclass', 'high', '--value=1000'], env);
+    assert.notEqual(priorityClass.code, 0);
+    const priorityClassStatus = statusOf(() => decodeKubeProtobuf(captures.at(-1)!.body));
+    assert.equal(priorityClassStatus.code, 415);
+    assert.match(priorityClassStatus.message, /"PriorityClass" in "scheduling.k8s.io\/v1"/);
   } finally {
     server.close();
     rmSync(home, { recursive: true, force: true });

@@ -122,6 +122,12 @@ export const builtinResources: ResourceInfo[] = [
     shortNames: ['pdb'],
     subresources: ['status'],
   }),
+  r('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, 'io.k8s.api.networking.v1.IngressClass'),
+  r('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, 'io.k8s.api.networking.v1.Ingress', {
+    shortNames: ['ing'],
+    subresources: ['status'],
+  }),
+  r('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, 'io.k8s.api.networking.v1.NetworkPolicy', { shortNames: ['netpol'] }),
   r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
   r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, 'io.k8s.api.rbac.v1.ClusterRoleBinding'),

@@ -15,6 +15,7 @@ import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 import { workloadStrategies } from './workload-strategies.js';
 import { podDisruptionBudgetStrategy } from './policy-strategies.js';
+import { networkingStrategies } from './networking-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -282,6 +283,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
     ...workloadStrategies(),
     ['policy/poddisruptionbudgets', podDisruptionBudgetStrategy()],
+    ...networkingStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

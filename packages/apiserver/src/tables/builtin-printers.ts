@@ -17,6 +17,7 @@ import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
   ConfigMap,
   Container,
@@ -1084,6 +1085,64 @@ const podDisruptionBudgetPrinter = printer(
   },
 );
 
+/** kube's formatHosts: up to three rule hosts, `*` when none. */
+function ingressHosts(rules: readonly IngressRule[] | undefined): string {
+  const max = 3;
+  const hosts: string[] = [];
+  let more = false;
+  for (const rule of rules ?? []) {
+    if (hosts.length === max) more = true;
+    if (!more && rule.host) hosts.push(rule.host);
+  }
+  if (hosts.length === 0) return '*';
+  return more ? `${hosts.join(',')} + ${(rules ?? []).length - max} more...` : hosts.join(',');
+}
+
+const ingressPrinter = printer(
+  [
+    nameColumn(),
+    column('Class', 'string', 'The name of the IngressClass resource that should be used for additional configuration'),
+    column('Hosts', 'string', 'Hosts that incoming requests are matched against before the ingress rule'),
+    column('Address', 'string', 'Address is a list containing ingress points for the load-balancer'),
+    column('Ports', 'string', 'Ports of TLS configurations that open'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const ing = view<Ingress>(obj);
+    // The load balancer's addresses, an IP or else a hostname each, sorted and unique (the wide form: not cut).
+    const addresses = new Set<string>();
+    for (const lb of ing.status?.loadBalancer?.ingress ?? []) {
+      if (lb.ip) addresses.add(lb.ip);
+      else if (lb.hostname) addresses.add(lb.hostname);
+    }
+    const ports = (ing.spec?.tls ?? []).length > 0 ? '80, 443' : '80';
+    return { cells: [nameOf(obj), ing.spec?.ingressClassName ?? '<none>', ingressHosts(ing.spec?.rules), [...addresses].sort().join(','), ports, age(obj, now)] };
+  },
+);
+
+const ingressClassPrinter = printer(
+  [
+    nameColumn(),
+    column('Controller', 'string', 'Controller that is responsible for handling this class'),
+    column('Parameters', 'string', 'A reference to a resource with additional parameters'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const ic = view<IngressClass>(obj);
+    const p = ic.spec?.parameters;
+    const parameters = p ? `${p.kind}${p.apiGroup !== undefined ? `.${p.apiGroup}` : ''}/${p.name}` : '<none>';
+    return { cells: [nameOf(obj), ic.spec?.controller ?? '', parameters, age(obj, now)] };
+  },
+);
+
+const networkPolicyPrinter = printer(
+  [nameColumn(), column('Pod-Selector', 'string', fieldDoc('io.k8s.api.networking.v1.NetworkPolicySpec', 'podSelector')), ageColumn()],
+  (obj, now) => {
+    const np = view<NetworkPolicy>(obj);
+    return { cells: [nameOf(obj), formatLabelSelector(np.spec?.podSelector ?? {}), age(obj, now)] };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1116,6 +1175,9 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('batch', 'jobs'), jobPrinter],
   [key('batch', 'cronjobs'), cronJobPrinter],
   [key('policy', 'poddisruptionbudgets'), podDisruptionBudgetPrinter],
+  [key('networking.k8s.io', 'ingresses'), ingressPrinter],
+  [key('networking.k8s.io', 'ingressclasses'), ingressClassPrinter],
+  [key('networking.k8s.io', 'networkpolicies'), networkPolicyPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

@@ -16,6 +16,7 @@ import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validati
 import { workloadStrategies } from './workload-strategies.js';
 import { podDisruptionBudgetStrategy } from './policy-strategies.js';
 import { networkingStrategies } from './networking-strategies.js';
+import { discoveryStrategies } from './discovery-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -284,6 +285,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ...workloadStrategies(),
     ['policy/poddisruptionbudgets', podDisruptionBudgetStrategy()],
     ...networkingStrategies(),
+    ...discoveryStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -17,6 +17,7 @@ import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
   ConfigMap,
@@ -1143,6 +1144,31 @@ const networkPolicyPrinter = printer(
   },
 );
 
+/** kube's listWithMoreString: the first three, then how many more; `<unset>` for none. */
+function listWithMore(items: string[], max = 3): string {
+  if (items.length === 0) return '<unset>';
+  const shown = items.slice(0, max).join(',');
+  return items.length > max ? `${shown} + ${items.length - max} more...` : shown;
+}
+
+const discoveryV1 = 'io.k8s.api.discovery.v1';
+
+const endpointSlicePrinter = printer(
+  [
+    nameColumn(),
+    column('AddressType', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'addressType')),
+    column('Ports', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'ports')),
+    column('Endpoints', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'endpoints')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const slice = view<EndpointSlice>(obj);
+    const ports = (slice.ports ?? []).map((p) => (p.port !== undefined ? String(p.port) : p.name !== undefined ? p.name : '*'));
+    const addresses = (slice.endpoints ?? []).flatMap((e) => e.addresses ?? []);
+    return { cells: [nameOf(obj), slice.addressType ?? '', listWithMore(ports), listWithMore(addresses), age(obj, now)] };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1178,6 +1204,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('networking.k8s.io', 'ingresses'), ingressPrinter],
   [key('networking.k8s.io', 'ingressclasses'), ingressClassPrinter],
   [key('networking.k8s.io', 'networkpolicies'), networkPolicyPrinter],
+  [key('discovery.k8s.io', 'endpointslices'), endpointSlicePrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

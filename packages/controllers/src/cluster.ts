@@ -1,6 +1,7 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
- * replicaset, statefulset, daemonset, job, cronjob and disruption controllers, a
+ * replicaset, statefulset, daemonset, job, cronjob, disruption, endpoint and
+ * endpointslice controllers, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -12,6 +13,8 @@ import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
 import { addDisruptionController } from './disruption/controller.js';
+import { addEndpointsController } from './endpoints/controller.js';
+import { addEndpointSliceController } from './endpoints/endpointslice-controller.js';
 import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
@@ -107,6 +110,8 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     job: addJobController,
     cronjob: addCronJobController,
     disruption: addDisruptionController,
+    endpoint: addEndpointsController,
+    endpointslice: addEndpointSliceController,
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });

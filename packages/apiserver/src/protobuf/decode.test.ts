@@ -277,12 +277,12 @@ test('decodes the protobuf bodies the real kubectl sends', async (t) => {
       rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Exact', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }],
     });
 
-    // scheduling.k8s.io/v1 is not served: a clear 415, which kubectl reports.
+    // kubectl create priorityclass sends scheduling.k8s.io/v1, served and decoded too.
     const priorityClass = await run(['--server', url, 'create', 'priorityclass', 'high', '--value=1000'], env);
-    assert.notEqual(priorityClass.code, 0);
-    const priorityClassStatus = statusOf(() => decodeKubeProtobuf(captures.at(-1)!.body));
-    assert.equal(priorityClassStatus.code, 415);
-    assert.match(priorityClassStatus.message, /"PriorityClass" in "scheduling.k8s.io\/v1"/);
+    assert.equal(priorityClass.code, 0, priorityClass.stderr);
+    const decodedPriorityClass = decodeKubeProtobuf(captures.at(-1)!.body);
+    assert.equal(decodedPriorityClass.apiVersion, 'scheduling.k8s.io/v1');
+    assert.equal(decodedPriorityClass.object.value, 1000);
   } finally {
     server.close();
     rmSync(home, { recursive: true, force: true });
@@ -434,6 +434,10 @@ test('malformed bodies are 400s, never crashes or hangs', () => {
 
   // Custom resources are JSON-only, in kube too, even when a kind's name matches a built-in one.
   assert.equal(statusOf(() => decodeKubeProtobuf(body('apps.example.com/v1', 'Deployment'))).code, 415);
+  // resource.k8s.io is not served (its v1beta1 is off by default in 1.32): a clear 415.
+  const claim = statusOf(() => decodeKubeProtobuf(body('resource.k8s.io/v1beta1', 'ResourceClaim')));
+  assert.equal(claim.code, 415);
+  assert.match(claim.message, /"ResourceClaim" in "resource.k8s.io\/v1beta1"/);
   assert.equal(statusOf(() => decodeKubeProtobuf(body('example.com/v1', 'DeleteOptions'))).code, 415);
   const unknown = statusOf(() => decodeKubeProtobuf(body('example.com/v1', 'Widget')));
   assert.equal(unknown.code, 415);

@@ -17,6 +17,7 @@ import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
@@ -1169,6 +1170,22 @@ const endpointSlicePrinter = printer(
   },
 );
 
+const priorityClassV1 = 'io.k8s.api.scheduling.v1.PriorityClass';
+
+const priorityClassPrinter = printer(
+  [
+    nameColumn(),
+    column('Value', 'integer', fieldDoc(priorityClassV1, 'value')),
+    column('Global-Default', 'boolean', fieldDoc(priorityClassV1, 'globalDefault')),
+    ageColumn(),
+    column('PreemptionPolicy', 'string', fieldDoc(priorityClassV1, 'preemptionPolicy')),
+  ],
+  (obj, now) => {
+    const pc = view<PriorityClass>(obj);
+    return { cells: [nameOf(obj), pc.value ?? 0, pc.globalDefault ?? false, age(obj, now), pc.preemptionPolicy ?? ''] };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1205,6 +1222,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('networking.k8s.io', 'ingressclasses'), ingressClassPrinter],
   [key('networking.k8s.io', 'networkpolicies'), networkPolicyPrinter],
   [key('discovery.k8s.io', 'endpointslices'), endpointSlicePrinter],
+  [key('scheduling.k8s.io', 'priorityclasses'), priorityClassPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

@@ -17,6 +17,7 @@ import { workloadStrategies } from './workload-strategies.js';
 import { podDisruptionBudgetStrategy } from './policy-strategies.js';
 import { networkingStrategies } from './networking-strategies.js';
 import { discoveryStrategies } from './discovery-strategies.js';
+import { runtimeClassStrategy } from './node-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -286,6 +287,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['policy/poddisruptionbudgets', podDisruptionBudgetStrategy()],
     ...networkingStrategies(),
     ...discoveryStrategies(),
+    ['node.k8s.io/runtimeclasses', runtimeClassStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

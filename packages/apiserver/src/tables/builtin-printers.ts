@@ -18,6 +18,7 @@ import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
@@ -1186,6 +1187,11 @@ const priorityClassPrinter = printer(
   },
 );
 
+const runtimeClassPrinter = printer(
+  [nameColumn(), column('Handler', 'string', fieldDoc('io.k8s.api.node.v1.RuntimeClass', 'handler')), ageColumn()],
+  (obj, now) => ({ cells: [nameOf(obj), view<RuntimeClass>(obj).handler ?? '', age(obj, now)] }),
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1223,6 +1229,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('networking.k8s.io', 'networkpolicies'), networkPolicyPrinter],
   [key('discovery.k8s.io', 'endpointslices'), endpointSlicePrinter],
   [key('scheduling.k8s.io', 'priorityclasses'), priorityClassPrinter],
+  [key('node.k8s.io', 'runtimeclasses'), runtimeClassPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

@@ -25,3 +25,48 @@ describe('kubectl and RuntimeClasses', () => {
     assert.match(changed.stderr, /handler: Invalid value: "kata": field is immutable/);
   });
 });
+
+describe('kubectl and StorageClasses', () => {
+  kit('a StorageClass gets kube\'s defaults and columns, the default class is marked, and its settings cannot change', async () => {
+    const rows = tableRows(await kubectlOk(server(), ['api-resources', '--api-group=storage.k8s.io']));
+    assert.ok(rows.some((r) => r.join(' ') === 'storageclasses sc storage.k8s.io/v1 false StorageClass'), JSON.stringify(rows));
+    await applyYaml(
+      server(),
+      `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: rancher.io/local-path
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast}
+provisioner: ebs.csi.aws.com
+parameters: {type: gp3}
+reclaimPolicy: Retain
+volumeBindingMode: WaitForFirstConsumer
+allowVolumeExpansion: true
+`,
+    );
+    const standard = JSON.parse(await kubectlOk(server(), ['get', 'sc', 'standard', '-o', 'json'])) as Record<string, unknown>;
+    assert.equal(standard.reclaimPolicy, 'Delete');
+    assert.equal(standard.volumeBindingMode, 'Immediate');
+    const printed = tableRows(await kubectlOk(server(), ['get', 'storageclass']));
+    assert.deepEqual(printed[0], ['NAME', 'PROVISIONER', 'RECLAIMPOLICY', 'VOLUMEBINDINGMODE', 'ALLOWVOLUMEEXPANSION', 'AGE']);
+    assert.deepEqual(printed.slice(1).map((r) => r.slice(0, 5)), [
+      ['fast', 'ebs.csi.aws.com', 'Retain', 'WaitForFirstConsumer', 'true'],
+      ['standard (default)', 'rancher.io/local-path', 'Delete', 'Immediate', 'false'],
+    ]);
+
+    const changed = await kubectlFails(server(), ['patch', 'sc', 'fast', '--type=merge', '-p', '{"parameters":{"type":"io2"},"reclaimPolicy":"Delete"}']);
+    assert.match(changed.stderr, /parameters: Forbidden: updates to parameters are forbidden./);
+    assert.match(changed.stderr, /reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden./);
+    const bad = await kubectlFails(server(), ['apply', '-f', '-'], {
+      input: 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: bad}\nprovisioner: ""\nreclaimPolicy: Recycle\nvolumeBindingMode: Later\n',
+    });
+    assert.match(bad.stderr, /provisioner: Required value/);
+    assert.match(bad.stderr, /reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"/);
+    assert.match(bad.stderr, /volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"/);
+  });
+});

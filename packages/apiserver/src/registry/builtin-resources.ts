@@ -131,6 +131,7 @@ export const builtinResources: ResourceInfo[] = [
   r('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true, 'io.k8s.api.discovery.v1.EndpointSlice'),
   r('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, 'io.k8s.api.scheduling.v1.PriorityClass', { shortNames: ['pc'] }),
   r('node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, 'io.k8s.api.node.v1.RuntimeClass'),
+  r('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, 'io.k8s.api.storage.v1.StorageClass', { shortNames: ['sc'] }),
   r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
   r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, 'io.k8s.api.rbac.v1.ClusterRoleBinding'),

@@ -18,6 +18,7 @@ import { podDisruptionBudgetStrategy } from './policy-strategies.js';
 import { networkingStrategies } from './networking-strategies.js';
 import { discoveryStrategies } from './discovery-strategies.js';
 import { runtimeClassStrategy } from './node-strategies.js';
+import { storageStrategies } from './storage-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -288,6 +289,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ...networkingStrategies(),
     ...discoveryStrategies(),
     ['node.k8s.io/runtimeclasses', runtimeClassStrategy()],
+    ...storageStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -19,6 +19,8 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import { defaultStorageClassAnnotations } from '../registry/storage-strategies.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
@@ -1192,6 +1194,31 @@ const runtimeClassPrinter = printer(
   (obj, now) => ({ cells: [nameOf(obj), view<RuntimeClass>(obj).handler ?? '', age(obj, now)] }),
 );
 
+const storageClassPrinter = printer(
+  [
+    nameColumn(),
+    column('Provisioner', 'string', 'Indicates the type of the provisioner.'),
+    column('ReclaimPolicy', 'string', 'Dynamically provisioned PersistentVolumes of this storage class are created with this reclaimPolicy. Defaults to Delete.'),
+    column('VolumeBindingMode', 'string', 'VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound. When unset, VolumeBindingImmediate is used.'),
+    column('AllowVolumeExpansion', 'string', 'AllowVolumeExpansion shows whether the storage class allow volume expand.'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const sc = view<StorageClass>(obj);
+    const isDefault = defaultStorageClassAnnotations.some((a) => obj.metadata.annotations?.[a] === 'true');
+    return {
+      cells: [
+        isDefault ? `${nameOf(obj)} (default)` : nameOf(obj),
+        sc.provisioner ?? '',
+        sc.reclaimPolicy ?? 'Delete',
+        sc.volumeBindingMode ?? 'Immediate',
+        sc.allowVolumeExpansion ?? false,
+        age(obj, now),
+      ],
+    };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1230,6 +1257,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('discovery.k8s.io', 'endpointslices'), endpointSlicePrinter],
   [key('scheduling.k8s.io', 'priorityclasses'), priorityClassPrinter],
   [key('node.k8s.io', 'runtimeclasses'), runtimeClassPrinter],
+  [key('storage.k8s.io', 'storageclasses'), storageClassPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

@@ -83,6 +83,14 @@ export const builtinResources: ResourceInfo[] = [
   }),
   r('', 'v1', 'events', 'Event', true, `${core}.Event`, { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('', 'v1', 'nodes', 'Node', false, `${core}.Node`, { shortNames: ['no'], subresources: ['status'], selectableFields: ['spec.unschedulable'] }),
+  r('', 'v1', 'limitranges', 'LimitRange', true, `${core}.LimitRange`, { shortNames: ['limits'] }),
+  r('', 'v1', 'podtemplates', 'PodTemplate', true, `${core}.PodTemplate`),
+  r('', 'v1', 'replicationcontrollers', 'ReplicationController', true, `${core}.ReplicationController`, {
+    shortNames: ['rc'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  r('', 'v1', 'resourcequotas', 'ResourceQuota', true, `${core}.ResourceQuota`, { shortNames: ['quota'], subresources: ['status'] }),
   r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],

@@ -19,6 +19,7 @@ import { networkingStrategies } from './networking-strategies.js';
 import { discoveryStrategies } from './discovery-strategies.js';
 import { runtimeClassStrategy } from './node-strategies.js';
 import { storageStrategies } from './storage-strategies.js';
+import { corePolicyStrategies } from './core-policy-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -290,6 +291,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ...discoveryStrategies(),
     ['node.k8s.io/runtimeclasses', runtimeClassStrategy()],
     ...storageStrategies(),
+    ...corePolicyStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

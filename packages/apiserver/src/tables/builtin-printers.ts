@@ -9,7 +9,7 @@
  * port protocol, Secret type, Namespace phase) the printers assume that default
  * when the field is absent.
  */
-import type { KubeObject } from '@operant/apimachinery';
+import { canonicalQuantity, type KubeObject } from '@operant/apimachinery';
 import { eventToCore } from '../registry/event-conversion.js';
 import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
@@ -33,6 +33,9 @@ import type {
   Pod,
   PodCondition,
   PodStatus,
+  PodTemplate,
+  ReplicationController,
+  ResourceQuota,
   Secret,
   Service,
   ServiceAccount,
@@ -1219,6 +1222,68 @@ const storageClassPrinter = printer(
   },
 );
 
+const coreV1 = 'io.k8s.api.core.v1';
+
+const replicationControllerPrinter = printer(
+  [
+    nameColumn(),
+    column('Desired', 'integer', fieldDoc(`${coreV1}.ReplicationControllerSpec`, 'replicas')),
+    column('Current', 'integer', fieldDoc(`${coreV1}.ReplicationControllerStatus`, 'replicas')),
+    column('Ready', 'integer', fieldDoc(`${coreV1}.ReplicationControllerStatus`, 'readyReplicas')),
+    ageColumn(),
+    column('Containers', 'string', containersDescription, { priority: 1 }),
+    column('Images', 'string', imagesDescription, { priority: 1 }),
+    column('Selector', 'string', fieldDoc(`${coreV1}.ReplicationControllerSpec`, 'selector'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const rc = view<ReplicationController>(obj);
+    const [names, images] = containerCells(rc.spec?.template?.spec?.containers);
+    return {
+      cells: [nameOf(obj), rc.spec?.replicas ?? 1, rc.status?.replicas ?? 0, rc.status?.readyReplicas ?? 0, age(obj, now), names, images, formatLabels(rc.spec?.selector)],
+    };
+  },
+);
+
+const podTemplatePrinter = printer(
+  [nameColumn(), column('Containers', 'string', containersDescription), column('Images', 'string', imagesDescription), column('Pod Labels', 'string', 'The labels for the pod template.')],
+  (obj) => {
+    const pt = view<PodTemplate>(obj);
+    const [names, images] = containerCells(pt.template?.spec?.containers);
+    return { cells: [nameOf(obj), names, images, formatLabels(pt.template?.metadata?.labels)] };
+  },
+);
+
+/** A quantity as kube's Quantity.String() prints it (canonical), or as given when it does not parse. */
+function quantityText(value: string | number): string {
+  try {
+    return canonicalQuantity(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** kube's printResourceQuota: `name: used/hard` per resource, limits.* apart, resources sorted by name. */
+const resourceQuotaPrinter = printer(
+  [
+    nameColumn(),
+    ageColumn(),
+    column('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.'),
+    column('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
+  ],
+  (obj, now) => {
+    const quota = view<ResourceQuota>(obj);
+    const hard = quota.spec?.hard ?? {};
+    const used = quota.status?.used ?? {};
+    const requests: string[] = [];
+    const limits: string[] = [];
+    for (const name of Object.keys(hard).sort()) {
+      const cell = `${name}: ${quantityText(used[name] ?? '0')}/${quantityText(hard[name])}`;
+      (name.split('.').length > 1 && name.split('.')[0] === 'limits' ? limits : requests).push(cell);
+    }
+    return { cells: [nameOf(obj), age(obj, now), requests.join(', '), limits.join(', ')] };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1242,6 +1307,9 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('', 'namespaces'), namespacePrinter],
   [key('', 'events'), coreEventPrinter],
   [key('', 'nodes'), nodePrinter],
+  [key('', 'replicationcontrollers'), replicationControllerPrinter],
+  [key('', 'podtemplates'), podTemplatePrinter],
+  [key('', 'resourcequotas'), resourceQuotaPrinter],
   [key('events.k8s.io', 'events'), eventsEventPrinter],
   [key('apps', 'deployments'), deploymentPrinter],
   [key('apps', 'replicasets'), replicaSetPrinter],

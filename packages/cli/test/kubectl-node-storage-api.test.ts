@@ -70,3 +70,62 @@ allowVolumeExpansion: true
     assert.match(bad.stderr, /volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"/);
   });
 });
+
+describe('kubectl and the CSI kinds of storage.k8s.io', () => {
+  kit('CSIDrivers, CSINodes, VolumeAttachments and CSIStorageCapacities: kube\'s defaults, columns and checks', async () => {
+    const rows = tableRows(await kubectlOk(server(), ['api-resources', '--api-group=storage.k8s.io'])).slice(1).map((r) => r.join(' '));
+    assert.deepEqual(rows, [
+      'csidrivers storage.k8s.io/v1 false CSIDriver',
+      'csinodes storage.k8s.io/v1 false CSINode',
+      'csistoragecapacities storage.k8s.io/v1 true CSIStorageCapacity',
+      'storageclasses sc storage.k8s.io/v1 false StorageClass',
+      'volumeattachments storage.k8s.io/v1 false VolumeAttachment',
+    ]);
+    await applyYaml(
+      server(),
+      `apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: ebs.csi.aws.com}
+spec: {tokenRequests: [{audience: sts.amazonaws.com}]}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: node-1}
+spec: {drivers: [{name: ebs.csi.aws.com, nodeID: i-0123}]}
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: csi-0123}
+spec: {attacher: ebs.csi.aws.com, nodeName: node-1, source: {persistentVolumeName: pv-1}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: zone-a}
+storageClassName: fast
+capacity: 2048Mi
+`,
+    );
+    const driver = JSON.parse(await kubectlOk(server(), ['get', 'csidriver', 'ebs.csi.aws.com', '-o', 'json'])) as { spec: Record<string, unknown> };
+    assert.deepEqual(
+      [driver.spec.attachRequired, driver.spec.podInfoOnMount, driver.spec.fsGroupPolicy, driver.spec.volumeLifecycleModes, driver.spec.requiresRepublish],
+      [true, false, 'ReadWriteOnceWithFSType', ['Persistent'], false],
+    );
+    const drivers = tableRows(await kubectlOk(server(), ['get', 'csidrivers']));
+    assert.deepEqual(drivers[0], ['NAME', 'ATTACHREQUIRED', 'PODINFOONMOUNT', 'STORAGECAPACITY', 'TOKENREQUESTS', 'REQUIRESREPUBLISH', 'MODES', 'AGE']);
+    assert.deepEqual(drivers[1]!.slice(0, 7), ['ebs.csi.aws.com', 'true', 'false', 'false', 'sts.amazonaws.com', 'false', 'Persistent']);
+    assert.deepEqual(tableRows(await kubectlOk(server(), ['get', 'csinodes']))[1]!.slice(0, 2), ['node-1', '1']);
+    const attachments = tableRows(await kubectlOk(server(), ['get', 'volumeattachments']));
+    assert.deepEqual(attachments[0], ['NAME', 'ATTACHER', 'PV', 'NODE', 'ATTACHED', 'AGE']);
+    assert.deepEqual(attachments[1]!.slice(0, 5), ['csi-0123', 'ebs.csi.aws.com', 'pv-1', 'node-1', 'false']);
+    const capacities = tableRows(await kubectlOk(server(), ['get', 'csistoragecapacities']));
+    assert.deepEqual(capacities[0], ['NAME', 'STORAGECLASSNAME', 'CAPACITY', 'AGE']);
+    assert.deepEqual(capacities[1]!.slice(0, 3), ['zone-a', 'fast', '2Gi']);
+
+    const moved = await kubectlFails(server(), ['patch', 'volumeattachment', 'csi-0123', '--type=merge', '-p', '{"spec":{"nodeName":"node-2"}}']);
+    assert.match(moved.stderr, /spec: Invalid value: .*: field is immutable/);
+    const bad = await kubectlFails(server(), ['apply', '-f', '-'], {
+      input: 'apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata: {name: bad}\nspec: {attacher: x.example.com, nodeName: node-9, source: {}}\n',
+    });
+    assert.match(bad.stderr, /spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName/);
+  });
+});

@@ -19,7 +19,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { defaultStorageClassAnnotations } from '../registry/storage-strategies.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
@@ -1284,6 +1284,62 @@ const resourceQuotaPrinter = printer(
   },
 );
 
+const storageV1 = 'io.k8s.api.storage.v1';
+
+const csiDriverPrinter = printer(
+  [
+    nameColumn(),
+    column('AttachRequired', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'attachRequired')),
+    column('PodInfoOnMount', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'podInfoOnMount')),
+    column('StorageCapacity', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'storageCapacity')),
+    column('TokenRequests', 'string', fieldDoc(`${storageV1}.CSIDriverSpec`, 'tokenRequests')),
+    column('RequiresRepublish', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'requiresRepublish')),
+    column('Modes', 'string', fieldDoc(`${storageV1}.CSIDriverSpec`, 'volumeLifecycleModes')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<CSIDriver>(obj).spec;
+    const tokenRequests = spec?.tokenRequests !== undefined ? spec.tokenRequests.map((t) => t.audience).join(',') : '<unset>';
+    const modes = (spec?.volumeLifecycleModes ?? []).join(',') || '<none>';
+    return {
+      cells: [nameOf(obj), spec?.attachRequired ?? true, spec?.podInfoOnMount ?? false, spec?.storageCapacity ?? false, tokenRequests, spec?.requiresRepublish ?? false, modes, age(obj, now)],
+    };
+  },
+);
+
+const csiNodePrinter = printer(
+  [nameColumn(), column('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'), ageColumn()],
+  (obj, now) => ({ cells: [nameOf(obj), (view<CSINode>(obj).spec?.drivers ?? []).length, age(obj, now)] }),
+);
+
+const volumeAttachmentPrinter = printer(
+  [
+    nameColumn(),
+    column('Attacher', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSpec`, 'attacher'), { format: 'name' }),
+    column('PV', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSource`, 'persistentVolumeName')),
+    column('Node', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSpec`, 'nodeName')),
+    column('Attached', 'boolean', fieldDoc(`${storageV1}.VolumeAttachmentStatus`, 'attached')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const va = view<VolumeAttachment>(obj);
+    return { cells: [nameOf(obj), va.spec?.attacher ?? '', va.spec?.source?.persistentVolumeName ?? '', va.spec?.nodeName ?? '', va.status?.attached ?? false, age(obj, now)] };
+  },
+);
+
+const csiStorageCapacityPrinter = printer(
+  [
+    nameColumn(),
+    column('StorageClassName', 'string', fieldDoc(`${storageV1}.CSIStorageCapacity`, 'storageClassName')),
+    column('Capacity', 'string', fieldDoc(`${storageV1}.CSIStorageCapacity`, 'capacity')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const c = view<CSIStorageCapacity>(obj);
+    return { cells: [nameOf(obj), c.storageClassName ?? '', c.capacity !== undefined ? quantityText(c.capacity) : '<unset>', age(obj, now)] };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1326,6 +1382,10 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('scheduling.k8s.io', 'priorityclasses'), priorityClassPrinter],
   [key('node.k8s.io', 'runtimeclasses'), runtimeClassPrinter],
   [key('storage.k8s.io', 'storageclasses'), storageClassPrinter],
+  [key('storage.k8s.io', 'csidrivers'), csiDriverPrinter],
+  [key('storage.k8s.io', 'csinodes'), csiNodePrinter],
+  [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
+  [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

@@ -53,6 +53,7 @@ const wanted = new Map<string, string>([
   ['k8s.io.api.scheduling.v1', 'scheduling/v1.d.ts'],
   ['k8s.io.api.node.v1', 'node/v1.d.ts'],
   ['k8s.io.api.storage.v1', 'storage/v1.d.ts'],
+  ['k8s.io.api.flowcontrol.v1', 'flowcontrol/v1.d.ts'],
   [META, 'meta/v1.d.ts'],
   [APIEXT, 'apiextensions/v1.d.ts'],
 ]);

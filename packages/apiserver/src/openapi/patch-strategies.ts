@@ -108,6 +108,8 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   // The selector is replaced as a whole by a strategic merge patch (patchStrategy:"replace").
   ['io.k8s.api.policy.v1.PodDisruptionBudgetSpec']: { selector: { strategy: 'replace' } },
   ['io.k8s.api.policy.v1.PodDisruptionBudgetStatus']: { conditions },
+  ['io.k8s.api.flowcontrol.v1.FlowSchemaStatus']: { conditions },
+  ['io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus']: { conditions },
   [`${admission}.MutatingWebhookConfiguration`]: {
     webhooks: byKey('name'),
   },

@@ -20,6 +20,7 @@ import { discoveryStrategies } from './discovery-strategies.js';
 import { runtimeClassStrategy } from './node-strategies.js';
 import { storageStrategies } from './storage-strategies.js';
 import { corePolicyStrategies } from './core-policy-strategies.js';
+import { flowcontrolStrategies } from './flowcontrol-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -292,6 +293,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['node.k8s.io/runtimeclasses', runtimeClassStrategy()],
     ...storageStrategies(),
     ...corePolicyStrategies(),
+    ...flowcontrolStrategies(),
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

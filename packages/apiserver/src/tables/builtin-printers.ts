@@ -19,6 +19,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
+import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/flowcontrol/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { defaultStorageClassAnnotations } from '../registry/storage-strategies.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
@@ -1340,6 +1341,56 @@ const csiStorageCapacityPrinter = printer(
   },
 );
 
+const flowcontrolV1 = 'io.k8s.api.flowcontrol.v1';
+
+const flowSchemaPrinter = printer(
+  [
+    nameColumn(),
+    column('PriorityLevel', 'string', fieldDoc(`${flowcontrolV1}.PriorityLevelConfigurationReference`, 'name')),
+    column('MatchingPrecedence', 'string', fieldDoc(`${flowcontrolV1}.FlowSchemaSpec`, 'matchingPrecedence')),
+    column('DistinguisherMethod', 'string', fieldDoc(`${flowcontrolV1}.FlowSchemaSpec`, 'distinguisherMethod')),
+    ageColumn(),
+    column('MissingPL', 'string', 'references a broken or non-existent PriorityLevelConfiguration'),
+  ],
+  (obj, now) => {
+    const fs = view<FlowSchema>(obj);
+    // The Dangling condition's status says whether the priority level is missing; `?` before anyone said.
+    const dangling = (fs.status?.conditions ?? []).find((c) => c.type === 'Dangling');
+    return {
+      cells: [nameOf(obj), fs.spec?.priorityLevelConfiguration?.name ?? '', fs.spec?.matchingPrecedence ?? 0, fs.spec?.distinguisherMethod?.type ?? '<none>', age(obj, now), dangling?.status ?? '?'],
+    };
+  },
+);
+
+const priorityLevelPrinter = printer(
+  [
+    nameColumn(),
+    column('Type', 'string', fieldDoc(`${flowcontrolV1}.PriorityLevelConfigurationSpec`, 'type')),
+    column('NominalConcurrencyShares', 'string', fieldDoc(`${flowcontrolV1}.LimitedPriorityLevelConfiguration`, 'nominalConcurrencyShares')),
+    column('Queues', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'queues')),
+    column('HandSize', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'handSize')),
+    column('QueueLengthLimit', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'queueLengthLimit')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<PriorityLevelConfiguration>(obj).spec;
+    const limited = spec?.limited;
+    const queuing = limited?.limitResponse?.queuing;
+    const cell = (v: number | undefined, known: boolean): number | string => (known ? (v ?? 0) : '<none>');
+    return {
+      cells: [
+        nameOf(obj),
+        spec?.type ?? '',
+        cell(limited?.nominalConcurrencyShares, !!limited),
+        cell(queuing?.queues, !!queuing),
+        cell(queuing?.handSize, !!queuing),
+        cell(queuing?.queueLengthLimit, !!queuing),
+        age(obj, now),
+      ],
+    };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1386,6 +1437,8 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('storage.k8s.io', 'csinodes'), csiNodePrinter],
   [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
   [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
+  [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
+  [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

@@ -19,6 +19,7 @@ import { ClusterIpAllocator } from './registry/cluster-ip.js';
 import { schemaDecoder, schemaEncoder, schemaPatcher } from './registry/codec.js';
 import { eventsV1Conversion } from './registry/event-conversion.js';
 import { priorityClassStrategy } from './registry/scheduling-strategies.js';
+import { persistentVolumeClaimStrategy } from './registry/volume-strategies.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
 import { answerClientError, sendError, sendJson } from './http/respond.js';
@@ -142,6 +143,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));
   const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
   const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
+  strategies.set('/persistentvolumeclaims', persistentVolumeClaimStrategy(() => store.list('/storage.k8s.io/storageclasses/').items.map((v) => v.value)));
   strategies.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy(() => store.list('/scheduling.k8s.io/priorityclasses/').items.map((v) => v.value)));
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {

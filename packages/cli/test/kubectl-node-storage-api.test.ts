@@ -129,3 +129,51 @@ capacity: 2048Mi
     assert.match(bad.stderr, /spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName/);
   });
 });
+
+describe('kubectl and PersistentVolumes and PersistentVolumeClaims', () => {
+  kit('a claim without a class gets the default StorageClass; both print kubectl\'s columns; kube\'s checks apply', async () => {
+    const core = tableRows(await kubectlOk(server(), ['api-resources', '--api-group='])).map((r) => r.slice(0, 2).join(' '));
+    for (const r of ['persistentvolumeclaims pvc', 'persistentvolumes pv']) assert.ok(core.includes(r), `${r} in ${core.join('; ')}`);
+    // The default class of the StorageClass test above ('standard') is the default here too.
+    await kubectlOk(server(), ['get', 'sc', 'standard']).catch(() =>
+      applyYaml(server(), 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: standard, annotations: {storageclass.kubernetes.io/is-default-class: "true"}}\nprovisioner: rancher.io/local-path\n'),
+    );
+    await applyYaml(
+      server(),
+      `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-1}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce, ReadOnlyMany]
+  hostPath: {path: /data/pv-1}
+  storageClassName: manual
+`,
+    );
+    const pvc = JSON.parse(await kubectlOk(server(), ['get', 'pvc', 'data', '-o', 'json'])) as { spec: Record<string, unknown>; status: Record<string, unknown> };
+    assert.equal(pvc.spec.storageClassName, 'standard');
+    assert.equal(pvc.spec.volumeMode, 'Filesystem');
+    assert.equal(pvc.status.phase, 'Pending');
+    const claims = tableRows(await kubectlOk(server(), ['get', 'pvc']));
+    assert.deepEqual(claims[0], ['NAME', 'STATUS', 'VOLUME', 'CAPACITY', 'ACCESS MODES', 'STORAGECLASS', 'VOLUMEATTRIBUTESCLASS', 'AGE']);
+    assert.deepEqual(claims[1]!.slice(0, 4), ['data', 'Pending', 'standard', '<unset>']);
+    const volumes = tableRows(await kubectlOk(server(), ['get', 'pv']));
+    assert.deepEqual(volumes[0], ['NAME', 'CAPACITY', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'VOLUMEATTRIBUTESCLASS', 'REASON', 'AGE']);
+    assert.deepEqual(volumes[1]!.slice(0, 6), ['pv-1', '5Gi', 'RWO,ROX', 'Retain', 'Pending', 'manual']);
+
+    const resized = await kubectlFails(server(), ['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"accessModes":["ReadWriteMany"]}}']);
+    assert.match(resized.stderr, /spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims/);
+    const bad = await kubectlFails(server(), ['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: bad}\nspec: {resources: {}}\n' });
+    assert.match(bad.stderr, /spec.accessModes: Required value: at least 1 access mode is required/);
+    assert.match(bad.stderr, /spec.resources\[storage\]: Required value/);
+    const noSource = await kubectlFails(server(), ['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: bad}\nspec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce]}\n',
+    });
+    assert.match(noSource.stderr, /spec: Required value: must specify a volume type/);
+  });
+});

@@ -83,6 +83,8 @@ export const builtinResources: ResourceInfo[] = [
   }),
   r('', 'v1', 'events', 'Event', true, `${core}.Event`, { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('', 'v1', 'nodes', 'Node', false, `${core}.Node`, { shortNames: ['no'], subresources: ['status'], selectableFields: ['spec.unschedulable'] }),
+  r('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, `${core}.PersistentVolumeClaim`, { shortNames: ['pvc'], subresources: ['status'] }),
+  r('', 'v1', 'persistentvolumes', 'PersistentVolume', false, `${core}.PersistentVolume`, { shortNames: ['pv'], subresources: ['status'] }),
   r('', 'v1', 'limitranges', 'LimitRange', true, `${core}.LimitRange`, { shortNames: ['limits'] }),
   r('', 'v1', 'podtemplates', 'PodTemplate', true, `${core}.PodTemplate`),
   r('', 'v1', 'replicationcontrollers', 'ReplicationController', true, `${core}.ReplicationController`, {

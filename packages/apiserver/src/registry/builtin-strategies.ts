@@ -21,6 +21,7 @@ import { runtimeClassStrategy } from './node-strategies.js';
 import { storageStrategies } from './storage-strategies.js';
 import { corePolicyStrategies } from './core-policy-strategies.js';
 import { flowcontrolStrategies } from './flowcontrol-strategies.js';
+import { persistentVolumeStrategy } from './volume-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -294,6 +295,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ...storageStrategies(),
     ...corePolicyStrategies(),
     ...flowcontrolStrategies(),
+    ['/persistentvolumes', persistentVolumeStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -22,6 +22,7 @@ import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
 import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/flowcontrol/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { defaultStorageClassAnnotations } from '../registry/storage-strategies.js';
+import { accessModes, betaStorageClassAnnotation } from '../registry/volume-strategies.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
@@ -33,6 +34,8 @@ import type {
   Node,
   Pod,
   PodCondition,
+  PersistentVolume,
+  PersistentVolumeClaim,
   PodStatus,
   PodTemplate,
   ReplicationController,
@@ -1391,6 +1394,86 @@ const priorityLevelPrinter = printer(
   },
 );
 
+/** kube's GetAccessModesAsString: RWO, ROX, RWX, RWOP, in that order, for the modes present. */
+function accessModesText(modes: readonly string[] | undefined): string {
+  const short = ['RWO', 'ROX', 'RWX', 'RWOP'];
+  return accessModes.flatMap((m, i) => ((modes ?? []).includes(m) ? [short[i]] : [])).join(',');
+}
+
+/** kube's GetPersistentVolume(Claim)Class: the beta annotation first, then spec.storageClassName. */
+function volumeClass(obj: KubeObject, specClass: string | undefined): string {
+  return obj.metadata.annotations?.[betaStorageClassAnnotation] ?? specClass ?? '';
+}
+
+const persistentVolumePrinter = printer(
+  [
+    nameColumn(),
+    column('Capacity', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'capacity')),
+    column('Access Modes', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'accessModes')),
+    column('Reclaim Policy', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'persistentVolumeReclaimPolicy')),
+    column('Status', 'string', fieldDoc(`${coreV1}.PersistentVolumeStatus`, 'phase')),
+    column('Claim', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'claimRef')),
+    column('StorageClass', 'string', 'StorageClass of the pv'),
+    column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pv'),
+    column('Reason', 'string', fieldDoc(`${coreV1}.PersistentVolumeStatus`, 'reason')),
+    ageColumn(),
+    column('VolumeMode', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'volumeMode'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const pv = view<PersistentVolume>(obj);
+    const claim = pv.spec?.claimRef ? `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}` : '';
+    const storage = pv.spec?.capacity?.storage;
+    return {
+      cells: [
+        nameOf(obj),
+        storage !== undefined ? quantityText(storage) : '0',
+        accessModesText(pv.spec?.accessModes),
+        pv.spec?.persistentVolumeReclaimPolicy ?? '',
+        obj.metadata.deletionTimestamp ? 'Terminating' : (pv.status?.phase ?? ''),
+        claim,
+        volumeClass(obj, pv.spec?.storageClassName),
+        pv.spec?.volumeAttributesClassName ?? '<unset>',
+        pv.status?.reason ?? '',
+        age(obj, now),
+        pv.spec?.volumeMode ?? '<unset>',
+      ],
+    };
+  },
+);
+
+const persistentVolumeClaimPrinter = printer(
+  [
+    nameColumn(),
+    column('Status', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'phase')),
+    column('Volume', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimSpec`, 'volumeName')),
+    column('Capacity', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'capacity')),
+    column('Access Modes', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'accessModes')),
+    column('StorageClass', 'string', 'StorageClass of the pvc'),
+    column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pvc'),
+    ageColumn(),
+    column('VolumeMode', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimSpec`, 'volumeMode'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const pvc = view<PersistentVolumeClaim>(obj);
+    // Capacity and access modes come from the status, once the claim names a volume.
+    const bound = !!pvc.spec?.volumeName;
+    const storage = pvc.status?.capacity?.storage;
+    return {
+      cells: [
+        nameOf(obj),
+        obj.metadata.deletionTimestamp ? 'Terminating' : (pvc.status?.phase ?? ''),
+        pvc.spec?.volumeName ?? '',
+        bound ? (storage !== undefined ? quantityText(storage) : '0') : '',
+        bound ? accessModesText(pvc.status?.accessModes) : '',
+        volumeClass(obj, pvc.spec?.storageClassName),
+        pvc.spec?.volumeAttributesClassName || '<unset>',
+        age(obj, now),
+        pvc.spec?.volumeMode ?? '<unset>',
+      ],
+    };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1416,6 +1499,8 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('', 'nodes'), nodePrinter],
   [key('', 'replicationcontrollers'), replicationControllerPrinter],
   [key('', 'podtemplates'), podTemplatePrinter],
+  [key('', 'persistentvolumes'), persistentVolumePrinter],
+  [key('', 'persistentvolumeclaims'), persistentVolumeClaimPrinter],
   [key('', 'resourcequotas'), resourceQuotaPrinter],
   [key('events.k8s.io', 'events'), eventsEventPrinter],
   [key('apps', 'deployments'), deploymentPrinter],

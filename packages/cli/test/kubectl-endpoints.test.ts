@@ -102,4 +102,32 @@ endpoints:
     await kubectlOk(server, ['wait', 'endpoints/web', '--for=delete', '--timeout=30s']);
     await kubectlOk(server, ['wait', `endpointslice/${slice.metadata.name}`, '--for=delete', '--timeout=30s']);
   }, { timeout: 90_000 });
+
+  kit('a ReplicationController keeps its pods (kube runs the replicaset controller for it), and a Service in front of them lists them', async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: legacy}}
+    spec: {containers: [{name: nginx, image: nginx:1.27, ports: [{name: http, containerPort: 80}]}]}
+`,
+    });
+    await kubectlOk(server, ['wait', 'rc/legacy', '--for=jsonpath={.status.readyReplicas}=2', '--timeout=30s']);
+    assert.deepEqual(tableRows(await kubectlOk(server, ['get', 'rc', 'legacy']))[1]!.slice(0, 4), ['legacy', '2', '2', '2']);
+    const pods = (await json(['get', 'pods', '-l', 'app=legacy'])).items as Json[];
+    assert.deepEqual(pods.map((p) => [p.metadata.ownerReferences[0].kind, p.metadata.ownerReferences[0].name, p.metadata.name.startsWith('legacy-')]), [
+      ['ReplicationController', 'legacy', true],
+      ['ReplicationController', 'legacy', true],
+    ]);
+    // A named target port resolves to the container port on each pod.
+    await kubectlOk(server, ['expose', 'rc', 'legacy', '--port=8080', '--target-port=http']);
+    await kubectlOk(server, ['wait', 'endpoints/legacy', '--for=jsonpath={.subsets[0].addresses[1].ip}', '--timeout=30s']);
+    assert.deepEqual((await json(['get', 'endpoints', 'legacy'])).subsets[0].ports, [{ port: 80, protocol: 'TCP' }]);
+
+    await kubectlOk(server, ['scale', 'rc', 'legacy', '--replicas=1']);
+    await kubectlOk(server, ['wait', 'rc/legacy', '--for=jsonpath={.status.replicas}=1', '--timeout=30s']);
+  });
 });

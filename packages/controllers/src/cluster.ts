@@ -1,6 +1,6 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
- * replicaset, statefulset, daemonset, job, cronjob, disruption, endpoint and
+ * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint and
  * endpointslice controllers, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
@@ -19,7 +19,7 @@ import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
-import { addReplicaSetController } from './replicaset/controller.js';
+import { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
 import { addStatefulSetController } from './statefulset/controller.js';
 
@@ -105,6 +105,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
   const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
     deployment: addDeploymentController,
     replicaset: addReplicaSetController,
+    replicationcontroller: addReplicationControllerController,
     statefulset: addStatefulSetController,
     daemonset: addDaemonSetController,
     job: addJobController,

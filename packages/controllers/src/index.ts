@@ -8,7 +8,7 @@
 export { startSimulatedCluster, type SimulatedCluster, type SimulatedClusterOptions } from './cluster.js';
 export { selectControllers, simulatedControllers, type SimulatedControllerName } from './controller-selection.js';
 export { addDeploymentController } from './deployment/controller.js';
-export { addReplicaSetController } from './replicaset/controller.js';
+export { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 export { addStatefulSetController } from './statefulset/controller.js';
 export { addDaemonSetController } from './daemonset/controller.js';
 export { addJobController, jobTrackingFinalizer } from './job/controller.js';

@@ -105,6 +105,8 @@ export const CoreEvent = builtin<corev1.Event>('', 'v1', 'Event', 'events', 'nam
 export const Namespace = builtin<corev1.Namespace>('', 'v1', 'Namespace', 'namespaces', 'cluster');
 /** core/v1 Node. @example `await client.list(Node)` */
 export const Node = builtin<corev1.Node>('', 'v1', 'Node', 'nodes', 'cluster');
+/** core/v1 ReplicationController. @example `await client.get(ReplicationController, 'nginx', { namespace: 'default' })` */
+export const ReplicationController = builtin<corev1.ReplicationController>('', 'v1', 'ReplicationController', 'replicationcontrollers', 'namespaced');
 /** apps/v1 Deployment. @example `await client.get(Deployment, 'web', { namespace: 'default' })` */
 export const Deployment = builtin<appsv1.Deployment>('apps', 'v1', 'Deployment', 'deployments', 'namespaced');
 /** apps/v1 ReplicaSet. @example `await client.list(ReplicaSet, { namespace: 'default' })` */

@@ -46,6 +46,7 @@ const wanted = new Map<string, string>([
   ['k8s.io.api.authentication.v1', 'authentication/v1.d.ts'],
   ['k8s.io.api.authorization.v1', 'authorization/v1.d.ts'],
   ['k8s.io.api.autoscaling.v1', 'autoscaling/v1.d.ts'],
+  ['k8s.io.api.autoscaling.v2', 'autoscaling/v2.d.ts'],
   ['k8s.io.api.batch.v1', 'batch/v1.d.ts'],
   ['k8s.io.api.policy.v1', 'policy/v1.d.ts'],
   ['k8s.io.api.networking.v1', 'networking/v1.d.ts'],

@@ -18,6 +18,7 @@ import { baseStrategy } from './registry/strategy.js';
 import { ClusterIpAllocator } from './registry/cluster-ip.js';
 import { schemaDecoder, schemaEncoder, schemaPatcher } from './registry/codec.js';
 import { eventsV1Conversion } from './registry/event-conversion.js';
+import { autoscalingV1Conversion } from './registry/autoscaling-conversion.js';
 import { priorityClassStrategy } from './registry/scheduling-strategies.js';
 import { persistentVolumeClaimStrategy } from './registry/volume-strategies.js';
 import { parseResourcePath } from './http/request-info.js';
@@ -150,8 +151,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
     // events.k8s.io/v1 Events share the core Events' storage, as in kube.
     const sharesCoreEvents = info.group === 'events.k8s.io' && info.resource === 'events';
+    // autoscaling/v1 HPAs are the stored autoscaling/v2 ones, converted.
+    const hpaV1 = info.group === 'autoscaling' && info.version === 'v1' && info.resource === 'horizontalpodautoscalers';
     const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
-    const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
+    const conversion = sharesCoreEvents ? eventsV1Conversion : hpaV1 ? autoscalingV1Conversion : undefined;
     catalog.add(
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
     );

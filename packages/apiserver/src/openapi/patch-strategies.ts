@@ -109,6 +109,7 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   ['io.k8s.api.policy.v1.PodDisruptionBudgetSpec']: { selector: { strategy: 'replace' } },
   ['io.k8s.api.policy.v1.PodDisruptionBudgetStatus']: { conditions },
   ['io.k8s.api.flowcontrol.v1.FlowSchemaStatus']: { conditions },
+  ['io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus']: { conditions },
   ['io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus']: { conditions },
   [`${admission}.MutatingWebhookConfiguration`]: {
     webhooks: byKey('name'),

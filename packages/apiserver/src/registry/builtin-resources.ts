@@ -114,6 +114,17 @@ export const builtinResources: ResourceInfo[] = [
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  // v2 is preferred and stored; v1 is served from it (registry/autoscaling-conversion.ts).
+  r('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler', {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
+  r('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler', {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
   // batch registers a field-label conversion for its kinds (so kube words refusals its own way), with status.successful.
   r('batch', 'v1', 'cronjobs', 'CronJob', true, 'io.k8s.api.batch.v1.CronJob', {
     shortNames: ['cj'],

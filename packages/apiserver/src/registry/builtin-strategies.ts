@@ -22,6 +22,7 @@ import { storageStrategies } from './storage-strategies.js';
 import { corePolicyStrategies } from './core-policy-strategies.js';
 import { flowcontrolStrategies } from './flowcontrol-strategies.js';
 import { persistentVolumeStrategy } from './volume-strategies.js';
+import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -296,6 +297,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ...corePolicyStrategies(),
     ...flowcontrolStrategies(),
     ['/persistentvolumes', persistentVolumeStrategy()],
+    ['autoscaling/horizontalpodautoscalers', horizontalPodAutoscalerStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -23,6 +23,8 @@ import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/fl
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { defaultStorageClassAnnotations } from '../registry/storage-strategies.js';
 import { accessModes, betaStorageClassAnnotation } from '../registry/volume-strategies.js';
+import { hpaToV2 } from '../registry/autoscaling-conversion.js';
+import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
@@ -1474,6 +1476,70 @@ const persistentVolumeClaimPrinter = printer(
   },
 );
 
+/** kube's formatHPAMetrics: `current/target` per metric (resources named), two at most, `<none>` without metrics. */
+function hpaTargets(specs: readonly MetricSpec[] | undefined, statuses: readonly MetricStatus[] | undefined): string {
+  if (!specs || specs.length === 0) return '<none>';
+  const max = 2;
+  const q = (v: number | string | undefined): string => (v === undefined ? '<unknown>' : quantityText(v));
+  const list = specs.map((spec, i) => {
+    const status = statuses?.[i];
+    switch (spec.type) {
+      case 'External': {
+        const t = spec.external?.target;
+        const c = status?.external?.current;
+        return t?.averageValue !== undefined ? `${q(c?.averageValue)}/${q(t.averageValue)} (avg)` : `${q(c?.value)}/${q(t?.value)}`;
+      }
+      case 'Pods':
+        return `${q(status?.pods?.current?.averageValue)}/${q(spec.pods?.target?.averageValue)}`;
+      case 'Object': {
+        const t = spec.object?.target;
+        const c = status?.object?.current;
+        return t?.averageValue !== undefined ? `${q(c?.averageValue)}/${q(t.averageValue)} (avg)` : `${q(c?.value)}/${q(t?.value)}`;
+      }
+      case 'Resource':
+      case 'ContainerResource': {
+        const source = spec.type === 'Resource' ? spec.resource : spec.containerResource;
+        const current = spec.type === 'Resource' ? status?.resource?.current : status?.containerResource?.current;
+        if (source?.target?.averageValue !== undefined) return `${source.name}: ${q(current?.averageValue)}/${q(source.target.averageValue)}`;
+        const now = current?.averageUtilization !== undefined ? `${current.averageUtilization}%` : '<unknown>';
+        const target = source?.target?.averageUtilization !== undefined ? `${source.target.averageUtilization}%` : '<auto>';
+        return `${source?.name ?? ''}: ${now}/${target}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  return list.length > max ? `${list.slice(0, max).join(', ')} + ${list.length - max} more...` : list.join(', ');
+}
+
+const horizontalPodAutoscalerPrinter = printer(
+  [
+    nameColumn(),
+    column('Reference', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'scaleTargetRef')),
+    column('Targets', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'metrics')),
+    column('MinPods', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'minReplicas')),
+    column('MaxPods', 'integer', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'maxReplicas')),
+    column('Replicas', 'integer', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentReplicas')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    // kube prints the internal (v2-shaped) object whichever version was asked for.
+    const hpa = view<HorizontalPodAutoscaler>(obj.apiVersion === 'autoscaling/v1' ? hpaToV2(obj) : obj);
+    const ref = hpa.spec?.scaleTargetRef;
+    return {
+      cells: [
+        nameOf(obj),
+        `${ref?.kind ?? ''}/${ref?.name ?? ''}`,
+        hpaTargets(hpa.spec?.metrics, hpa.status?.currentMetrics),
+        hpa.spec?.minReplicas !== undefined ? String(hpa.spec.minReplicas) : '<unset>',
+        hpa.spec?.maxReplicas ?? 0,
+        hpa.status?.currentReplicas ?? 0,
+        age(obj, now),
+      ],
+    };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1508,6 +1574,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('apps', 'controllerrevisions'), controllerRevisionPrinter],
   [key('apps', 'statefulsets'), statefulSetPrinter],
   [key('apps', 'daemonsets'), daemonSetPrinter],
+  [key('autoscaling', 'horizontalpodautoscalers'), horizontalPodAutoscalerPrinter],
   [key('batch', 'jobs'), jobPrinter],
   [key('batch', 'cronjobs'), cronJobPrinter],
   [key('policy', 'poddisruptionbudgets'), podDisruptionBudgetPrinter],

@@ -6,6 +6,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { fieldErrors, isDNS1123Label, isDNS1123Subdomain, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 import { defaultEndpointSlice } from './defaults/discovery.js';
 import { objectsAt, type Json } from './defaults/json-fields.js';
 import { isValidPortNum } from './network-names.js';
@@ -81,10 +82,7 @@ export function discoveryStrategies(): Array<[string, Strategy]> {
         applyDefaults: defaultEndpointSlice,
         validate: validateEndpointSlice,
         validateUpdate(o, old) {
-          const errs = validateEndpointSlice(o);
-          const type = (o as unknown as Json).addressType;
-          if (type !== (old as unknown as Json).addressType) errs.push(fieldErrors.invalid('addressType', type ?? '', 'field is immutable'));
-          return errs;
+          return [...validateEndpointSlice(o), ...validateImmutableField((o as unknown as Json).addressType, (old as unknown as Json).addressType, 'addressType')];
         },
       }),
     ],

@@ -5,6 +5,7 @@
  */
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 import { defaultIngressClass, defaultNetworkPolicy } from './defaults/networking.js';
 import { validateLabelSelector } from './label-selector-validation.js';
 import { hostProblems, isValidPortName, isValidPortNum } from './network-names.js';
@@ -12,7 +13,6 @@ import { hostProblems, isValidPortName, isValidPortNum } from './network-names.j
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.map(asObj) : []);
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 // ---------------------------------------------------------------------------
 // Ingress
@@ -202,10 +202,7 @@ export function networkingStrategies(): Array<[string, Strategy]> {
         applyDefaults: defaultIngressClass,
         validate: validateIngressClass,
         validateUpdate(o, old) {
-          const errs = validateIngressClass(o);
-          const controller = asObj(o.spec).controller;
-          if (!sameJson(controller, asObj(old.spec).controller)) errs.push(fieldErrors.invalid('spec.controller', controller ?? '', 'field is immutable'));
-          return errs;
+          return [...validateIngressClass(o), ...validateImmutableField(asObj(o.spec).controller, asObj(old.spec).controller, 'spec.controller')];
         },
       }),
     ],

@@ -5,6 +5,7 @@
  */
 import { fieldErrors, isDNS1123Label, validateLabels, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -23,10 +24,7 @@ export function runtimeClassStrategy(): Strategy {
   return baseStrategy({
     validate: validateRuntimeClass,
     validateUpdate(o, old) {
-      const errs = validateRuntimeClass(o);
-      const handler = (o as unknown as Json).handler;
-      if (handler !== (old as unknown as Json).handler) errs.push(fieldErrors.invalid('handler', handler ?? '', 'field is immutable'));
-      return errs;
+      return [...validateRuntimeClass(o), ...validateImmutableField((o as unknown as Json).handler, (old as unknown as Json).handler, 'handler')];
     },
   });
 }

@@ -21,6 +21,7 @@ import {
 import type { UserInfo } from '../auth/authn/user-info.js';
 import { StoreError } from '../storage/types.js';
 import { nowTimestamp } from './object-meta.js';
+import { setPodCondition } from './pod-conditions.js';
 import type { DeleteOptions } from './options.js';
 import type { ResourceStore } from './resource-store.js';
 
@@ -110,22 +111,7 @@ function markDisruptionTarget(pods: ResourceStore, namespace: string, name: stri
     throw conflict(gr, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`);
   }
   const pod = deepCopy(current.value) as KubeObject;
-  const status = asObj(pod.status);
-  pod.status = status;
-  const conditions = Array.isArray(status.conditions) ? (status.conditions as Json[]) : [];
-  const i = conditions.findIndex((c) => c.type === 'DisruptionTarget');
-  const old = i >= 0 ? conditions[i] : undefined;
-  const condition: Json = {
-    type: 'DisruptionTarget',
-    status: 'True',
-    lastProbeTime: null,
-    lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : nowTimestamp(),
-    reason: 'EvictionByEvictionAPI',
-    message: 'Eviction API: evicting',
-  };
-  if (i >= 0) conditions[i] = condition;
-  else conditions.push(condition);
-  status.conditions = conditions;
+  setPodCondition(pod, { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' });
   const stored = pods.mvcc.update(key, current.rev, pod);
   if (pre?.resourceVersion === undefined) return options;
   return { ...options, preconditions: { ...pre, resourceVersion: stored.value.metadata.resourceVersion } };

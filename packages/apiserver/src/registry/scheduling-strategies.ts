@@ -6,6 +6,7 @@
  */
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 import { defaultPriorityClass } from './defaults/scheduling.js';
 
 type Json = Record<string, unknown>;
@@ -71,7 +72,7 @@ export function priorityClassStrategy(stored: () => KubeObject[]): Strategy {
       const was = old as unknown as Json;
       const errs = validatePriorityClass(o);
       if (pc.value !== was.value) errs.push(fieldErrors.forbidden('value', 'may not be changed in an update.'));
-      if (pc.preemptionPolicy !== was.preemptionPolicy) errs.push(fieldErrors.invalid('preemptionPolicy', pc.preemptionPolicy ?? null, 'field is immutable'));
+      errs.push(...validateImmutableField(pc.preemptionPolicy, was.preemptionPolicy, 'preemptionPolicy'));
       return errs;
     },
     beforeDelete(name) {

@@ -6,6 +6,7 @@
  */
 import { fieldErrors, isDNS1123Subdomain, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 import { defaultCSIDriver, defaultStorageClass } from './defaults/storage.js';
 
 type Json = Record<string, unknown>;
@@ -45,7 +46,7 @@ function validateStorageClassUpdate(o: KubeObject, old: KubeObject): FieldError[
   if (!sameJson(sc.parameters, was.parameters)) errs.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
   if (sc.provisioner !== was.provisioner) errs.push(fieldErrors.forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if (sc.reclaimPolicy !== was.reclaimPolicy) errs.push(fieldErrors.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
-  if (sc.volumeBindingMode !== was.volumeBindingMode) errs.push(fieldErrors.invalid('volumeBindingMode', sc.volumeBindingMode ?? null, 'field is immutable'));
+  errs.push(...validateImmutableField(sc.volumeBindingMode, was.volumeBindingMode, 'volumeBindingMode'));
   return errs;
 }
 
@@ -128,10 +129,7 @@ export function storageStrategies(): Array<[string, Strategy]> {
         applyDefaults: defaultCSIDriver,
         validate: validateCSIDriver,
         validateUpdate(o, old) {
-          const errs = validateCSIDriver(o);
-          const now = asObj(o.spec).attachRequired;
-          if (now !== asObj(old.spec).attachRequired) errs.push(fieldErrors.invalid('spec.attachRequired', now ?? null, 'field is immutable'));
-          return errs;
+          return [...validateCSIDriver(o), ...validateImmutableField(asObj(o.spec).attachRequired, asObj(old.spec).attachRequired, 'spec.attachRequired')];
         },
       }),
     ],
@@ -146,9 +144,7 @@ export function storageStrategies(): Array<[string, Strategy]> {
         },
         validate: validateVolumeAttachment,
         validateUpdate(o, old) {
-          const errs = validateVolumeAttachment(o);
-          if (!sameJson(o.spec, old.spec)) errs.push(fieldErrors.invalid('spec', o.spec ?? null, 'field is immutable'));
-          return errs;
+          return [...validateVolumeAttachment(o), ...validateImmutableField(o.spec, old.spec, 'spec')];
         },
       }),
     ],

@@ -7,6 +7,7 @@
  */
 import { fieldErrors, isTimeZone, parseCronSchedule, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';
 import { structAt } from './defaults/json-fields.js';
@@ -22,7 +23,7 @@ function nonNegative(errs: FieldError[], path: string, value: unknown): void {
 }
 
 function immutable(errs: FieldError[], path: string, value: unknown, old: unknown): void {
-  if (!sameJson(value, old)) errs.push(fieldErrors.invalid(path, value ?? null, 'field is immutable'));
+  errs.push(...validateImmutableField(value, old, path));
 }
 
 /** A pod template's restartPolicy, after defaulting (kube defaults it to Always). */

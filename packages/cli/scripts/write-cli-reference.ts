@@ -50,8 +50,8 @@ but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in
 on commit), so that every acknowledged write survives even \`kill -9\`.
 
 With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
-replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint and
-endpointslice controllers, a scheduler, and nodes whose pods run and
+replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
+endpointslice and persistentvolume-binder controllers, a scheduler, and nodes whose pods run and
 become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
 its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)
 with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds or Fails (with

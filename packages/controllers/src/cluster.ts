@@ -1,7 +1,7 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
- * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint and
- * endpointslice controllers, a
+ * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
+ * endpointslice and persistentvolume-binder controllers, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -21,6 +21,7 @@ import type { NodeShape } from './kubelet/node.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
 import { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
+import { addPersistentVolumeBinder } from './volume/binder.js';
 import { addStatefulSetController } from './statefulset/controller.js';
 
 /**
@@ -113,6 +114,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     disruption: addDisruptionController,
     endpoint: addEndpointsController,
     endpointslice: addEndpointSliceController,
+    'persistentvolume-binder': addPersistentVolumeBinder,
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });

@@ -14,6 +14,7 @@ export { addDaemonSetController } from './daemonset/controller.js';
 export { addJobController, jobTrackingFinalizer } from './job/controller.js';
 export { addCronJobController, scheduledTimestampAnnotation } from './cronjob/controller.js';
 export { addDisruptionController, disruptionDeletionTimeoutMs } from './disruption/controller.js';
+export { addPersistentVolumeBinder, bindCompletedAnnotation, boundByControllerAnnotation, provisionedByAnnotation, storageProvisionerAnnotation } from './volume/binder.js';
 export { addEndpointsController, headlessServiceLabel } from './endpoints/controller.js';
 export { addEndpointSliceController, endpointSliceControllerName, managedByLabel, maxEndpointsPerSlice, serviceNameLabel } from './endpoints/endpointslice-controller.js';
 export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';

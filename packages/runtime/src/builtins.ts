@@ -14,6 +14,7 @@ import type * as discoveryv1 from 'kubernetes-types/discovery/v1.js';
 import type * as eventsv1 from 'kubernetes-types/events/v1.js';
 import type * as policyv1 from 'kubernetes-types/policy/v1.js';
 import type * as rbacv1 from 'kubernetes-types/rbac/v1.js';
+import type * as storagev1 from 'kubernetes-types/storage/v1.js';
 import { defineKind, type Kind } from './kind.js';
 
 /**
@@ -107,6 +108,12 @@ export const Namespace = builtin<corev1.Namespace>('', 'v1', 'Namespace', 'names
 export const Node = builtin<corev1.Node>('', 'v1', 'Node', 'nodes', 'cluster');
 /** core/v1 ReplicationController. @example `await client.get(ReplicationController, 'nginx', { namespace: 'default' })` */
 export const ReplicationController = builtin<corev1.ReplicationController>('', 'v1', 'ReplicationController', 'replicationcontrollers', 'namespaced');
+/** core/v1 PersistentVolume. @example `await client.get(PersistentVolume, 'pvc-1234')` */
+export const PersistentVolume = builtin<corev1.PersistentVolume>('', 'v1', 'PersistentVolume', 'persistentvolumes', 'cluster');
+/** core/v1 PersistentVolumeClaim. @example `await client.get(PersistentVolumeClaim, 'data', { namespace: 'default' })` */
+export const PersistentVolumeClaim = builtin<corev1.PersistentVolumeClaim>('', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', 'namespaced');
+/** storage.k8s.io/v1 StorageClass. @example `await client.get(StorageClass, 'standard')` */
+export const StorageClass = builtin<storagev1.StorageClass>('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', 'cluster');
 /** apps/v1 Deployment. @example `await client.get(Deployment, 'web', { namespace: 'default' })` */
 export const Deployment = builtin<appsv1.Deployment>('apps', 'v1', 'Deployment', 'deployments', 'namespaced');
 /** apps/v1 ReplicaSet. @example `await client.list(ReplicaSet, { namespace: 'default' })` */

@@ -89,7 +89,8 @@ function validatePersistentVolumeClaim(o: KubeObject): FieldError[] {
 
 /**
  * kube's ValidatePersistentVolumeClaimUpdate: the spec stays as created,
- * except a class set where there was none (RetroactiveDefaultStorageClass),
+ * except a volume name or a class set where there was none (the binder;
+ * RetroactiveDefaultStorageClass),
  * and, for bound claims, larger storage requests and the attributes class.
  */
 function validatePersistentVolumeClaimUpdate(o: KubeObject, old: KubeObject): FieldError[] {
@@ -97,6 +98,8 @@ function validatePersistentVolumeClaimUpdate(o: KubeObject, old: KubeObject): Fi
   const spec = { ...asObj(o.spec) };
   const was = { ...asObj(old.spec) };
   if (was.storageClassName === undefined && spec.storageClassName !== undefined) was.storageClassName = spec.storageClassName;
+  // The binder sets volumeName once.
+  if (!was.volumeName) was.volumeName = spec.volumeName;
   const bound = asObj(old.status).phase === 'Bound';
   if (bound) {
     spec.resources = { ...asObj(spec.resources), requests: asObj(asObj(was.resources).requests) };

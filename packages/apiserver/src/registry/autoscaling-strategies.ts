@@ -5,7 +5,7 @@
  * in the version it was sent in.
  */
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { defaultHorizontalPodAutoscaler } from './defaults/autoscaling.js';
 
 type Json = Record<string, unknown>;
@@ -52,13 +52,8 @@ function validateHorizontalPodAutoscaler(o: KubeObject): FieldError[] {
 
 /** HorizontalPodAutoscalers, in either served version. */
 export function horizontalPodAutoscalerStrategy(): Strategy {
-  return baseStrategy({
-    tracksGeneration: true,
-    hasStatusSubresource: true,
+  return statusSubresourceStrategy({
     applyDefaults: defaultHorizontalPodAutoscaler,
-    prepareForCreate(o) {
-      o.status = {};
-    },
     validate: validateHorizontalPodAutoscaler,
     validateUpdate: validateHorizontalPodAutoscaler,
   });

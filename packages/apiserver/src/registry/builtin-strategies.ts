@@ -5,7 +5,7 @@
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
 import { defaultPod } from './defaults/pod-spec.js';
 import { defaultDeployment, defaultReplicaSet } from './defaults/apps.js';
@@ -33,13 +33,8 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON
 
 /** The strategy of a kind with a pod template and replicas; `applyDefaults` is the kind's defaulter. */
 function workloadStrategy(applyDefaults: (o: KubeObject) => void): Strategy {
-  return baseStrategy({
-    tracksGeneration: true,
-    hasStatusSubresource: true,
+  return statusSubresourceStrategy({
     applyDefaults,
-    prepareForCreate(o) {
-      o.status = {};
-    },
     validate: (o) => validateWorkload(o),
     validateUpdate(o, old) {
       const errs = validateWorkload(o);

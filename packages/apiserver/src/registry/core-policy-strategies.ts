@@ -5,7 +5,7 @@
  * users hit, in kube's words.
  */
 import { canonicalQuantity, fieldErrors, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { defaultLimitRange, defaultPodTemplate, defaultReplicationController } from './defaults/core-policy.js';
 import { validatePodSpec } from './pod-validation.js';
 
@@ -122,13 +122,8 @@ export function corePolicyStrategies(): Array<[string, Strategy]> {
   return [
     [
       '/replicationcontrollers',
-      baseStrategy({
-        tracksGeneration: true,
-        hasStatusSubresource: true,
+      statusSubresourceStrategy({
         applyDefaults: defaultReplicationController,
-        prepareForCreate(o) {
-          o.status = {};
-        },
         validate: validateReplicationController,
         validateUpdate: validateReplicationController,
       }),

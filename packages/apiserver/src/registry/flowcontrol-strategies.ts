@@ -5,7 +5,7 @@
  * defaults and the checks of pkg/apis/flowcontrol/validation users hit.
  */
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from './defaults/flowcontrol.js';
 
 type Json = Record<string, unknown>;
@@ -50,13 +50,8 @@ function validatePriorityLevelConfiguration(o: KubeObject): FieldError[] {
 /** The flowcontrol.apiserver.k8s.io/v1 strategies, keyed `group/resource`. */
 export function flowcontrolStrategies(): Array<[string, Strategy]> {
   const stored = (applyDefaults: (o: KubeObject) => void, validate: (o: KubeObject) => FieldError[]): Strategy =>
-    baseStrategy({
-      tracksGeneration: true,
-      hasStatusSubresource: true,
+    statusSubresourceStrategy({
       applyDefaults,
-      prepareForCreate(o) {
-        o.status = {};
-      },
       validate,
       validateUpdate: validate,
     });

@@ -4,7 +4,7 @@
  * pkg/apis/networking/validation that users hit, in kube's words.
  */
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
 import { defaultIngressClass, defaultNetworkPolicy } from './defaults/networking.js';
 import { validateLabelSelector } from './label-selector-validation.js';
@@ -185,12 +185,7 @@ export function networkingStrategies(): Array<[string, Strategy]> {
   return [
     [
       'networking.k8s.io/ingresses',
-      baseStrategy({
-        tracksGeneration: true,
-        hasStatusSubresource: true,
-        prepareForCreate(o) {
-          o.status = {};
-        },
+      statusSubresourceStrategy({
         validate: validateIngress,
         validateUpdate: validateIngress,
       }),

@@ -5,7 +5,7 @@
  * checks with kube's wording.
  */
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateLabelSelector, validatePercentOrCount } from './label-selector-validation.js';
 
 type Json = Record<string, unknown>;
@@ -33,13 +33,8 @@ export function validatePodDisruptionBudget(o: KubeObject): FieldError[] {
 
 /** PodDisruptionBudgets: spec and status apart, updates only with a resourceVersion (kube's AllowUnconditionalUpdate is false). */
 export function podDisruptionBudgetStrategy(): Strategy {
-  return baseStrategy({
-    tracksGeneration: true,
-    hasStatusSubresource: true,
+  return statusSubresourceStrategy({
     allowUnconditionalUpdate: false,
-    prepareForCreate(o) {
-      o.status = {};
-    },
     validate: validatePodDisruptionBudget,
     validateUpdate: validatePodDisruptionBudget,
   });

@@ -5,7 +5,7 @@
  * with the fields an update may not change.
  */
 import { fieldErrors, isDNS1123Subdomain, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
 import { defaultCSIDriver, defaultStorageClass } from './defaults/storage.js';
 
@@ -136,12 +136,7 @@ export function storageStrategies(): Array<[string, Strategy]> {
     ['storage.k8s.io/csinodes', baseStrategy({ validate: validateCSINode, validateUpdate: validateCSINode })],
     [
       'storage.k8s.io/volumeattachments',
-      baseStrategy({
-        tracksGeneration: true,
-        hasStatusSubresource: true,
-        prepareForCreate(o) {
-          o.status = {};
-        },
+      statusSubresourceStrategy({
         validate: validateVolumeAttachment,
         validateUpdate(o, old) {
           return [...validateVolumeAttachment(o), ...validateImmutableField(o.spec, old.spec, 'spec')];

@@ -6,7 +6,7 @@
  * field paths and wording.
  */
 import { fieldErrors, isTimeZone, parseCronSchedule, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';
@@ -270,13 +270,8 @@ function validateCronJob(o: KubeObject): FieldError[] {
 }
 
 function cronJobStrategy(): Strategy {
-  return baseStrategy({
-    tracksGeneration: true,
-    hasStatusSubresource: true,
+  return statusSubresourceStrategy({
     applyDefaults: defaultCronJob,
-    prepareForCreate(o) {
-      o.status = {};
-    },
     validate: validateCronJob,
     validateUpdate: validateCronJob,
   });

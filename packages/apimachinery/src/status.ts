@@ -59,8 +59,8 @@ export class StatusError extends Error {
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
     super(message);
     this.name = 'StatusError';
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-    if (details) this.status.details = details;
+    // Fields in metav1.Status's order (details before code), as kube serializes it.
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
   }
   get code(): number {
     return this.status.code;

@@ -410,6 +410,7 @@ for (const name of [
   `${CORE}.Binding`,
   'io.k8s.api.autoscaling.v1.Scale',
   'io.k8s.api.authentication.v1.TokenRequest',
+  'io.k8s.api.policy.v1.Eviction',
   `${META}.Status`,
   `${META}.ListMeta`,
   `${META}.DeleteOptions`,

@@ -1,21 +1,25 @@
-/** The objects every cluster starts with: the default, kube-system, kube-public and kube-node-lease namespaces. */
+/**
+ * The objects every cluster starts with: the default, kube-system, kube-public and kube-node-lease
+ * namespaces, the default RBAC policy and the system PriorityClasses.
+ */
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.js';
 import type { ResourceCatalog } from './registry/catalog.js';
+import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export async function bootstrap(catalog: ResourceCatalog): Promise<void> {
   await createMissing(catalog, 'clusterroles', bootstrapClusterRoles() as unknown as KubeObject[]);
   await createMissing(catalog, 'clusterrolebindings', bootstrapClusterRoleBindings() as unknown as KubeObject[]);
+  const priorityClasses = catalog.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!;
+  for (const { name, value, description } of systemPriorityClasses) {
+    const pc = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description };
+    await ignoreExisting(priorityClasses.create('', pc, { dryRun: false, fieldValidation: 'Ignore' }));
+  }
   const namespaces = catalog.lookup('', 'v1', 'namespaces')!;
   for (const name of initialNamespaces) {
-    try {
-      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
-    } catch (e) {
-      // Already there after a restart with --data-dir.
-      if (!(e instanceof StatusError && e.code === 409)) throw e;
-    }
+    await ignoreExisting(namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' }));
   }
 }
 
@@ -58,11 +62,14 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
 /** The default RBAC objects every cluster has (kept as they are when they already exist). */
 async function createMissing(catalog: ResourceCatalog, resource: string, objects: KubeObject[]): Promise<void> {
   const rs = catalog.lookup('rbac.authorization.k8s.io', 'v1', resource)!;
-  for (const obj of objects) {
-    try {
-      await rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' });
-    } catch (e) {
-      if (!(e instanceof StatusError && e.code === 409)) throw e;
-    }
+  for (const obj of objects) await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
+}
+
+/** Awaits a create that may find its object there already (a restart with --data-dir). */
+async function ignoreExisting(create: Promise<unknown>): Promise<void> {
+  try {
+    await create;
+  } catch (e) {
+    if (!(e instanceof StatusError && e.code === 409)) throw e;
   }
 }

@@ -19,6 +19,9 @@ import { baseStrategy } from './registry/strategy.js';
 import { ClusterIpAllocator } from './registry/cluster-ip.js';
 import { schemaDecoder, schemaEncoder, schemaPatcher } from './registry/codec.js';
 import { eventsV1Conversion } from './registry/event-conversion.js';
+import { autoscalingV1Conversion } from './registry/autoscaling-conversion.js';
+import { priorityClassStrategy } from './registry/scheduling-strategies.js';
+import { persistentVolumeClaimStrategy } from './registry/volume-strategies.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
 import { answerClientError, sendError, sendJson } from './http/respond.js';
@@ -42,6 +45,7 @@ import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { servePodLog } from './http/pod-log.js';
 import { servePodBinding } from './http/pod-binding.js';
+import { servePodEviction } from './http/pod-eviction.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
@@ -157,13 +161,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const key = `${rbacGroup}/${resource}`;
     strategies.set(key, { ...strategies.get(key)!, authorizeWrite: rbacWritePolicy(resource, access.rbac) });
   }
+  strategies.set('/persistentvolumeclaims', persistentVolumeClaimStrategy(() => store.list('/storage.k8s.io/storageclasses/').items.map((v) => v.value)));
+  strategies.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy(() => store.list('/scheduling.k8s.io/priorityclasses/').items.map((v) => v.value)));
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
     // events.k8s.io/v1 Events share the core Events' storage, as in kube.
     const sharesCoreEvents = info.group === 'events.k8s.io' && info.resource === 'events';
+    // autoscaling/v1 HPAs are the stored autoscaling/v2 ones, converted.
+    const hpaV1 = info.group === 'autoscaling' && info.version === 'v1' && info.resource === 'horizontalpodautoscalers';
     const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
-    const conversion = sharesCoreEvents ? eventsV1Conversion : undefined;
+    const conversion = sharesCoreEvents ? eventsV1Conversion : hpaV1 ? autoscalingV1Conversion : undefined;
     catalog.add(
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
     );
@@ -236,6 +244,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       }
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'eviction') return servePodEviction(req, res, rr, catalog, url.searchParams, user);
       return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {

@@ -1,7 +1,9 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
- * replicaset, statefulset, daemonset, job and cronjob controllers, node
- * lifecycle (with taint eviction) and pod garbage collection, a
+ * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob,
+ * disruption, endpoint, endpointslice and persistentvolume-binder
+ * controllers, node lifecycle (with taint eviction) and pod garbage
+ * collection, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -12,16 +14,20 @@ import { selectControllers, type SimulatedControllerName } from './controller-se
 import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
+import { addDisruptionController } from './disruption/controller.js';
+import { addEndpointsController } from './endpoints/controller.js';
+import { addEndpointSliceController } from './endpoints/endpointslice-controller.js';
 import { addJobController } from './job/controller.js';
 import { addSimulatedNodes } from './kubelet/simulated-nodes.js';
 import type { NodeShape } from './kubelet/node.js';
 import type { SimulatedNodesOptions } from './kubelet/simulated-nodes.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
-import { addReplicaSetController } from './replicaset/controller.js';
+import { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 import { addNodeLifecycleController } from './nodelifecycle/controller.js';
 import { addPodGarbageCollector } from './podgc/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
 import { addStatefulSetController } from './statefulset/controller.js';
+import { addPersistentVolumeBinder } from './volume/binder.js';
 
 /**
  * Options of {@link startSimulatedCluster}.
@@ -97,10 +103,15 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
   const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
     deployment: addDeploymentController,
     replicaset: addReplicaSetController,
+    replicationcontroller: addReplicationControllerController,
     statefulset: addStatefulSetController,
     daemonset: addDaemonSetController,
     job: addJobController,
     cronjob: addCronJobController,
+    disruption: addDisruptionController,
+    endpoint: addEndpointsController,
+    endpointslice: addEndpointSliceController,
+    'persistentvolume-binder': addPersistentVolumeBinder,
     nodelifecycle: addNodeLifecycleController,
     podgc: addPodGarbageCollector,
   };

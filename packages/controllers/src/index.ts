@@ -8,11 +8,15 @@
 export { startSimulatedCluster, startSimulatedNodes, type SimulatedCluster, type SimulatedClusterOptions, type SimulatedNodesProcessOptions } from './cluster.js';
 export { selectControllers, simulatedControllers, type SimulatedControllerName } from './controller-selection.js';
 export { addDeploymentController } from './deployment/controller.js';
-export { addReplicaSetController } from './replicaset/controller.js';
+export { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 export { addStatefulSetController } from './statefulset/controller.js';
 export { addDaemonSetController } from './daemonset/controller.js';
 export { addJobController, jobTrackingFinalizer } from './job/controller.js';
 export { addCronJobController, scheduledTimestampAnnotation } from './cronjob/controller.js';
+export { addDisruptionController, disruptionDeletionTimeoutMs } from './disruption/controller.js';
+export { addPersistentVolumeBinder, bindCompletedAnnotation, boundByControllerAnnotation, provisionedByAnnotation, storageProvisionerAnnotation } from './volume/binder.js';
+export { addEndpointsController, headlessServiceLabel } from './endpoints/controller.js';
+export { addEndpointSliceController, endpointSliceControllerName, managedByLabel, maxEndpointsPerSlice, serviceNameLabel } from './endpoints/endpointslice-controller.js';
 export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';
 export { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './kubelet/knobs.js';
 export { addNodeLifecycleController, nodeMonitorGracePeriodMs, unreachableTaintKey, type NodeLifecycleOptions } from './nodelifecycle/controller.js';

@@ -10,8 +10,11 @@ import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import type * as batchv1 from 'kubernetes-types/batch/v1.js';
 import type * as coordinationv1 from 'kubernetes-types/coordination/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type * as discoveryv1 from 'kubernetes-types/discovery/v1.js';
 import type * as eventsv1 from 'kubernetes-types/events/v1.js';
+import type * as policyv1 from 'kubernetes-types/policy/v1.js';
 import type * as rbacv1 from 'kubernetes-types/rbac/v1.js';
+import type * as storagev1 from 'kubernetes-types/storage/v1.js';
 import { defineKind, type Kind } from './kind.js';
 
 /**
@@ -103,6 +106,14 @@ export const CoreEvent = builtin<corev1.Event>('', 'v1', 'Event', 'events', 'nam
 export const Namespace = builtin<corev1.Namespace>('', 'v1', 'Namespace', 'namespaces', 'cluster');
 /** core/v1 Node. @example `await client.list(Node)` */
 export const Node = builtin<corev1.Node>('', 'v1', 'Node', 'nodes', 'cluster');
+/** core/v1 ReplicationController. @example `await client.get(ReplicationController, 'nginx', { namespace: 'default' })` */
+export const ReplicationController = builtin<corev1.ReplicationController>('', 'v1', 'ReplicationController', 'replicationcontrollers', 'namespaced');
+/** core/v1 PersistentVolume. @example `await client.get(PersistentVolume, 'pvc-1234')` */
+export const PersistentVolume = builtin<corev1.PersistentVolume>('', 'v1', 'PersistentVolume', 'persistentvolumes', 'cluster');
+/** core/v1 PersistentVolumeClaim. @example `await client.get(PersistentVolumeClaim, 'data', { namespace: 'default' })` */
+export const PersistentVolumeClaim = builtin<corev1.PersistentVolumeClaim>('', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', 'namespaced');
+/** storage.k8s.io/v1 StorageClass. @example `await client.get(StorageClass, 'standard')` */
+export const StorageClass = builtin<storagev1.StorageClass>('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', 'cluster');
 /** apps/v1 Deployment. @example `await client.get(Deployment, 'web', { namespace: 'default' })` */
 export const Deployment = builtin<appsv1.Deployment>('apps', 'v1', 'Deployment', 'deployments', 'namespaced');
 /** apps/v1 ReplicaSet. @example `await client.list(ReplicaSet, { namespace: 'default' })` */
@@ -117,6 +128,10 @@ export const ControllerRevision = builtin<appsv1.ControllerRevision>('apps', 'v1
 export const Job = builtin<batchv1.Job>('batch', 'v1', 'Job', 'jobs', 'namespaced');
 /** batch/v1 CronJob. @example `await client.get(CronJob, 'backup', { namespace: 'default' })` */
 export const CronJob = builtin<batchv1.CronJob>('batch', 'v1', 'CronJob', 'cronjobs', 'namespaced');
+/** policy/v1 PodDisruptionBudget. @example `await client.get(PodDisruptionBudget, 'web', { namespace: 'default' })` */
+export const PodDisruptionBudget = builtin<policyv1.PodDisruptionBudget>('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'namespaced');
+/** discovery.k8s.io/v1 EndpointSlice. @example `await client.list(EndpointSlice, { namespace: 'default', labelSelector: 'kubernetes.io/service-name=web' })` */
+export const EndpointSlice = builtin<discoveryv1.EndpointSlice>('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', 'namespaced');
 /** coordination.k8s.io/v1 Lease (what leader election locks). @example `await client.get(Lease, 'my-operator', { namespace: 'default' })` */
 export const Lease = builtin<coordinationv1.Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', 'namespaced');
 /** events.k8s.io/v1 Event. @example `await client.list(EventsV1Event, { namespace: 'default' })` */

@@ -5,7 +5,9 @@ import { parsePatchBody } from './patch-body.js';
 
 export type Json = Record<string, unknown>;
 
-function selectorString(selector: unknown): string {
+/** A selector's text: a metav1.LabelSelector, or the plain label map of a ReplicationController (whose Scale shows it as a set). */
+function selectorString(selector: unknown, plainMap: boolean): string {
+  if (plainMap) return Object.entries((selector ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).sort().join(',');
   const s = (selector ?? {}) as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
   const parts = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   for (const e of s.matchExpressions ?? []) {
@@ -38,7 +40,7 @@ export function scaleOf(obj: KubeObject, paths?: ScalePaths): object {
   const specReplicas = readPath(obj, paths?.specReplicasPath ?? '.spec.replicas');
   const statusReplicas = readPath(obj, paths?.statusReplicasPath ?? '.status.replicas');
   // Built-ins derive the selector from spec.selector; CRDs point at a string already serialized.
-  const selector = paths ? (paths.labelSelectorPath ? readPath(obj, paths.labelSelectorPath) : undefined) : selectorString((obj.spec as Json | undefined)?.selector);
+  const selector = paths ? (paths.labelSelectorPath ? readPath(obj, paths.labelSelectorPath) : undefined) : selectorString((obj.spec as Json | undefined)?.selector, obj.kind === 'ReplicationController');
   const status: Json = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
   if (typeof selector === 'string' && selector !== '') status.selector = selector;
   return {

@@ -105,6 +105,12 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   [`${apps}.DaemonSetStatus`]: { conditions },
   // Merged by type for strategic merge patch, yet atomic for server-side apply (+listType=atomic).
   ['io.k8s.api.batch.v1.JobStatus']: { conditions: { strategy: 'merge', mergeKey: 'type', listType: 'atomic' } },
+  // The selector is replaced as a whole by a strategic merge patch (patchStrategy:"replace").
+  ['io.k8s.api.policy.v1.PodDisruptionBudgetSpec']: { selector: { strategy: 'replace' } },
+  ['io.k8s.api.policy.v1.PodDisruptionBudgetStatus']: { conditions },
+  ['io.k8s.api.flowcontrol.v1.FlowSchemaStatus']: { conditions },
+  ['io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus']: { conditions },
+  ['io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus']: { conditions },
   [`${admission}.MutatingWebhookConfiguration`]: {
     webhooks: byKey('name'),
   },

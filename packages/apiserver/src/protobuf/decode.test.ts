@@ -268,12 +268,21 @@ test('decodes the protobuf bodies the real kubectl sends', async (t) => {
     assert.equal(decodedToken.apiVersion, 'authentication.k8s.io/v1');
     assert.deepEqual(decodedToken.object.spec, { audiences: ['a', 'b'], expirationSeconds: 3600 });
 
-    // networking.k8s.io/v1 is not served: a clear 415, which kubectl reports.
+    // kubectl create ingress sends networking.k8s.io/v1, now served and decoded.
     const ingress = await run(['--server', url, 'create', 'ingress', 'i', '--rule=a.example.com/=svc:80'], env);
-    assert.notEqual(ingress.code, 0);
-    const ingressStatus = statusOf(() => decodeKubeProtobuf(captures.at(-1)!.body));
-    assert.equal(ingressStatus.code, 415);
-    assert.match(ingressStatus.message, /"Ingress" in "networking.k8s.io\/v1"/);
+    assert.equal(ingress.code, 0, ingress.stderr);
+    const decodedIngress = decodeKubeProtobuf(captures.at(-1)!.body);
+    assert.equal(decodedIngress.apiVersion, 'networking.k8s.io/v1');
+    assert.deepEqual(decodedIngress.object.spec, {
+      rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Exact', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }],
+    });
+
+    // kubectl create priorityclass sends scheduling.k8s.io/v1, served and decoded too.
+    const priorityClass = await run(['--server', url, 'create', 'priorityclass', 'high', '--value=1000'], env);
+    assert.equal(priorityClass.code, 0, priorityClass.stderr);
+    const decodedPriorityClass = decodeKubeProtobuf(captures.at(-1)!.body);
+    assert.equal(decodedPriorityClass.apiVersion, 'scheduling.k8s.io/v1');
+    assert.equal(decodedPriorityClass.object.value, 1000);
   } finally {
     server.close();
     rmSync(home, { recursive: true, force: true });
@@ -425,6 +434,10 @@ test('malformed bodies are 400s, never crashes or hangs', () => {
 
   // Custom resources are JSON-only, in kube too, even when a kind's name matches a built-in one.
   assert.equal(statusOf(() => decodeKubeProtobuf(body('apps.example.com/v1', 'Deployment'))).code, 415);
+  // resource.k8s.io is not served (its v1beta1 is off by default in 1.32): a clear 415.
+  const claim = statusOf(() => decodeKubeProtobuf(body('resource.k8s.io/v1beta1', 'ResourceClaim')));
+  assert.equal(claim.code, 415);
+  assert.match(claim.message, /"ResourceClaim" in "resource.k8s.io\/v1beta1"/);
   assert.equal(statusOf(() => decodeKubeProtobuf(body('example.com/v1', 'DeleteOptions'))).code, 415);
   const unknown = statusOf(() => decodeKubeProtobuf(body('example.com/v1', 'Widget')));
   assert.equal(unknown.code, 415);

@@ -56,7 +56,7 @@ export const builtinResources: ResourceInfo[] = [
   r('', 'v1', 'pods', 'Pod', true, `${core}.Pod`, {
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status', 'binding', 'log'],
+    subresources: ['status', 'binding', 'eviction', 'log'],
     selectableFields: [
       'spec.nodeName',
       'spec.restartPolicy',
@@ -83,6 +83,16 @@ export const builtinResources: ResourceInfo[] = [
   }),
   r('', 'v1', 'events', 'Event', true, `${core}.Event`, { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('', 'v1', 'nodes', 'Node', false, `${core}.Node`, { shortNames: ['no'], subresources: ['status'], selectableFields: ['spec.unschedulable'] }),
+  r('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, `${core}.PersistentVolumeClaim`, { shortNames: ['pvc'], subresources: ['status'] }),
+  r('', 'v1', 'persistentvolumes', 'PersistentVolume', false, `${core}.PersistentVolume`, { shortNames: ['pv'], subresources: ['status'] }),
+  r('', 'v1', 'limitranges', 'LimitRange', true, `${core}.LimitRange`, { shortNames: ['limits'] }),
+  r('', 'v1', 'podtemplates', 'PodTemplate', true, `${core}.PodTemplate`),
+  r('', 'v1', 'replicationcontrollers', 'ReplicationController', true, `${core}.ReplicationController`, {
+    shortNames: ['rc'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  r('', 'v1', 'resourcequotas', 'ResourceQuota', true, `${core}.ResourceQuota`, { shortNames: ['quota'], subresources: ['status'] }),
   r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],
@@ -104,6 +114,17 @@ export const builtinResources: ResourceInfo[] = [
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  // v2 is preferred and stored; v1 is served from it (registry/autoscaling-conversion.ts).
+  r('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler', {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
+  r('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler', {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
   // batch registers a field-label conversion for its kinds (so kube words refusals its own way), with status.successful.
   r('batch', 'v1', 'cronjobs', 'CronJob', true, 'io.k8s.api.batch.v1.CronJob', {
     shortNames: ['cj'],
@@ -118,6 +139,27 @@ export const builtinResources: ResourceInfo[] = [
     selectableFields: ['status.successful'],
     fieldLabelKind: 'Job',
   }),
+  r('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'io.k8s.api.policy.v1.PodDisruptionBudget', {
+    shortNames: ['pdb'],
+    subresources: ['status'],
+  }),
+  r('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, 'io.k8s.api.networking.v1.IngressClass'),
+  r('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, 'io.k8s.api.networking.v1.Ingress', {
+    shortNames: ['ing'],
+    subresources: ['status'],
+  }),
+  r('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, 'io.k8s.api.networking.v1.NetworkPolicy', { shortNames: ['netpol'] }),
+  r('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true, 'io.k8s.api.discovery.v1.EndpointSlice'),
+  r('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, 'io.k8s.api.scheduling.v1.PriorityClass', { shortNames: ['pc'] }),
+  r('node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, 'io.k8s.api.node.v1.RuntimeClass'),
+  r('storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, 'io.k8s.api.storage.v1.CSIDriver'),
+  r('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, 'io.k8s.api.storage.v1.CSINode'),
+  r('storage.k8s.io', 'v1', 'csistoragecapacities', 'CSIStorageCapacity', true, 'io.k8s.api.storage.v1.CSIStorageCapacity'),
+  r('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, 'io.k8s.api.storage.v1.StorageClass', { shortNames: ['sc'] }),
+  r('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, 'io.k8s.api.storage.v1.VolumeAttachment', { subresources: ['status'] }),
+  r('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', 'FlowSchema', false, 'io.k8s.api.flowcontrol.v1.FlowSchema', { subresources: ['status'] }),
+  r('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false,
+    'io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration', { subresources: ['status'] }),
   r('coordination.k8s.io', 'v1', 'leases', 'Lease', true, 'io.k8s.api.coordination.v1.Lease'),
   r('events.k8s.io', 'v1', 'events', 'Event', true, 'io.k8s.api.events.v1.Event', { shortNames: ['ev'], selectableFields: eventSelectable }),
   r('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, 'io.k8s.api.rbac.v1.ClusterRoleBinding'),

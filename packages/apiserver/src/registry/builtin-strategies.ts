@@ -5,7 +5,7 @@
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
 import { defaultPod } from './defaults/pod-spec.js';
 import { defaultDeployment, defaultReplicaSet } from './defaults/apps.js';
@@ -14,6 +14,15 @@ import { defaultNamespace, defaultNode, defaultSecret } from './defaults/core-ob
 import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 import { workloadStrategies } from './workload-strategies.js';
+import { podDisruptionBudgetStrategy } from './policy-strategies.js';
+import { networkingStrategies } from './networking-strategies.js';
+import { discoveryStrategies } from './discovery-strategies.js';
+import { runtimeClassStrategy } from './node-strategies.js';
+import { storageStrategies } from './storage-strategies.js';
+import { corePolicyStrategies } from './core-policy-strategies.js';
+import { flowcontrolStrategies } from './flowcontrol-strategies.js';
+import { persistentVolumeStrategy } from './volume-strategies.js';
+import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -24,13 +33,8 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON
 
 /** The strategy of a kind with a pod template and replicas; `applyDefaults` is the kind's defaulter. */
 function workloadStrategy(applyDefaults: (o: KubeObject) => void): Strategy {
-  return baseStrategy({
-    tracksGeneration: true,
-    hasStatusSubresource: true,
+  return statusSubresourceStrategy({
     applyDefaults,
-    prepareForCreate(o) {
-      o.status = {};
-    },
     validate: (o) => validateWorkload(o),
     validateUpdate(o, old) {
       const errs = validateWorkload(o);
@@ -280,6 +284,15 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['rbac.authorization.k8s.io/rolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
     ['rbac.authorization.k8s.io/clusterrolebindings', baseStrategy({ applyDefaults: defaultRoleBinding, nameValidator: 'path-segment' })],
     ...workloadStrategies(),
+    ['policy/poddisruptionbudgets', podDisruptionBudgetStrategy()],
+    ...networkingStrategies(),
+    ...discoveryStrategies(),
+    ['node.k8s.io/runtimeclasses', runtimeClassStrategy()],
+    ...storageStrategies(),
+    ...corePolicyStrategies(),
+    ...flowcontrolStrategies(),
+    ['/persistentvolumes', persistentVolumeStrategy()],
+    ['autoscaling/horizontalpodautoscalers', horizontalPodAutoscalerStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

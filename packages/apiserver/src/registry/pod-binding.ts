@@ -8,7 +8,7 @@
  */
 import { badRequest, conflict, deepCopy, fieldErrors, invalid, isJsonObject, notFound, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { StoreError } from '../storage/types.js';
-import { nowTimestamp } from './object-meta.js';
+import { setPodCondition } from './pod-conditions.js';
 import type { ResourceStore } from './resource-store.js';
 
 type Json = Record<string, unknown>;
@@ -61,7 +61,7 @@ export function bindPod(pods: ResourceStore, namespace: string, name: string, bi
     spec.nodeName = node;
     pod.spec = spec;
     if (binding.metadata?.annotations) meta.annotations = { ...meta.annotations, ...binding.metadata.annotations };
-    setPodScheduled(pod);
+    setPodCondition(pod, { type: 'PodScheduled', status: 'True' });
     if (dryRun) return;
     try {
       pods.mvcc.update(key, current.rev, pod);
@@ -71,22 +71,4 @@ export function bindPod(pods: ResourceStore, namespace: string, name: string, bi
       throw e;
     }
   }
-}
-
-/** kube's UpdatePodCondition with `{type: PodScheduled, status: True}`: the transition time moves only when the status changes. */
-function setPodScheduled(pod: KubeObject): void {
-  const status = asObj(pod.status);
-  pod.status = status;
-  const conditions = Array.isArray(status.conditions) ? (status.conditions as Json[]) : [];
-  const i = conditions.findIndex((c) => c.type === 'PodScheduled');
-  const old = i >= 0 ? conditions[i] : undefined;
-  const condition: Json = {
-    type: 'PodScheduled',
-    status: 'True',
-    lastProbeTime: null,
-    lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : nowTimestamp(),
-  };
-  if (i >= 0) conditions[i] = condition;
-  else conditions.push(condition);
-  status.conditions = conditions;
 }

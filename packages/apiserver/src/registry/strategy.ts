@@ -83,3 +83,19 @@ export function baseStrategy(overrides: Partial<Strategy> = {}): Strategy {
     ...overrides,
   };
 }
+
+/**
+ * A kind whose status is written through its status subresource only (kube's
+ * strategies that clear the status in PrepareForCreate): generation tracked,
+ * status kept out of the main endpoint and emptied on create.
+ */
+export function statusSubresourceStrategy(overrides: Partial<Strategy> = {}): Strategy {
+  return baseStrategy({
+    tracksGeneration: true,
+    hasStatusSubresource: true,
+    prepareForCreate(o) {
+      o.status = {};
+    },
+    ...overrides,
+  });
+}

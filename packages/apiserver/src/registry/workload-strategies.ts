@@ -7,7 +7,8 @@
  */
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { isTimeZone, parseCronSchedule } from '@operant/apimachinery/cron';
-import { baseStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
+import { validateImmutableField } from './immutable-field.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';
 import { structAt } from './defaults/json-fields.js';
@@ -23,7 +24,7 @@ function nonNegative(errs: FieldError[], path: string, value: unknown): void {
 }
 
 function immutable(errs: FieldError[], path: string, value: unknown, old: unknown): void {
-  if (!sameJson(value, old)) errs.push(fieldErrors.invalid(path, value ?? null, 'field is immutable'));
+  errs.push(...validateImmutableField(value, old, path));
 }
 
 /** A pod template's restartPolicy, after defaulting (kube defaults it to Always). */
@@ -270,13 +271,8 @@ function validateCronJob(o: KubeObject): FieldError[] {
 }
 
 function cronJobStrategy(): Strategy {
-  return baseStrategy({
-    tracksGeneration: true,
-    hasStatusSubresource: true,
+  return statusSubresourceStrategy({
     applyDefaults: defaultCronJob,
-    prepareForCreate(o) {
-      o.status = {};
-    },
     validate: validateCronJob,
     validateUpdate: validateCronJob,
   });

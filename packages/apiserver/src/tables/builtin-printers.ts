@@ -9,13 +9,24 @@
  * port protocol, Secret type, Namespace phase) the printers assume that default
  * when the field is absent.
  */
-import type { KubeObject } from '@operant/apimachinery';
+import { canonicalQuantity, type KubeObject } from '@operant/apimachinery';
 import { eventToCore } from '../registry/event-conversion.js';
 import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
+import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/flowcontrol/v1.js';
+import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import { defaultStorageClassAnnotations } from '../registry/storage-strategies.js';
+import { accessModes, betaStorageClassAnnotation } from '../registry/volume-strategies.js';
+import { hpaToV2 } from '../registry/autoscaling-conversion.js';
+import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
   ConfigMap,
   Container,
@@ -25,7 +36,12 @@ import type {
   Node,
   Pod,
   PodCondition,
+  PersistentVolume,
+  PersistentVolumeClaim,
   PodStatus,
+  PodTemplate,
+  ReplicationController,
+  ResourceQuota,
   Secret,
   Service,
   ServiceAccount,
@@ -1068,6 +1084,462 @@ const webhookConfigurationPrinter = printer(
   }),
 );
 
+const podDisruptionBudgetPrinter = printer(
+  [
+    nameColumn(),
+    column('Min Available', 'string', 'The minimum number of pods that must be available.'),
+    column('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.'),
+    column('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const pdb = view<PodDisruptionBudget>(obj);
+    const count = (v: number | string | undefined): string => (v === undefined ? 'N/A' : String(v));
+    return { cells: [nameOf(obj), count(pdb.spec?.minAvailable), count(pdb.spec?.maxUnavailable), pdb.status?.disruptionsAllowed ?? 0, age(obj, now)] };
+  },
+);
+
+/** kube's formatHosts: up to three rule hosts, `*` when none. */
+function ingressHosts(rules: readonly IngressRule[] | undefined): string {
+  const max = 3;
+  const hosts: string[] = [];
+  let more = false;
+  for (const rule of rules ?? []) {
+    if (hosts.length === max) more = true;
+    if (!more && rule.host) hosts.push(rule.host);
+  }
+  if (hosts.length === 0) return '*';
+  return more ? `${hosts.join(',')} + ${(rules ?? []).length - max} more...` : hosts.join(',');
+}
+
+const ingressPrinter = printer(
+  [
+    nameColumn(),
+    column('Class', 'string', 'The name of the IngressClass resource that should be used for additional configuration'),
+    column('Hosts', 'string', 'Hosts that incoming requests are matched against before the ingress rule'),
+    column('Address', 'string', 'Address is a list containing ingress points for the load-balancer'),
+    column('Ports', 'string', 'Ports of TLS configurations that open'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const ing = view<Ingress>(obj);
+    // The load balancer's addresses, an IP or else a hostname each, sorted and unique (the wide form: not cut).
+    const addresses = new Set<string>();
+    for (const lb of ing.status?.loadBalancer?.ingress ?? []) {
+      if (lb.ip) addresses.add(lb.ip);
+      else if (lb.hostname) addresses.add(lb.hostname);
+    }
+    const ports = (ing.spec?.tls ?? []).length > 0 ? '80, 443' : '80';
+    return { cells: [nameOf(obj), ing.spec?.ingressClassName ?? '<none>', ingressHosts(ing.spec?.rules), [...addresses].sort().join(','), ports, age(obj, now)] };
+  },
+);
+
+const ingressClassPrinter = printer(
+  [
+    nameColumn(),
+    column('Controller', 'string', 'Controller that is responsible for handling this class'),
+    column('Parameters', 'string', 'A reference to a resource with additional parameters'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const ic = view<IngressClass>(obj);
+    const p = ic.spec?.parameters;
+    const parameters = p ? `${p.kind}${p.apiGroup !== undefined ? `.${p.apiGroup}` : ''}/${p.name}` : '<none>';
+    return { cells: [nameOf(obj), ic.spec?.controller ?? '', parameters, age(obj, now)] };
+  },
+);
+
+const networkPolicyPrinter = printer(
+  [nameColumn(), column('Pod-Selector', 'string', fieldDoc('io.k8s.api.networking.v1.NetworkPolicySpec', 'podSelector')), ageColumn()],
+  (obj, now) => {
+    const np = view<NetworkPolicy>(obj);
+    return { cells: [nameOf(obj), formatLabelSelector(np.spec?.podSelector ?? {}), age(obj, now)] };
+  },
+);
+
+/** kube's listWithMoreString: the first three, then how many more; `<unset>` for none. */
+function listWithMore(items: string[], max = 3): string {
+  if (items.length === 0) return '<unset>';
+  const shown = items.slice(0, max).join(',');
+  return items.length > max ? `${shown} + ${items.length - max} more...` : shown;
+}
+
+const discoveryV1 = 'io.k8s.api.discovery.v1';
+
+const endpointSlicePrinter = printer(
+  [
+    nameColumn(),
+    column('AddressType', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'addressType')),
+    column('Ports', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'ports')),
+    column('Endpoints', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'endpoints')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const slice = view<EndpointSlice>(obj);
+    const ports = (slice.ports ?? []).map((p) => (p.port !== undefined ? String(p.port) : p.name !== undefined ? p.name : '*'));
+    const addresses = (slice.endpoints ?? []).flatMap((e) => e.addresses ?? []);
+    return { cells: [nameOf(obj), slice.addressType ?? '', listWithMore(ports), listWithMore(addresses), age(obj, now)] };
+  },
+);
+
+const priorityClassV1 = 'io.k8s.api.scheduling.v1.PriorityClass';
+
+const priorityClassPrinter = printer(
+  [
+    nameColumn(),
+    column('Value', 'integer', fieldDoc(priorityClassV1, 'value')),
+    column('Global-Default', 'boolean', fieldDoc(priorityClassV1, 'globalDefault')),
+    ageColumn(),
+    column('PreemptionPolicy', 'string', fieldDoc(priorityClassV1, 'preemptionPolicy')),
+  ],
+  (obj, now) => {
+    const pc = view<PriorityClass>(obj);
+    return { cells: [nameOf(obj), pc.value ?? 0, pc.globalDefault ?? false, age(obj, now), pc.preemptionPolicy ?? ''] };
+  },
+);
+
+const runtimeClassPrinter = printer(
+  [nameColumn(), column('Handler', 'string', fieldDoc('io.k8s.api.node.v1.RuntimeClass', 'handler')), ageColumn()],
+  (obj, now) => ({ cells: [nameOf(obj), view<RuntimeClass>(obj).handler ?? '', age(obj, now)] }),
+);
+
+const storageClassPrinter = printer(
+  [
+    nameColumn(),
+    column('Provisioner', 'string', 'Indicates the type of the provisioner.'),
+    column('ReclaimPolicy', 'string', 'Dynamically provisioned PersistentVolumes of this storage class are created with this reclaimPolicy. Defaults to Delete.'),
+    column('VolumeBindingMode', 'string', 'VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound. When unset, VolumeBindingImmediate is used.'),
+    column('AllowVolumeExpansion', 'string', 'AllowVolumeExpansion shows whether the storage class allow volume expand.'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const sc = view<StorageClass>(obj);
+    const isDefault = defaultStorageClassAnnotations.some((a) => obj.metadata.annotations?.[a] === 'true');
+    return {
+      cells: [
+        isDefault ? `${nameOf(obj)} (default)` : nameOf(obj),
+        sc.provisioner ?? '',
+        sc.reclaimPolicy ?? 'Delete',
+        sc.volumeBindingMode ?? 'Immediate',
+        sc.allowVolumeExpansion ?? false,
+        age(obj, now),
+      ],
+    };
+  },
+);
+
+const coreV1 = 'io.k8s.api.core.v1';
+
+const replicationControllerPrinter = printer(
+  [
+    nameColumn(),
+    column('Desired', 'integer', fieldDoc(`${coreV1}.ReplicationControllerSpec`, 'replicas')),
+    column('Current', 'integer', fieldDoc(`${coreV1}.ReplicationControllerStatus`, 'replicas')),
+    column('Ready', 'integer', fieldDoc(`${coreV1}.ReplicationControllerStatus`, 'readyReplicas')),
+    ageColumn(),
+    column('Containers', 'string', containersDescription, { priority: 1 }),
+    column('Images', 'string', imagesDescription, { priority: 1 }),
+    column('Selector', 'string', fieldDoc(`${coreV1}.ReplicationControllerSpec`, 'selector'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const rc = view<ReplicationController>(obj);
+    const [names, images] = containerCells(rc.spec?.template?.spec?.containers);
+    return {
+      cells: [nameOf(obj), rc.spec?.replicas ?? 1, rc.status?.replicas ?? 0, rc.status?.readyReplicas ?? 0, age(obj, now), names, images, formatLabels(rc.spec?.selector)],
+    };
+  },
+);
+
+const podTemplatePrinter = printer(
+  [nameColumn(), column('Containers', 'string', containersDescription), column('Images', 'string', imagesDescription), column('Pod Labels', 'string', 'The labels for the pod template.')],
+  (obj) => {
+    const pt = view<PodTemplate>(obj);
+    const [names, images] = containerCells(pt.template?.spec?.containers);
+    return { cells: [nameOf(obj), names, images, formatLabels(pt.template?.metadata?.labels)] };
+  },
+);
+
+/** A quantity as kube's Quantity.String() prints it (canonical), or as given when it does not parse. */
+function quantityText(value: string | number): string {
+  try {
+    return canonicalQuantity(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** kube's printResourceQuota: `name: used/hard` per resource, limits.* apart, resources sorted by name. */
+const resourceQuotaPrinter = printer(
+  [
+    nameColumn(),
+    ageColumn(),
+    column('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.'),
+    column('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
+  ],
+  (obj, now) => {
+    const quota = view<ResourceQuota>(obj);
+    const hard = quota.spec?.hard ?? {};
+    const used = quota.status?.used ?? {};
+    const requests: string[] = [];
+    const limits: string[] = [];
+    for (const name of Object.keys(hard).sort()) {
+      const cell = `${name}: ${quantityText(used[name] ?? '0')}/${quantityText(hard[name])}`;
+      (name.split('.').length > 1 && name.split('.')[0] === 'limits' ? limits : requests).push(cell);
+    }
+    return { cells: [nameOf(obj), age(obj, now), requests.join(', '), limits.join(', ')] };
+  },
+);
+
+const storageV1 = 'io.k8s.api.storage.v1';
+
+const csiDriverPrinter = printer(
+  [
+    nameColumn(),
+    column('AttachRequired', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'attachRequired')),
+    column('PodInfoOnMount', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'podInfoOnMount')),
+    column('StorageCapacity', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'storageCapacity')),
+    column('TokenRequests', 'string', fieldDoc(`${storageV1}.CSIDriverSpec`, 'tokenRequests')),
+    column('RequiresRepublish', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'requiresRepublish')),
+    column('Modes', 'string', fieldDoc(`${storageV1}.CSIDriverSpec`, 'volumeLifecycleModes')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<CSIDriver>(obj).spec;
+    const tokenRequests = spec?.tokenRequests !== undefined ? spec.tokenRequests.map((t) => t.audience).join(',') : '<unset>';
+    const modes = (spec?.volumeLifecycleModes ?? []).join(',') || '<none>';
+    return {
+      cells: [nameOf(obj), spec?.attachRequired ?? true, spec?.podInfoOnMount ?? false, spec?.storageCapacity ?? false, tokenRequests, spec?.requiresRepublish ?? false, modes, age(obj, now)],
+    };
+  },
+);
+
+const csiNodePrinter = printer(
+  [nameColumn(), column('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'), ageColumn()],
+  (obj, now) => ({ cells: [nameOf(obj), (view<CSINode>(obj).spec?.drivers ?? []).length, age(obj, now)] }),
+);
+
+const volumeAttachmentPrinter = printer(
+  [
+    nameColumn(),
+    column('Attacher', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSpec`, 'attacher'), { format: 'name' }),
+    column('PV', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSource`, 'persistentVolumeName')),
+    column('Node', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSpec`, 'nodeName')),
+    column('Attached', 'boolean', fieldDoc(`${storageV1}.VolumeAttachmentStatus`, 'attached')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const va = view<VolumeAttachment>(obj);
+    return { cells: [nameOf(obj), va.spec?.attacher ?? '', va.spec?.source?.persistentVolumeName ?? '', va.spec?.nodeName ?? '', va.status?.attached ?? false, age(obj, now)] };
+  },
+);
+
+const csiStorageCapacityPrinter = printer(
+  [
+    nameColumn(),
+    column('StorageClassName', 'string', fieldDoc(`${storageV1}.CSIStorageCapacity`, 'storageClassName')),
+    column('Capacity', 'string', fieldDoc(`${storageV1}.CSIStorageCapacity`, 'capacity')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const c = view<CSIStorageCapacity>(obj);
+    return { cells: [nameOf(obj), c.storageClassName ?? '', c.capacity !== undefined ? quantityText(c.capacity) : '<unset>', age(obj, now)] };
+  },
+);
+
+const flowcontrolV1 = 'io.k8s.api.flowcontrol.v1';
+
+const flowSchemaPrinter = printer(
+  [
+    nameColumn(),
+    column('PriorityLevel', 'string', fieldDoc(`${flowcontrolV1}.PriorityLevelConfigurationReference`, 'name')),
+    column('MatchingPrecedence', 'string', fieldDoc(`${flowcontrolV1}.FlowSchemaSpec`, 'matchingPrecedence')),
+    column('DistinguisherMethod', 'string', fieldDoc(`${flowcontrolV1}.FlowSchemaSpec`, 'distinguisherMethod')),
+    ageColumn(),
+    column('MissingPL', 'string', 'references a broken or non-existent PriorityLevelConfiguration'),
+  ],
+  (obj, now) => {
+    const fs = view<FlowSchema>(obj);
+    // The Dangling condition's status says whether the priority level is missing; `?` before anyone said.
+    const dangling = (fs.status?.conditions ?? []).find((c) => c.type === 'Dangling');
+    return {
+      cells: [nameOf(obj), fs.spec?.priorityLevelConfiguration?.name ?? '', fs.spec?.matchingPrecedence ?? 0, fs.spec?.distinguisherMethod?.type ?? '<none>', age(obj, now), dangling?.status ?? '?'],
+    };
+  },
+);
+
+const priorityLevelPrinter = printer(
+  [
+    nameColumn(),
+    column('Type', 'string', fieldDoc(`${flowcontrolV1}.PriorityLevelConfigurationSpec`, 'type')),
+    column('NominalConcurrencyShares', 'string', fieldDoc(`${flowcontrolV1}.LimitedPriorityLevelConfiguration`, 'nominalConcurrencyShares')),
+    column('Queues', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'queues')),
+    column('HandSize', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'handSize')),
+    column('QueueLengthLimit', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'queueLengthLimit')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<PriorityLevelConfiguration>(obj).spec;
+    const limited = spec?.limited;
+    const queuing = limited?.limitResponse?.queuing;
+    const cell = (v: number | undefined, known: boolean): number | string => (known ? (v ?? 0) : '<none>');
+    return {
+      cells: [
+        nameOf(obj),
+        spec?.type ?? '',
+        cell(limited?.nominalConcurrencyShares, !!limited),
+        cell(queuing?.queues, !!queuing),
+        cell(queuing?.handSize, !!queuing),
+        cell(queuing?.queueLengthLimit, !!queuing),
+        age(obj, now),
+      ],
+    };
+  },
+);
+
+/** kube's GetAccessModesAsString: RWO, ROX, RWX, RWOP, in that order, for the modes present. */
+function accessModesText(modes: readonly string[] | undefined): string {
+  const short = ['RWO', 'ROX', 'RWX', 'RWOP'];
+  return accessModes.flatMap((m, i) => ((modes ?? []).includes(m) ? [short[i]] : [])).join(',');
+}
+
+/** kube's GetPersistentVolume(Claim)Class: the beta annotation first, then spec.storageClassName. */
+function volumeClass(obj: KubeObject, specClass: string | undefined): string {
+  return obj.metadata.annotations?.[betaStorageClassAnnotation] ?? specClass ?? '';
+}
+
+const persistentVolumePrinter = printer(
+  [
+    nameColumn(),
+    column('Capacity', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'capacity')),
+    column('Access Modes', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'accessModes')),
+    column('Reclaim Policy', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'persistentVolumeReclaimPolicy')),
+    column('Status', 'string', fieldDoc(`${coreV1}.PersistentVolumeStatus`, 'phase')),
+    column('Claim', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'claimRef')),
+    column('StorageClass', 'string', 'StorageClass of the pv'),
+    column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pv'),
+    column('Reason', 'string', fieldDoc(`${coreV1}.PersistentVolumeStatus`, 'reason')),
+    ageColumn(),
+    column('VolumeMode', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'volumeMode'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const pv = view<PersistentVolume>(obj);
+    const claim = pv.spec?.claimRef ? `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}` : '';
+    const storage = pv.spec?.capacity?.storage;
+    return {
+      cells: [
+        nameOf(obj),
+        storage !== undefined ? quantityText(storage) : '0',
+        accessModesText(pv.spec?.accessModes),
+        pv.spec?.persistentVolumeReclaimPolicy ?? '',
+        obj.metadata.deletionTimestamp ? 'Terminating' : (pv.status?.phase ?? ''),
+        claim,
+        volumeClass(obj, pv.spec?.storageClassName),
+        pv.spec?.volumeAttributesClassName ?? '<unset>',
+        pv.status?.reason ?? '',
+        age(obj, now),
+        pv.spec?.volumeMode ?? '<unset>',
+      ],
+    };
+  },
+);
+
+const persistentVolumeClaimPrinter = printer(
+  [
+    nameColumn(),
+    column('Status', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'phase')),
+    column('Volume', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimSpec`, 'volumeName')),
+    column('Capacity', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'capacity')),
+    column('Access Modes', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'accessModes')),
+    column('StorageClass', 'string', 'StorageClass of the pvc'),
+    column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pvc'),
+    ageColumn(),
+    column('VolumeMode', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimSpec`, 'volumeMode'), { priority: 1 }),
+  ],
+  (obj, now) => {
+    const pvc = view<PersistentVolumeClaim>(obj);
+    // Capacity and access modes come from the status, once the claim names a volume.
+    const bound = !!pvc.spec?.volumeName;
+    const storage = pvc.status?.capacity?.storage;
+    return {
+      cells: [
+        nameOf(obj),
+        obj.metadata.deletionTimestamp ? 'Terminating' : (pvc.status?.phase ?? ''),
+        pvc.spec?.volumeName ?? '',
+        bound ? (storage !== undefined ? quantityText(storage) : '0') : '',
+        bound ? accessModesText(pvc.status?.accessModes) : '',
+        volumeClass(obj, pvc.spec?.storageClassName),
+        pvc.spec?.volumeAttributesClassName || '<unset>',
+        age(obj, now),
+        pvc.spec?.volumeMode ?? '<unset>',
+      ],
+    };
+  },
+);
+
+/** kube's formatHPAMetrics: `current/target` per metric (resources named), two at most, `<none>` without metrics. */
+function hpaTargets(specs: readonly MetricSpec[] | undefined, statuses: readonly MetricStatus[] | undefined): string {
+  if (!specs || specs.length === 0) return '<none>';
+  const max = 2;
+  const q = (v: number | string | undefined): string => (v === undefined ? '<unknown>' : quantityText(v));
+  const list = specs.map((spec, i) => {
+    const status = statuses?.[i];
+    switch (spec.type) {
+      case 'External': {
+        const t = spec.external?.target;
+        const c = status?.external?.current;
+        return t?.averageValue !== undefined ? `${q(c?.averageValue)}/${q(t.averageValue)} (avg)` : `${q(c?.value)}/${q(t?.value)}`;
+      }
+      case 'Pods':
+        return `${q(status?.pods?.current?.averageValue)}/${q(spec.pods?.target?.averageValue)}`;
+      case 'Object': {
+        const t = spec.object?.target;
+        const c = status?.object?.current;
+        return t?.averageValue !== undefined ? `${q(c?.averageValue)}/${q(t.averageValue)} (avg)` : `${q(c?.value)}/${q(t?.value)}`;
+      }
+      case 'Resource':
+      case 'ContainerResource': {
+        const source = spec.type === 'Resource' ? spec.resource : spec.containerResource;
+        const current = spec.type === 'Resource' ? status?.resource?.current : status?.containerResource?.current;
+        if (source?.target?.averageValue !== undefined) return `${source.name}: ${q(current?.averageValue)}/${q(source.target.averageValue)}`;
+        const now = current?.averageUtilization !== undefined ? `${current.averageUtilization}%` : '<unknown>';
+        const target = source?.target?.averageUtilization !== undefined ? `${source.target.averageUtilization}%` : '<auto>';
+        return `${source?.name ?? ''}: ${now}/${target}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  return list.length > max ? `${list.slice(0, max).join(', ')} + ${list.length - max} more...` : list.join(', ');
+}
+
+const horizontalPodAutoscalerPrinter = printer(
+  [
+    nameColumn(),
+    column('Reference', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'scaleTargetRef')),
+    column('Targets', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'metrics')),
+    column('MinPods', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'minReplicas')),
+    column('MaxPods', 'integer', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'maxReplicas')),
+    column('Replicas', 'integer', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentReplicas')),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    // kube prints the internal (v2-shaped) object whichever version was asked for.
+    const hpa = view<HorizontalPodAutoscaler>(obj.apiVersion === 'autoscaling/v1' ? hpaToV2(obj) : obj);
+    const ref = hpa.spec?.scaleTargetRef;
+    return {
+      cells: [
+        nameOf(obj),
+        `${ref?.kind ?? ''}/${ref?.name ?? ''}`,
+        hpaTargets(hpa.spec?.metrics, hpa.status?.currentMetrics),
+        hpa.spec?.minReplicas !== undefined ? String(hpa.spec.minReplicas) : '<unset>',
+        hpa.spec?.maxReplicas ?? 0,
+        hpa.status?.currentReplicas ?? 0,
+        age(obj, now),
+      ],
+    };
+  },
+);
+
 // ---------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------
@@ -1091,14 +1563,34 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('', 'namespaces'), namespacePrinter],
   [key('', 'events'), coreEventPrinter],
   [key('', 'nodes'), nodePrinter],
+  [key('', 'replicationcontrollers'), replicationControllerPrinter],
+  [key('', 'podtemplates'), podTemplatePrinter],
+  [key('', 'persistentvolumes'), persistentVolumePrinter],
+  [key('', 'persistentvolumeclaims'), persistentVolumeClaimPrinter],
+  [key('', 'resourcequotas'), resourceQuotaPrinter],
   [key('events.k8s.io', 'events'), eventsEventPrinter],
   [key('apps', 'deployments'), deploymentPrinter],
   [key('apps', 'replicasets'), replicaSetPrinter],
   [key('apps', 'controllerrevisions'), controllerRevisionPrinter],
   [key('apps', 'statefulsets'), statefulSetPrinter],
   [key('apps', 'daemonsets'), daemonSetPrinter],
+  [key('autoscaling', 'horizontalpodautoscalers'), horizontalPodAutoscalerPrinter],
   [key('batch', 'jobs'), jobPrinter],
   [key('batch', 'cronjobs'), cronJobPrinter],
+  [key('policy', 'poddisruptionbudgets'), podDisruptionBudgetPrinter],
+  [key('networking.k8s.io', 'ingresses'), ingressPrinter],
+  [key('networking.k8s.io', 'ingressclasses'), ingressClassPrinter],
+  [key('networking.k8s.io', 'networkpolicies'), networkPolicyPrinter],
+  [key('discovery.k8s.io', 'endpointslices'), endpointSlicePrinter],
+  [key('scheduling.k8s.io', 'priorityclasses'), priorityClassPrinter],
+  [key('node.k8s.io', 'runtimeclasses'), runtimeClassPrinter],
+  [key('storage.k8s.io', 'storageclasses'), storageClassPrinter],
+  [key('storage.k8s.io', 'csidrivers'), csiDriverPrinter],
+  [key('storage.k8s.io', 'csinodes'), csiNodePrinter],
+  [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
+  [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
+  [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
+  [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],
   [key('rbac.authorization.k8s.io', 'rolebindings'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'clusterrolebindings'), clusterRoleBindingPrinter],

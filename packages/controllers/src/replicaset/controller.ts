@@ -1,6 +1,8 @@
 /**
  * The replicaset controller (kube's replica_set.go), built with the runtime's
- * builder: it keeps as many active pods as a ReplicaSet asks for, creating
+ * builder, and the replicationcontroller controller, which kube runs as the
+ * same code on ReplicationControllers: it keeps as many active pods as a
+ * ReplicaSet (or ReplicationController) asks for, creating
  * them from its template (`generateName: <replicaset>-`, a controller owner
  * reference) in slow-start batches and deleting the cheapest first, and
  * reports replicas, ready, available (minReadySeconds) and fully labeled
@@ -12,7 +14,20 @@
  * waits until the cache shows them.
  */
 import { deepCopy } from '@operant/apimachinery';
-import { ignoreNotFound, isControlledBy, isNotFound, objectReference, Pod, ReplicaSet, setControllerReference, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
+import {
+  ignoreNotFound,
+  isControlledBy,
+  isNotFound,
+  objectReference,
+  Pod,
+  ReplicaSet,
+  ReplicationController,
+  setControllerReference,
+  type Kind,
+  type Manager,
+  type ReconcileResult,
+  type Request,
+} from '@operant/runtime';
 import { rfc3339 } from '../clock.js';
 import { canonicalJson } from '../json.js';
 import { namespaceTerminating, type ControllerContext as Context, type WorkloadControllerOptions } from '../context.js';
@@ -22,6 +37,12 @@ import { podsToDelete } from './pods-to-delete.js';
 
 /** kube's burstReplicas: most pods created or deleted in one sync. */
 const burstReplicas = 500;
+
+/**
+ * The kind a controller keeps replicas of: ReplicaSets, or ReplicationControllers
+ * (whose spec and status have the same fields, with a plain label map as selector).
+ */
+type ReplicatedKind = Kind<ReplicaSetObject>;
 
 /**
  * Adds kube's replicaset controller to a manager: each ReplicaSet keeps
@@ -41,19 +62,41 @@ const burstReplicas = 500;
  * ```
  */
 export function addReplicaSetController(mgr: Manager, options: WorkloadControllerOptions = {}): void {
+  addReplicatingController(mgr, ReplicaSet as unknown as ReplicatedKind, 'replicaset', 'replicaset-controller', options);
+}
+
+/**
+ * Adds kube's replicationcontroller controller to a manager: the replicaset
+ * controller's behaviour for ReplicationControllers.
+ *
+ * @example
+ * ```ts
+ * import { addReplicationControllerController } from '@operant/controllers';
+ * import { handleSignals, Manager } from '@operant/runtime';
+ *
+ * const mgr = await Manager.create({ client: { readYourWrites: true } });
+ * addReplicationControllerController(mgr);
+ * await mgr.start(handleSignals());
+ * ```
+ */
+export function addReplicationControllerController(mgr: Manager, options: WorkloadControllerOptions = {}): void {
+  addReplicatingController(mgr, ReplicationController as unknown as ReplicatedKind, 'replicationcontroller', 'replication-controller', options);
+}
+
+function addReplicatingController(mgr: Manager, kind: ReplicatedKind, name: string, component: string, options: WorkloadControllerOptions): void {
   const clock = options.clock;
-  const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor('replicaset-controller'), now: () => (clock ?? Date).now() };
+  const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor(component), now: () => (clock ?? Date).now() };
   mgr
-    .controller('replicaset', clock ? { clock } : {})
-    .for(ReplicaSet)
+    .controller(name, clock ? { clock } : {})
+    .for(kind)
     .owns(Pod)
     .maxConcurrentReconciles(options.workers ?? 5)
-    .reconcile((req) => syncReplicaSet(ctx, req));
+    .reconcile((req) => syncReplicaSet(ctx, kind, req));
 }
 
 /** kube's syncReplicaSet. */
-async function syncReplicaSet(ctx: Context, req: Request): Promise<ReconcileResult | void> {
-  const found = await ctx.client.get(ReplicaSet, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
+async function syncReplicaSet(ctx: Context, kind: ReplicatedKind, req: Request): Promise<ReconcileResult | void> {
+  const found = await ctx.client.get(kind, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
   if (!found) return;
   const rs = deepCopy(found) as ReplicaSetObject;
   // The cached pods themselves, read only (kube's listers share them too): a copy of every pod in the
@@ -63,7 +106,7 @@ async function syncReplicaSet(ctx: Context, req: Request): Promise<ReconcileResu
   let manageError: Error | undefined;
   if (!rs.metadata.deletionTimestamp) {
     try {
-      await manageReplicas(ctx, pods, rs);
+      await manageReplicas(ctx, kind, pods, rs);
     } catch (err) {
       manageError = err as Error;
     }
@@ -72,7 +115,7 @@ async function syncReplicaSet(ctx: Context, req: Request): Promise<ReconcileResu
   const status = calculateStatus(rs, pods, manageError, now);
   if (canonicalJson(status) !== canonicalJson(rs.status ?? {})) {
     rs.status = status;
-    await ctx.client.updateStatus(ReplicaSet, rs);
+    await ctx.client.updateStatus(kind, rs);
   }
   if (manageError) throw manageError;
   // kube resyncs after minReadySeconds; we come back when the next ready pod becomes available.
@@ -82,13 +125,13 @@ async function syncReplicaSet(ctx: Context, req: Request): Promise<ReconcileResu
 }
 
 /** kube's manageReplicas: creates or deletes the difference (at most {@link burstReplicas} at a time). */
-async function manageReplicas(ctx: Context, pods: PodObject[], rs: ReplicaSetObject): Promise<void> {
+async function manageReplicas(ctx: Context, kind: ReplicatedKind, pods: PodObject[], rs: ReplicaSetObject): Promise<void> {
   const diff = pods.length - (rs.spec?.replicas ?? 1);
   if (diff < 0) {
-    await slowStartBatch(Math.min(-diff, burstReplicas), () => createPod(ctx, rs));
+    await slowStartBatch(Math.min(-diff, burstReplicas), () => createPod(ctx, kind, rs));
   } else if (diff > 0) {
     const victims = podsToDelete(pods, Math.min(diff, burstReplicas));
-    const results = await Promise.allSettled(victims.map((pod) => deletePod(ctx, rs, pod)));
+    const results = await Promise.allSettled(victims.map((pod) => deletePod(ctx, kind, rs, pod)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -113,7 +156,7 @@ export async function slowStartBatch(count: number, fn: () => Promise<void>): Pr
 }
 
 /** kube's GetPodFromTemplate and CreatePods: `<replicaset>-xxxxx`, controlled by the ReplicaSet. */
-async function createPod(ctx: Context, rs: ReplicaSetObject): Promise<void> {
+async function createPod(ctx: Context, kind: ReplicatedKind, rs: ReplicaSetObject): Promise<void> {
   const template = rs.spec?.template ?? {};
   const pod: PodObject = {
     apiVersion: 'v1',
@@ -127,8 +170,8 @@ async function createPod(ctx: Context, rs: ReplicaSetObject): Promise<void> {
     },
     spec: deepCopy(template.spec) ?? { containers: [] },
   };
-  setControllerReference(rs, pod, ReplicaSet);
-  const regarding = objectReference(rs, ReplicaSet);
+  setControllerReference(rs, pod, kind);
+  const regarding = objectReference(rs, kind);
   try {
     const created = await ctx.client.create(Pod, pod);
     ctx.recorder.event(regarding, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
@@ -140,8 +183,8 @@ async function createPod(ctx: Context, rs: ReplicaSetObject): Promise<void> {
   }
 }
 
-async function deletePod(ctx: Context, rs: ReplicaSetObject, pod: PodObject): Promise<void> {
-  const regarding = objectReference(rs, ReplicaSet);
+async function deletePod(ctx: Context, kind: ReplicatedKind, rs: ReplicaSetObject, pod: PodObject): Promise<void> {
+  const regarding = objectReference(rs, kind);
   try {
     await ctx.client.delete(Pod, pod.metadata.name!, { namespace: pod.metadata.namespace, preconditions: { uid: pod.metadata.uid } });
     ctx.recorder.event(regarding, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);

@@ -29,8 +29,8 @@ const CronJob = defineKind({ group: 'batch.tutorial.kubebuilder.io', version: 'v
 /** A resource missing from a group/version the server does serve. */
 const Widget = defineKind({ group: 'apps', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const Gadget = defineKind({ group: '', version: 'v1', kind: 'Gadget', plural: 'gadgets', namespaced: true });
-/** A built-in kind of a group the embedded server does not serve (yet). */
-const Ingress = defineKind({ group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', plural: 'ingresses', namespaced: true });
+/** A built-in kind of a group the embedded server does not serve (resource.k8s.io/v1beta1 is off by default in 1.32). */
+const ResourceClaim = defineKind({ group: 'resource.k8s.io', version: 'v1beta1', kind: 'ResourceClaim', plural: 'resourceclaims', namespaced: true });
 
 describe('a watched kind the server does not serve', () => {
   const api = useApiServer();
@@ -87,11 +87,11 @@ describe('a watched kind the server does not serve', () => {
     const reader = new CacheReader(new SharedInformerFactory(api.client, { logger: silentLogger }), { syncTimeoutMs: 600_000 });
     const stop = new AbortController();
     reader.informers.startAll(stop.signal);
-    const err = await rejection(reader.get(Ingress, 'web', { namespace: 'default' }));
+    const err = await rejection(reader.get(ResourceClaim, 'web', { namespace: 'default' }));
     stop.abort();
     await reader.informers.stopAll();
     assert.ok(err instanceof NoKindMatchError);
-    assert.equal(err.message, 'no matches for kind "Ingress" in version "networking.k8s.io/v1"');
+    assert.equal(err.message, 'no matches for kind "ResourceClaim" in version "resource.k8s.io/v1beta1"');
   });
 });
 

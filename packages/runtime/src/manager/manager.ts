@@ -6,6 +6,7 @@
  * serves `/metrics`, `/healthz` and `/readyz`; and on shutdown stops the
  * runnables within a grace period, stops the caches and releases the Lease.
  */
+import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@operant/apimachinery';
 import { CacheReader } from '../cache/reader.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
@@ -399,6 +400,8 @@ export class Manager {
   eventRecorderFor(name: string): EventRecorder {
     let recorder = this.recorders.get(name);
     if (!recorder) {
+      // One stop listener per recorder, and a manager may run many controllers (a simulated cluster runs a dozen).
+      if (this.recorders.size === 0) setMaxListeners(0, this.recordersStop.signal);
       recorder = new EventRecorder(this.apiReader, {
         reportingController: name,
         logger: childLogger(this.logger, { component: 'event-recorder', reportingController: name }),
@@ -452,6 +455,8 @@ export class Manager {
     let election: Promise<void> = Promise.resolve();
     const webhookStop = new AbortController();
     let webhook: Promise<void> = Promise.resolve();
+    // Each informer and each cache-sync wait listens on these: one per kind watched, unbounded by design.
+    setMaxListeners(0, cacheStop.signal, this.stopping.signal);
     try {
       if (!this.stopping.signal.aborted) await this.startServers();
       if (!this.stopping.signal.aborted && this.webhookServerInstance) {
@@ -532,6 +537,8 @@ export class Manager {
   private async waitForCaches(): Promise<boolean> {
     const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
     const wait = deadline(timeoutMs, this.stopping.signal);
+    // One listener per informer waited for.
+    setMaxListeners(0, wait.signal);
     try {
       if (await this.informers.waitForCacheSync(wait.signal)) return true;
     } finally {

@@ -3,6 +3,7 @@
  * runnables together (and those added later at once), and stops them together
  * by aborting their signal and waiting for them to return.
  */
+import { setMaxListeners } from 'node:events';
 
 /**
  * Something the manager starts and stops: a controller, a webhook server, a
@@ -44,7 +45,10 @@ export class RunnableGroup {
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   /** `onError` receives a runnable's rejection; `stopping` tells whether the group was already stopping. */
-  constructor(private readonly onError: (err: unknown, stopping: boolean) => void) {}
+  constructor(private readonly onError: (err: unknown, stopping: boolean) => void) {
+    // Every runnable listens for the group's stop; a manager may run many (a simulated cluster runs a dozen controllers).
+    setMaxListeners(0, this.abort.signal);
+  }
 
   get started(): boolean {
     return this.state === 'started';

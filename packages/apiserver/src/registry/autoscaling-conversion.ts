@@ -1,0 +1,221 @@
+/**
+ * autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2 ones,
+ * as kube-apiserver stores them, and converted as kube's
+ * pkg/apis/autoscaling/v1/conversion.go converts them: v1 has only a CPU
+ * utilization target, so the rest of a v2 object (other metrics, current
+ * metrics, behavior, conditions) rides in kube's `autoscaling.alpha.kubernetes.io/*`
+ * annotations of the v1 object and comes back from them.
+ */
+import { deepCopy, type KubeObject } from '@operant/apimachinery';
+import type { StorageConversion } from './resource-store.js';
+
+type Json = Record<string, unknown>;
+const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+
+const metricsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
+const currentMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/current-metrics';
+const behaviorAnnotation = 'autoscaling.alpha.kubernetes.io/behavior';
+const conditionsAnnotation = 'autoscaling.alpha.kubernetes.io/conditions';
+
+/** Drops the keys whose value is undefined (Go's omitempty on nil pointers). */
+function compact(o: Json): Json {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+/** A v2 MetricSpec or MetricStatus (`part` target or current) in v1's flat shape. */
+function metricToV1(metric: Json, part: 'target' | 'current'): Json {
+  const prefix = part === 'target' ? 'target' : 'current';
+  const type = metric.type;
+  const out: Json = { type };
+  const source = (key: string): Json => asObj(metric[key]);
+  const value = (s: Json): Json => asObj(s[part]);
+  switch (type) {
+    case 'Resource':
+    case 'ContainerResource': {
+      const key = type === 'Resource' ? 'resource' : 'containerResource';
+      const s = source(key);
+      out[key] = compact({
+        name: s.name,
+        container: s.container,
+        [`${prefix}AverageUtilization`]: value(s).averageUtilization,
+        [`${prefix}AverageValue`]: value(s).averageValue,
+      });
+      break;
+    }
+    case 'Pods': {
+      const s = source('pods');
+      out.pods = compact({ metricName: asObj(s.metric).name, selector: asObj(s.metric).selector, [`${prefix}AverageValue`]: value(s).averageValue });
+      break;
+    }
+    case 'Object': {
+      const s = source('object');
+      out.object = compact({
+        target: s.describedObject,
+        metricName: asObj(s.metric).name,
+        selector: asObj(s.metric).selector,
+        [`${prefix}Value`]: value(s).value,
+        averageValue: value(s).averageValue,
+      });
+      break;
+    }
+    case 'External': {
+      const s = source('external');
+      out.external = compact({
+        metricName: asObj(s.metric).name,
+        metricSelector: asObj(s.metric).selector,
+        [`${prefix}Value`]: value(s).value,
+        [`${prefix}AverageValue`]: value(s).averageValue,
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+/** A v1 MetricSpec or MetricStatus back in v2's shape. */
+function metricToV2(metric: Json, part: 'target' | 'current'): Json {
+  const prefix = part === 'target' ? 'target' : 'current';
+  const type = metric.type;
+  const out: Json = { type };
+  /** v2's MetricTarget (with its type) or MetricValueStatus. */
+  const measure = (fields: Json): Json => {
+    const m = compact({ ...fields });
+    if (part === 'target') m.type = m.averageUtilization !== undefined ? 'Utilization' : m.averageValue !== undefined ? 'AverageValue' : 'Value';
+    return m;
+  };
+  switch (type) {
+    case 'Resource':
+    case 'ContainerResource': {
+      const key = type === 'Resource' ? 'resource' : 'containerResource';
+      const s = asObj(metric[key]);
+      out[key] = compact({
+        name: s.name,
+        container: s.container,
+        [part]: measure({ averageUtilization: s[`${prefix}AverageUtilization`], averageValue: s[`${prefix}AverageValue`] }),
+      });
+      break;
+    }
+    case 'Pods': {
+      const s = asObj(metric.pods);
+      out.pods = { metric: compact({ name: s.metricName, selector: s.selector }), [part]: measure({ averageValue: s[`${prefix}AverageValue`] }) };
+      break;
+    }
+    case 'Object': {
+      const s = asObj(metric.object);
+      out.object = compact({
+        describedObject: s.target,
+        metric: compact({ name: s.metricName, selector: s.selector }),
+        [part]: measure({ value: s[`${prefix}Value`], averageValue: s.averageValue }),
+      });
+      break;
+    }
+    case 'External': {
+      const s = asObj(metric.external);
+      out.external = {
+        metric: compact({ name: s.metricName, selector: s.metricSelector }),
+        [part]: measure({ value: s[`${prefix}Value`], averageValue: s[`${prefix}AverageValue`] }),
+      };
+      break;
+    }
+  }
+  return out;
+}
+
+const isCpuUtilization = (m: Json): boolean =>
+  m.type === 'Resource' && asObj(m.resource).name === 'cpu' && asObj(asObj(m.resource).target).averageUtilization !== undefined;
+
+function parseAnnotation(annotations: Record<string, string>, key: string): unknown[] | Json | undefined {
+  const text = annotations[key];
+  if (text === undefined) return undefined;
+  delete annotations[key];
+  try {
+    return JSON.parse(text) as unknown[] | Json;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stored autoscaling/v2 HorizontalPodAutoscaler as autoscaling/v1 serves it. */
+export function hpaToV1(stored: KubeObject): KubeObject {
+  const obj = deepCopy(stored);
+  const spec = asObj(obj.spec);
+  const status = asObj(obj.status);
+  const annotations: Record<string, string> = { ...(obj.metadata.annotations ?? {}) };
+  const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Json[]) : [];
+  const cpu = metrics.find(isCpuUtilization);
+  const others = metrics.filter((m) => m !== cpu).map((m) => metricToV1(m, 'target'));
+  if (others.length) annotations[metricsAnnotation] = JSON.stringify(others);
+  const current = Array.isArray(status.currentMetrics) ? (status.currentMetrics as Json[]) : [];
+  if (current.length) annotations[currentMetricsAnnotation] = JSON.stringify(current.map((m) => metricToV1(m, 'current')));
+  if (spec.behavior !== undefined) annotations[behaviorAnnotation] = JSON.stringify(spec.behavior);
+  if (Array.isArray(status.conditions) && status.conditions.length) annotations[conditionsAnnotation] = JSON.stringify(status.conditions);
+  const cpuStatus = current.find((m) => m.type === 'Resource' && asObj(m.resource).name === 'cpu');
+  const v1: KubeObject = {
+    ...obj,
+    apiVersion: 'autoscaling/v1',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { ...obj.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
+    spec: compact({
+      scaleTargetRef: spec.scaleTargetRef,
+      minReplicas: spec.minReplicas,
+      maxReplicas: spec.maxReplicas,
+      targetCPUUtilizationPercentage: cpu ? asObj(asObj(cpu.resource).target).averageUtilization : undefined,
+    }),
+    status: compact({
+      observedGeneration: status.observedGeneration,
+      lastScaleTime: status.lastScaleTime,
+      currentReplicas: status.currentReplicas ?? 0,
+      desiredReplicas: status.desiredReplicas ?? 0,
+      currentCPUUtilizationPercentage: cpuStatus ? asObj(asObj(cpuStatus.resource).current).averageUtilization : undefined,
+    }),
+  };
+  if (!v1.metadata.annotations) delete v1.metadata.annotations;
+  return v1;
+}
+
+/** An autoscaling/v1 HorizontalPodAutoscaler in the stored autoscaling/v2 shape. */
+export function hpaToV2(served: KubeObject): KubeObject {
+  const obj = deepCopy(served);
+  const spec = asObj(obj.spec);
+  const status = asObj(obj.status);
+  const annotations: Record<string, string> = { ...(obj.metadata.annotations ?? {}) };
+  const metrics: Json[] = [];
+  if (typeof spec.targetCPUUtilizationPercentage === 'number') {
+    metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
+  }
+  const others = parseAnnotation(annotations, metricsAnnotation);
+  if (Array.isArray(others)) metrics.push(...others.map((m) => metricToV2(asObj(m), 'target')));
+  const current = parseAnnotation(annotations, currentMetricsAnnotation);
+  const behavior = parseAnnotation(annotations, behaviorAnnotation);
+  const conditions = parseAnnotation(annotations, conditionsAnnotation);
+  const currentMetrics = Array.isArray(current) ? current.map((m) => metricToV2(asObj(m), 'current')) : [];
+  if (!currentMetrics.length && typeof status.currentCPUUtilizationPercentage === 'number') {
+    currentMetrics.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } });
+  }
+  const v2: KubeObject = {
+    ...obj,
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { ...obj.metadata, annotations },
+    spec: compact({ scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas, metrics: metrics.length ? metrics : undefined, behavior }),
+    status: compact({
+      observedGeneration: status.observedGeneration,
+      lastScaleTime: status.lastScaleTime,
+      currentReplicas: status.currentReplicas,
+      desiredReplicas: status.desiredReplicas ?? 0,
+      currentMetrics: currentMetrics.length ? currentMetrics : undefined,
+      conditions: Array.isArray(conditions) && conditions.length ? conditions : undefined,
+    }),
+  };
+  if (Object.keys(annotations).length === 0) delete v2.metadata.annotations;
+  if (served.status === undefined) delete v2.status;
+  return v2;
+}
+
+/** How the autoscaling/v1 endpoint reads and writes the stored v2 objects. */
+export const autoscalingV1Conversion: StorageConversion = {
+  storedAs: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+  toStorage: (objs) => objs.map(hpaToV2),
+  fromStorage: (objs) => objs.map(hpaToV1),
+};

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe } from 'node:test';
 import { Client, loadKubeConfig, Pod, type KubeObject } from '@operant/runtime';
+import { eventually } from '@operant/testing';
 import { hasKubectl, kubectl, kubectlOk, startServer, type ServerProcess } from './harness.js';
 import { kit, tableRows } from './kubectl-support.js';
 
@@ -88,10 +89,13 @@ describe('simulated nodes with kubectl', () => {
   kit('a crash-looping pod: kubectl describe shows CrashLoopBackOff and the BackOff events; kubectl logs shows the simulated log, --previous the run that crashed', async () => {
     await kubectlOk(server, ['apply', '-f', '-'], { input: podYaml('crasher', { 'sim.operant.dev/crash-loop': 'true' }) });
     await wait(['--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=CrashLoopBackOff', 'pod/crasher']);
-    const described = await kubectlOk(server, ['describe', 'pod', 'crasher']);
-    assert.match(described, /State:\s+Waiting\n\s+Reason:\s+CrashLoopBackOff/);
-    assert.match(described, /Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+1/);
-    assert.match(described, /Warning\s+BackOff\s+\S+\s+kubelet\s+Back-off restarting failed container app in pod crasher_default\(/);
+    // The kubelet's events are recorded after the status it writes: describe until the BackOff shows.
+    await eventually(async () => {
+      const described = await kubectlOk(server, ['describe', 'pod', 'crasher']);
+      assert.match(described, /State:\s+Waiting\n\s+Reason:\s+CrashLoopBackOff/);
+      assert.match(described, /Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+1/);
+      assert.match(described, /Warning\s+BackOff\s+\S+\s+kubelet\s+Back-off restarting failed container app in pod crasher_default\(/);
+    }, { timeout: 15_000, interval: 200, message: 'kubectl describe shows the crash loop and its BackOff event' });
 
     // Waiting to restart, the kubelet shows the run that ended; --previous names it too.
     const log = await kubectlOk(server, ['logs', 'crasher']);
@@ -109,7 +113,11 @@ describe('simulated nodes with kubectl', () => {
     const pulling = await kubectl(server, ['logs', 'puller']);
     assert.notEqual(pulling.code, 0);
     assert.match(pulling.stderr, /Error from server \(BadRequest\): container "app" in pod "puller" is waiting to start: trying and failing to pull image/);
-    assert.match(await kubectlOk(server, ['describe', 'pod', 'puller']), /Normal\s+BackOff\s+\S+\s+kubelet\s+Back-off pulling image "nginx:1\.27"/);
+    await eventually(async () => assert.match(await kubectlOk(server, ['describe', 'pod', 'puller']), /Normal\s+BackOff\s+\S+\s+kubelet\s+Back-off pulling image "nginx:1\.27"/), {
+      timeout: 15_000,
+      interval: 200,
+      message: 'kubectl describe shows the image pull BackOff event',
+    });
     const wrong = await kubectl(server, ['logs', 'puller', '-c', 'nope']);
     assert.match(wrong.stderr, /container nope is not valid for pod puller/);
 

@@ -10,7 +10,7 @@ import type { WatchOptions } from '../registry/options.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { startWatch, type WatchEventType } from '../registry/watch.js';
 import { tableForResource } from '../tables/for-resource.js';
-import { serializedObject } from './serialize.js';
+import { encodedJson } from '../storage/encoded-json.js';
 import type { ResponseForm } from './negotiate.js';
 import type { ResourceRequest } from './request-info.js';
 
@@ -50,7 +50,7 @@ export function serveWatch(
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       if (form === 'table') payload = tableForResource(rs.info, [object as KubeObject], { includeObject });
       else if (form === 'metadata') payload = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as KubeObject).metadata };
-      else return `{"type":"${type}","object":${serializedObject(object as KubeObject)}}\n`;
+      else return `{"type":"${type}","object":${encodedJson(object as KubeObject).toString('utf8')}}\n`;
     }
     return `${JSON.stringify({ type, object: payload })}\n`;
   };

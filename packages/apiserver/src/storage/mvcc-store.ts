@@ -7,8 +7,9 @@
  * loop): the fan-out to thousands of watches never runs inside a write's path.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import { encodedJson, keepEncoding, utf8Bytes } from './encoded-json.js';
 import { EventHistory } from './history.js';
-import { StoreError, type Persistence, type StorageEvent, type Versioned } from './types.js';
+import { StoreError, type EncodedEvent, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
 export interface StoreOptions {
   /** How many recent events to keep for watches and snapshots. */
@@ -43,9 +44,32 @@ function bucketOf(key: string): string {
   return key.slice(0, third + 1);
 }
 
-function stamp(value: KubeObject, rev: number): KubeObject {
+/** A revision about to be committed: the stamped, frozen value and its JSON, encoded once. */
+interface Encoded {
+  value: KubeObject;
+  json: string;
+}
+
+/**
+ * Stamps `value` with the revision, encodes it once and refuses it if etcd
+ * would (see storableBytes); only then is it frozen, with its bytes kept for
+ * every later read. A refused value is left as it came.
+ */
+function stampAndEncode(key: string, value: KubeObject, rev: number): Encoded {
+  const had = Object.hasOwn(value.metadata, 'resourceVersion');
+  const before = value.metadata.resourceVersion;
   value.metadata.resourceVersion = String(rev);
-  return Object.freeze(value);
+  const json = JSON.stringify(value);
+  let bytes: Buffer;
+  try {
+    bytes = storableBytes(key, json);
+  } catch (e) {
+    if (had) value.metadata.resourceVersion = before;
+    else delete value.metadata.resourceVersion;
+    throw e;
+  }
+  keepEncoding(Object.freeze(value), bytes);
+  return { value, json };
 }
 
 export class MvccStore {
@@ -111,10 +135,10 @@ export class MvccStore {
   /** Stores a new object; throws KeyExists if the key is taken. */
   create(key: string, value: KubeObject): Versioned {
     if (this.get(key)) throw new StoreError('KeyExists', `key ${key} exists`);
-    const size = storableSize(key, value);
     const rev = this.rev + 1;
-    const stored: Versioned = { key, rev, value: stamp(value, rev) };
-    this.commit({ type: 'ADDED', key, rev, value: stored.value, size }, stored);
+    const encoded = stampAndEncode(key, value, rev);
+    const stored: Versioned = { key, rev, value: encoded.value };
+    this.commit({ type: 'ADDED', key, rev, value: stored.value, size: encoded.json.length }, stored, encoded.json);
     return stored;
   }
 
@@ -123,10 +147,10 @@ export class MvccStore {
     const current = this.get(key);
     if (!current) throw new StoreError('NotFound', `key ${key} not found`);
     if (current.rev !== expectedRev) throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
-    const size = storableSize(key, value);
     const rev = this.rev + 1;
-    const stored: Versioned = { key, rev, value: stamp(value, rev) };
-    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size }, stored);
+    const encoded = stampAndEncode(key, value, rev);
+    const stored: Versioned = { key, rev, value: encoded.value };
+    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size: encoded.json.length }, stored, encoded.json);
     return stored;
   }
 
@@ -138,9 +162,9 @@ export class MvccStore {
       throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
     }
     const rev = this.rev + 1;
-    const last = stamp(structuredClone(current.value) as KubeObject, rev);
-    this.commit({ type: 'DELETED', key, rev, value: last, prev: current.value, size: JSON.stringify(last).length }, undefined);
-    return { key, rev, value: last };
+    const last = stampAndEncode(key, structuredClone(current.value) as KubeObject, rev);
+    this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, last.json);
+    return { key, rev, value: last.value };
   }
 
   /**
@@ -182,8 +206,14 @@ export class MvccStore {
     if (rev < oldest) throw new StoreError('Expired', `too old resource version: ${rev} (${oldest})`, oldest);
   }
 
-  private commit(event: StorageEvent, stored: Versioned | undefined): void {
-    this.persistence?.commit(event);
+  /** `json` is the event's value as encoded for its size check: persistence need not encode it again. */
+  private commit(event: StorageEvent, stored: Versioned | undefined, json: string): void {
+    if (this.persistence) {
+      const prev = event.prev;
+      // The previous value's bytes are kept already; they become text only if persistence asks.
+      const encoded: EncodedEvent = prev ? { value: json, get prev() { return encodedJson(prev).toString('utf8'); } } : { value: json };
+      this.persistence.commit(event, encoded);
+    }
     this.rev = event.rev;
     if (stored) this.put(event.key, stored);
     else this.remove(event.key);
@@ -249,16 +279,15 @@ function lowerBound(keys: string[], target: string): number {
 export const maxStoredObjectBytes = 1.5 * 1024 * 1024;
 
 /**
- * The object's size as JSON (UTF-16 units), refusing one too large for etcd as
- * etcd refuses the write ("etcdserver: request is too large"): its JSON and key
- * over 1.5 MiB. (kube stores built-ins as protobuf, a little smaller than their
+ * The object's JSON as UTF-8, refusing one too large for etcd as etcd refuses
+ * the write ("etcdserver: request is too large"): its JSON and key over
+ * 1.5 MiB. (kube stores built-ins as protobuf, a little smaller than their
  * JSON; custom resources as JSON.)
  */
-function storableSize(key: string, value: KubeObject): number {
-  const json = JSON.stringify(value);
-  // Each UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
+function storableBytes(key: string, json: string): Buffer {
+  // Each UTF-16 unit is at most 3 UTF-8 bytes: a text that cannot be too large is not counted twice.
   if (json.length * 3 + key.length > maxStoredObjectBytes && Buffer.byteLength(json, 'utf8') + key.length > maxStoredObjectBytes) {
     throw new StoreError('TooLarge', 'etcdserver: request is too large');
   }
-  return json.length;
+  return utf8Bytes(json);
 }

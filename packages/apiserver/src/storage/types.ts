@@ -47,6 +47,14 @@ export class StoreError extends Error {
   }
 }
 
+/** The JSON text of an event's objects, as the store already encoded them. */
+export interface EncodedEvent {
+  /** `JSON.stringify(event.value)`. */
+  value: string;
+  /** `JSON.stringify(event.prev)`, when the event has a previous value (made when read). */
+  readonly prev?: string;
+}
+
 /**
  * Durable backing for the in-memory store: every commit is written (and synced)
  * before the store acknowledges it, and the state is read back on start.
@@ -54,8 +62,12 @@ export class StoreError extends Error {
 export interface Persistence {
   /** The stored objects, and the newest events within `bounds` (oldest first): a restart reads no more history than is kept. */
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] };
-  /** Must be durable when it returns. */
-  commit(event: StorageEvent): void;
+  /**
+   * Must be durable when it returns. `encoded` holds the event's objects as JSON
+   * text, made once by the store: an implementation may write it as it is
+   * instead of encoding the objects again.
+   */
+  commit(event: StorageEvent, encoded?: EncodedEvent): void;
   /** Called when the in-memory history drops events older than `rev`. */
   compact(rev: number): void;
   close(): void;

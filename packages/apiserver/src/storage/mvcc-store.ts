@@ -33,6 +33,8 @@ interface Bucket {
 interface Watcher {
   prefix: string;
   deliver: (event: StorageEvent) => void;
+  /** Told when a fan-out round has given it all its events of the round. */
+  delivered?: () => void;
   /** Events up to this revision reached it as its replay (or predate it). */
   seen: number;
 }
@@ -170,15 +172,17 @@ export class MvccStore {
   /**
    * Calls `deliver` for every event under `prefix` after revision `fromRev`,
    * first the retained ones, then each new commit as it happens. Throws Expired
-   * if `fromRev` is older than the retained history.
+   * if `fromRev` is older than the retained history. `delivered` is called
+   * after each round of events that gave it some (a watch sends them in one
+   * write).
    */
-  watch(prefix: string, fromRev: number, deliver: (event: StorageEvent) => void): StoreWatch {
+  watch(prefix: string, fromRev: number, deliver: (event: StorageEvent) => void, delivered?: () => void): StoreWatch {
     if (fromRev < this.rev) {
       this.assertRetained(fromRev);
       for (const e of this.history.after(fromRev)) if (e.key.startsWith(prefix)) deliver(e);
     }
     // The replay read the history, which holds the events still on their way to the watchers too.
-    const watcher: Watcher = { prefix, deliver, seen: this.rev };
+    const watcher: Watcher = { prefix, deliver, delivered, seen: this.rev };
     this.watchers.add(watcher);
     return { stop: () => this.watchers.delete(watcher) };
   }
@@ -220,29 +224,56 @@ export class MvccStore {
     const compacted = this.history.append(event);
     if (compacted !== undefined) this.persistence?.compact(compacted);
     this.undelivered.push(event);
-    if (!this.fanoutScheduled) {
-      this.fanoutScheduled = true;
-      setImmediate(() => this.fanOut());
+    if (!this.fanoutScheduled) this.scheduleFanOut();
+  }
+
+  /**
+   * Delivers the events committed since the last turn to every watcher whose
+   * prefix they fall under, each watcher all of them in order. Thousands of
+   * watchers are served a slice at a time (fanOutSliceMs), so the requests
+   * in between are not held for the whole fan-out; commits made meanwhile
+   * wait for the next round, which starts once this one is done.
+   */
+  private fanOut(): void {
+    const events = this.undelivered;
+    this.undelivered = [];
+    const watchers = [...this.watchers];
+    let next = 0;
+    const slice = (): void => {
+      const until = performance.now() + fanOutSliceMs;
+      while (next < watchers.length) {
+        const w = watchers[next++]!;
+        if (this.watchers.has(w)) this.deliverAll(w, events);
+        if (performance.now() >= until && next < watchers.length) {
+          setImmediate(slice);
+          return;
+        }
+      }
+      this.fanoutScheduled = false;
+      if (this.undelivered.length) this.scheduleFanOut();
+    };
+    slice();
+  }
+
+  private deliverAll(w: Watcher, events: StorageEvent[]): void {
+    let some = false;
+    try {
+      for (const event of events) {
+        if (event.rev <= w.seen || !event.key.startsWith(w.prefix)) continue;
+        some = true;
+        w.deliver(event);
+      }
+      if (some) w.delivered?.();
+    } catch (e) {
+      // The write is committed; one failing watcher must not cost the others their event.
+      console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
+      this.watchers.delete(w);
     }
   }
 
-  /** Delivers the events committed since the last turn to every watcher whose prefix they fall under. */
-  private fanOut(): void {
-    this.fanoutScheduled = false;
-    const events = this.undelivered;
-    this.undelivered = [];
-    for (const event of events) {
-      for (const w of this.watchers) {
-        if (event.rev <= w.seen || !event.key.startsWith(w.prefix)) continue;
-        try {
-          w.deliver(event);
-        } catch (e) {
-          // The write is committed; one failing watcher must not cost the others their event.
-          console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
-          this.watchers.delete(w);
-        }
-      }
-    }
+  private scheduleFanOut(): void {
+    this.fanoutScheduled = true;
+    setImmediate(() => this.fanOut());
   }
 
   private put(key: string, stored: Versioned): void {
@@ -274,6 +305,9 @@ function lowerBound(keys: string[], target: string): number {
   }
   return lo;
 }
+
+/** How long one turn of the event loop may spend delivering events to watchers before it lets other work in. */
+const fanOutSliceMs = 5;
 
 /** etcd's default --max-request-bytes: no write may carry more. */
 export const maxStoredObjectBytes = 1.5 * 1024 * 1024;

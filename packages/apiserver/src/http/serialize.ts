@@ -30,8 +30,9 @@ const comma = Buffer.from(',');
 /**
  * Sends a list object's JSON, the same bytes `JSON.stringify(list)` makes,
  * with its Content-Length. Items are written in batches; after a batch the
- * socket does not take at once, the next waits for 'drain'. Resolves when all
- * is written, or when the client went away.
+ * socket does not take at once, the next waits for 'drain', and after any
+ * batch other work gets a turn. Resolves when all is written, or when the
+ * client went away.
  */
 export async function sendListJson(res: ServerResponse, list: ListBody): Promise<void> {
   const head = Buffer.from(`${JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }).slice(0, -1)},"items":[`, 'utf8');
@@ -55,11 +56,17 @@ export async function sendListJson(res: ServerResponse, list: ListBody): Promise
     const taken = res.write(Buffer.concat(batch, pending));
     batch = [];
     pending = 0;
-    if (!taken && !(await drained(res))) return;
-    if (res.destroyed) return;
+    // A socket that keeps taking batches (a fast reader) still lets other requests in after each one.
+    if (!(taken ? await nextTurn(res) : await drained(res))) return;
   }
   batch.push(tail);
   res.end(batch.length === 1 ? tail : Buffer.concat(batch));
+}
+
+/** True at the next turn of the event loop, if the response is still open. */
+async function nextTurn(res: ServerResponse): Promise<boolean> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return !res.destroyed;
 }
 
 /** True once the response can take more; false if it closed first. */

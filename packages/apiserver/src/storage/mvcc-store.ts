@@ -57,14 +57,14 @@ interface Encoded {
  * would (see storableBytes); only then is it frozen, with its bytes kept for
  * every later read. A refused value is left as it came.
  */
-function stampAndEncode(key: string, value: KubeObject, rev: number): Encoded {
+function stampAndEncode(key: string, value: KubeObject, rev: number, limit = maxStoredObjectBytes): Encoded {
   const had = Object.hasOwn(value.metadata, 'resourceVersion');
   const before = value.metadata.resourceVersion;
   value.metadata.resourceVersion = String(rev);
   const json = JSON.stringify(value);
   let bytes: Buffer;
   try {
-    bytes = storableBytes(key, json);
+    bytes = storableBytes(key, json, limit);
   } catch (e) {
     if (had) value.metadata.resourceVersion = before;
     else delete value.metadata.resourceVersion;
@@ -164,7 +164,8 @@ export class MvccStore {
       throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
     }
     const rev = this.rev + 1;
-    const last = stampAndEncode(key, structuredClone(current.value) as KubeObject, rev);
+    // A deletion is never refused for size (its last state differs from the stored one only in the revision).
+    const last = stampAndEncode(key, structuredClone(current.value) as KubeObject, rev, Infinity);
     this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, last.json);
     return { key, rev, value: last.value };
   }
@@ -318,9 +319,9 @@ export const maxStoredObjectBytes = 1.5 * 1024 * 1024;
  * 1.5 MiB. (kube stores built-ins as protobuf, a little smaller than their
  * JSON; custom resources as JSON.)
  */
-function storableBytes(key: string, json: string): Buffer {
+function storableBytes(key: string, json: string, limit: number): Buffer {
   // Each UTF-16 unit is at most 3 UTF-8 bytes: a text that cannot be too large is not counted twice.
-  if (json.length * 3 + key.length > maxStoredObjectBytes && Buffer.byteLength(json, 'utf8') + key.length > maxStoredObjectBytes) {
+  if (json.length * 3 + key.length > limit && Buffer.byteLength(json, 'utf8') + key.length > limit) {
     throw new StoreError('TooLarge', 'etcdserver: request is too large');
   }
   return utf8Bytes(json);

@@ -6,17 +6,9 @@
  * validation path a create runs (prune, default, validate, CEL) with the
  * apimachinery functions the server uses, step by step.
  */
-import {
-  applyDefaults,
-  compileSchemaRules,
-  deepCopy,
-  evaluateRules,
-  pruneNonNullableNullsWithoutDefaults,
-  pruneValue,
-  validateValue,
-  type CompiledRules,
-  type OpenApiSchema,
-} from '@operant/apimachinery';
+import { applyDefaults, pruneNonNullableNullsWithoutDefaults, pruneValue, validateValue } from '@operant/apimachinery/schema';
+import { compileSchemaRules, evaluateRules, type CompiledRules } from '@operant/apimachinery/cel';
+import { deepCopy, type OpenApiSchema } from '@operant/apimachinery';
 import { Client, closedLoop } from './client.js';
 import { application, applicationCrd, checkedSchema, crdGroups, uncheckedSchema } from './crd-fixtures.js';
 

@@ -15,7 +15,7 @@
  * 3. Update events: every pod gets a new label by merge patch (16 concurrent
  *    requests from this process). "Live": both informers watching; events/s =
  *    10,000 ÷ (first patch sent → 10,000th update handler call), bounded by the
- *    server's write rate (SQLite, fsync per commit). "Backlog": both children
+ *    server's write rate (SQLite, group commit). "Backlog": both children
  *    frozen (SIGSTOP) while the patches are written, then thawed one at a time;
  *    events/s = 10,000 ÷ (SIGCONT → 10,000th update handler call): the rate
  *    the informer itself can process. CPU per event: the child's user + system

@@ -1,75 +1,43 @@
 /**
- * The CronJob operator against the embedded API server, by its effects on the
- * API: the webhooks (installed by the manager itself, as in a local run)
- * default a CronJob and refuse a bad schedule or name; a Job is created for
- * the latest missed run, owned by its CronJob and listed in status.active; the
- * concurrency policies, suspend and startingDeadlineSeconds decide whether a
- * run starts; finished Jobs beyond the history limits are deleted; Events
- * record what was done. The controller's clock is the test's, so "a minute
- * later" is a line of code.
+ * The CronJob operator against the embedded API server (@operant/testing's
+ * TestEnv), by its effects on the API: the webhooks (installed by the manager
+ * itself, as in a local run) default a CronJob and refuse a bad schedule or
+ * name; a batch/v1 Job is created for the latest missed run, owned by its
+ * CronJob and listed in status.active; the concurrency policies, suspend and
+ * startingDeadlineSeconds decide whether a run starts; finished Jobs beyond
+ * the history limits are deleted; Events record what was done. The
+ * controller's clock is the test's, so "a minute later" is a line of code.
  *
- * The Jobs are a stand-in kind with the same name and fields as batch/v1's,
- * served from a CRD in a test group, so that nothing runs them (the server
- * runs no job controller without the simulated cluster, and this test wants
- * none): the test finishes a Job by writing its status, as the Job
- * controller would.
+ * The environment runs no simulated cluster, so no Job controller runs the
+ * Jobs: the test finishes a Job by writing its status, as the Job controller
+ * would.
  */
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import {
   ApiError,
-  Client,
-  CustomResourceDefinition,
   EventsV1Event,
+  Job,
   createLogger,
   defineKind,
   generateServingCertificate,
-  loadKubeConfig,
   Manager,
   MutatingWebhookConfiguration,
   rfc3339,
   setControllerReference,
-  type CustomResourceDefinitionObject,
-  type Typed,
 } from '@operant/runtime';
+import { TestEnv, consistently, eventually } from '@operant/testing';
 import type { CronJobSpec } from '../src/api/v1/cronjob-types.js';
 import { CronJob } from '../src/api/v1/zz_generated.kinds.js';
 import { scheduledTimeAnnotation, setupCronJobController, type JobObject } from '../src/controllers/cronjob-controller.js';
 import { setupCronJobWebhookWithManager } from '../src/webhooks/v1/cronjob-webhook.js';
 
 const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const TestJob = defineKind<JobObject>({ group: 'batch.testing.operant.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
-const jobCrd: Typed<CustomResourceDefinitionObject> = {
-  metadata: { name: 'jobs.batch.testing.operant.dev' },
-  spec: {
-    group: TestJob.group,
-    names: { plural: 'jobs', singular: 'job', kind: 'Job', listKind: 'JobList' },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        },
-      },
-    ],
-  },
-};
-
 const minute = 60_000;
-let server: RunningApiServer;
-let client: Client;
+const env = await TestEnv.start({ crds: join(exampleDir, 'config/crd/bases') });
+const client = env.client;
 let mgr: Manager;
 /** The controller's clock. Each test starts it an hour back, before its CronJobs: no run is missed until the test moves it. */
 let clock = new Date(0);
@@ -80,36 +48,25 @@ const stop = new AbortController();
 let running: Promise<void>;
 let namespaces = 0;
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** Resolves with what `check` finds, trying until it finds something (not undefined or false). */
+function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeout = 10_000): Promise<T> {
+  return eventually(async () => {
     const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    assert.ok(value !== undefined && value !== false, 'not yet');
+    return value;
+  }, { message: what, timeout });
 }
 
 before(async () => {
-  server = await startApiServer({ port: 0 });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  const bases = join(exampleDir, 'config/crd/bases');
-  for (const file of readdirSync(bases)) await client.create(CustomResourceDefinition, parse(readFileSync(join(bases, file), 'utf8')) as Typed<CustomResourceDefinitionObject>);
-  await client.create(CustomResourceDefinition, jobCrd);
-  await waitFor('the CRDs to be served', async () => {
-    const served = await Promise.all([client.list(CronJob).catch(() => undefined), client.list(TestJob).catch(() => undefined)]);
-    return served.every(Boolean);
-  });
-
   // A local run: generated certificates, and the webhook configurations the manager installs for itself.
   const certs = await generateServingCertificate();
   mgr = await Manager.create({
-    kubeconfig: { kubeconfigText: server.kubeconfig },
+    kubeconfig: env.kubeconfig.config,
     logger: createLogger(),
     client: { qps: Infinity },
     webhook: { port: 0, host: '127.0.0.1', certificates: certs.source, localConfigurations: { caPem: certs.caPem, name: 'cronjob-test' } },
   });
-  setupCronJobController(mgr, { now: () => clock, jobKind: TestJob });
+  setupCronJobController(mgr, { now: () => clock });
   setupCronJobWebhookWithManager(mgr);
   running = mgr.start(stop.signal);
   await Promise.race([mgr.elected(), running]);
@@ -118,8 +75,7 @@ before(async () => {
 after(async () => {
   stop.abort();
   await running;
-  client.close();
-  await server.stop();
+  await env.stop();
 });
 
 // No template metadata: the CRD prunes it (controller-gen writes an embedded ObjectMeta as a bare
@@ -143,7 +99,7 @@ async function at(time: Date, cronJob: CronJob): Promise<void> {
 
 /** The Jobs in the CronJob's namespace, by name. */
 async function jobs(cronJob: CronJob): Promise<JobObject[]> {
-  const list = await client.list(TestJob, { namespace: cronJob.metadata.namespace });
+  const list = await client.list(Job, { namespace: cronJob.metadata.namespace });
   return list.items.sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
 }
 
@@ -156,9 +112,11 @@ function jobName(cronJob: CronJob, run: Date): string {
   return `${cronJob.metadata.name}-${run.getTime() / 1000}`;
 }
 
-/** Finishes a Job as the Job controller would: a start time, and a Complete or Failed condition. */
+/** Finishes a Job as the Job controller would: a start time, and a Complete (with its completion time) or Failed condition. */
 async function finish(job: JobObject, type: 'Complete' | 'Failed', startTime: Date): Promise<void> {
-  await client.updateStatus(TestJob, { ...job, status: { startTime: rfc3339(startTime), conditions: [{ type, status: 'True' }] } });
+  const now = rfc3339(new Date());
+  const condition = { type, status: 'True', lastProbeTime: now, lastTransitionTime: now, ...(type === 'Failed' ? { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' } : {}) };
+  await client.updateStatus(Job, { ...job, status: { startTime: rfc3339(startTime), ...(type === 'Complete' ? { completionTime: now, succeeded: 1 } : { failed: 1 }), conditions: [condition] } });
 }
 
 describe('the CronJob webhooks', () => {
@@ -211,7 +169,9 @@ describe('the CronJob controller', () => {
       { apiVersion: 'batch.tutorial.kubebuilder.io/v1', kind: 'CronJob', name: 'every-minute', uid: cronJob.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);
     assert.deepEqual(job!.metadata.annotations, { [scheduledTimeAnnotation]: rfc3339(first) });
-    assert.deepEqual(job!.spec, jobTemplate.spec);
+    // The Job's spec is the template's, with the server's batch/v1 defaults (and generated selector) added.
+    assert.deepEqual(job!.spec?.template.spec?.containers.map((c) => [c.name, c.image, c.args]), [['hello', 'busybox', ['/bin/sh', '-c', 'date']]]);
+    assert.equal(job!.spec?.template.spec?.restartPolicy, 'OnFailure');
     await waitFor('status.active', async () => {
       const status = (await client.get(CronJob, 'every-minute', { namespace: cronJob.metadata.namespace })).status;
       return status?.active?.length === 1 && status.lastScheduleTime === rfc3339(first) && status.active[0]!.name === job!.metadata.name && status.active[0]!.uid === job!.metadata.uid;
@@ -242,7 +202,7 @@ describe('the CronJob controller', () => {
       const run = new Date(base.getTime() + i * minute);
       const job: JobObject = { metadata: { name: `history-run-${i}`, namespace: cronJob.metadata.namespace, annotations: { [scheduledTimeAnnotation]: rfc3339(run) } }, spec: jobTemplate.spec };
       setControllerReference(cronJob, job, CronJob);
-      made.push(await client.create(TestJob, job));
+      made.push(await client.create(Job, job));
     }
     // Runs 0-2 succeeded, 3-4 failed, 5 is still running.
     for (let i = 0; i < 5; i++) await finish(made[i]!, i < 3 ? 'Complete' : 'Failed', new Date(base.getTime() + i * minute));
@@ -276,9 +236,8 @@ describe('the CronJob controller', () => {
       return names.length === 1 && names[0] === jobName(replace, runAt(later)) && names;
     });
     assert.deepEqual(replaced, [jobName(replace, runAt(later))]);
-    // The Forbid CronJob was told of the same time, and started nothing (given time to have done it wrongly).
-    await new Promise((r) => setTimeout(r, 300));
-    assert.deepEqual((await jobs(forbid)).map((j) => j.metadata.name), [jobName(forbid, first)]);
+    // The Forbid CronJob was told of the same time, and starts nothing (given time to have done it wrongly).
+    await consistently(async () => assert.deepEqual((await jobs(forbid)).map((j) => j.metadata.name), [jobName(forbid, first)]), { duration: 300, message: 'Forbid starts nothing while its Job runs' });
 
     // Once the active Job finishes, the next run starts.
     await finish((await jobs(forbid))[0]!, 'Complete', first);
@@ -295,9 +254,10 @@ describe('the CronJob controller', () => {
     const missed = new Date(runAt(new Date(created + 1.5 * minute)).getTime() + 30_000);
     await at(missed, suspended);
     await at(missed, late);
-    await new Promise((r) => setTimeout(r, 300));
-    assert.deepEqual(await jobs(suspended), []);
-    assert.deepEqual(await jobs(late), []);
+    await consistently(async () => {
+      assert.deepEqual(await jobs(suspended), []);
+      assert.deepEqual(await jobs(late), []);
+    }, { duration: 300, message: 'no run while suspended or past the deadline' });
     // 5 s past the next boundary: within the deadline.
     const inTime = new Date(runAt(missed).getTime() + minute + 5_000);
     await at(inTime, late);

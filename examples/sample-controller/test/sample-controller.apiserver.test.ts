@@ -1,35 +1,31 @@
 /**
- * The sample-controller against the embedded API server: in process (a Foo
- * gets its Deployment, replicas follow the Foo, status follows the
- * Deployment, events are recorded, a Deployment owned by someone else is
- * refused, deleting the Foo collects the Deployment), and as the real
- * `npm start` process driven with the real kubectl.
+ * The sample-controller on @operant/testing's TestEnv with a simulated
+ * cluster (2 nodes, the deployment and replicaset controllers, the
+ * scheduler): in process (a Foo gets its Deployment, replicas follow the Foo,
+ * the Foo's status follows the Deployment's real rollout, events are
+ * recorded, a Deployment owned by someone else is refused, deleting the Foo
+ * collects the Deployment), and as the real `npm start` process driven with
+ * the real kubectl.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import {
-  Client,
-  CustomResourceDefinition,
   Deployment,
   EventRecorder,
   EventsV1Event,
+  Pod,
   createLogger,
-  loadKubeConfig,
   type Informer,
-  type KubeObject,
-  type CustomResourceDefinitionObject,
   type Typed,
 } from '@operant/runtime';
 import { SharedInformerFactory } from '@operant/runtime/cache';
+import { TestEnv, eventually } from '@operant/testing';
 import { FooController, MessageResourceSynced, messageResourceExists } from '../src/controller.js';
 import { FooKind, type Foo } from '../src/foo.js';
 
@@ -39,49 +35,17 @@ const kubectlPath = '/usr/bin/kubectl';
 const hasKubectl = existsSync(kubectlPath);
 const run = promisify(execFile);
 
-let server: RunningApiServer;
-let client: Client;
-let workDir: string;
-let kubeconfigPath: string;
+const env = await TestEnv.start({ crds: join(exampleDir, 'artifacts/examples/crd.yaml'), cluster: { nodes: 2 } });
+after(() => env.stop());
+const client = env.client;
 
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  workDir = mkdtempSync(join(tmpdir(), 'sample-controller-'));
-  kubeconfigPath = join(workDir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, server.kubeconfig);
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  const crd = parse(readFileSync(join(exampleDir, 'artifacts/examples/crd.yaml'), 'utf8')) as Typed<CustomResourceDefinitionObject>;
-  await client.create(CustomResourceDefinition, crd);
-});
-
-after(async () => {
-  client.close();
-  await server.stop();
-  rmSync(workDir, { recursive: true, force: true });
-});
-
-/** Resolves once `check` holds, re-checking on every event of the informers (no polling). */
-/** Anything with informer-style change notifications. */
-interface Notifier {
-  addEventHandler(handler: { add(): void; update(): void; delete(): void }): { remove(): void };
-}
-
-function until<R>(informers: Notifier[], check: () => R | undefined, what: string, timeoutMs = 10_000): Promise<R> {
-  return new Promise((resolve, reject) => {
-    const registrations: Array<{ remove(): void }> = [];
-    const finish = (fn: () => void): void => {
-      clearTimeout(timer);
-      for (const r of registrations) r.remove();
-      fn();
-    };
-    const test = (): void => {
-      const value = check();
-      if (value !== undefined && value !== false) finish(() => resolve(value));
-    };
-    const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
-    for (const informer of informers) registrations.push(informer.addEventHandler({ add: test, update: test, delete: test }));
-    test();
-  });
+/** Resolves with what `pick` finds in an informer's store, trying until it finds something. */
+function found<R>(pick: () => R | undefined | false, message: string, timeout = 10_000): Promise<R> {
+  return eventually(() => {
+    const value = pick();
+    assert.ok(value !== undefined && value !== false, 'not there yet');
+    return value;
+  }, { message, timeout });
 }
 
 describe('the Foo controller in process', () => {
@@ -121,14 +85,14 @@ describe('the Foo controller in process', () => {
 
   test('a Foo gets a Deployment it controls, with its replicas, and a Synced event', async () => {
     const foo = await client.create(FooKind, { metadata: { name: 'alpha', namespace: ns }, spec: { deploymentName: 'alpha-web', replicas: 2 } });
-    const deployment = await until([deployments], () => deployments.store.get(`${ns}/alpha-web`), 'the Deployment');
+    const deployment = await found(() => deployments.store.get(`${ns}/alpha-web`), 'the Deployment');
     assert.equal(deployment.spec?.replicas, 2);
     assert.deepEqual(deployment.spec?.selector.matchLabels, { app: 'nginx', controller: 'alpha' });
     assert.equal(deployment.spec?.template.spec?.containers[0]?.image, 'nginx:latest');
     assert.deepEqual(deployment.metadata.ownerReferences, [
       { apiVersion: 'samplecontroller.k8s.io/v1alpha1', kind: 'Foo', name: 'alpha', uid: foo.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);
-    const synced = await until([events], eventFor('alpha', 'Synced'), 'the Synced event');
+    const synced = await found(eventFor('alpha', 'Synced'), 'the Synced event');
     assert.equal(synced.type, 'Normal');
     assert.equal(synced.note, MessageResourceSynced);
     assert.equal(synced.reportingController, 'sample-controller');
@@ -137,13 +101,16 @@ describe('the Foo controller in process', () => {
   test('the Deployment follows the Foo\'s replicas, and the Foo\'s status follows the Deployment', async () => {
     const foo = await client.get(FooKind, 'alpha', { namespace: ns });
     await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 3 } });
-    const scaled = await until([deployments], () => {
-      const d = deployments.store.get(`${ns}/alpha-web`);
-      return d?.spec?.replicas === 3 ? d : undefined;
-    }, 'the Deployment at 3 replicas');
-    // No deployment controller runs in the embedded server: play its part.
-    await client.updateStatus(Deployment, { ...scaled, status: { replicas: 3, availableReplicas: 3, readyReplicas: 3 } });
-    await until([foos], () => foos.store.get(`${ns}/alpha`)?.status?.availableReplicas === 3 || undefined, 'the Foo status at 3');
+    await found(() => deployments.store.get(`${ns}/alpha-web`)?.spec?.replicas === 3, 'the Deployment at 3 replicas');
+    // The simulated cluster rolls the Deployment out: 3 pods are scheduled, run and become ready,
+    // the Deployment counts them available, and the controller copies that into the Foo.
+    await found(() => foos.store.get(`${ns}/alpha`)?.status?.availableReplicas === 3, 'the Foo status at 3 available', 30_000);
+    const pods = await client.list(Pod, { namespace: ns, labelSelector: 'app=nginx,controller=alpha' });
+    assert.equal(pods.items.length, 3);
+    for (const pod of pods.items) {
+      assert.equal(pod.status?.phase, 'Running');
+      assert.match(pod.spec?.nodeName ?? '', /^node-[12]$/);
+    }
   });
 
   test('a Deployment of that name that the Foo does not control is left alone, with an ErrResourceExists warning', async () => {
@@ -155,17 +122,19 @@ describe('the Foo controller in process', () => {
       },
     });
     await client.create(FooKind, { metadata: { name: 'beta', namespace: ns }, spec: { deploymentName: 'taken', replicas: 1 } });
-    const warning = await until([events], eventFor('beta', 'ErrResourceExists'), 'the ErrResourceExists event');
+    const warning = await found(eventFor('beta', 'ErrResourceExists'), 'the ErrResourceExists event');
     assert.equal(warning.type, 'Warning');
     assert.equal(warning.note, messageResourceExists('taken'));
     const after = await client.get(Deployment, 'taken', { namespace: ns });
-    assert.equal(after.metadata.resourceVersion, taken.metadata.resourceVersion);
+    // The deployment controller writes its status; the Foo controller must not have touched its spec.
+    assert.equal(after.metadata.generation, taken.metadata.generation);
+    assert.deepEqual(after.spec?.template, taken.spec?.template);
     assert.equal(after.metadata.ownerReferences, undefined);
   });
 
   test('deleting a Foo deletes its Deployment (garbage collection through the owner reference)', async () => {
     await client.delete(FooKind, 'alpha', { namespace: ns });
-    await until([deployments], () => (deployments.store.get(`${ns}/alpha-web`) ? undefined : true), 'the Deployment to go');
+    await found(() => deployments.store.get(`${ns}/alpha-web`) === undefined, 'the Deployment to go');
   });
 });
 
@@ -176,10 +145,10 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       return;
     }
     const kubectl = (...args: string[]) =>
-      run(kubectlPath, ['--kubeconfig', kubeconfigPath, ...args], { env: { ...process.env, KUBECACHEDIR: join(workDir, 'cache') } });
+      run(kubectlPath, ['--kubeconfig', env.kubeconfig.path, ...args], { env: { ...process.env, KUBECACHEDIR: join(dirname(env.kubeconfig.path), 'kubectl-cache') } });
     const child = spawn('npm', ['start', '-w', 'examples/sample-controller'], {
       cwd: repoRoot,
-      env: { ...process.env, KUBECONFIG: kubeconfigPath, OPERANT_LOG_LEVEL: 'info', OPERANT_LOG_FORMAT: 'json' },
+      env: { ...process.env, KUBECONFIG: env.kubeconfig.path, OPERANT_LOG_LEVEL: 'info', OPERANT_LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let logs = '';
@@ -204,7 +173,7 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
       const events = eventInformers.informerFor(EventsV1Event);
       eventInformers.startAll(watching.signal);
-      await until([events], () => events.store.list().find((e) => e.reason === 'Synced'), 'the Synced event');
+      await found(() => events.store.list().find((e) => e.reason === 'Synced'), 'the Synced event');
       watching.abort();
       await eventInformers.stopAll();
       const described = (await kubectl('describe', '-n', ns, 'foo', 'example-foo')).stdout;

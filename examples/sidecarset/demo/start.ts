@@ -20,12 +20,13 @@ import { parseArgs } from 'node:util';
 import { startApiServer } from '@operant/apiserver';
 import { startSimulatedCluster } from '@operant/controllers';
 import { Client, createLogger, Deployment, ensureLocalCertificates, isAlreadyExists, loadKubeConfig, Manager, Pod, type Kind, type KubeObject, type Typed } from '@operant/runtime';
+import { readManifests } from '@operant/testing/install';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { SidecarSet } from '../src/api/v1alpha1/zz_generated.kinds.js';
 import { setupSidecarSetController } from '../src/controllers/sidecarset-controller.js';
 import { setupSidecarSetDefaultingWebhook, setupSidecarSetValidatingWebhook } from '../src/webhooks/v1alpha1/sidecarset-webhook.js';
 import { setupPodDefaultingWebhook } from '../src/webhooks/v1/pod-webhook.js';
-import { installCrds, installLocalWebhooks, installOperatorIdentity, manifests, operatorNamespace, operatorServiceAccount, projectFile, removeLocalWebhooks } from './local-operator.js';
+import { installCrds, installLocalWebhooks, installOperatorIdentity, operatorNamespace, operatorServiceAccount, projectFile, removeLocalWebhooks } from './local-operator.js';
 import { formatTable, getTable } from './table.js';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: '.operant' }, nodes: { type: 'string', default: '3' } } });
@@ -72,8 +73,8 @@ const webhooks = await installLocalWebhooks(client, { port, caPem: certificates.
 // Pods run once there are nodes: after the webhooks, so that every pod gets its sidecars.
 const cluster = await startSimulatedCluster({ kubeconfig: admin, nodes, logger });
 
-const [sample] = manifests<SidecarSet>(projectFile('config/samples/apps_v1alpha1_sidecarset.yaml'));
-const [deployment] = manifests<Typed<appsv1.Deployment>>(projectFile('demo/guestbook.yaml'));
+const [sample] = (await readManifests(projectFile('config/samples/apps_v1alpha1_sidecarset.yaml'))) as SidecarSet[];
+const [deployment] = (await readManifests(projectFile('demo/guestbook.yaml'))) as Array<Typed<appsv1.Deployment>>;
 if (!sample || !deployment) throw new Error('the demo needs config/samples/apps_v1alpha1_sidecarset.yaml and demo/guestbook.yaml');
 const applied = [await createIfAbsent(SidecarSet, sample), await createIfAbsent(Deployment, deployment)];
 const sidecarSetName = sample.metadata.name!;

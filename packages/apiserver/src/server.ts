@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { badRequest, methodNotAllowed, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
+import { StoreError } from './storage/types.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
 import { builtinResources } from './registry/builtin-resources.js';
@@ -34,7 +35,7 @@ import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
 import type { UserInfo } from './auth/authn/user-info.js';
-import { RbacWriteGuard } from './auth/rbac-write-guard.js';
+import { rbacGroup, rbacPolicyResources, rbacWritePolicy } from './auth/rbac/storage-policy.js';
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
@@ -139,7 +140,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));
   const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
+  const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
+  const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
   const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
+  // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
+  for (const resource of rbacPolicyResources) {
+    const key = `${rbacGroup}/${resource}`;
+    strategies.set(key, { ...strategies.get(key)!, authorizeWrite: rbacWritePolicy(resource, access.rbac) });
+  }
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
@@ -151,12 +159,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
     );
   }
-  await bootstrap(catalog);
+  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces)');
 
-  const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
-  const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
-  // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
-  const rbacWrites = new RbacWriteGuard(catalog, access.rbac);
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
@@ -222,7 +226,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
-      return resources.handle(await rbacWrites.check(req, rr, user), res, rr, url.searchParams, user);
+      return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {
       const aggregated = wantsAggregated(req.headers.accept);
@@ -258,7 +262,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
   const kubeconfig = kubeconfigText({ server: url, caPem: material.ca.certPem, token: material.adminToken });
   if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
-  await ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port);
+  await readOnlyIfFull(
+    () => ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port),
+    'the kubernetes Service and Endpoints',
+  );
   namespaces.start();
   gc.start();
   clusterRoleAggregation.start();
@@ -316,6 +323,20 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: 
 }
 
 /** `apiserver_storage_objects`: each storage location once (core and events.k8s.io events share one), as `<resource>.<group>`. */
+/**
+ * Runs a start-up write; on a full disk the server starts anyway, read-only,
+ * and says why: reads and watches are served from what is stored, and writes
+ * answer etcd's NOSPACE error until space frees.
+ */
+async function readOnlyIfFull(write: () => Promise<void>, what: string): Promise<void> {
+  try {
+    await write();
+  } catch (e) {
+    if (!(e instanceof StoreError && e.code === 'NoSpace')) throw e;
+    process.stderr.write(`warning: starting read-only: the data dir is full (${e.message}), so ${what} could not be written; reads and watches are served, and writes are accepted again once space frees\n`);
+  }
+}
+
 function* storageObjectCounts(catalog: ResourceCatalog, store: MvccStore): Iterable<[string, number]> {
   const seen = new Set<string>();
   for (const rs of catalog.stores()) {

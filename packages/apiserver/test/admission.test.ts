@@ -55,6 +55,9 @@ describe('admission webhooks through the server', () => {
         if (req.url!.startsWith('/widget')) {
           response.patchType = 'JSONPatch';
           response.patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/spec/size', value: 'large' }])).toString('base64');
+        } else if (req.url!.startsWith('/widen-role')) {
+          response.patchType = 'JSONPatch';
+          response.patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/rules/-', value: { apiGroups: [''], resources: ['secrets'], verbs: ['get'] } }])).toString('base64');
         } else if (req.url!.startsWith('/scale')) {
           if (request.object.spec.replicas > 5) {
             response.allowed = false;
@@ -239,5 +242,36 @@ describe('admission webhooks through the server', () => {
     assert.equal(failed.status, 500);
     assert.match(failed.body.message, /^Internal error occurred: failed calling webhook "hang-fail\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=1s": context deadline exceeded$/);
     assert.equal(ignored.status, 201);
+  });
+
+  it('RBAC escalation is judged on the object the mutating webhooks made, as kube\'s policybased storage judges it', async () => {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/hooked';
+    await api.ok('POST', `${rbac}/roles`, {
+      metadata: { name: 'role-writer' },
+      rules: [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+      ],
+    }, 201);
+    await api.ok('POST', `${rbac}/rolebindings`, {
+      metadata: { name: 'alice-writes-roles' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'role-writer' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+    }, 201);
+    const asAlice = { 'Impersonate-User': 'alice' };
+    const narrow = (name: string): Json => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
+    // Alice holds every rule of this Role: it is hers to write.
+    await api.ok('POST', `${rbac}/roles`, narrow('before-webhook'), 201, asAlice);
+    await register('Mutating', 'widen-role', '/widen-role', { operations: ['CREATE'], apiGroups: ['rbac.authorization.k8s.io'], apiVersions: ['v1'], resources: ['roles'] }, {
+      namespaceSelector: { matchLabels: { webhooks: 'on' } },
+    });
+    // Now a webhook adds a rule she does not hold: the check sees the rule the body never had.
+    const widened = await api.request('POST', `${rbac}/roles`, narrow('after-webhook'), asAlice);
+    assert.equal(widened.status, 403, widened.text);
+    assert.match(
+      (widened.body as { message: string }).message,
+      /^roles\.rbac\.authorization\.k8s\.io "after-webhook" is forbidden: user "alice" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/,
+    );
+    assert.equal((await api.request('GET', `${rbac}/roles/after-webhook`)).status, 404, 'nothing was stored');
   });
 });

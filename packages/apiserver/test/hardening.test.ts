@@ -220,6 +220,52 @@ describe('hardening the embedded API server', () => {
       assert.deepEqual(duplicateFields('{"a":{"x":1},"b":{"x":1}}'), []);
     });
 
+    it('a YAML key named twice: go-yaml\'s strict messages, a warning each with Warn, one strict decoding error with Strict, nothing with Ignore', async () => {
+      // sigs.k8s.io/yaml's YAMLToJSON keeps the last value; YAMLToJSONStrict names the line of the repeated key's value.
+      const body = [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: yaml-twice',
+        '  labels:',
+        '    a: "1"',
+        '    a: "2"',
+        'data:',
+        '  k: v1',
+        '  k: v2',
+        'data:',
+        '  k: v3',
+        '',
+      ].join('\n');
+      const messages = ['line 7: key "a" already set in map', 'line 10: key "k" already set in map', 'line 12: key "data" already set in map'];
+      const warned = await client.send({ method: 'POST', path: cmPath, headers: yaml, body });
+      assert.equal(warned.status, 201, warned.text);
+      assert.equal(warned.headers.warning, messages.map((m) => `299 - ${JSON.stringify(m)}`).join(', '));
+      const stored = warned.json as { metadata: { labels: Record<string, string> }; data: Record<string, string> };
+      assert.deepEqual({ labels: stored.metadata.labels, data: stored.data }, { labels: { a: '2' }, data: { k: 'v3' } }, 'the last value wins, as in YAMLToJSON');
+      const strict = await client.send({ method: 'POST', path: `${cmPath}?fieldValidation=Strict`, headers: yaml, body: body.replace('yaml-twice', 'yaml-strict') });
+      assert.equal(strict.status, 400, strict.text);
+      assert.equal(
+        (strict.json as { message: string }).message,
+        `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  ${messages.join('\n  ')}`,
+      );
+      const ignored = await client.send({ method: 'POST', path: `${cmPath}?fieldValidation=Ignore`, headers: yaml, body: body.replace('yaml-twice', 'yaml-ignored') });
+      assert.equal(ignored.status, 201, ignored.text);
+      assert.equal(ignored.headers.warning, undefined);
+      const update = await client.send({ method: 'PUT', path: `${cmPath}/yaml-ignored`, headers: yaml, body: body.replace('yaml-twice', 'yaml-ignored') });
+      assert.equal(update.status, 200, update.text);
+      assert.equal(update.headers.warning, messages.map((m) => `299 - ${JSON.stringify(m)}`).join(', '), 'an update is decoded as a create is');
+    });
+
+    it('YAML repeats: an alias is read again where it is used, keys compare by type, a merge key is no key', async () => {
+      const { parseYamlKeepingLastKey } = await import('../src/http/lazy-yaml.js');
+      const aliased = parseYamlKeepingLastKey('a: &x {k: 1, k: 2}\nb: *x\n', { version: '1.1' });
+      assert.deepEqual(aliased, { value: { a: { k: 2 }, b: { k: 2 } }, duplicates: ['line 1: key "k" already set in map', 'line 1: key "k" already set in map'] });
+      assert.deepEqual(parseYamlKeepingLastKey('1: a\n"1": b\n1: c\n', { version: '1.1' }).duplicates, ['line 3: key 1 already set in map']);
+      assert.deepEqual(parseYamlKeepingLastKey('base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n', { version: '1.1' }).duplicates, []);
+      assert.deepEqual(parseYamlKeepingLastKey('a:\nb: 1\na:\n', { version: '1.1' }).duplicates, ['line 3: key "a" already set in map']);
+    });
+
     it('a lone surrogate escape is stored as U+FFFD (Go\'s decoder); a pair stays one character', async () => {
       const body = '{"metadata":{"name":"surrogates"},"data":{"lone":"a\\ud800b","low":"\\udc00","pair":"\\ud83d\\ude00"}}';
       const res = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body });

@@ -46,8 +46,11 @@ Two contracts scripts and tests rely on:
 const notes: Record<string, string> = {
   server: `The server listens on HTTPS with a CA it generates, authenticates the admin's bearer token
 (in the kubeconfig), client certificates and ServiceAccount tokens, and enforces RBAC for everyone
-but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in SQLite (WAL, fsync
-on commit), so that every acknowledged write survives even \`kill -9\`.
+but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in SQLite (WAL, group
+commit: a write is acknowledged once the fsync that covers it is done), so that every acknowledged
+write survives even \`kill -9\`. On a full disk the server stays up read-only: writes answer
+\`etcdserver: mvcc: database space exceeded\` (a 500, as kube-apiserver passes etcd's NOSPACE on),
+reads and watches go on, and writes are accepted again once space frees.
 
 With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
 statefulset, daemonset, job and cronjob controllers, a scheduler, and nodes whose pods run and

@@ -9,12 +9,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent, request } from 'node:https';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { startServer, type ServerProcess } from './harness.js';
+import { startServer } from './harness.js';
+import { Client, cmPath, configMap, recordEvents, waitFor, type Response, type SeenEvent } from './https-client.js';
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed. */
 function seededRandom(seed: number): () => number {
@@ -28,129 +27,12 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-interface Response {
-  status: number;
-  body: any;
-}
-
-/** A client for one server process: HTTPS with the kubeconfig's CA and bearer token, keep-alive. */
-class Client {
-  private readonly agent: Agent;
-  private readonly base: URL;
-  private readonly token: string;
-
-  constructor(server: ServerProcess) {
-    const config = parseYaml(readFileSync(server.kubeconfig, 'utf8')) as {
-      clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
-      users: Array<{ user: { token: string } }>;
-    };
-    const cluster = config.clusters[0].cluster;
-    this.base = new URL(cluster.server);
-    this.token = config.users[0].user.token;
-    this.agent = new Agent({ keepAlive: true, ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8') });
-  }
-
-  send(method: string, path: string, body?: unknown): Promise<Response> {
-    return new Promise((resolve, reject) => {
-      const text = body === undefined ? undefined : JSON.stringify(body);
-      const req = request(
-        {
-          host: this.base.hostname,
-          port: this.base.port,
-          method,
-          path,
-          agent: this.agent,
-          headers: {
-            Authorization: `Bearer ${this.token}`,
-            Accept: 'application/json',
-            ...(text !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = raw;
-            try {
-              parsed = JSON.parse(raw);
-            } catch {
-              // not JSON; keep the text
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
-          });
-          res.on('error', reject);
-          res.on('close', () => {
-            if (!res.complete) reject(new Error('connection closed mid-response'));
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(text);
-    });
-  }
-
-  /**
-   * Opens a watch and calls `onEvent` for each event line. Resolves once the
-   * response headers arrived (so the watch is registered on the server).
-   */
-  watch(path: string, onEvent: (event: { type: string; object: any }) => void): Promise<{ status: number; close(): void }> {
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: this.base.hostname,
-          port: this.base.port,
-          path,
-          // A watch holds its connection; keep it off the shared keep-alive pool.
-          agent: new Agent({ keepAlive: false, ca: this.agent.options.ca }),
-          headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' },
-        },
-        (res) => {
-          let buffered = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            buffered += chunk;
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
-              const line = buffered.slice(0, nl);
-              buffered = buffered.slice(nl + 1);
-              if (line.trim()) onEvent(JSON.parse(line) as { type: string; object: any });
-            }
-          });
-          res.on('error', () => {});
-          resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
-        },
-      );
-      req.on('error', (e) => reject(e));
-      req.end();
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
-const cmPath = (name?: string): string => `/api/v1/namespaces/default/configmaps${name ? `/${name}` : ''}`;
-
-function configMap(name: string, data: Record<string, string>, resourceVersion?: string): object {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(resourceVersion ? { resourceVersion } : {}) }, data };
-}
-
 /** What the writers know about one ConfigMap. */
 interface Known {
   /** Content and resourceVersion of the last write that got a 2xx. */
   acked?: { data: Record<string, string>; rv: number };
   /** A write sent without an answer yet: it may or may not have been applied. */
   inFlight?: Record<string, string>;
-}
-
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 test('every acknowledged write survives kill -9; revisions increase and a watch resumes across the restart', async (t) => {
@@ -171,15 +53,9 @@ test('every acknowledged write survives kill -9; revisions increase and a watch 
   });
 
   // A watch on ConfigMaps from the start; it records every event it receives.
-  // (Failures inside stream callbacks are collected and asserted afterwards.)
-  const seen: Array<{ type: string; name: string; rv: number; data: Record<string, string> }> = [];
+  const seen: SeenEvent[] = [];
   const watchErrors: string[] = [];
-  const recorder = (into: typeof seen) => (e: { type: string; object: any }): void => {
-    if (e.type === 'ERROR') watchErrors.push(JSON.stringify(e.object));
-    else if (e.type !== 'BOOKMARK') {
-      into.push({ type: e.type, name: e.object.metadata.name, rv: Number(e.object.metadata.resourceVersion), data: e.object.data ?? {} });
-    }
-  };
+  const recorder = (into: SeenEvent[]) => recordEvents(into, watchErrors);
   const record = recorder(seen);
   const startList = await client.send('GET', cmPath());
   assert.equal(startList.status, 200);
@@ -322,6 +198,109 @@ test('SIGTERM stops the server cleanly and its data persists', async (t) => {
   const next = await client.send('POST', cmPath(), configMap('term-after', { ok: 'yes' }));
   assert.equal(next.status, 201);
   assert.ok(Number(next.body.metadata.resourceVersion) > Math.max(...rvs));
+  client.close();
+  assert.equal(await server.stop(), 0);
+});
+
+test('kill -9 in the middle of a group commit: acknowledged writes are there, unacknowledged ones whole or absent, watchers saw only what is on disk', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'operant-batch-kill-'));
+  const dataDir = join(dir, 'data');
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+
+  let server = await startServer({ dataDir, dir });
+  let client = new Client(server);
+  t.after(async () => {
+    client.close();
+    if (server.child.exitCode === null && server.child.signalCode === null) await server.kill();
+  });
+
+  const seen: SeenEvent[] = [];
+  const watchErrors: string[] = [];
+  const recorder = (into: SeenEvent[]) => recordEvents(into, watchErrors);
+  const startList = await client.send('GET', cmPath());
+  assert.equal(startList.status, 200);
+  const startRv = Number(startList.body.metadata.resourceVersion);
+  const firstWatch = await client.watch(`${cmPath()}?watch=true&resourceVersion=${startRv}`, recorder(seen));
+  assert.equal(firstWatch.status, 200);
+
+  // 48 writers, each with one create in flight at all times: every flush of the
+  // server covers many writes, and the kill lands while some are written but not yet flushed.
+  const acked = new Map<string, { rv: number; data: Record<string, string> }>();
+  const sent = new Map<string, Record<string, string>>();
+  let stop = false;
+  let cutOff = 0;
+  const writer = async (w: number): Promise<void> => {
+    for (let i = 0; !stop; i++) {
+      const name = `b${w}-${i}`;
+      const data = { writer: String(w), i: String(i), payload: 'y'.repeat(100 + ((w * 31 + i) % 400)) };
+      sent.set(name, data);
+      let res: Response;
+      try {
+        res = await client.send('POST', cmPath(), configMap(name, data));
+      } catch {
+        cutOff++;
+        return;
+      }
+      assert.equal(res.status, 201, `create ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+      acked.set(name, { rv: Number(res.body.metadata.resourceVersion), data });
+    }
+  };
+  const writers = Array.from({ length: 48 }, (_, w) => writer(w));
+  await waitFor(() => acked.size >= 300, 30_000, 'the first 300 acknowledged creates');
+  await server.kill();
+  stop = true;
+  await Promise.all(writers);
+  firstWatch.close();
+  client.close();
+  t.diagnostic(`${acked.size} acknowledged creates, ${cutOff} cut off by the kill, the watch saw ${seen.length} events`);
+  assert.ok(cutOff > 0, 'the kill landed while writes were in flight');
+
+  server = await startServer({ dataDir, dir });
+  client = new Client(server);
+  const list = await client.send('GET', cmPath());
+  assert.equal(list.status, 200);
+  const listed = new Map<string, any>(list.body.items.map((o: any) => [o.metadata.name, o]));
+  let unackedPresent = 0;
+  for (const [name, data] of sent) {
+    const obj = listed.get(name);
+    const ack = acked.get(name);
+    if (ack) {
+      assert.ok(obj, `${name}: acknowledged at ${ack.rv}, missing after kill -9`);
+      assert.equal(Number(obj.metadata.resourceVersion), ack.rv, `${name}: resourceVersion`);
+      assert.deepEqual(obj.data, ack.data, `${name}: content`);
+    } else if (obj) {
+      unackedPresent++;
+      assert.deepEqual(obj.data, data, `${name}: an unacknowledged create is there, but not whole`);
+    }
+  }
+  t.diagnostic(`${unackedPresent} unacknowledged creates were flushed before the kill`);
+
+  // The watch saw nothing that is not on disk: each event it got is there, at that resourceVersion.
+  for (const e of seen) {
+    const obj = listed.get(e.name);
+    assert.ok(obj && Number(obj.metadata.resourceVersion) === e.rv, `the watch saw ${e.type} ${e.name}@${e.rv}, which is not on disk`);
+  }
+
+  // A watch from before the writes replays one consistent history: in order, the acknowledged
+  // writes among it, and ending with exactly the state on disk.
+  const replay: typeof seen = [];
+  const again = await client.watch(`${cmPath()}?watch=true&resourceVersion=${startRv}`, recorder(replay));
+  assert.equal(again.status, 200);
+  await waitFor(() => replay.length >= listed.size || watchErrors.length > 0, 10_000, 'the replay from before the writes');
+  const after = await client.send('POST', cmPath(), configMap('after-batch-kill', { n: '1' }));
+  assert.equal(after.status, 201, JSON.stringify(after.body));
+  await waitFor(() => replay.some((e) => e.name === 'after-batch-kill') || watchErrors.length > 0, 10_000, 'the new write on the watch');
+  again.close();
+  assert.deepEqual(watchErrors, []);
+  for (let i = 1; i < replay.length; i++) assert.ok(replay[i].rv > replay[i - 1].rv, `replay out of order: ${replay[i - 1].rv} then ${replay[i].rv}`);
+  const replayed = new Map(replay.map((e) => [e.name, e]));
+  for (const [name, obj] of listed) {
+    assert.equal(replayed.get(name)?.rv, Number(obj.metadata.resourceVersion), `${name}: the replay does not end at the state on disk`);
+  }
+  for (const e of seen) assert.ok(replayed.has(e.name), `${e.name}: seen before the kill, absent from the replay`);
+  const highest = Math.max(...[...listed.values()].map((o) => Number(o.metadata.resourceVersion)), ...[...acked.values()].map((a) => a.rv));
+  assert.ok(Number(after.body.metadata.resourceVersion) > highest, `resourceVersion after restart ${after.body.metadata.resourceVersion} is not above ${highest}`);
+
   client.close();
   assert.equal(await server.stop(), 0);
 });

@@ -23,15 +23,19 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
   /** kill -9 */
   kill(): Promise<void>;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `operant server` in a child process and waits for its `ready <url>` line. */
-export async function startServer(opts: { dataDir?: string; dir?: string; extraArgs?: string[] } = {}): Promise<ServerProcess> {
+export async function startServer(opts: { dataDir?: string; dir?: string; extraArgs?: string[]; wrapper?: string[] } = {}): Promise<ServerProcess> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'operant-test-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const args = [cliMain, 'server', '--port', '0', '--kubeconfig', kubeconfig, ...(opts.extraArgs ?? [])];
   if (opts.dataDir) args.push('--data-dir', opts.dataDir);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A wrapper (such as nsenter) must exec the server, so that signals reach it.
+  const [command, ...commandArgs] = [...(opts.wrapper ?? []), process.execPath, ...args];
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -59,6 +63,7 @@ export async function startServer(opts: { dataDir?: string; dir?: string; extraA
       child.kill('SIGKILL');
       await exited;
     },
+    stderr: () => stderr,
   };
 }
 

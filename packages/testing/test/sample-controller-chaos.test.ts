@@ -251,14 +251,18 @@ describe('a controller that creates without looking first', () => {
       assert.match(run.error.message, /Foo foo-\d+ has ([2-9]|\d\d+) Deployments: foo-\d+-web-\w+, foo-\d+-web-\w+/);
       assert.ok(run.report!.failedWrites.some((w) => w.applied && w.verb === 'create' && w.resource === 'deployments.apps'));
     }
-    // The same seed: the same faults, started at the same offsets (give or take the timers' lateness).
+    // The same seed: the same faults, planned at the same offsets, and each started at its offset:
+    // never before it, and late only by the timers' lateness (which a loaded machine stretches, so the
+    // bound is generous; the exact offsets are compared through the schedules below).
     const starts = (r: ChaosReport) => r.records.filter((x) => x.type === 'start');
     assert.deepEqual(starts(again.report!).map((x) => x.fault), starts(first.report!).map((x) => x.fault));
     assert.deepEqual(starts(first.report!).map((x) => x.fault), first.report!.schedule.entries.map((e) => e.fault));
-    starts(again.report!).forEach((x, i) => {
-      const planned = again.report!.schedule.entries[i]!.at;
-      assert.ok(Math.abs(x.at - planned) < 150 && Math.abs(starts(first.report!)[i]!.at - planned) < 150, `fault ${i} planned at ${planned} ms, started at ${starts(first.report!)[i]!.at} and ${x.at} ms`);
-    });
+    for (const run of [first, again]) {
+      starts(run.report!).forEach((x, i) => {
+        const planned = run.report!.schedule.entries[i]!.at;
+        assert.ok(x.at >= planned - 1 && x.at - planned < 1000, `fault ${i} planned at ${planned} ms, started at ${x.at} ms`);
+      });
+    }
     assert.equal(again.report!.schedule.describe(), first.report!.schedule.describe());
   });
 });

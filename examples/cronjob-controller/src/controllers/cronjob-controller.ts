@@ -18,7 +18,6 @@ import {
   objectReference,
   rfc3339,
   setControllerReference,
-  type Kind,
   type Manager,
   type ReconcileFunc,
   type Typed,
@@ -36,12 +35,6 @@ const apiGVStr = `${CronJob.group}/${CronJob.version}`;
 export interface CronJobReconcilerOptions {
   /** The clock (the tutorial's `Clock` interface, so tests can move time); default the real one. */
   now?: () => Date;
-  /**
-   * The kind of the Jobs created; default batch/v1 Job. A seam for tests on a
-   * server that does not serve batch/v1 (Operant's embedded server, until it
-   * has the workload controllers): they serve a stand-in Job kind instead.
-   */
-  jobKind?: Kind<JobObject>;
 }
 
 // +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=get;list;watch;create;update;patch;delete
@@ -53,8 +46,7 @@ export interface CronJobReconcilerOptions {
 
 /** SetupWithManager: the index of Jobs by their CronJob, and a controller for CronJobs that owns Jobs. */
 export function setupCronJobController(mgr: Manager, options: CronJobReconcilerOptions = {}): void {
-  const jobKind = options.jobKind ?? Job;
-  mgr.cache.indexField(jobKind, jobOwnerKey, (job) => {
+  mgr.cache.indexField(Job, jobOwnerKey, (job) => {
     // grab the job object, extract the owner...
     const owner = getControllerOf(job);
     // ...make sure it's a CronJob...
@@ -65,11 +57,11 @@ export function setupCronJobController(mgr: Manager, options: CronJobReconcilerO
   mgr
     .controller('cronjob')
     .for(CronJob)
-    .owns(jobKind)
-    .reconcile(cronJobReconciler(mgr, { now: options.now ?? (() => new Date()), jobKind }));
+    .owns(Job)
+    .reconcile(cronJobReconciler(mgr, { now: options.now ?? (() => new Date()) }));
 }
 
-function cronJobReconciler(mgr: Manager, { now, jobKind }: Required<CronJobReconcilerOptions>): ReconcileFunc {
+function cronJobReconciler(mgr: Manager, { now }: Required<CronJobReconcilerOptions>): ReconcileFunc {
   const recorder = mgr.eventRecorderFor('cronjob-controller');
 
   return async (req, { client, log }) => {
@@ -81,7 +73,7 @@ function cronJobReconciler(mgr: Manager, { now, jobKind }: Required<CronJobRecon
     if (!cronJob) return;
 
     // 2: List all active jobs, and update the status
-    const childJobs = await client.list(jobKind, { namespace: req.namespace, matchingFields: { [jobOwnerKey]: req.name } });
+    const childJobs = await client.list(Job, { namespace: req.namespace, matchingFields: { [jobOwnerKey]: req.name } });
     // find the active list of jobs
     const activeJobs: JobObject[] = [];
     const successfulJobs: JobObject[] = [];
@@ -103,7 +95,7 @@ function cronJobReconciler(mgr: Manager, { now, jobKind }: Required<CronJobRecon
     const status = (cronJob.status ??= {});
     if (mostRecentTime) status.lastScheduleTime = rfc3339(mostRecentTime);
     else delete status.lastScheduleTime;
-    const active = activeJobs.map((job) => objectReference(job, jobKind));
+    const active = activeJobs.map((job) => objectReference(job, Job));
     if (active.length > 0) status.active = active;
     else delete status.active; // the CRD says minItems 1: no list rather than an empty one
     log.debug({ activeJobs: activeJobs.length, successfulJobs: successfulJobs.length, failedJobs: failedJobs.length }, 'job count');
@@ -118,7 +110,7 @@ function cronJobReconciler(mgr: Manager, { now, jobKind }: Required<CronJobRecon
       jobs.sort((a, b) => startTimeOf(a) - startTimeOf(b));
       for (const job of jobs.slice(0, Math.max(0, jobs.length - limit))) {
         try {
-          await client.delete(jobKind, job.metadata.name!, { namespace: req.namespace, propagationPolicy: 'Background' }).catch(ignoreNotFound);
+          await client.delete(Job, job.metadata.name!, { namespace: req.namespace, propagationPolicy: 'Background' }).catch(ignoreNotFound);
           log.info({ job: job.metadata.name }, `deleted old ${what} job`);
           recorder.event(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
         } catch (err) {
@@ -172,14 +164,14 @@ function cronJobReconciler(mgr: Manager, { now, jobKind }: Required<CronJobRecon
     if (cronJob.spec.concurrencyPolicy === 'Replace') {
       for (const activeJob of activeJobs) {
         // we don't care if the job was already deleted
-        await client.delete(jobKind, activeJob.metadata.name!, { namespace: req.namespace, propagationPolicy: 'Background' }).catch(ignoreNotFound);
+        await client.delete(Job, activeJob.metadata.name!, { namespace: req.namespace, propagationPolicy: 'Background' }).catch(ignoreNotFound);
       }
     }
     // actually make the job...
     const job = constructJobForCronJob(cronJob, missedRun);
     // ...and create it on the cluster
     try {
-      await client.create(jobKind, job);
+      await client.create(Job, job);
     } catch (err) {
       // The name is deterministic so that a run is never created twice: a reconcile that
       // ran before the cache saw our Job finds it there, and that is not a failure.

@@ -206,7 +206,7 @@ class EverySchedule implements CronSchedule {
  *
  * @example
  * ```ts
- * import { parseCronSchedule } from '@operant/apimachinery';
+ * import { parseCronSchedule } from '@operant/apimachinery/cron';
  *
  * const s = parseCronSchedule('*\/5 * * * *');
  * new Date(s.next(Date.parse('2024-05-01T10:02:00Z'))!).toISOString(); // '2024-05-01T10:05:00.000Z'

@@ -59,7 +59,7 @@ const stripSet = FieldSet.of(
  *
  * @example
  * ```ts
- * import { FieldManager, mergeTypeOf } from '@operant/apimachinery';
+ * import { FieldManager, mergeTypeOf } from '@operant/apimachinery/managedfields';
  *
  * const type = mergeTypeOf({ type: 'object', properties: { data: { type: 'object', additionalProperties: { type: 'string' } } } }, () => undefined);
  * const fm = new FieldManager({ type, group: '', version: 'v1', kind: 'ConfigMap' });

@@ -55,7 +55,7 @@ const cacheLimit = 2048;
  *
  * @example
  * ```ts
- * import { compileGoRegexp } from '@operant/apimachinery';
+ * import { compileGoRegexp } from '@operant/apimachinery/schema';
  *
  * const re = compileGoRegexp('^[a-z]+$');
  * if (typeof re !== 'string') re.test('abc'); // true

@@ -9,3 +9,4 @@ export { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './defaultin
 export { pruneValue, type PruneOptions } from './pruning.js';
 export { compileGoRegexp, type GoRegexp } from './go-regexp.js';
 export { checkFormat, isSupportedFormat } from './formats.js';
+export { resolveSchema, type OpenApiSchema, type SchemaResolver } from '../openapi-schema.js';

@@ -25,6 +25,9 @@ import {
   isJsonObject,
   jsonEqual,
   StatusError,
+  type AdmissionRequest,
+  type AdmissionResponse,
+  type AdmissionReview,
   type GroupVersionKind,
   type KubeObject,
   type StatusDetails,
@@ -119,15 +122,8 @@ class WarningSink {
   }
 }
 
-/** The `response` of an AdmissionReview as sent by a webhook. */
-interface ReviewResponse {
-  uid?: unknown;
-  allowed?: unknown;
-  status?: unknown;
-  patch?: unknown;
-  patchType?: unknown;
-  warnings?: unknown;
-}
+/** The `response` of an AdmissionReview as a webhook sent it: untrusted until checked. */
+type ReviewResponse = { [K in keyof AdmissionResponse]?: unknown };
 
 /** A denial's Status as kube's webhookerrors.ToStatusErr shapes it. */
 function denial(webhookName: string, result: unknown): StatusError {
@@ -160,8 +156,8 @@ function withTimeoutQuery(target: WebhookTarget, seconds: number): WebhookTarget
   return { ...target, path: `${target.path}${sep}${timeoutParam(seconds)}`, displayUrl: `${target.displayUrl}${displaySep}${timeoutParam(seconds)}` };
 }
 
-function userInfoJson(u: AdmissionUserInfo): Record<string, unknown> {
-  const out: Record<string, unknown> = { username: u.username };
+function userInfoJson(u: AdmissionUserInfo): AdmissionUserInfo {
+  const out: AdmissionUserInfo = { username: u.username };
   if (u.uid) out.uid = u.uid;
   if (u.groups && u.groups.length > 0) out.groups = [...u.groups];
   if (u.extra && Object.keys(u.extra).length > 0) out.extra = deepCopy(u.extra);
@@ -422,9 +418,9 @@ export class AdmissionChain {
       throw new CallFailure(hook.name, 'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
     }
     const uid = randomUUID();
-    const review = {
+    const review: AdmissionReview = {
       kind: 'AdmissionReview',
-      apiVersion: `admission.k8s.io/${reviewVersion}`,
+      apiVersion: reviewVersion === 'v1' ? 'admission.k8s.io/v1' : 'admission.k8s.io/v1beta1',
       request: this.request(uid, attrs, invocation, versioned),
     };
 
@@ -468,32 +464,32 @@ export class AdmissionChain {
     attrs: AdmissionAttributes,
     invocation: WebhookInvocation,
     versioned: Versioned,
-  ): Record<string, unknown> {
-    const req: Record<string, unknown> = {
+  ): AdmissionRequest {
+    const rk = attrs.requestKind ?? attrs.kind;
+    const rr = attrs.requestResource ?? attrs.resource;
+    const rs = attrs.requestSubResource ?? attrs.subResource ?? '';
+    // The keys in the order of kube's JSON, the empty optional ones left out.
+    return {
       uid,
       kind: { group: invocation.kind.group, version: invocation.kind.version, kind: invocation.kind.kind },
       resource: { group: invocation.resource.group, version: invocation.resource.version, resource: invocation.resource.resource },
+      ...(invocation.subResource ? { subResource: invocation.subResource } : {}),
+      requestKind: { group: rk.group, version: rk.version, kind: rk.kind },
+      requestResource: { group: rr.group, version: rr.version, resource: rr.resource },
+      ...(rs ? { requestSubResource: rs } : {}),
+      ...(attrs.name ? { name: attrs.name } : {}),
+      ...(attrs.namespace ? { namespace: attrs.namespace } : {}),
+      operation: attrs.operation,
+      userInfo: userInfoJson(attrs.userInfo),
+      object: versioned.object ?? null,
+      oldObject: versioned.oldObject ?? null,
+      dryRun: attrs.dryRun,
+      options: attrs.options ? { ...attrs.options, apiVersion: attrs.options.apiVersion ?? 'meta.k8s.io/v1' } : null,
     };
-    if (invocation.subResource) req.subResource = invocation.subResource;
-    const rk = attrs.requestKind ?? attrs.kind;
-    const rr = attrs.requestResource ?? attrs.resource;
-    req.requestKind = { group: rk.group, version: rk.version, kind: rk.kind };
-    req.requestResource = { group: rr.group, version: rr.version, resource: rr.resource };
-    const rs = attrs.requestSubResource ?? attrs.subResource ?? '';
-    if (rs) req.requestSubResource = rs;
-    if (attrs.name) req.name = attrs.name;
-    if (attrs.namespace) req.namespace = attrs.namespace;
-    req.operation = attrs.operation;
-    req.userInfo = userInfoJson(attrs.userInfo);
-    req.object = versioned.object ?? null;
-    req.oldObject = versioned.oldObject ?? null;
-    req.dryRun = attrs.dryRun;
-    req.options = attrs.options ? { ...attrs.options, apiVersion: attrs.options.apiVersion ?? 'meta.k8s.io/v1' } : null;
-    return req;
   }
 
   /** POSTs the review within the webhook's timeout; every failure becomes a CallFailure. */
-  private async post(hook: CompiledWebhook, review: unknown, timeoutSeconds: number): Promise<Record<string, unknown>> {
+  private async post(hook: CompiledWebhook, review: AdmissionReview, timeoutSeconds: number): Promise<Record<string, unknown>> {
     const config = hook.webhook.clientConfig ?? {};
     let target: WebhookTarget;
     try {

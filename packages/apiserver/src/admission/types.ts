@@ -3,7 +3,14 @@
  * configurations as stored (untrusted JSON, so every field is optional and
  * loosely typed), and the attributes of one request going through admission.
  */
-import type { GroupVersionKind, GroupVersionResource, KubeObject, LabelSelectorObject } from '@operant/apimachinery';
+import type {
+  AdmissionOperation,
+  AdmissionUserInfo as WireUserInfo,
+  GroupVersionKind,
+  GroupVersionResource,
+  KubeObject,
+  LabelSelectorObject,
+} from '@operant/apimachinery';
 import type { WebhookClientConfig } from '../webhooks/client.js';
 
 /** An operation a webhook rule names; `*` is every operation. */
@@ -53,15 +60,15 @@ export interface WebhookConfiguration extends KubeObject {
   webhooks?: AdmissionWebhook[];
 }
 
-/** The operation of a request under admission, as AdmissionReview names it. */
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+/** The operation of a request under admission (the AdmissionReview wire type). */
+export type { AdmissionOperation };
 
-/** The requesting user, sent to webhooks as `request.userInfo` (authentication.k8s.io/v1 UserInfo). */
-export interface AdmissionUserInfo {
+/**
+ * The requesting user, sent to webhooks as `request.userInfo`: the wire type,
+ * with the username the server always knows.
+ */
+export interface AdmissionUserInfo extends WireUserInfo {
   username: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
 }
 
 /** meta.k8s.io/v1 CreateOptions as webhooks receive them in `request.options`. */

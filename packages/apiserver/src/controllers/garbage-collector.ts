@@ -25,14 +25,37 @@ export class GarbageCollector {
   private scheduled = false;
   private watch?: StoreWatch;
   private stopped = false;
+  /** Set once the graph holds everything stored at start: only then can an owner's absence mean it is gone. */
+  private synced = false;
 
   constructor(private readonly catalog: ResourceCatalog) {}
 
+  /**
+   * Watches from now, and builds the graph of what is stored after start-up, in
+   * slices between requests (as kube's GC syncs its graph from informers), so
+   * that a restart on a large data dir is ready at once. Nothing is judged an
+   * orphan before the whole graph is built.
+   */
   start(): void {
     const store = this.catalog.lookup('', 'v1', 'namespaces')!.mvcc;
-    for (const v of store.all()) this.index(v.key, v.value);
-    for (const v of store.all()) this.enqueueIfInteresting(v.value);
+    const stored = [...store.all()];
     this.watch = store.watch('/', store.revision, (e) => this.onEvent(e));
+    let next = 0;
+    const slice = (): void => {
+      if (this.stopped) return;
+      for (const end = Math.min(next + 2000, stored.length); next < end; next++) {
+        const v = stored[next];
+        // A later write reached onEvent already (and a deleted object stays out).
+        if (store.get(v.key) === v) this.index(v.key, v.value);
+      }
+      if (next < stored.length) {
+        setImmediate(slice);
+        return;
+      }
+      this.synced = true;
+      for (const v of store.all()) this.enqueueIfInteresting(v.value);
+    };
+    slice();
   }
 
   stop(): void {
@@ -45,12 +68,14 @@ export class GarbageCollector {
     if (!uid) return;
     if (e.type === 'DELETED') {
       this.unindex(uid);
+      // Before the graph is whole, its last pass finds what this deletion left behind.
+      if (!this.synced) return;
       for (const dep of this.dependents.get(uid) ?? []) this.enqueue(dep);
       for (const owner of ownerUids(e.value)) this.enqueue(owner);
       return;
     }
     this.index(e.key, e.value);
-    this.enqueueIfInteresting(e.value);
+    if (this.synced) this.enqueueIfInteresting(e.value);
   }
 
   private enqueueIfInteresting(obj: KubeObject): void {

@@ -7,21 +7,17 @@
  */
 import {
   StatusError,
-  applyDefaults,
   applyJsonPatch,
   applyMergePatch,
   badRequest,
-  compileSchemaRules,
   deepCopy,
-  evaluateRules,
-  pruneNonNullableNullsWithoutDefaults,
-  pruneValue,
   unsupportedMediaType,
-  validateValue,
   type FieldError,
   type KubeObject,
   type OpenApiSchema,
 } from '@operant/apimachinery';
+import { applyDefaults, pruneNonNullableNullsWithoutDefaults, pruneValue, validateValue } from '@operant/apimachinery/schema';
+import { compileSchemaRules, evaluateRules } from '@operant/apimachinery/cel';
 import { parseJson } from '../http/body.js';
 import { cannotBeHandledMessage, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
 import { resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';

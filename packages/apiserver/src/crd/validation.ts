@@ -3,17 +3,10 @@
  * does it: names, group, scope, versions, schemas (structural, CEL rules),
  * printer columns, subresources and conversion, with kube's field paths.
  */
-import {
-  compileSchemaRules,
-  fieldErrors,
-  isDNS1035Label,
-  isDNS1123Subdomain,
-  jsonEqual,
-  validatePrinterColumn,
-  validateStructuralSchema,
-  type FieldError,
-  type OpenApiSchema,
-} from '@operant/apimachinery';
+import { compileSchemaRules } from '@operant/apimachinery/cel';
+import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, jsonEqual, type FieldError, type OpenApiSchema } from '@operant/apimachinery';
+import { validatePrinterColumn } from '@operant/apimachinery/jsonpath';
+import { validateStructuralSchema } from '@operant/apimachinery/schema';
 import type { CrdNames, CrdSpec, CrdVersion, CustomResourceDefinition } from './types.js';
 
 /** The checks on a CRD on create (beyond ObjectMeta, which the registry validates). */

@@ -5,7 +5,16 @@
  * in the desired version, with name, namespace and uid unchanged.
  */
 import { randomUUID } from 'node:crypto';
-import { StatusError, applyDefaults, deepCopy, internalError, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
+import {
+  StatusError,
+  deepCopy,
+  internalError,
+  type ConversionResponse,
+  type ConversionReview,
+  type KubeObject,
+  type OpenApiSchema,
+} from '@operant/apimachinery';
+import { applyDefaults } from '@operant/apimachinery/schema';
 import type { StorageConversion } from '../registry/resource-store.js';
 import type { ResourceInfo } from '../registry/resource-info.js';
 import type { MvccStore } from '../storage/mvcc-store.js';
@@ -25,7 +34,7 @@ export function webhookConversion(crd: CustomResourceDefinition, info: ResourceI
     const pending = objs.filter((o) => o.apiVersion !== desired);
     if (pending.length === 0) return objs;
     const uid = randomUUID();
-    const review = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid, desiredAPIVersion: desired, objects: pending } };
+    const review: ConversionReview = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid, desiredAPIVersion: desired, objects: pending } };
     let answer: Record<string, unknown>;
     try {
       answer = await postWebhook(resolveWebhookTarget(config, store), config.caBundle, review, conversionTimeoutMs);
@@ -33,7 +42,8 @@ export function webhookConversion(crd: CustomResourceDefinition, info: ResourceI
       const why = e instanceof WebhookCallError ? e.message : String(e);
       throw conversionFailed(gvk(desired), `conversion webhook for ${gvk(pending[0].apiVersion ?? '')} failed: ${why}`);
     }
-    const response = answer.response as { uid?: string; convertedObjects?: KubeObject[]; result?: { status?: string; message?: string } } | undefined;
+    // Untrusted until checked below: every field may be missing.
+    const response = answer.response as Partial<ConversionResponse> | undefined;
     const webhookFor = `conversion webhook for ${gvk(pending[0].apiVersion ?? '')}`;
     if (!response) throw conversionFailed(gvk(desired), `${webhookFor} failed: response is missing`);
     if (response.uid !== uid) throw conversionFailed(gvk(desired), `${webhookFor} failed: expected response.uid="${uid}", got "${response.uid ?? ''}"`);

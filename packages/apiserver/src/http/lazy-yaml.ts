@@ -17,6 +17,7 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { requestEntityTooLarge } from '@operant/apimachinery';
+import { yamlDuplicateKeys } from './yaml-duplicate-keys.js';
 
 type ParseOptions = Yaml.ParseOptions & Yaml.DocumentOptions & Yaml.SchemaOptions & Yaml.ToJSOptions;
 
@@ -33,18 +34,38 @@ let yaml: typeof Yaml | undefined;
  * aliases expand past the body limit.
  */
 export function parseYaml(src: string, options?: ParseOptions): unknown {
+  return parseChecked(src, options, false).value;
+}
+
+/**
+ * As {@link parseYaml}, but a key named twice in one mapping is read as
+ * sigs.k8s.io/yaml reads it (the last value is kept), and each repeat is
+ * reported as go-yaml's strict mode words it (see yaml-duplicate-keys.ts).
+ */
+export function parseYamlKeepingLastKey(src: string, options?: ParseOptions): { value: unknown; duplicates: string[] } {
+  return parseChecked(src, options, true);
+}
+
+function parseChecked(src: string, options: ParseOptions | undefined, keepLastKey: boolean): { value: unknown; duplicates: string[] } {
   if (yamlDepthBound(src, maxYamlDepth) > maxYamlDepth) throw new Error(`exceeded max depth of ${maxYamlDepth}`);
   yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
   let value: unknown;
+  let doc: Yaml.Document | undefined;
+  const lines = new yaml.LineCounter();
   try {
-    value = yaml.parse(src, options) as unknown;
+    if (keepLastKey) {
+      doc = yaml.parseDocument(src, { ...options, uniqueKeys: false, lineCounter: lines });
+      if (doc.errors.length > 0) throw doc.errors[0];
+      value = doc.toJS(options) as unknown;
+    } else value = yaml.parse(src, options) as unknown;
   } catch (err) {
     // The scan bounds the depth; should the parser still run out of stack, say why.
     if (err instanceof RangeError || /Maximum call stack/.test(String((err as Error).message))) throw new Error(`exceeded max depth of ${maxYamlDepth}`);
     throw err;
   }
   if (expandedSizeExceeds(value, maxExpandedBytes)) throw requestEntityTooLarge(maxExpandedBytes);
-  return value;
+  // After the size check: the walk reads aliases again, so it is bounded by the expanded size.
+  return { value, duplicates: doc ? yamlDuplicateKeys(yaml, doc, lines) : [] };
 }
 
 /**

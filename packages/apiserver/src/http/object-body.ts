@@ -13,8 +13,8 @@
  * A `null` body decodes to an empty object, as it does into a Go struct (the
  * kind and version then default to the endpoint's).
  */
-import { parseYaml } from './lazy-yaml.js';
-import { tagDuplicateFields } from './duplicate-fields.js';
+import { parseYamlKeepingLastKey } from './lazy-yaml.js';
+import { tagDuplicateFields, tagYamlDuplicateKeys } from './duplicate-fields.js';
 import { StatusError, badRequest } from '@operant/apimachinery';
 import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
 
@@ -100,8 +100,10 @@ function goYamlError(e: unknown): string {
 /** Decodes a YAML create/update body for an endpoint of kind `into`. */
 export function decodeYamlObject(body: Buffer, into: string): Record<string, unknown> {
   let value: unknown;
+  let duplicates: string[];
   try {
-    value = parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
+    // A key named twice keeps its last value, as YAMLToJSON keeps it; strict decoding reports it.
+    ({ value, duplicates } = parseYamlKeepingLastKey(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }));
     // Only what JSON can say survives YAMLToJSON (no Dates, Maps or cycles).
     if (jsonDepthExceeds(value, maxBodyNestingDepth)) throw new Error(`exceeded max depth of ${maxBodyNestingDepth}`);
     // YAML's .inf and .nan do not convert to JSON (json.Marshal: unsupported value).
@@ -112,5 +114,6 @@ export function decodeYamlObject(body: Buffer, into: string): Record<string, unk
     if (e instanceof StatusError) throw e;
     throw unrecognizedBody(into, goYamlError(e), body);
   }
+  tagYamlDuplicateKeys(value, duplicates);
   return interpret(value, into, body);
 }

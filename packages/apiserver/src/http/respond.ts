@@ -17,8 +17,8 @@ export function sendText(res: ServerResponse, code: number, text: string, conten
 /** Any thrown value as the Status kube would send; unexpected errors become 500 InternalError. */
 export function toStatus(err: unknown): Status {
   if (err instanceof StatusError) return err.status;
-  // etcd's refusal reaches kube's clients as it is: a 500 without a reason (ErrorToAPIStatus).
-  if (err instanceof StoreError && err.code === 'TooLarge') return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, code: 500 };
+  // etcd's refusals (too large, NOSPACE) reach kube's clients as they are: a 500 without a reason (ErrorToAPIStatus).
+  if (err instanceof StoreError && (err.code === 'TooLarge' || err.code === 'NoSpace')) return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, code: 500 };
   return internalError(err instanceof Error ? err.message : String(err)).status;
 }
 

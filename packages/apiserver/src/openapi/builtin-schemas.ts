@@ -5,7 +5,8 @@
  * (`io.k8s.api.core.v1.Pod`, `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`, ...).
  */
 import { readFileSync } from 'node:fs';
-import type { OpenApiSchema, SchemaResolver } from '@operant/apimachinery';
+import type { OpenApiSchema } from '@operant/apimachinery';
+import type { SchemaResolver } from '@operant/apimachinery/schema';
 
 /** The prefix of every `$ref` into a document's `components.schemas`. */
 export const schemaRefPrefix = '#/components/schemas/';

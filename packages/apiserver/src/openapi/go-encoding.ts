@@ -14,7 +14,8 @@
  * v0.32.1 by `scripts/gen-go-encoded-zeros.ts` into `go-encoded-zeros.json`.
  */
 import { readFileSync } from 'node:fs';
-import { resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
+import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
+import type { OpenApiSchema } from '@operant/apimachinery';
 import { definitionOf } from './builtin-schemas.js';
 
 interface EncodedFields {

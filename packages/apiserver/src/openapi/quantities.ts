@@ -6,7 +6,8 @@
  * canonical form. So `cpu: 0.5` is stored and served as `"500m"`, and
  * `memory: 1.5Gi` as `"1536Mi"`.
  */
-import { canonicalQuantity, resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
+import { canonicalQuantity, type OpenApiSchema } from '@operant/apimachinery';
+import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
 import { definitionOf } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';

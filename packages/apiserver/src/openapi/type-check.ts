@@ -22,7 +22,8 @@
  * where the converter names Go's named ones (`cannot convert int64 to v1.Protocol`):
  * the schemas do not know them.
  */
-import { resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
+import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
+import type { OpenApiSchema } from '@operant/apimachinery';
 import { definitionOf } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';

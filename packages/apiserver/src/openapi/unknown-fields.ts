@@ -19,7 +19,8 @@
  * nothing about keys, and nothing under it is reported. Duplicate fields are
  * not detected (JSON.parse has already merged them).
  */
-import { resolveSchema, type OpenApiSchema, type SchemaResolver } from '@operant/apimachinery';
+import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
+import type { OpenApiSchema } from '@operant/apimachinery';
 
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 

@@ -10,7 +10,9 @@
  * - key fields with a `+default`, which an item of a list-map may omit (ports' protocol).
  */
 import { readFileSync } from 'node:fs';
-import { mergeTypeOf, resolveSchema, untypedType, type MergeType, type OpenApiSchema } from '@operant/apimachinery';
+import { mergeTypeOf, untypedType, type MergeType } from '@operant/apimachinery/managedfields';
+import { resolveSchema } from '@operant/apimachinery/schema';
+import type { OpenApiSchema } from '@operant/apimachinery';
 import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
 import type { ResourceInfo } from './resource-info.js';
 

@@ -23,11 +23,8 @@ import {
   type GroupResource,
   type KubeObject,
   type Status,
-  FieldManager,
-  FieldSet,
-  type FieldPath,
-  type MergeType,
 } from '@operant/apimachinery';
+import { FieldManager, FieldSet, type FieldPath, type MergeType } from '@operant/apimachinery/managedfields';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
@@ -164,14 +161,6 @@ export class ResourceStore {
   }
 
   /**
-   * The object an apply of `config` would make of `live` (absent: created),
-   * conflicts overridden: for checks that judge a write before it is made.
-   */
-  previewApply(live: KubeObject | undefined, config: Record<string, unknown>): KubeObject {
-    return this.fieldManager('').apply(live, config, 'preview', true).object;
-  }
-
-  /**
    * Sets (or clears) metadata.managedFields to the update's record. Like kube's
    * UpdateNoErrors, a value the merge rules cannot read (a list-map item without
    * its keys, which validation refuses next) keeps the live object's entries.
@@ -222,6 +211,8 @@ export class ResourceStore {
   async get(namespace: string, name: string): Promise<KubeObject> {
     const v = this.store.get(this.key(namespace, name));
     if (!v) throw notFound(this.groupResource, name);
+    // A write still on its way to the disk is not shown before it is there (and acknowledged).
+    await this.store.durable(v.rev);
     return this.external(v.value);
   }
 
@@ -260,6 +251,7 @@ export class ResourceStore {
       throw e;
     }
     const { items: page, more, remaining } = paginate(snapshot.items, filter, after, opts.limit);
+    await this.store.durable(snapshot.revision);
     const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.revision) };
     if (more) {
       metadata.continue = encodeContinue({ rev: snapshot.revision, after: page[page.length - 1].key });
@@ -295,11 +287,12 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- writes
 
-  async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
-    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) });
+  async create(namespace: string, body: KubeObject, opts: WriteOptions, requestName = ''): Promise<WriteResult> {
+    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) }, requestName);
   }
 
-  private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode): Promise<WriteResult> {
+  /** `requestName` is the name in the request path: `''` for a POST, the object's for a PUT or an apply that creates. */
+  private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string): Promise<WriteResult> {
     const decoded = this.decode(body, opts.fieldValidation);
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
@@ -316,6 +309,7 @@ export class ResourceStore {
     const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
     obj = mutated.object ?? obj;
     warnings.push(...mutated.warnings);
+    this.authorizeWrite(opts, namespace, requestName, obj);
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
@@ -331,6 +325,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = this.store.create(this.key(namespace, toStore.metadata.name!), toStore);
+        await this.store.durable(stored.rev);
         return this.externalResult({ object: stored.value, warnings, created: true });
       } catch (e) {
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
@@ -358,7 +353,7 @@ export class ResourceStore {
       if (!current) {
         if (this.strategy.allowCreateOnUpdate && subresource === '') {
           if (rv) throw notFound(this.groupResource, name);
-          return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' });
+          return this.create(namespace, obj, { ...opts, fieldValidation: 'Ignore' }, name);
         }
         throw notFound(this.groupResource, name);
       }
@@ -412,7 +407,7 @@ export class ResourceStore {
         const { object } = this.fieldManager('').apply(undefined, config, manager, opts.force ?? false);
         checkAppliedName(object, name);
         try {
-          return await this.createObject(namespace, object, { ...opts, fieldValidation: 'Ignore' }, { mode: 'keep' });
+          return await this.createObject(namespace, object, { ...opts, fieldValidation: 'Ignore' }, { mode: 'keep' }, name);
         } catch (e) {
           // Created meanwhile: apply to what is there now.
           if (e instanceof StatusError && e.reason === 'AlreadyExists' && attempt < maxPatchConflictRetries) return retryNow;
@@ -489,6 +484,7 @@ export class ResourceStore {
       if (mutated.object) incoming = mutated.object;
       warnings.push(...mutated.warnings);
     }
+    if (subresource === '') this.authorizeWrite(opts, old.metadata.namespace ?? '', old.metadata.name ?? '', incoming, old);
     let obj: KubeObject;
     if (subresource === '') {
       obj = incoming;
@@ -528,10 +524,12 @@ export class ResourceStore {
     if (m.deletionTimestamp && this.finalizersOf(obj).length === 0) {
       if (dryRun) return { object: obj, warnings, created: false };
       const gone = this.store.delete(current.key, current.rev);
+      await this.store.durable(gone.rev);
       return this.externalResult({ object: gone.value, warnings, created: false });
     }
     if (dryRun) return { object: obj, warnings, created: false };
     const stored = this.store.update(current.key, current.rev, await this.internal(obj));
+    await this.store.durable(stored.rev);
     return this.externalResult({ object: stored.value, warnings, created: false });
   }
 
@@ -601,10 +599,12 @@ export class ResourceStore {
       this.strategy.prepareForDeletion?.(marked);
       if (opts.dryRun) return { object: await this.external(marked), deleted: false, warnings };
       const stored = this.store.update(current.key, current.rev, marked);
+      await this.store.durable(stored.rev);
       return { object: await this.external(stored.value), deleted: false, warnings };
     }
     if (opts.dryRun) return { object: await this.deletedAnswer(current.value), deleted: true, warnings };
     const gone = this.store.delete(current.key, current.rev);
+    await this.store.durable(gone.rev);
     return { object: await this.deletedAnswer(gone.value), deleted: true, warnings };
   }
 
@@ -631,18 +631,21 @@ export class ResourceStore {
   }
 
   /** DELETE on the collection: deletes every object the selectors match. */
-  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject> {
-    const list = await this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector });
-    const deleted: KubeObject[] = [];
+  /**
+   * Deletes what a list with `listOpts` finds and answers that list, as kube's
+   * generic store does: the items as they were listed (before their deletion),
+   * at the list's resourceVersion, with its continue token when a limit was set.
+   */
+  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<ObjectList> {
+    const list = await this.list(namespace, listOpts);
     for (const item of list.items) {
       try {
-        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
-        deleted.push(r.deleted || !isStatus(r.object) ? (r.object as KubeObject) : item);
+        await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
       } catch (e) {
         if (!(e instanceof StatusError && e.code === 404)) throw e;
       }
     }
-    return { apiVersion: this.apiVersion, kind: this.info.listKind, metadata: { resourceVersion: String(this.store.revision) }, items: deleted } as unknown as KubeObject;
+    return list;
   }
 
   private async deletedAnswer(obj: KubeObject): Promise<KubeObject | Status> {
@@ -689,6 +692,12 @@ export class ResourceStore {
         fieldValidation: opts.fieldValidation,
       },
     };
+  }
+
+  /** The strategy's authorizeWrite, for the request's user (the server's own writes are in system:masters). */
+  private authorizeWrite(opts: WriteOptions, namespace: string, requestName: string, object: KubeObject, old?: KubeObject): void {
+    const err = this.strategy.authorizeWrite?.({ user: opts.user ?? serverUser, namespace: this.info.namespaced ? namespace : '', requestName, object, old });
+    if (err) throw err;
   }
 
   /** Mutating webhooks; a mutated custom resource is pruned again, as kube does. */
@@ -753,12 +762,12 @@ export class ResourceStore {
     const metaError = objectMetaDecodeError(this.info, copy, source);
     if (metaError) throw badRequest(metaError);
     dropEmptyMetadata(copy.metadata);
-    const duplicates = validation === 'Ignore' ? [] : duplicateFieldsOf(body).map((path) => `duplicate field ${JSON.stringify(path)}`);
-    if (duplicates.length > 0 && validation === 'Strict') {
-      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.join(', ')}`));
+    const duplicates = validation === 'Ignore' ? undefined : duplicateFieldsOf(body);
+    if (duplicates && validation === 'Strict') {
+      throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.errors.join(', ')}`));
     }
     const decoded = this.deps.decoder(copy, validation, source);
-    return duplicates.length > 0 ? { ...decoded, warnings: [...duplicates, ...decoded.warnings] } : decoded;
+    return duplicates ? { ...decoded, warnings: [...duplicates.warnings, ...decoded.warnings] } : decoded;
   }
 
   private checkNamespaceMatches(obj: KubeObject, namespace: string): void {

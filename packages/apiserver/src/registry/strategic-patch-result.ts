@@ -10,7 +10,8 @@
  * Unknown fields found by the decoder that runs next, with fieldValidation=Strict,
  * are answered the same way, for every patch type ({@link strictPatchError}).
  */
-import { StatusError, fieldErrors, goFormat, invalid, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
+import { StatusError, fieldErrors, invalid, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
+import { goFormat } from '@operant/apimachinery/patch';
 import { resolveBuiltinSchema } from '../openapi/builtin-schemas.js';
 import { findTypeError } from '../openapi/type-check.js';
 

@@ -4,7 +4,22 @@
  * preparation of new objects, validation, and which parts of an object each
  * endpoint may change.
  */
-import type { FieldError, KubeObject } from '@operant/apimachinery';
+import type { FieldError, KubeObject, StatusError } from '@operant/apimachinery';
+import type { UserInfo } from '../auth/authn/user-info.js';
+
+/** One create or update as the store is about to prepare and validate it. */
+export interface WriteToAuthorize {
+  user: UserInfo;
+  /** The request's namespace (`''` for cluster-scoped kinds). */
+  namespace: string;
+  /** The name in the request path: `''` for a POST. */
+  requestName: string;
+  /** The object the write would store, after the mutating webhooks. */
+  object: KubeObject;
+  /** The stored object an update replaces; absent on a create. */
+  old?: KubeObject;
+}
+
 
 export interface Strategy {
   /** Whether the kind has metadata.generation, bumped on changes outside metadata and status. */
@@ -37,6 +52,12 @@ export interface Strategy {
   gracePeriod?(obj: KubeObject, requested: number | undefined): number;
   /** kube's rule for the kind's names: DNS subdomains (the default), DNS labels (namespaces, services), path segments (RBAC). */
   nameValidator?: 'subdomain' | 'label' | 'path-segment';
+  /**
+   * Refuses a create or update its user may not make, by returning kube's error. It runs
+   * on the decoded object after the mutating webhooks and before preparation and
+   * validation, where kube's RBAC storages (policybased) wrap Create and Update.
+   */
+  authorizeWrite?(write: WriteToAuthorize): StatusError | undefined;
   /** Refuses a DELETE of `name` before anything is read, by throwing a StatusError (the namespaces kube never deletes). */
   beforeDelete?(name: string): void;
   /** Adjusts an object that a DELETE leaves in place for its finalizers or grace period (a namespace's Terminating phase). */

@@ -66,9 +66,9 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
       if (!stopped) events.forEach((e, i) => sink(e[0], objs[i]));
     });
   };
-  // Bookmarks carry the store's revision: every event up to it has been delivered, matching or not.
+  // Bookmarks carry the revision on disk: every event up to it has been delivered, matching or not.
   const bookmark = (annotations?: Record<string, string>): void => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(store.revision) };
+    const metadata: Record<string, unknown> = { resourceVersion: String(store.durableRevision) };
     if (annotations) metadata.annotations = annotations;
     const send = (): void => sink('BOOKMARK', { kind: rs.info.kind, apiVersion: rs.apiVersion, metadata });
     if (chain) later(async () => send());
@@ -77,7 +77,8 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
 
   let from: number;
   if (rv === 0 || sendInitial) {
-    const { items, revision } = store.list(prefix);
+    // At the revision on disk: a write still being flushed reaches the watch as an event once it is there.
+    const { items, revision } = store.list(prefix, Math.max(store.durableRevision, store.oldestRevision));
     emit(items.filter((v) => filter.matches(v.value)).map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
     from = revision;
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });

@@ -5,7 +5,8 @@
  * and the validation users hit (pkg/apis/{apps,batch}/validation), with kube's
  * field paths and wording.
  */
-import { fieldErrors, isTimeZone, parseCronSchedule, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { isTimeZone, parseCronSchedule } from '@operant/apimachinery/cron';
 import { baseStrategy, type Strategy } from './strategy.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';

@@ -1,15 +1,20 @@
 /**
  * The in-memory MVCC store: current objects by key, a global revision, a bounded
  * event history, and watchers. All operations are synchronous, so each one is
- * atomic in Node's single thread; optional persistence makes every commit
- * durable before it is acknowledged. Watchers get the events after the write
- * that made them has returned (in order, in a batch per turn of the event
- * loop): the fan-out to thousands of watches never runs inside a write's path.
+ * atomic in Node's single thread. With persistence, writes are group
+ * committed: a write is applied in memory at once (so the next write sees it),
+ * and `durable(rev)` resolves once the flush that covers it is on disk; callers
+ * acknowledge only then, and watchers see only flushed events. Each revision
+ * is encoded once, and its bytes kept for every read (encoded-json.ts).
+ * Watchers get the events after the write that made them has returned (in
+ * order, in rounds that yield to other work every few milliseconds): the
+ * fan-out to thousands of watches never runs inside a write's path, nor holds
+ * the server for long.
  */
 import type { KubeObject } from '@operant/apimachinery';
-import { encodedJson, keepEncoding, utf8Bytes } from './encoded-json.js';
+import { keepEncoding, utf8Bytes } from './encoded-json.js';
 import { EventHistory } from './history.js';
-import { StoreError, type EncodedEvent, type Persistence, type StorageEvent, type Versioned } from './types.js';
+import { StoreError, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
 export interface StoreOptions {
   /** How many recent events to keep for watches and snapshots. */
@@ -83,21 +88,50 @@ export class MvccStore {
   private undelivered: StorageEvent[] = [];
   private fanoutScheduled = false;
   private readonly persistence?: Persistence;
+  // ---- group commit (only with persistence)
+  /** The newest revision on disk: watchers see no event, and callers acknowledge no write, past it. */
+  private synced: number;
+  /** Committed events not yet on disk, oldest first. */
+  private unsynced: StorageEvent[] = [];
+  /** The newest revision a flush was started for, and how many flushes are under way. */
+  private syncRequested: number;
+  private syncsInFlight = 0;
+  private syncWaiters: Array<{ rev: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  /** Set when a flush failed: what is in memory may not be on disk, so no write is taken or acknowledged after it. */
+  private syncFailure?: Error;
 
   constructor(options: StoreOptions = {}) {
     this.persistence = options.persistence;
     const bounds = { events: options.historyCapacity ?? 20_000, bytes: options.historyMaxBytes ?? 64 * 1024 * 1024 };
     const loaded = this.persistence?.load(bounds);
     this.rev = loaded?.revision ?? 1;
+    this.synced = this.rev;
+    this.syncRequested = this.rev;
     const oldest = loaded?.events.length ? loaded.events[0].rev - 1 : this.rev;
     this.history = new EventHistory(bounds, oldest);
-    for (const v of loaded?.objects ?? []) this.put(v.key, { ...v, value: Object.freeze(v.value) });
+    for (const v of loaded?.objects ?? []) this.put(v.key, v);
     for (const e of loaded?.events ?? []) this.history.append(e);
   }
 
   /** The revision of the last commit. */
   get revision(): number {
     return this.rev;
+  }
+
+  /** The newest revision on disk (with persistence; else the same as `revision`): what watches and bookmarks may show. */
+  get durableRevision(): number {
+    return this.synced;
+  }
+
+  /**
+   * Resolves once revision `rev` (default: the newest) is on disk, at once
+   * without persistence. A write is acknowledged, and a read that saw it is
+   * answered, only then. Rejects if the flush failed.
+   */
+  durable(rev: number = this.rev): Promise<void> {
+    if (rev <= this.synced) return Promise.resolve();
+    if (this.syncFailure) return Promise.reject(this.syncFailure);
+    return new Promise((resolve, reject) => this.syncWaiters.push({ rev, resolve, reject }));
   }
 
   /** The oldest revision a watch can start from or a snapshot can be read at. */
@@ -178,12 +212,16 @@ export class MvccStore {
    * write).
    */
   watch(prefix: string, fromRev: number, deliver: (event: StorageEvent) => void, delivered?: () => void): StoreWatch {
-    if (fromRev < this.rev) {
+    if (fromRev < this.synced) {
       this.assertRetained(fromRev);
-      for (const e of this.history.after(fromRev)) if (e.key.startsWith(prefix)) deliver(e);
+      for (const e of this.history.after(fromRev)) {
+        if (e.rev > this.synced) break;
+        if (e.key.startsWith(prefix)) deliver(e);
+      }
     }
-    // The replay read the history, which holds the events still on their way to the watchers too.
-    const watcher: Watcher = { prefix, deliver, delivered, seen: this.rev };
+    // The replay read the history, which holds the events still on their way to the watchers too;
+    // the events not on disk yet reach it once they are.
+    const watcher: Watcher = { prefix, deliver, delivered, seen: Math.max(fromRev, this.synced) };
     this.watchers.add(watcher);
     return { stop: () => this.watchers.delete(watcher) };
   }
@@ -204,6 +242,10 @@ export class MvccStore {
     this.watchers.clear();
     this.undelivered = [];
     this.persistence?.close();
+    // Closing flushed the storage: what was waiting for the disk is on it.
+    this.synced = this.rev;
+    for (const w of this.syncWaiters) w.resolve();
+    this.syncWaiters = [];
   }
 
   private assertRetained(rev: number): void {
@@ -213,19 +255,74 @@ export class MvccStore {
 
   /** `json` is the event's value as encoded for its size check: persistence need not encode it again. */
   private commit(event: StorageEvent, stored: Versioned | undefined, json: string): void {
-    if (this.persistence) {
-      const prev = event.prev;
-      // The previous value's bytes are kept already; they become text only if persistence asks.
-      const encoded: EncodedEvent = prev ? { value: json, get prev() { return encodedJson(prev).toString('utf8'); } } : { value: json };
-      this.persistence.commit(event, encoded);
-    }
+    if (this.syncFailure) throw this.syncFailure;
+    this.persistence?.commit(event, json);
     this.rev = event.rev;
     if (stored) this.put(event.key, stored);
     else this.remove(event.key);
     const compacted = this.history.append(event);
     if (compacted !== undefined) this.persistence?.compact(compacted);
-    this.undelivered.push(event);
-    if (!this.fanoutScheduled) this.scheduleFanOut();
+    if (this.persistence) {
+      this.unsynced.push(event);
+      this.flush();
+    } else {
+      this.synced = event.rev;
+      this.undelivered.push(event);
+      this.scheduleFanOut();
+    }
+  }
+
+  /** Queues events for the watchers, delivered on the next turn of the event loop. */
+  private publish(events: StorageEvent[]): void {
+    for (const e of events) this.undelivered.push(e);
+    this.scheduleFanOut();
+  }
+
+  private scheduleFanOut(): void {
+    if (!this.fanoutScheduled) {
+      this.fanoutScheduled = true;
+      setImmediate(() => this.fanOut());
+    }
+  }
+
+  /**
+   * Group commit: a flush covers every write committed before it started, and
+   * the writes that arrive meanwhile start the next. Two flushes may overlap,
+   * so a write waits for about one fsync, not for the rest of the one under way
+   * and then its own; the rest wait for one of them to end.
+   */
+  private flush(): void {
+    if (this.syncFailure || this.syncsInFlight >= maxFlushesInFlight || this.rev <= this.syncRequested) return;
+    const through = this.rev;
+    this.syncRequested = through;
+    this.syncsInFlight++;
+    this.persistence!.sync().then(
+      () => {
+        this.syncsInFlight--;
+        // A later flush may have ended first (or the store closed): then this one adds nothing.
+        if (through > this.synced) {
+          this.synced = through;
+          let n = 0;
+          while (n < this.unsynced.length && this.unsynced[n].rev <= through) n++;
+          this.publish(this.unsynced.splice(0, n));
+          const waiting = this.syncWaiters;
+          this.syncWaiters = [];
+          for (const w of waiting) {
+            if (w.rev <= through) w.resolve();
+            else this.syncWaiters.push(w);
+          }
+        }
+        this.flush();
+      },
+      (e: unknown) => {
+        this.syncsInFlight--;
+        if (this.syncFailure) return;
+        this.syncFailure = e instanceof Error ? e : new Error(String(e));
+        console.error(`storage: ${this.syncFailure.message}; no further write is accepted`);
+        for (const w of this.syncWaiters) w.reject(this.syncFailure);
+        this.syncWaiters = [];
+      },
+    );
   }
 
   /**
@@ -272,11 +369,6 @@ export class MvccStore {
     }
   }
 
-  private scheduleFanOut(): void {
-    this.fanoutScheduled = true;
-    setImmediate(() => this.fanOut());
-  }
-
   private put(key: string, stored: Versioned): void {
     const name = bucketOf(key);
     let bucket = this.buckets.get(name);
@@ -309,6 +401,9 @@ function lowerBound(keys: string[], target: string): number {
 
 /** How long one turn of the event loop may spend delivering events to watchers before it lets other work in. */
 const fanOutSliceMs = 5;
+
+/** How many flushes (fsyncs) may be under way at once. */
+const maxFlushesInFlight = 2;
 
 /** etcd's default --max-request-bytes: no write may carry more. */
 export const maxStoredObjectBytes = 1.5 * 1024 * 1024;

@@ -1,33 +1,67 @@
 /**
- * Durable storage in SQLite (WAL, synchronous=FULL): each commit is one
- * transaction that is on disk when `commit` returns, so an acknowledged write
- * survives kill -9. The recent event log is kept too, so watches resume across
- * restarts from a revision the client already saw.
+ * Durable storage in SQLite, with group commit. Each commit is one
+ * transaction written at once (its WAL frames reach the OS before `commit`
+ * returns); `sync` then makes every commit before it durable with one fsync of
+ * the WAL, run on libuv's thread pool while the event loop goes on, so one
+ * flush covers all the writes that arrived meanwhile (the store decides when
+ * to call it, and how many may overlap). That fsync is the one
+ * synchronous=FULL would make at each commit: with synchronous=NORMAL SQLite
+ * still syncs the WAL before each checkpoint and the database after it, so a
+ * commit covered by a resolved `sync` survives kill -9 and power loss alike.
+ *
+ * The recent event log is kept too, so watches resume across restarts from a
+ * revision the client already saw.
+ *
+ * A full disk (SQLITE_FULL) refuses the write whole, with etcd's NOSPACE text,
+ * and leaves reads as they were; the next write tries again, so writes are
+ * accepted as soon as space frees. The connection holds the database
+ * exclusively (locking_mode=EXCLUSIVE): the WAL index then lives in memory, not
+ * in a -shm file, so a full disk cannot stop the server from starting and
+ * reading, and a second server cannot open the same data dir.
  */
 import Database from 'better-sqlite3';
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
-import type { HistoryBounds, Persistence, StorageEvent, Versioned } from './types.js';
+import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type Versioned } from './types.js';
+
+/** Trimming the log row by row would double the cost of every write: it is trimmed after this many events or bytes. */
+const compactionBatchEvents = 1000;
+const compactionBatchBytes = 16 * 1024 * 1024;
 
 export class SqlitePersistence implements Persistence {
   private readonly db: Database.Database;
+  private readonly dir: string;
   private readonly insertEvent: Database.Statement;
   private readonly upsertObject: Database.Statement;
   private readonly deleteObject: Database.Statement;
   private readonly setRevision: Database.Statement;
-  private readonly commitTx: (event: StorageEvent) => void;
-  /** Events and bytes written since the log was last trimmed. */
+  private readonly commitTx: (event: StorageEvent, value: string) => void;
+  /** Events and bytes written since the log was last trimmed, and the revision it may be trimmed through. */
   private pendingCompaction = 0;
   private pendingBytes = 0;
+  private compactThrough = 0;
+  /** The WAL file, opened when it first exists; fsync on it is the group commit. */
+  private walFd?: number;
+  /** Commits written, and the count of them known durable. */
+  private written = 0;
+  private synced = 0;
+  private syncsInFlight = 0;
+  /** Set while writes fail for want of space; reported once, and once when they succeed again. */
+  private full = false;
+  private closed = false;
 
   /** Opens (or creates) `<dir>/state.db`. */
   constructor(dir: string) {
+    this.dir = dir;
     for (const warning of ensurePrivateDir(dir)) process.stderr.write(`warning: ${warning}\n`);
     touchPrivate(join(dir, 'state.db'));
     this.db = new Database(join(dir, 'state.db'));
+    // Before the first access, so that the WAL index is kept in memory (no -shm file to create).
+    this.db.pragma('locking_mode = EXCLUSIVE');
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db.pragma('synchronous = NORMAL');
     // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
     this.db.pragma('journal_size_limit = 67108864');
     this.db.exec(`
@@ -41,9 +75,7 @@ export class SqlitePersistence implements Persistence {
     );
     this.deleteObject = this.db.prepare('DELETE FROM objects WHERE key = ?');
     this.setRevision = this.db.prepare("INSERT INTO meta (name, value) VALUES ('revision', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value");
-    this.commitTx = this.db.transaction((e: StorageEvent) => {
-      const value = JSON.stringify(e.value);
-      this.pendingBytes += value.length;
+    this.commitTx = this.db.transaction((e: StorageEvent, value: string) => {
       this.insertEvent.run(e.rev, e.type, e.key, value, e.prev ? JSON.stringify(e.prev) : null);
       if (e.type === 'DELETED') this.deleteObject.run(e.key);
       else this.upsertObject.run(e.key, e.rev, value);
@@ -53,44 +85,181 @@ export class SqlitePersistence implements Persistence {
 
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
-    const objects = (this.db.prepare('SELECT key, rev, value FROM objects').all() as Array<{ key: string; rev: number; value: string }>).map(
-      (r) => ({ key: r.key, rev: r.rev, value: JSON.parse(r.value) as KubeObject }),
-    );
+    const objects: Versioned[] = [];
+    const byKey = new Map<string, StoredObject>();
+    // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
+    // each value is parsed when first read, so a restart on 100,000 objects is ready at once.
+    for (const [key, rev, value] of this.db.prepare('SELECT key, rev, value FROM objects').raw().iterate() as IterableIterator<[string, number, string]>) {
+      const v = new StoredObject(key, rev, value);
+      objects.push(v);
+      byKey.set(key, v);
+    }
     // The newest events the history keeps, read newest first: a restart costs the live data and
     // the bounded history, however long the log on disk grew before it was trimmed.
     const events: StorageEvent[] = [];
     let bytes = 0;
-    const rows = this.db.prepare('SELECT rev, type, key, value, prev FROM events ORDER BY rev DESC').iterate() as IterableIterator<{
-      rev: number;
-      type: StorageEvent['type'];
-      key: string;
-      value: string;
-      prev: string | null;
-    }>;
+    // An event that wrote an object's current value shares it (read once, parsed once, held once):
+    // its own copy of the text is not even read.
+    const rows = this.db
+      .prepare(
+        'SELECT e.rev, e.type, e.key, CASE WHEN o.rev = e.rev THEN NULL ELSE e.value END AS value, e.prev FROM events e LEFT JOIN objects o ON o.key = e.key ORDER BY e.rev DESC',
+      )
+      .iterate() as IterableIterator<{ rev: number; type: StorageEvent['type']; key: string; value: string | null; prev: string | null }>;
     for (const r of rows) {
-      if (events.length > 0 && (events.length >= bounds.events || bytes + r.value.length > bounds.bytes)) break;
-      bytes += r.value.length;
-      const e: StorageEvent = { type: r.type, key: r.key, rev: r.rev, value: JSON.parse(r.value) as KubeObject, size: r.value.length };
-      if (r.prev) e.prev = JSON.parse(r.prev) as KubeObject;
-      events.push(e);
+      const object = r.value === null ? byKey.get(r.key)! : new StoredObject(r.key, r.rev, r.value);
+      const size = object.json!.length;
+      if (events.length > 0 && (events.length >= bounds.events || bytes + size > bounds.bytes)) break;
+      bytes += size;
+      events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
     return { revision: row?.value ?? 1, objects, events: events.reverse() };
   }
 
-  commit(event: StorageEvent): void {
-    this.commitTx(event);
+  commit(event: StorageEvent, valueJson?: string): void {
+    const value = valueJson ?? JSON.stringify(event.value);
+    try {
+      this.commitTx(event, value);
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      if (!this.full) process.stderr.write(`warning: storage in ${this.dir} is full (${(e as Error).message}): writes are refused until space frees; reads and watches go on\n`);
+      this.full = true;
+      throw new StoreError('NoSpace', noSpaceMessage);
+    }
+    if (this.full) process.stderr.write(`storage in ${this.dir} has space again: writes are accepted\n`);
+    this.full = false;
+    this.written++;
+    this.pendingBytes += value.length;
+  }
+
+  sync(): Promise<void> {
+    if (this.synced >= this.written || this.closed) return Promise.resolve();
+    // An fsync covers every write made before it starts, whichever fsync in flight ends first.
+    const upTo = this.written;
+    const fd = this.openWal();
+    return new Promise((resolve, reject) => {
+      const done = (err: Error | null): void => {
+        this.syncsInFlight--;
+        if (this.closed) {
+          // Closing checkpointed and synced everything.
+          if (this.syncsInFlight === 0) this.closeWal();
+          resolve();
+          return;
+        }
+        if (err) {
+          reject(new Error(`fsync of the write-ahead log failed: ${err.message}`));
+          return;
+        }
+        this.synced = Math.max(this.synced, upTo);
+        resolve();
+        this.trimLog();
+      };
+      this.syncsInFlight++;
+      // No WAL file: the commits were checkpointed into the database, which SQLite synced then.
+      if (fd === undefined) queueMicrotask(() => done(null));
+      else fsync(fd, done);
+    });
+  }
+
+  private openWal(): number | undefined {
+    if (this.walFd !== undefined) return this.walFd;
+    const wal = join(this.dir, 'state.db-wal');
+    if (!existsSync(wal)) return undefined;
+    this.walFd = openSync(wal, 'r');
+    // The WAL's directory entry must be on disk too, once, as SQLite's own first sync of it would do.
+    const dirFd = openSync(this.dir, 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+    return this.walFd;
+  }
+
+  private closeWal(): void {
+    if (this.walFd !== undefined) closeSync(this.walFd);
+    this.walFd = undefined;
   }
 
   compact(rev: number): void {
-    // Trimming the log row by row would double the cost of every write; trim in batches, of
-    // 1,000 events or 16 MiB written, so that large objects do not pile up a large log.
-    if (++this.pendingCompaction < 1000 && this.pendingBytes < 16 * 1024 * 1024) return;
-    this.pendingCompaction = 0;
-    this.pendingBytes = 0;
-    this.db.prepare('DELETE FROM events WHERE rev <= ?').run(rev);
+    this.compactThrough = Math.max(this.compactThrough, rev);
+    this.pendingCompaction++;
+  }
+
+  /**
+   * Trims the event log, in batches of 1,000 events or 16 MiB written, after a
+   * flush (never inside a write). A failure, such as a full disk, commits
+   * nothing and is only retried at the next batch: the write that led to it is
+   * already committed, acknowledged and shown to watchers.
+   */
+  private trimLog(): void {
+    if (this.compactThrough === 0 || (this.pendingCompaction < compactionBatchEvents && this.pendingBytes < compactionBatchBytes)) return;
+    try {
+      this.db.prepare('DELETE FROM events WHERE rev <= ?').run(this.compactThrough);
+      this.pendingCompaction = 0;
+      this.pendingBytes = 0;
+    } catch (e) {
+      process.stderr.write(`warning: trimming the event log in ${this.dir} failed (${(e as Error).message}); it is tried again later\n`);
+      this.pendingCompaction = 0;
+    }
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    // Closing checkpoints the WAL into the database and syncs it: the writes still waiting are durable after it.
     if (this.db.open) this.db.close();
+    if (this.syncsInFlight === 0) this.closeWal();
   }
+}
+
+/** The object JSON text encodes, parsed and frozen when first read (and the text dropped then). */
+function parseOnce(holder: { json?: string; parsed?: KubeObject }): KubeObject {
+  if (holder.json !== undefined) {
+    holder.parsed = Object.freeze(JSON.parse(holder.json) as KubeObject);
+    holder.json = undefined;
+  }
+  return holder.parsed!;
+}
+
+/** A stored object as loaded: its value is parsed when first read, so a restart on 100,000 objects is ready at once. */
+class StoredObject implements Versioned {
+  json?: string;
+  parsed?: KubeObject;
+  constructor(
+    readonly key: string,
+    readonly rev: number,
+    json: string,
+  ) {
+    this.json = json;
+  }
+  get value(): KubeObject {
+    return parseOnce(this);
+  }
+}
+
+/** A loaded event of the history; its objects are parsed when first read. */
+class StoredEvent implements StorageEvent {
+  private readonly prevHolder?: { json?: string; parsed?: KubeObject };
+  constructor(
+    readonly type: StorageEvent['type'],
+    readonly rev: number,
+    private readonly object: StoredObject,
+    readonly size: number,
+    prev: string | undefined,
+  ) {
+    if (prev !== undefined) this.prevHolder = { json: prev };
+  }
+  get key(): string {
+    return this.object.key;
+  }
+  get value(): KubeObject {
+    return this.object.value;
+  }
+  get prev(): KubeObject | undefined {
+    return this.prevHolder && parseOnce(this.prevHolder);
+  }
+}
+
+function isDiskFull(e: unknown): boolean {
+  return e instanceof Database.SqliteError && e.code === 'SQLITE_FULL';
 }

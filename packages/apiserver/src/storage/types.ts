@@ -32,7 +32,10 @@ export interface HistoryBounds {
   bytes: number;
 }
 
-export type StoreErrorCode = 'KeyExists' | 'NotFound' | 'Conflict' | 'Expired' | 'TooLarge';
+export type StoreErrorCode = 'KeyExists' | 'NotFound' | 'Conflict' | 'Expired' | 'TooLarge' | 'NoSpace';
+
+/** etcd's answer to a write while its NOSPACE alarm is raised (rpctypes.ErrGRPCNoSpace), which kube-apiserver passes on as a 500. */
+export const noSpaceMessage = 'etcdserver: mvcc: database space exceeded';
 
 /** A storage-level failure; the registry turns it into a kube Status. */
 export class StoreError extends Error {
@@ -47,28 +50,28 @@ export class StoreError extends Error {
   }
 }
 
-/** The JSON text of an event's objects, as the store already encoded them. */
-export interface EncodedEvent {
-  /** `JSON.stringify(event.value)`. */
-  value: string;
-  /** `JSON.stringify(event.prev)`, when the event has a previous value (made when read). */
-  readonly prev?: string;
-}
-
 /**
- * Durable backing for the in-memory store: every commit is written (and synced)
- * before the store acknowledges it, and the state is read back on start.
+ * Durable backing for the in-memory store, with group commit: `commit` writes
+ * an event at once (or throws and writes nothing), and `sync` makes every
+ * commit made before it durable, so that one flush to disk covers many writes.
+ * The store acknowledges a write, and shows it to watchers, only after the
+ * `sync` that covers it has resolved. The state is read back on start.
  */
 export interface Persistence {
-  /** The stored objects, and the newest events within `bounds` (oldest first): a restart reads no more history than is kept. */
+  /**
+   * The stored objects, and the newest events within `bounds` (oldest first): a restart reads no more history than is kept.
+   * Values come frozen (or frozen when first read: they may be parsed lazily).
+   */
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] };
   /**
-   * Must be durable when it returns. `encoded` holds the event's objects as JSON
-   * text, made once by the store: an implementation may write it as it is
-   * instead of encoding the objects again.
+   * Writes the event (atomically: all of it or, when it throws, none of it).
+   * `valueJson`, when given, is `event.value` already encoded as JSON.
+   * Throws StoreError NoSpace when the disk (or the database's size limit) is full.
    */
-  commit(event: StorageEvent, encoded?: EncodedEvent): void;
-  /** Called when the in-memory history drops events older than `rev`. */
+  commit(event: StorageEvent, valueJson?: string): void;
+  /** Resolves once every commit made before the call is on disk; rejects if the flush failed. */
+  sync(): Promise<void>;
+  /** Called when the in-memory history drops events older than `rev`; may trim later, and never throws. */
   compact(rev: number): void;
   close(): void;
 }

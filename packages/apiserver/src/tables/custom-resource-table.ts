@@ -14,13 +14,8 @@
  * lists as JSON). A missing value, or one of the wrong type, is `null`, which
  * kubectl shows as `<none>`.
  */
-import {
-  executeJsonPath,
-  formatJsonPathResults,
-  parseJsonPath,
-  type JsonPathTemplate,
-  type KubeObject,
-} from '@operant/apimachinery';
+import { executeJsonPath, formatJsonPathResults, parseJsonPath, type JsonPathTemplate } from '@operant/apimachinery/jsonpath';
+import type { KubeObject } from '@operant/apimachinery';
 import type { PrintedRow, ResourcePrinter } from './builtin-printers.js';
 import {
   creationTimestampDescription,

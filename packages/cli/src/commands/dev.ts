@@ -9,8 +9,9 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, ensureLocalCertificates, loadKubeConfig } from '@operant/runtime';
+// The installer TestEnv uses too; its subpath loads no API server (and this module is loaded only by `operant dev`).
+import { installCrds, installLocalWebhooks, projectManifests, removeLocalWebhooks, type InstalledWebhooks } from '@operant/testing/install';
 import { devCluster } from '../dev/cluster.js';
-import { installCrds, installLocalWebhooks, removeLocalWebhooks, type LocalWebhooks } from '../dev/install.js';
 import { ManagerProcess } from '../dev/manager-process.js';
 import { watchSources } from '../dev/watch.js';
 import { generateProject } from './generate.js';
@@ -46,12 +47,14 @@ export async function runDev(flags: DevFlags): Promise<void> {
   const client = Client.fromConfig(await loadKubeConfig({ path: cluster.kubeconfig }));
   const webhookPort = await freePort();
   const certificates = await ensureLocalCertificates(join(dir, '.operant', 'webhook-certs'));
-  let hooks: LocalWebhooks = { installed: [] };
+  let hooks: InstalledWebhooks = [];
 
+  // Installed again on every change, so what is there already is replaced.
   const install = async (): Promise<void> => {
-    const crds = await installCrds(client, dir);
-    hooks = await installLocalWebhooks(client, dir, webhookPort, certificates.caPem);
-    say(`installed ${crds.length} CRD(s) and ${hooks.installed.length} webhook configuration(s)`);
+    const manifests = await projectManifests(dir);
+    const crds = await installCrds(client, manifests.crds, { replace: true });
+    hooks = await installLocalWebhooks(client, manifests.webhooks, { port: webhookPort, caPem: certificates.caPem }, { replace: true });
+    say(`installed ${crds.length} CRD(s) and ${hooks.length} webhook configuration(s)`);
   };
   await install();
   const manager = new ManagerProcess({ dir, kubeconfig: cluster.kubeconfig, webhookPort });

@@ -14,7 +14,7 @@ const cliRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const repoRoot = resolve(cliRoot, '..', '..');
 
 /** The tool versions this repository pins, which a project pins too (so an offline install finds them in npm's cache). */
-const FALLBACK_TOOLS = { typescript: '6.0.3', tsx: '4.23.15', '@types/node': '20.19.43', 'kubernetes-types': '1.30.0', yaml: '2.9.1' } as const;
+const FALLBACK_TOOLS = { typescript: '6.0.3', tsx: '4.23.15', '@types/node': '20.19.43', 'kubernetes-types': '1.30.0' } as const;
 
 export type ToolName = keyof typeof FALLBACK_TOOLS;
 
@@ -41,12 +41,15 @@ export function insideOperantRepo(dir: string): boolean {
   return isRepo && rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
 }
 
+/** The Operant packages a project depends on: the runtime, and the CLI and the testing toolkit for development. */
+export type OperantPackage = 'runtime' | 'cli' | 'testing';
+
 /** The dependency spec of each Operant package for a project in `dir`. */
-export function operantSpecs(dir: string): { specs: Record<'runtime' | 'cli' | 'apiserver', string>; linked: boolean } {
-  const names = ['runtime', 'cli', 'apiserver'] as const;
+export function operantSpecs(dir: string): { specs: Record<OperantPackage, string>; linked: boolean } {
+  const names = ['runtime', 'cli', 'testing'] as const;
   if (insideOperantRepo(dir)) {
     const v = operantVersion();
-    return { specs: { runtime: v, cli: v, apiserver: v }, linked: false };
+    return { specs: { runtime: v, cli: v, testing: v }, linked: false };
   }
   const specs = {} as Record<(typeof names)[number], string>;
   for (const name of names) specs[name] = `file:${join(cliRoot, '..', name)}`;

@@ -15,7 +15,8 @@
  * Jobs are named `<cronjob>-<minutes since the epoch of the scheduled time>`,
  * as kube names them, so a time is never run twice.
  */
-import { deepCopy, parseCronSchedule, type CronSchedule } from '@operant/apimachinery';
+import { deepCopy } from '@operant/apimachinery';
+import { parseCronSchedule, type CronSchedule } from '@operant/apimachinery/cron';
 import { CronJob, ignoreNotFound, isAlreadyExists, isControlledBy, isNotFound, Job, objectReference, setControllerReference, type Manager, type ReconcileResult, type Request, type Typed } from '@operant/runtime';
 import type * as batchv1 from 'kubernetes-types/batch/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';

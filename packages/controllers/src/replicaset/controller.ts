@@ -56,7 +56,9 @@ async function syncReplicaSet(ctx: Context, req: Request): Promise<ReconcileResu
   const found = await ctx.client.get(ReplicaSet, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
   if (!found) return;
   const rs = deepCopy(found) as ReplicaSetObject;
-  const all = await ctx.client.list(Pod, { namespace: req.namespace });
+  // The cached pods themselves, read only (kube's listers share them too): a copy of every pod in the
+  // namespace on each sync made a large ReplicaSet's rollout quadratic in copies.
+  const all = await ctx.client.list(Pod, { namespace: req.namespace, unsafeDisableDeepCopy: true });
   const pods = (all.items as PodObject[]).filter((p) => isPodActive(p) && isControlledBy(p, rs));
   let manageError: Error | undefined;
   if (!rs.metadata.deletionTimestamp) {

@@ -104,8 +104,10 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
 async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: PodObject) => boolean, assumed: AssumedPods): Promise<ReconcileResult | void> {
   const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
   if (!pod || !pending(pod) || assumed.has(pod.metadata.uid)) return;
-  const nodes = (await ctx.client.list(Node)).items as NodeObject[];
-  const pods = (await ctx.client.list(Pod)).items as PodObject[];
+  // The cached objects themselves, read only (kube's scheduler cache shares them too): copying every
+  // pod for each pod scheduled made scheduling quadratic in copies.
+  const nodes = (await ctx.client.list(Node, { unsafeDisableDeepCopy: true })).items as NodeObject[];
+  const pods = (await ctx.client.list(Pod, { unsafeDisableDeepCopy: true })).items as PodObject[];
   assumed.settle(pods);
   const byNode = new Map<string, PodObject[]>();
   for (const p of [...pods, ...assumed.pods()]) {

@@ -1,14 +1,16 @@
 /**
- * For tests: one embedded API server per test file, started in `before` and
- * stopped in `after`, with an admin client over HTTPS. The runtime meets the
- * server only on the wire, as it would a real cluster.
+ * For tests: one environment of @operant/testing per test file (the embedded
+ * API server, started in `before` and stopped in `after`), with an admin
+ * client over HTTPS. The runtime meets the server only on the wire, as it
+ * would a real cluster. This is TestEnv under the hooks the runtime's tests
+ * use, so that there is one way to run a server in a test.
  */
 import { setMaxListeners } from 'node:events';
 import { after, before } from 'node:test';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import type { RunningApiServer } from '@operant/apiserver';
+import { TestEnv } from '@operant/testing';
 import { Namespace } from '../builtins.js';
 import { Client, type ClientOptions } from '../client/client.js';
-import { loadKubeConfig } from '../config/load.js';
 
 /** The running server and its client; read them inside tests and hooks, not at module load. */
 export interface ApiServerFixture {
@@ -43,21 +45,22 @@ export interface ApiServerFixture {
  * ```
  */
 export function useApiServer(options: { namespaces?: readonly string[]; client?: ClientOptions } = {}): ApiServerFixture {
-  let server: RunningApiServer | undefined;
+  let env: TestEnv | undefined;
   let client: Client | undefined;
   const done = new AbortController();
   // One signal for every informer and controller a file starts: no listener limit.
   setMaxListeners(0, done.signal);
   let namespaces = 0;
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity, ...options.client });
+    env = await TestEnv.start();
+    // The environment's own client is unthrottled; one with the caller's options beside it.
+    client = options.client ? Client.fromConfig(env.kubeconfig.config, { qps: Infinity, ...options.client }) : env.client;
     for (const name of options.namespaces ?? []) await client.create(Namespace, { metadata: { name } });
   });
   after(async () => {
     done.abort();
-    client?.close();
-    await server?.stop();
+    if (client !== env?.client) client?.close();
+    await env?.stop();
   });
   const started = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error('the API server is not running: use the fixture inside tests and hooks');
@@ -65,7 +68,7 @@ export function useApiServer(options: { namespaces?: readonly string[]; client?:
   };
   return {
     get server() {
-      return started(server);
+      return started(env).server;
     },
     get client() {
       return started(client);

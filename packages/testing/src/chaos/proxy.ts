@@ -60,6 +60,8 @@ export interface FaultProxyOptions {
 }
 
 const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+/** The faults that act on the events inside a watch stream. */
+const streamFaultKinds = new Set<FaultKind>(['partition', 'drop-bookmarks', 'cut-watch']);
 
 /**
  * A running fault proxy.
@@ -340,6 +342,10 @@ export class FaultProxy {
     let events = 0;
     let stalled: ActiveFault | undefined;
     await relayWatch(upstream, res, {
+      quiet: () => !this.faults.some((f) => streamFaultKinds.has(f.fault.kind) && f.active && inScope(f.fault, info)),
+      passed: (n) => {
+        events += n;
+      },
       beforeEvent: async () => {
         await this.outlastPartitions(info, request, res, (f) => {
           if (stalled !== f) this.hit(f, request, 'watch stream stalled');

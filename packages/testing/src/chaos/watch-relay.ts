@@ -4,13 +4,19 @@
  * a newline, in chunks that need not match the lines. The relay holds a
  * partial line until its newline arrives; before sending each event it asks
  * the proxy whether to stall (a partition), drop it (a bookmark) or cut the
- * stream in its middle. Reading upstream only as fast as the client takes the
- * events keeps a stalled stream's backlog in the sockets, not in memory here.
+ * stream in its middle. While no fault could act on the stream, the whole
+ * events of a chunk go on in one write, as they came (the proxy then costs
+ * little more than a pipe). Reading upstream only as fast as the client takes
+ * the events keeps a stalled stream's backlog in the sockets, not in memory here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** What the proxy decides for each event of a stream. */
 export interface WatchRelayHooks {
+  /** True while no fault could act on this stream's events: they are passed on without looking at them. */
+  quiet(): boolean;
+  /** Told how many events went on unexamined while quiet. */
+  passed(events: number): void;
   /** Resolves when the event may go (waits out a partition). */
   beforeEvent(): Promise<void>;
   /** True to swallow this BOOKMARK. */
@@ -30,16 +36,23 @@ export function eventType(line: string): string {
  * hooks. Resolves when either side ends; a cut resolves `'cut'`.
  */
 export async function relayWatch(upstream: IncomingMessage, res: ServerResponse, hooks: WatchRelayHooks): Promise<'ended' | 'cut' | 'closed'> {
-  upstream.setEncoding('utf8');
   const closed = (): boolean => res.destroyed || res.writableEnded;
   res.once('close', () => upstream.destroy());
-  let pending = '';
+  // Bytes after the last newline seen: the start of an event still arriving.
+  let pending: Buffer = Buffer.alloc(0);
   try {
-    for await (const chunk of upstream as AsyncIterable<string>) {
-      pending += chunk;
-      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
+    for await (const chunk of upstream as AsyncIterable<Buffer>) {
+      const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+      const lastNewline = data.lastIndexOf(0x0a);
+      pending = lastNewline < 0 ? data : data.subarray(lastNewline + 1);
+      if (lastNewline < 0) continue;
+      const events = data.subarray(0, lastNewline + 1);
+      if (hooks.quiet()) {
+        hooks.passed(countLines(events));
+        if (!res.write(events)) await drained(res);
+        continue;
+      }
+      for (const line of events.toString('utf8').split('\n')) {
         if (line.trim() === '') continue;
         await hooks.beforeEvent();
         if (closed()) return 'closed';
@@ -61,6 +74,17 @@ export async function relayWatch(upstream: IncomingMessage, res: ServerResponse,
   if (closed()) return 'closed';
   res.end(pending);
   return 'ended';
+}
+
+/** Non-empty lines in `data` (which ends with a newline). */
+function countLines(data: Buffer): number {
+  let lines = 0;
+  let start = 0;
+  for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
+    if (nl > start) lines++;
+    start = nl + 1;
+  }
+  return lines;
 }
 
 /** Writes the first half of an event, then drops the connection once those bytes are out. */

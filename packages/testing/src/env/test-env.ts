@@ -40,13 +40,13 @@ import {
 import { processCertificates } from '../certificates.js';
 import { FaultProxy } from '../chaos/proxy.js';
 import { converges, type ConvergesOptions } from '../wait/converges.js';
-import { installCrds } from './crds.js';
+import { installCrds } from '../install/crds.js';
 import { createNamespace, type TestNamespace } from './namespaces.js';
 import { runManager, type RunningManager, type StartManagerOptions } from './operator.js';
 import { freePort } from './free-port.js';
-import { readManifests, type ManifestSource } from './manifests.js';
+import { readManifests, type ManifestSource } from '../install/manifests.js';
 import { ScopedCleanups, type TestScope } from './scope.js';
-import { installWebhooks } from './webhooks.js';
+import { installLocalWebhooks } from '../install/webhooks.js';
 
 /**
  * Options of {@link TestEnv.start}.
@@ -219,9 +219,9 @@ export class TestEnv implements AsyncDisposable {
       const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
       clusterStart = options.cluster ? startCluster({ ...options.cluster, kubeconfig: config }) : undefined;
       const [crdKinds, cluster] = await Promise.all([
-        installCrds(client, crdObjects),
+        installCrds(client, crdObjects, { timeoutMs: 10_000 }),
         clusterStart,
-        webhook ? installWebhooks(client, webhookObjects, webhook) : undefined,
+        webhook ? installLocalWebhooks(client, webhookObjects, webhook) : undefined,
         // A test's kubeconfig needs no fsync: it lives as long as the process.
         writeFile(path, server.kubeconfig, { mode: 0o600 }),
       ]);

@@ -15,6 +15,7 @@ import { deepCopy, isJsonObject, jsonEqual, notFound, StatusError } from '@opera
 import type { PolicyRule, RoleBinding, UserInfo } from './attributes.js';
 import { systemMastersGroup } from './attributes.js';
 import type { RbacAuthorizer } from './authorizer.js';
+import type { Strategy } from '../../registry/strategy.js';
 import { bindingAuthorized, confirmCanAggregate, confirmCanBind, confirmNoEscalation, escalationAuthorized } from './escalation.js';
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
@@ -119,4 +120,13 @@ export function checkRbacWrite(user: UserInfo, write: RbacWrite, authorizer: Rba
   const rules = authorizer.roleReferenceRules(roleRef, namespace);
   if (!rules) return notFound({ group: rbacGroup, resource: roleRef.kind === 'Role' ? 'roles' : 'clusterroles' }, roleRef.name);
   return confirmCanBind(user, roleRef, rules, namespace, authorizer, target);
+}
+
+/**
+ * The strategy hook of one of the four RBAC kinds (`authorizeWrite`): the store calls it
+ * with the object it decoded once, after the mutating webhooks, as kube's policybased
+ * storages wrap the generic store's Create and Update.
+ */
+export function rbacWritePolicy(resource: string, authorizer: RbacAuthorizer): NonNullable<Strategy['authorizeWrite']> {
+  return ({ user, namespace, requestName, object, old }) => checkRbacWrite(user, { resource, namespace, requestName, object, old }, authorizer);
 }

@@ -5,15 +5,16 @@
  * the test set-up that runs the project's controllers against the embedded
  * API server.
  */
+import type { OperantPackage } from '../dependencies.js';
 
 export interface ProjectTemplateInput {
   projectName: string;
   domain: string;
   owner?: string;
   /** How each Operant package is depended on: an exact version, or a `file:` link. */
-  operantSpecs: Record<'runtime' | 'cli' | 'apiserver', string>;
+  operantSpecs: Record<OperantPackage, string>;
   /** Versions of the tools, pinned as this repository pins them. */
-  toolVersions: Record<'typescript' | 'tsx' | '@types/node' | 'kubernetes-types' | 'yaml', string>;
+  toolVersions: Record<'typescript' | 'tsx' | '@types/node' | 'kubernetes-types', string>;
   /** Whether the Operant packages are `file:` links (the README then says so). */
   linked: boolean;
 }
@@ -44,12 +45,11 @@ export function packageJson(p: ProjectTemplateInput): string {
       'kubernetes-types': p.toolVersions['kubernetes-types'],
     },
     devDependencies: {
-      '@operant/apiserver': p.operantSpecs.apiserver,
       '@operant/cli': p.operantSpecs.cli,
+      '@operant/testing': p.operantSpecs.testing,
       '@types/node': p.toolVersions['@types/node'],
       tsx: p.toolVersions.tsx,
       typescript: p.toolVersions.typescript,
-      yaml: p.toolVersions.yaml,
     },
     engines: { node: '>=20' },
   };
@@ -251,59 +251,24 @@ it('the test environment serves the API, with the CRDs of the project installed'
 
 export function testSupport(): string {
   return `/**
- * The tests' environment: an embedded API server (in this process, over real
- * HTTPS), the project's CRDs installed from config/crd/bases, and a manager
- * started with the controllers under test.
+ * The tests' environment: @operant/testing's TestEnv, an embedded API server
+ * in this process (over real HTTPS, in milliseconds) with the project's CRDs
+ * installed from config/crd/bases. \`env.startManager(setup)\` runs controllers
+ * against it, \`env.namespace(t)\` gives a test a namespace of its own, and
+ * \`eventually\`, \`consistently\` and \`env.converges\` (from @operant/testing)
+ * wait for what a controller does. \`TestEnv.start({ cluster: { nodes: 3 } })\`
+ * adds simulated nodes, so that Deployments get pods that run.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, CustomResourceDefinition, Manager, loadKubeConfig, type KubeObject } from '@operant/runtime';
+import { TestEnv } from '@operant/testing';
 
-export interface TestEnv {
-  server: RunningApiServer;
-  client: Client;
-  /** Starts a manager with the given setup functions; stop() stops it. */
-  startManager(...setups: Array<(mgr: Manager) => void>): Promise<{ mgr: Manager; stop(): Promise<void> }>;
-  stop(): Promise<void>;
-}
+export { TestEnv };
 
-export async function startTestEnv(): Promise<TestEnv> {
-  const server = await startApiServer({ port: 0 });
-  const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
-  const client = Client.fromConfig(config);
+export function startTestEnv(): Promise<TestEnv> {
   // Beside this file, not the working directory: a monorepo's test runner may start elsewhere.
   const crdDir = fileURLToPath(new URL('../config/crd/bases', import.meta.url));
-  const crds = existsSync(crdDir) ? readdirSync(crdDir).filter((f) => f.endsWith('.yaml')) : [];
-  for (const file of crds) {
-    for (const doc of parseAllDocuments(readFileSync(join(crdDir, file), 'utf8'))) {
-      const crd = doc.toJS() as KubeObject | null;
-      if (crd) await client.create(CustomResourceDefinition, crd);
-    }
-  }
-  return {
-    server,
-    client,
-    async startManager(...setups) {
-      const mgr = await Manager.create({ kubeconfig: config, logger: undefined });
-      for (const setup of setups) setup(mgr);
-      const stopper = new AbortController();
-      const running = mgr.start(stopper.signal);
-      return {
-        mgr,
-        async stop() {
-          stopper.abort();
-          await running;
-        },
-      };
-    },
-    async stop() {
-      client.close();
-      await server.stop();
-    },
-  };
+  return TestEnv.start(existsSync(crdDir) ? { crds: crdDir } : {});
 }
 `;
 }

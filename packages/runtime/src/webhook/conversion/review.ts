@@ -1,10 +1,12 @@
 /**
  * The ConversionReview wire format (apiextensions.k8s.io/v1, and v1beta1 which
  * has the same shape): reading a request and writing the answer in the
- * request's own version, with its uid.
+ * request's own version, with its uid. The wire types are apimachinery's.
  */
-import type { KubeObject } from '@operant/apimachinery';
+import type { ConversionReview, KubeObject } from '@operant/apimachinery';
 import { WebhookRequestError } from '../errors.js';
+
+export type { ConversionRequest, ConversionResponse, ConversionReview } from '@operant/apimachinery';
 
 /**
  * The ConversionReview versions the handler answers (both have the same
@@ -19,58 +21,6 @@ import { WebhookRequestError } from '../errors.js';
  * ```
  */
 export const conversionReviewVersions: readonly string[] = ['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1'];
-
-/**
- * A ConversionReview request: convert `objects` to `desiredAPIVersion`.
- *
- * @example
- * ```ts
- * import type { ConversionRequest, KubeObject } from '@operant/runtime';
- *
- * declare const widgetV1: KubeObject;
- * const request: ConversionRequest = { uid: '705ab4f5', desiredAPIVersion: 'example.com/v2', objects: [widgetV1] };
- * ```
- */
-export interface ConversionRequest {
-  uid: string;
-  desiredAPIVersion: string;
-  objects: KubeObject[];
-}
-
-/**
- * A ConversionReview response: the converted objects in order, or a Failure with a message.
- *
- * @example
- * ```ts
- * import type { ConversionResponse, KubeObject } from '@operant/runtime';
- *
- * declare const widgetV2: KubeObject;
- * const response: ConversionResponse = { uid: '705ab4f5', convertedObjects: [widgetV2], result: { status: 'Success' } };
- * ```
- */
-export interface ConversionResponse {
-  uid: string;
-  convertedObjects: KubeObject[];
-  result: { metadata?: Record<string, never>; status: 'Success' | 'Failure'; message?: string };
-}
-
-/**
- * A ConversionReview as sent (with `request`) or answered (with `response`).
- *
- * @example
- * ```ts
- * import type { ConversionRequest, ConversionReview } from '@operant/runtime';
- *
- * declare const request: ConversionRequest;
- * const review: ConversionReview = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request };
- * ```
- */
-export interface ConversionReview {
-  apiVersion: string;
-  kind: 'ConversionReview';
-  request?: ConversionRequest;
-  response?: ConversionResponse;
-}
 
 /** The parts of a request the handler relies on, before the request's content is checked. */
 export interface ReceivedReview {

@@ -4,7 +4,7 @@
  * read and the kustomize patches beside it are not), each file possibly
  * holding several YAML documents; objects given directly are taken as they are.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '@operant/runtime';
@@ -14,7 +14,7 @@ import type { KubeObject } from '@operant/runtime';
  *
  * @example
  * ```ts
- * import type { ManifestSource } from '@operant/testing';
+ * import type { ManifestSource } from '@operant/testing/install';
  *
  * const crds: ManifestSource = ['config/crd/bases', 'test/testdata/extra-crd.yaml'];
  * ```
@@ -23,7 +23,16 @@ export type ManifestSource = string | KubeObject | ReadonlyArray<string | KubeOb
 
 const manifestExtensions = new Set(['.yaml', '.yml', '.json']);
 
-/** Every object in `source`, in order (directories in file-name order); empty documents skipped. */
+/**
+ * Every object in `source`, in order (directories in file-name order); empty documents skipped.
+ *
+ * @example
+ * ```ts
+ * import { readManifests } from '@operant/testing/install';
+ *
+ * const [role] = await readManifests('config/rbac/role.yaml');
+ * ```
+ */
 export async function readManifests(source: ManifestSource | undefined): Promise<KubeObject[]> {
   if (source === undefined) return [];
   const items = typeof source === 'string' || !Array.isArray(source) ? [source as string | KubeObject] : (source as ReadonlyArray<string | KubeObject>);
@@ -39,6 +48,27 @@ export async function readManifests(source: ManifestSource | undefined): Promise
     for (const file of files) out.push(...parse(file, await readFile(file, 'utf8')));
   }
   return out;
+}
+
+/**
+ * The manifests of a kubebuilder-shaped project in `dir`, as `operant generate`
+ * writes them: the CRDs of config/crd/bases and the webhook configurations of
+ * config/webhook/manifests.yaml (none when a path is missing).
+ *
+ * @example
+ * ```ts
+ * import { projectManifests } from '@operant/testing/install';
+ *
+ * const { crds, webhooks } = await projectManifests('.');
+ * ```
+ */
+export async function projectManifests(dir: string): Promise<{ crds: KubeObject[]; webhooks: KubeObject[] }> {
+  const existing = async (path: string): Promise<string[]> => (await access(path).then(() => true, () => false)) ? [path] : [];
+  const [crds, webhooks] = await Promise.all([
+    existing(join(dir, 'config', 'crd', 'bases')).then(readManifests),
+    existing(join(dir, 'config', 'webhook', 'manifests.yaml')).then(readManifests),
+  ]);
+  return { crds, webhooks };
 }
 
 function parse(file: string, text: string): KubeObject[] {

@@ -8,12 +8,11 @@
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '@operant/apimachinery';
 import { encodedJson } from '../storage/encoded-json.js';
+import { sendText } from './respond.js';
 
 /** Sends one object (as stored, or any object that is not) as JSON. */
 export function sendObjectJson(res: ServerResponse, code: number, obj: KubeObject): void {
-  const body = encodedJson(obj);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
-  res.end(body);
+  sendText(res, code, encodedJson(obj));
 }
 
 interface ListBody {

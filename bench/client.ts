@@ -68,8 +68,8 @@ export class Client {
   }
 
   /** Sends and insists on a 2xx. */
-  async ok(method: string, path: string, body?: string): Promise<Buffer> {
-    const r = await this.send(method, path, body);
+  async ok(method: string, path: string, body?: string, contentType?: string): Promise<Buffer> {
+    const r = await this.send(method, path, body, contentType);
     if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path}: ${r.status} ${r.body.toString('utf8').slice(0, 500)}`);
     return r.body;
   }

@@ -11,9 +11,13 @@ export interface MemoryFigures {
   jsonBytesPerPod: number;
 }
 
-function child(args: string[]): Promise<MemoryFigures> {
+/**
+ * Runs `script` (a module of bench/) in a fresh process with --expose-gc, so that
+ * its heap figures start from a collected heap; resolves with the JSON of its last line.
+ */
+export function measuringChild<T>(script: string, args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'memory-child.ts'), ...args], {
+    const proc = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', script), ...args], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -24,12 +28,16 @@ function child(args: string[]): Promise<MemoryFigures> {
     proc.on('exit', (code) => {
       try {
         if (code !== 0) throw new Error(`exit ${code}`);
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as MemoryFigures);
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as T);
       } catch (e) {
-        reject(new Error(`memory-child ${args.join(' ')} failed (${(e as Error).message}): ${err}${out}`));
+        reject(new Error(`${script} ${args.join(' ')} failed (${(e as Error).message}): ${err}${out}`));
       }
     });
   });
+}
+
+function child(args: string[]): Promise<MemoryFigures> {
+  return measuringChild<MemoryFigures>('memory-child.ts', args);
 }
 
 /** One measurement of `count` pods in a server, and of the same pods as plain JSON. */

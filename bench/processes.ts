@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const cliMain = join(repoRoot, 'packages', 'cli', 'dist', 'main.js');
+/** The committed bin, as `npx operant` runs it (the bundle of dist/bundle/ when it is current). */
+export const cliMain = join(repoRoot, 'packages', 'cli', 'bin', 'operant.js');
 
 export interface ReadyProcess {
   child: ChildProcess;

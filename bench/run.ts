@@ -5,9 +5,11 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing proxy sidecarset soak scale.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing proxy sidecarset soak scale apply.
  * `scale` grows one data dir to 1,000, 10,000 and 100,000 pods (BENCH_SCALE_SIZES) and
  * measures restart, list, watch, creates and RSS at each size (see scale.ts).
+ * `apply` measures server-side apply against update (PUT) for a Deployment and a
+ * 52-field CR, and the heap managedFields add per stored object (see apply.ts).
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -45,6 +47,7 @@ import { proxySection } from './proxy.js';
 import { sidecarsetSection } from './sidecarset.js';
 import { soakSection } from './soak.js';
 import { perObjectUs, scale } from './scale.js';
+import { applySection } from './apply.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -54,7 +57,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak', 'scale'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak', 'scale', 'apply'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -263,6 +266,7 @@ try {
   if (sections.has('sidecarset')) rows.push(...(await sidecarsetSection(rounds, log)));
   if (sections.has('soak')) rows.push(...(await soakSection(workDir, log)));
   if (sections.has('scale')) rows.push(...(await scaleSection()));
+  if (sections.has('apply')) rows.push(...(await applySection(workDir, rounds, log)));
   const cpu = cpus();
   process.stdout.write(
     `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +
@@ -282,6 +286,7 @@ try {
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       (sections.has('soak') ? ' Soak rows: an ordinary GET workload during each attack against the same workload idle, and the server process RSS.' : '') +
       (sections.has('scale') ? ' Scale rows: the cost per pod at each size against the cost per pod at the smallest; a ratio near 1 is linear growth.' : '') +
+      (sections.has('apply') ? ' Apply rows: the baseline is the plain update path (PUT) of the same objects and changes; managedFields rows compare with the stored object without them.' : '') +
       '\n\n',
   );
   process.stdout.write(`${render(rows)}\n`);

@@ -4,13 +4,22 @@
  * keys on a rate-limited work queue, and workers run `syncHandler` for each,
  * which makes the Foo's Deployment exist with the Foo's replicas and copies
  * the Deployment's available replicas into the Foo's status.
+ *
+ * With `writes: 'apply'` it writes with server-side apply instead of the
+ * original's create and update: it applies the fields of the Deployment it
+ * owns (owner reference, selector, template, replicas) and the Foo's status,
+ * so other managers may own other fields of the same Deployment (an
+ * annotation, or the replicas when the Foo leaves them unset) without either
+ * undoing the other's writes.
  */
 import {
   Deployment,
+  applyConfiguration,
   getControllerOf,
   isConflict,
   isControlledBy,
   setControllerReference,
+  type ApplyConfiguration,
   type Client,
   type Logger,
   type Informer,
@@ -30,6 +39,9 @@ export const ErrResourceExists = 'ErrResourceExists';
 export const MessageResourceSynced = 'Foo synced successfully';
 export const messageResourceExists = (name: string): string => `Resource "${name}" already exists and is not managed by Foo`;
 
+/** The field manager the controller applies as, in `writes: 'apply'` mode. */
+export const fieldManager = 'sample-controller';
+
 /** Where the controller reports what it did to a Foo (an events.k8s.io recorder). */
 export interface FooEventRecorder {
   event(regarding: Foo, type: 'Normal' | 'Warning', reason: string, message: string): void;
@@ -43,6 +55,12 @@ export interface FooControllerDeps {
   recorder: FooEventRecorder;
   logger: Logger;
   queue?: RateLimitingQueue<string>;
+  /**
+   * How the Deployment and the Foo's status are written: `update`, the
+   * original's create and read-modify-write update (the default), or `apply`,
+   * server-side apply of only the fields the controller owns.
+   */
+  writes?: 'update' | 'apply';
 }
 
 /**
@@ -140,17 +158,22 @@ export class FooController {
       return;
     }
     let deployment = this.deps.deployments.store.get(`${namespace}/${deploymentName}`);
-    if (!deployment) deployment = await this.deps.client.create(Deployment, newDeployment(foo));
-    if (!isControlledBy(deployment, foo)) {
+    if (deployment && !isControlledBy(deployment, foo)) {
       const message = messageResourceExists(deploymentName);
       this.deps.recorder.event(foo, 'Warning', ErrResourceExists, message);
       throw new Error(message);
     }
-    const replicas = foo.spec?.replicas;
-    if (replicas !== undefined && replicas !== deployment.spec?.replicas) {
-      log.info({ resourceName: key, want: replicas, have: deployment.spec?.replicas }, 'Updating the Deployment to the Foo\'s replicas');
-      const spec = deployment.spec ?? newDeployment(foo).spec!;
-      deployment = await this.deps.client.update(Deployment, { ...deployment, spec: { ...spec, replicas } });
+    if (this.deps.writes === 'apply') {
+      // Force: the controller is the authority on the fields it applies. An unchanged configuration is no write.
+      deployment = await this.deps.client.apply(Deployment, deploymentConfiguration(foo), { fieldManager, force: true });
+    } else {
+      if (!deployment) deployment = await this.deps.client.create(Deployment, newDeployment(foo));
+      const replicas = foo.spec?.replicas;
+      if (replicas !== undefined && replicas !== deployment.spec?.replicas) {
+        log.info({ resourceName: key, want: replicas, have: deployment.spec?.replicas }, 'Updating the Deployment to the Foo\'s replicas');
+        const spec = deployment.spec ?? newDeployment(foo).spec!;
+        deployment = await this.deps.client.update(Deployment, { ...deployment, spec: { ...spec, replicas } });
+      }
     }
     await this.updateFooStatus(foo, deployment);
     this.deps.recorder.event(foo, 'Normal', SuccessSynced, MessageResourceSynced);
@@ -159,6 +182,11 @@ export class FooController {
   private async updateFooStatus(foo: Foo, deployment: DeploymentObject): Promise<void> {
     const available = deployment.status?.availableReplicas ?? 0;
     if (foo.status?.availableReplicas === available) return;
+    if (this.deps.writes === 'apply') {
+      const status = applyConfiguration(FooKind, foo.metadata.name ?? '', foo.metadata.namespace, { status: { availableReplicas: available } });
+      await this.deps.client.applyStatus(FooKind, status, { fieldManager, force: true });
+      return;
+    }
     // Objects from the cache are shared: write a copy.
     await this.deps.client.updateStatus(FooKind, { ...foo, status: { ...foo.status, availableReplicas: available } });
   }
@@ -199,4 +227,17 @@ export function newDeployment(foo: Foo): DeploymentObject {
   };
   setControllerReference(foo, deployment, FooKind);
   return deployment;
+}
+
+/**
+ * What the controller owns of a Foo's Deployment, as an apply configuration:
+ * the Deployment {@link newDeployment} makes, whose replicas are left out when
+ * the Foo has none (so that another manager, say an autoscaler, may own them).
+ */
+export function deploymentConfiguration(foo: Foo): ApplyConfiguration<DeploymentObject> {
+  const desired = newDeployment(foo);
+  return applyConfiguration(Deployment, desired.metadata.name ?? '', desired.metadata.namespace, {
+    metadata: { ownerReferences: desired.metadata.ownerReferences },
+    spec: desired.spec,
+  });
 }

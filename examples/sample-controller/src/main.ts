@@ -4,6 +4,8 @@
  * until SIGTERM or SIGINT.
  *
  *   npm start -w examples/sample-controller -- --kubeconfig .operant/kubeconfig
+ *
+ * `--server-side-apply` makes it write with server-side apply (see FooControllerDeps.writes).
  */
 import { parseArgs } from 'node:util';
 import { Client, Deployment, EventRecorder, createLogger, handleSignals, loadKubeConfig } from '@operant/runtime';
@@ -15,6 +17,7 @@ const { values } = parseArgs({
   options: {
     kubeconfig: { type: 'string' },
     workers: { type: 'string', default: '2' },
+    'server-side-apply': { type: 'boolean', default: false },
   },
 });
 const workers = Number(values.workers);
@@ -32,6 +35,7 @@ const controller = new FooController({
   deployments: informers.informerFor(Deployment),
   recorder,
   logger,
+  writes: values['server-side-apply'] ? 'apply' : 'update',
 });
 
 informers.startAll(signal);

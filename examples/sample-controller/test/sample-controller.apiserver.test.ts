@@ -4,8 +4,10 @@
  * scheduler): in process (a Foo gets its Deployment, replicas follow the Foo,
  * the Foo's status follows the Deployment's real rollout, events are
  * recorded, a Deployment owned by someone else is refused, deleting the Foo
- * collects the Deployment), and as the real `npm start` process driven with
- * the real kubectl.
+ * collects the Deployment); with server-side apply sharing its Deployment
+ * with a second manager (on an environment without a cluster, so that the
+ * writes can be counted: no fight); and as the real `npm start` process
+ * driven with the real kubectl.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,10 +18,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
+  Client,
   Deployment,
   EventRecorder,
   EventsV1Event,
+  Namespace,
   Pod,
+  applyConfiguration,
   createLogger,
   type Informer,
   type Typed,
@@ -48,34 +53,52 @@ function found<R>(pick: () => R | undefined | false, message: string, timeout = 
   }, { message, timeout });
 }
 
-describe('the Foo controller in process', () => {
+type DeploymentObject = Typed<import('kubernetes-types/apps/v1.js').Deployment>;
+
+/**
+ * A started Foo controller with its informers and event recorder (`alongside`
+ * may add handlers before the informers start); `stop` ends them all.
+ */
+async function startFooController(opts: { client?: Client; namespace?: string; writes?: 'update' | 'apply'; alongside?: (deployments: Informer<DeploymentObject>) => void } = {}) {
+  const client = opts.client ?? env.client;
   const stop = new AbortController();
-  let informers: SharedInformerFactory;
+  const logger = createLogger({ level: 'silent' });
+  const informers = new SharedInformerFactory(client, { logger, namespace: opts.namespace });
+  const foos = informers.informerFor(FooKind);
+  const deployments = informers.informerFor(Deployment);
+  const events = informers.informerFor(EventsV1Event);
+  const recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
+  const controller = new FooController({ client, foos, deployments, recorder, logger, writes: opts.writes });
+  opts.alongside?.(deployments);
+  informers.startAll(stop.signal);
+  const running = controller.run(2, stop.signal);
+  await informers.waitForCacheSync(stop.signal);
+  return {
+    foos,
+    deployments,
+    events,
+    async stop(): Promise<void> {
+      stop.abort();
+      await running;
+      await recorder.close();
+      await informers.stopAll();
+    },
+  };
+}
+
+describe('the Foo controller in process', () => {
   let foos: Informer<Foo>;
-  let deployments: Informer<Typed<import('kubernetes-types/apps/v1.js').Deployment>>;
+  let deployments: Informer<DeploymentObject>;
   let events: Informer<Typed<import('kubernetes-types/events/v1.js').Event>>;
-  let recorder: EventRecorder;
-  let running: Promise<void>;
+  let stop: () => Promise<void>;
   const ns = 'default';
 
   before(async () => {
-    const logger = createLogger({ level: 'silent' });
-    informers = new SharedInformerFactory(client, { logger });
-    foos = informers.informerFor(FooKind);
-    deployments = informers.informerFor(Deployment);
-    events = informers.informerFor(EventsV1Event);
-    recorder = new EventRecorder(client, { reportingController: 'sample-controller', logger });
-    const controller = new FooController({ client, foos, deployments, recorder, logger });
-    informers.startAll(stop.signal);
-    running = controller.run(2, stop.signal);
-    await informers.waitForCacheSync(stop.signal);
+    ({ foos, deployments, events, stop } = await startFooController());
   });
 
   after(async () => {
-    stop.abort();
-    await running;
-    await recorder.close();
-    await informers.stopAll();
+    await stop();
   });
 
   const eventFor = (fooName: string, reason: string) => () =>
@@ -134,7 +157,81 @@ describe('the Foo controller in process', () => {
 
   test('deleting a Foo deletes its Deployment (garbage collection through the owner reference)', async () => {
     await client.delete(FooKind, 'alpha', { namespace: ns });
-    await found(() => deployments.store.get(`${ns}/alpha-web`) === undefined, 'the Deployment to go');
+    await found(() => (deployments.store.get(`${ns}/alpha-web`) ? undefined : true), 'the Deployment to go');
+  });
+});
+
+describe('the Foo controller with server-side apply, sharing its Deployment with another manager', () => {
+  let foos: Informer<Foo>;
+  let deployments: Informer<DeploymentObject>;
+  let stop: () => Promise<void>;
+  const ns = 'shared';
+  const annotation = 'example.com/audited';
+  /** The resourceVersions the Deployment went through: one per write. */
+  const writes: string[] = [];
+  /** The resourceVersions of the Deployment the auditor applied after seeing. */
+  const audited: string[] = [];
+  const auditorErrors: unknown[] = [];
+  // No deployment controller here: the test plays it, so that every write to the Deployment is known.
+  let bare: TestEnv;
+  let client: Client;
+
+  before(async () => {
+    bare = await TestEnv.start({ crds: join(exampleDir, 'artifacts/examples/crd.yaml') });
+    client = bare.client;
+    await client.create(Namespace, { metadata: { name: ns } });
+    // A second controller on the same Deployments: it owns one annotation and applies it on every event.
+    const audit = (d: DeploymentObject): void => {
+      writes.includes(d.metadata.resourceVersion!) || writes.push(d.metadata.resourceVersion!);
+      const config = applyConfiguration(Deployment, d.metadata.name!, ns, { metadata: { annotations: { [annotation]: 'yes' } } });
+      client
+        .apply(Deployment, config, { fieldManager: 'auditor' })
+        .then(() => audited.push(d.metadata.resourceVersion!))
+        .catch((err: unknown) => auditorErrors.push(err));
+    };
+    const alongside = (informer: Informer<DeploymentObject>): void => void informer.addEventHandler({ add: audit, update: (_old, d) => audit(d) });
+    ({ foos, deployments, stop } = await startFooController({ client, namespace: ns, writes: 'apply', alongside }));
+  });
+
+  after(async () => {
+    await stop();
+    await bare.stop();
+  });
+
+  test('each manager applies only its fields: no write undoes another, and an unchanged apply is no write', async () => {
+    await client.create(FooKind, { metadata: { name: 'gamma', namespace: ns }, spec: { deploymentName: 'gamma-web', replicas: 2 } });
+    await found(() => deployments.store.get(`${ns}/gamma-web`)?.metadata.annotations?.[annotation], 'the annotated Deployment');
+    const foo = await client.get(FooKind, 'gamma', { namespace: ns });
+    await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 4 } });
+    const scaled = await found(() => {
+      const d = deployments.store.get(`${ns}/gamma-web`);
+      return d?.spec?.replicas === 4 ? d : undefined;
+    }, 'the Deployment at 4 replicas');
+    // Play the deployment controller (a third manager, through the status subresource); the Foo
+    // controller's status apply after it shows it synced after every other write.
+    const reported = await client.updateStatus(Deployment, { ...scaled, status: { replicas: 4, availableReplicas: 4 } }, { fieldManager: 'deployment-controller' });
+    await found(() => foos.store.get(`${ns}/gamma`)?.status?.availableReplicas === 4 || undefined, 'the Foo status at 4');
+    await found(() => audited.includes(reported.metadata.resourceVersion!) || undefined, 'the auditor’s apply after the status write');
+    assert.deepEqual(auditorErrors, []);
+
+    const final = await client.get(Deployment, 'gamma-web', { namespace: ns });
+    assert.equal(final.spec?.replicas, 4);
+    assert.equal(final.metadata.annotations?.[annotation], 'yes');
+    // Created, annotated, scaled, status reported: four writes, though both controllers applied on every event.
+    assert.equal(writes.length, 4, `writes: ${writes.join(', ')}`);
+    assert.equal(final.metadata.resourceVersion, reported.metadata.resourceVersion);
+    assert.ok(audited.length >= 4, 'the auditor applied on every event');
+    const managers = (final.metadata.managedFields ?? []).map((e) => [e.manager, e.operation, e.subresource ?? '']).sort();
+    assert.deepEqual(managers, [
+      ['auditor', 'Apply', ''],
+      ['deployment-controller', 'Update', 'status'],
+      ['sample-controller', 'Apply', ''],
+    ]);
+    const owned = final.metadata.managedFields?.find((e) => e.manager === 'sample-controller')?.fieldsV1 as Record<string, Record<string, unknown>>;
+    assert.ok(owned['f:spec']?.['f:replicas'], 'the controller owns the replicas');
+    assert.equal((owned['f:metadata'] as Record<string, unknown> | undefined)?.['f:annotations'], undefined, 'and not the annotation');
+    const fooStatus = (await client.get(FooKind, 'gamma', { namespace: ns })).metadata.managedFields?.find((e) => e.subresource === 'status');
+    assert.deepEqual([fooStatus?.manager, fooStatus?.operation, fooStatus?.fieldsV1], ['sample-controller', 'Apply', { 'f:status': { 'f:availableReplicas': {} } }]);
   });
 });
 

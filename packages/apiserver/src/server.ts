@@ -26,7 +26,8 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/dis
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
-import { loadOrCreateServingMaterial, providedServingMaterial, type ProvidedServingMaterial } from './tls/material.js';
+import { loadOrCreateServingMaterial, providedServingMaterial, type ProvidedServingMaterial, type ServingHosts } from './tls/material.js';
+import { cachedServingMaterial } from './tls/serving-cache.js';
 import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
 import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
@@ -99,6 +100,14 @@ export interface ApiServerOptions {
    * certificates signed by the CA authenticate, as with the server's own CA.
    */
   servingMaterial?: ProvidedServingMaterial;
+  /**
+   * In memory only (no `dataDir`, no `servingMaterial`): a private directory
+   * (0700, its file 0600) where the CA and serving certificate are kept across
+   * starts, so that a start finding them there generates none; the admin token
+   * is still new at each start. `operant server` uses
+   * {@link defaultServingCacheDir}. Omitted: certificates are made at each start.
+   */
+  servingCacheDir?: string;
 }
 
 /** A running server. */
@@ -129,10 +138,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // Certificates first: a pair that cannot serve fails the start before storage is opened.
   const material = options.servingMaterial
     ? await providedServingMaterial(options.servingMaterial, options.dataDir, reachableHost(host))
-    : await loadOrCreateServingMaterial(options.dataDir ? join(options.dataDir) : undefined, {
-        dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
-        ipAddresses: ['127.0.0.1', '::1', '10.96.0.1', ...(host !== '127.0.0.1' && host !== 'localhost' && host !== '0.0.0.0' && host !== '::' ? [host] : [])],
-      });
+    : !options.dataDir && options.servingCacheDir
+      ? await cachedServingMaterial(options.servingCacheDir, servingHosts(host), (warning) => process.stderr.write(`warning: ${warning}\n`))
+      : await loadOrCreateServingMaterial(options.dataDir ? join(options.dataDir) : undefined, servingHosts(host));
   // SQLite (a native module) is loaded only when there is a data dir: in memory, start-up skips it.
   const persistence = options.dataDir ? new (await import('./storage/sqlite-persistence.js')).SqlitePersistence(options.dataDir) : undefined;
   const store = new MvccStore({ historyCapacity: options.historyCapacity, historyMaxBytes: options.historyMaxBytes, persistence });
@@ -373,6 +381,14 @@ function usedServiceAddresses(store: MvccStore): { ips: Set<string>; nodePorts: 
     for (const p of spec.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
   }
   return { ips, nodePorts };
+}
+
+/** The names the serving certificate covers: kube's service names, loopback, the service IP, and `host` when it is another address. */
+function servingHosts(host: string): ServingHosts {
+  return {
+    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+    ipAddresses: ['127.0.0.1', '::1', '10.96.0.1', ...(host !== '127.0.0.1' && host !== 'localhost' && host !== '0.0.0.0' && host !== '::' ? [host] : [])],
+  };
 }
 
 /** The address clients reach the server at: the listening address, or loopback for a wildcard one. */

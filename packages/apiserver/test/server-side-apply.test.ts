@@ -153,53 +153,33 @@ describe('custom resources', () => {
   const group = 'ssa.example.com';
   const base = `/apis/${group}/v1/namespaces/default/widgets`;
   before(async () => {
-    await api.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `widgets.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    properties: {
-                      atomic: { type: 'array', items: { type: 'string' } },
-                      set: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
-                      byName: {
-                        type: 'array',
-                        'x-kubernetes-list-type': 'map',
-                        'x-kubernetes-list-map-keys': ['name'],
-                        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
-                      },
-                      byTwo: {
-                        type: 'array',
-                        'x-kubernetes-list-type': 'map',
-                        'x-kubernetes-list-map-keys': ['port', 'protocol'],
-                        items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' }, note: { type: 'string' } } },
-                      },
-                      labels: { type: 'object', additionalProperties: { type: 'string' } },
-                      whole: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
-                    },
-                  },
-                  status: { type: 'object', properties: { phase: { type: 'string' } } },
-                },
-              },
+    await api.createCrd(group, 'Widget', {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            atomic: { type: 'array', items: { type: 'string' } },
+            set: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+            byName: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
             },
+            byTwo: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['port', 'protocol'],
+              items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' }, note: { type: 'string' } } },
+            },
+            labels: { type: 'object', additionalProperties: { type: 'string' } },
+            whole: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
           },
-        ],
+        },
+        status: { type: 'object', properties: { phase: { type: 'string' } } },
       },
-    }, 201);
+    }, { status: {} });
   });
 
   const widget = (spec: Json, extra: Json = {}): Json => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec, ...extra });
@@ -273,5 +253,60 @@ describe('custom resources', () => {
   it('answers 404 for a status apply to a missing object', async () => {
     const r = await api.request('PATCH', `${base}/missing/status?fieldManager=x`, { ...widget({}), metadata: { name: 'missing' } }, applyType);
     assert.equal(r.status, 404);
+  });
+});
+
+describe('an apply is defaulted and validated as any write', () => {
+  const group = 'rules.example.com';
+  const base = `/apis/${group}/v1/namespaces/default/pools`;
+  before(async () => {
+    await api.createCrd(group, 'Pool', {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self.size <= self.maxSize', message: 'size must not exceed maxSize' }],
+          properties: {
+            mode: { type: 'string', default: 'fast' },
+            size: { type: 'integer' },
+            maxSize: { type: 'integer', maximum: 10 },
+            zone: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'zone is immutable' }] },
+          },
+        },
+      },
+    });
+  });
+
+  const pool = (spec: Json): Json => ({ apiVersion: `${group}/v1`, kind: 'Pool', metadata: { name: 'p' }, spec });
+  const apply = (spec: Json, query: string): Promise<{ status: number; body: Json }> => api.request('PATCH', `${base}/p?${query}`, pool(spec), applyType);
+
+  it('defaults what the configuration leaves out, without making the applier its owner', async () => {
+    const created = await apply({ size: 1, maxSize: 3, zone: 'a' }, 'fieldManager=one');
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.spec.mode, 'fast');
+    assert.deepEqual(managers(created.body)['one/Apply'].fieldsV1, { 'f:spec': { 'f:maxSize': {}, 'f:size': {}, 'f:zone': {} } });
+    assert.equal((await api.ok('GET', `${base}/p`)).spec.mode, 'fast');
+  });
+
+  it('refuses a merged object that breaks the schema or a CEL rule (422), transition rules included', async () => {
+    const schema = await apply({ size: 1, maxSize: 30, zone: 'a' }, 'fieldManager=one');
+    assert.equal(schema.status, 422, JSON.stringify(schema.body));
+    assert.match(schema.body.message, /spec\.maxSize: Invalid value: 30: spec\.maxSize in body should be less than or equal to 10/);
+    // The rules judge the merged object: another manager's size against one's maxSize.
+    const rule = await apply({ size: 5 }, 'fieldManager=two&force=true');
+    assert.equal(rule.status, 422, JSON.stringify(rule.body));
+    assert.match(rule.body.message, /size must not exceed maxSize/);
+    const transition = await apply({ zone: 'b' }, 'fieldManager=two&force=true');
+    assert.equal(transition.status, 422, JSON.stringify(transition.body));
+    assert.match(transition.body.message, /zone is immutable/);
+    const after = await api.ok('GET', `${base}/p`);
+    assert.deepEqual(after.spec, { mode: 'fast', size: 1, maxSize: 3, zone: 'a' });
+    assert.deepEqual(Object.keys(managers(after)), ['one/Apply']);
+  });
+
+  it('refuses a value of the wrong type in kube’s words (400), before any merge', async () => {
+    const r = await apply({ size: 'big' }, 'fieldManager=one');
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.message, 'failed to create typed patch object (/p; rules.example.com/v1, Kind=Pool): .spec.size: expected numeric (int or float), got string');
   });
 });

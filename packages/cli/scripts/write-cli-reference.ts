@@ -51,6 +51,10 @@ commit: a write is acknowledged once the fsync that covers it is done), so that 
 write survives even \`kill -9\`. On a full disk the server stays up read-only: writes answer
 \`etcdserver: mvcc: database space exceeded\` (a 500, as kube-apiserver passes etcd's NOSPACE on),
 reads and watches go on, and writes are accepted again once space frees.
+The CA and serving certificate live in the data dir's \`pki/\`; in memory, they are kept across
+starts in \`$XDG_CACHE_HOME/operant/pki\` (default \`~/.cache/operant/pki\`, mode 0700, its file
+0600), so that starting makes none; the admin token is new at every start. A cache file that others
+could read or that another user owns is replaced, with a warning.
 
 With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
 statefulset, daemonset, job and cronjob controllers, a scheduler, and nodes whose pods run and

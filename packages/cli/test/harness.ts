@@ -12,7 +12,8 @@ import { once } from 'node:events';
 
 export const kubectlPath = '/usr/bin/kubectl';
 export const hasKubectl = existsSync(kubectlPath);
-const cliMain = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
+// The bin, as users run it (it runs the bundle of dist/bundle/ when that is current).
+const cliMain = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'operant.js');
 
 export interface ServerProcess {
   url: string;

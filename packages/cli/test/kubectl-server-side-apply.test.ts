@@ -4,7 +4,8 @@
  * another manager in kube's words and `--force-conflicts`, `--show-managed-fields`
  * (plain `-o yaml` hides them), `kubectl label` and `kubectl edit` recorded as
  * their own managers, `kubectl diff --server-side` on a built-in and on a custom
- * resource, and taking over a client-side-applied object.
+ * resource, taking over a client-side-applied object, and `kubectl scale`
+ * recorded through the scale subresource (then conflicting with an apply).
  */
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -144,6 +145,29 @@ describe('kubectl apply --server-side', () => {
         },
       },
     });
+  });
+
+  kit('kubectl scale is recorded under subresource scale; an apply of spec.replicas then conflicts until --force-conflicts', async () => {
+    const replicas = (n: number): string => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: scaled, namespace: default}\nspec:\n  replicas: ${n}\n`;
+    await kubectlOk(server(), ['create', 'deployment', 'scaled', '--image=nginx', '--replicas=2']);
+    await ssa(replicas(2));
+    assert.match(await kubectlOk(server(), ['scale', 'deployment', 'scaled', '--replicas=5']), /deployment\.apps\/scaled scaled/);
+    const scaled = await json(['get', 'deployment', 'scaled', '--show-managed-fields']);
+    assert.equal(scaled.spec.replicas, 5);
+    // kube's ScaleHandler: the manager first seen through the scale has no time.
+    assert.deepEqual(
+      scaled.metadata.managedFields.find((e: any) => e.subresource === 'scale'),
+      { apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } }, manager: 'kubectl', operation: 'Update', subresource: 'scale' },
+    );
+    // The apply owned only the replicas (its entry is gone); kubectl create lost them.
+    assert.equal(scaled.metadata.managedFields.find((e: any) => e.manager === 'kubectl' && e.operation === 'Apply'), undefined);
+    assert.equal(scaled.metadata.managedFields.find((e: any) => e.manager === 'kubectl-create').fieldsV1['f:spec']['f:replicas'], undefined);
+    const r = await kubectlFails(server(), ['apply', '--server-side', '-f', '-'], { input: replicas(3) });
+    assert.match(r.stderr, /^error: Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps\/v1: \.spec\.replicas$/m);
+    await ssa(replicas(3), '--force-conflicts');
+    const forced = await json(['get', 'deployment', 'scaled', '--show-managed-fields']);
+    assert.equal(forced.spec.replicas, 3);
+    assert.equal(forced.metadata.managedFields.find((e: any) => e.subresource === 'scale'), undefined);
   });
 
   kit('takes over an object created by client-side apply without conflicts', async () => {

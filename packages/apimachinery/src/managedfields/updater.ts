@@ -92,8 +92,11 @@ export class Updater {
   apply(liveObj: unknown, config: unknown, apiVersion: string, managers: ManagerSets, manager: string, force: boolean): { object: unknown; managers: ManagerSets } {
     let merged: unknown = mergeTyped(liveObj, config, this.type) ?? {};
     const last = managers.get(manager);
-    managers.set(manager, { set: this.filter(toFieldSet(config, this.type)), apiVersion, applied: true });
-    merged = this.prune(merged, managers, last?.set);
+    const set = this.filter(toFieldSet(config, this.type));
+    managers.set(manager, { set, apiVersion, applied: true });
+    // A manager that dropped nothing it applied before has nothing to prune: whatever the
+    // pruning removed, its own new set would add back (the common re-apply, values changed).
+    if (last && !last.set.difference(set).empty()) merged = this.prune(merged, managers, last.set);
     this.changes(liveObj, merged, managers, manager, force);
     return { object: merged, managers };
   }

@@ -58,6 +58,7 @@ export function customResourceInfo(crd: CustomResourceDefinition, version: CrdVe
       schema: version.schema?.openAPIV3Schema,
       printerColumns: version.additionalPrinterColumns ?? [],
       scale: version.subresources?.scale,
+      replicasPaths: Object.fromEntries(crd.spec.versions.map((v) => [`${group}/${v.name}`, v.subresources?.scale?.specReplicasPath ?? null])),
       storageVersion: crd.spec.versions.find((v) => v.storage)?.name,
       deprecationWarning: version.deprecated
         ? (version.deprecationWarning ?? `${group}/${version.name} ${names.kind} is deprecated`)

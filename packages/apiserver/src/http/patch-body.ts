@@ -7,6 +7,7 @@
 import { StatusError, badRequest, invalid, type FieldError } from '@operant/apimachinery';
 import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
 import { parseYaml } from './lazy-yaml.js';
+import { duplicateFieldsOf, tagDuplicateFields } from './duplicate-fields.js';
 
 const jsonPatchType = 'application/json-patch+json';
 const strategicType = 'application/strategic-merge-patch+json';
@@ -72,9 +73,11 @@ export function validatePatchOptions(patchType: string, opts: { fieldManager?: s
  */
 export function parseApplyPatch(body: Buffer, opts: { fieldManager?: string; force?: boolean }): Record<string, unknown> {
   validatePatchOptions(applyPatchType, opts);
-  let value: unknown;
+  const text = body.toString('utf8');
+  let value: unknown = jsonObjectOrUndefined(body, text);
+  if (value !== undefined) return value as Record<string, unknown>;
   try {
-    value = parseYaml(body.toString('utf8'), { version: '1.1', maxAliasCount: 100 }) as unknown;
+    value = parseYaml(text, { version: '1.1', maxAliasCount: 100 }) as unknown;
   } catch (e) {
     if (e instanceof StatusError) throw e;
     throw badRequest(`error decoding patch: error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
@@ -85,4 +88,18 @@ export function parseApplyPatch(body: Buffer, opts: { fieldManager?: string; for
   }
   if (jsonDepthExceeds(value, maxBodyNestingDepth)) throw badRequest('error decoding patch: the patch is nested too deeply');
   return value as Record<string, unknown>;
+}
+
+/**
+ * A configuration sent as JSON (what clients send; JSON is YAML's subset)
+ * parsed as JSON, which costs a fraction of the YAML parser; undefined for
+ * anything else, and for JSON naming a field twice, which the YAML parser
+ * refuses as it always did.
+ */
+function jsonObjectOrUndefined(body: Buffer, text: string): unknown {
+  if (!/^\s*\{/.test(text) || goJsonSyntaxError(body, maxBodyNestingDepth) !== undefined) return undefined;
+  const value = parseGoJson(text);
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || containsNonFinite(value)) return undefined;
+  tagDuplicateFields(value, text);
+  return duplicateFieldsOf(value) ? undefined : value;
 }

@@ -15,8 +15,11 @@ import type { ResourceRequest } from './request-info.js';
 import { addWarnings, sendJson } from './respond.js';
 import { sendListJson, sendObjectJson } from './serialize.js';
 import { serveWatch, type WatchServingOptions } from './watch-handler.js';
-import { replicasOfPatch, scaleOf, scalePatchFrom, scaleReplicasPatch } from './scale.js';
-import { validatePatchOptions } from './patch-body.js';
+import { requestedScale, scaleOf } from './scale.js';
+import { applyPatchType, parseApplyPatch, validatePatchOptions } from './patch-body.js';
+import type { ScaleWrite } from '../registry/scale-tracking.js';
+import { builtinPatchTypes } from '../registry/codec.js';
+import { customResourcePatchTypes } from '../crd/custom-resources.js';
 
 export interface ResourceHandlerOptions extends WatchServingOptions {}
 
@@ -108,30 +111,22 @@ export class ResourceHandler {
     sendObjectJson(res, code, obj);
   }
 
-  /** The scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
+  /** The scale subresource: an autoscaling/v1 Scale view of the object's replicas. */
   private async scale(req: IncomingMessage, res: ServerResponse, rs: ResourceStore, rr: ResourceRequest, user: UserInfo | undefined): Promise<void> {
-    const current = await rs.get(rr.namespace, rr.name);
-    const paths = rs.info.custom?.scale;
-    if (rr.verb === 'get') return sendJson(res, 200, scaleOf(current, paths));
+    if (rr.verb === 'get') return sendJson(res, 200, scaleOf(await rs.get(rr.namespace, rr.name), rs.info.custom?.scale));
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
-    const requested = scalePatchFrom(current, rr.verb, body, mediaType(req.headers['content-type']), paths);
+    const contentType = mediaType(req.headers['content-type']);
     const opts = { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user, userAgent: req.headers['user-agent'] };
-    // Webhooks see the change as autoscaling/v1 Scale objects on <resource>/scale, as in kube.
-    const oldScale = scaleOf(current, paths) as KubeObject;
-    const newScale = { ...oldScale, spec: { replicas: replicasOfPatch(requested, paths) } } as KubeObject;
-    const admitted = await rs.admitScale(oldScale, newScale, opts);
-    const replicas = (admitted.scale.spec as { replicas?: unknown } | undefined)?.replicas;
-    const rv = (requested.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
-    const patch = typeof replicas === 'number' ? scaleReplicasPatch(replicas, paths, rv) : requested;
-    const result = await rs.patch(rr.namespace, rr.name, 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), {
-      ...opts,
-      force: undefined,
-      skipAdmission: true,
-      managedSubresource: 'scale',
-    });
-    addWarnings(res, [...admitted.warnings, ...result.warnings]);
-    sendJson(res, 200, scaleOf(result.object as KubeObject, paths));
+    if (rr.verb === 'patch') validatePatchOptions(contentType, opts);
+    const accepted = rs.info.custom ? customResourcePatchTypes : builtinPatchTypes;
+    const write: ScaleWrite =
+      rr.verb === 'patch' && contentType === applyPatchType
+        ? { apply: parseApplyPatch(body, opts) }
+        : { update: (oldScale) => requestedScale(oldScale, rr.verb as 'update' | 'patch', body, contentType, accepted) };
+    const result = await rs.writeScale(rr.namespace, rr.name, write, opts);
+    addWarnings(res, result.warnings);
+    sendJson(res, 200, result.scale);
   }
 }
 

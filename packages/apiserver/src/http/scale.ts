@@ -1,5 +1,5 @@
 /** The autoscaling/v1 Scale view of an object's replicas, for the scale subresource. */
-import { applyJsonPatch, applyMergePatch, badRequest, unsupportedMediaType, type KubeObject } from '@operant/apimachinery';
+import { applyJsonPatch, applyMergePatch, badRequest, fieldErrors, invalid, unsupportedMediaType, type KubeObject } from '@operant/apimachinery';
 import { parseJson } from './body.js';
 import { parsePatchBody } from './patch-body.js';
 
@@ -33,14 +33,6 @@ function readPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
-/** `{ spec: { replicas: 3 } }` for `.spec.replicas` and 3. */
-function nestedAt(path: string, value: unknown): Json {
-  const keys = path.replace(/^\./, '').split('.');
-  let out: unknown = value;
-  for (let i = keys.length - 1; i >= 0; i--) out = { [keys[i]]: out };
-  return out as Json;
-}
-
 export function scaleOf(obj: KubeObject, paths?: ScalePaths): object {
   const m = obj.metadata;
   const specReplicas = readPath(obj, paths?.specReplicasPath ?? '.spec.replicas');
@@ -58,32 +50,48 @@ export function scaleOf(obj: KubeObject, paths?: ScalePaths): object {
   };
 }
 
-/** The merge patch to the main object that a PUT or PATCH of its Scale asks for. */
-export function scalePatchFrom(current: KubeObject, verb: 'update' | 'patch', body: Buffer, contentType: string, paths?: ScalePaths): Json {
+/**
+ * The Scale a PUT or a (JSON, merge or strategic merge) PATCH of `oldScale`
+ * asks for, its replicas checked; `accepted` are the patch types of the
+ * resource (415 for others; apply is served before this).
+ */
+export function requestedScale(oldScale: KubeObject, verb: 'update' | 'patch', body: Buffer, contentType: string, accepted: readonly string[]): KubeObject {
   let scale: Json;
   if (verb === 'update') scale = parseJson(body) as Json;
-  else {
-    const base = scaleOf(current, paths);
-    if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') scale = applyMergePatch(base, parsePatchBody(body, contentType)) as Json;
-    else if (contentType === 'application/json-patch+json') scale = applyJsonPatch(base, parsePatchBody(body, contentType)) as Json;
-    else throw unsupportedMediaType(contentType, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
-  }
-  const replicas = (scale?.spec as Json | undefined)?.replicas;
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+  else if (!accepted.includes(contentType)) throw unsupportedMediaType(contentType, [...accepted]);
+  else if (contentType === 'application/json-patch+json') scale = applyJsonPatch(structuredClone(oldScale), parsePatchBody(body, contentType)) as Json;
+  else scale = applyMergePatch(structuredClone(oldScale), parsePatchBody(body, contentType)) as Json;
+  const replicas = checkedReplicas({ ...oldScale, spec: scale?.spec } as KubeObject);
+  const rv = (scale?.metadata as Json | undefined)?.resourceVersion;
+  const metadata: Json = { ...oldScale.metadata };
+  if (typeof rv === 'string' && rv !== '') metadata.resourceVersion = rv;
+  // Only spec.replicas reaches the object: the rest of the Scale is a view of it.
+  return { ...oldScale, metadata, spec: { replicas } } as KubeObject;
+}
+
+/**
+ * The replicas a Scale asks for: a whole number (absent is Go's 0; anything
+ * else is a 400, as decoding refuses it), at least 0 (kube's ValidateScale: a 422
+ * naming the Scale).
+ */
+export function checkedReplicas(scale: KubeObject): number {
+  const replicas = (scale.spec as Json | undefined)?.replicas;
+  if (replicas === undefined) return 0;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
     throw badRequest(`spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`);
   }
-  const rv = (scale.metadata as Json | undefined)?.resourceVersion;
-  return scaleReplicasPatch(replicas, paths, typeof rv === 'string' ? rv : undefined);
+  if (replicas < 0) throw invalid('autoscaling', 'Scale', scale.metadata?.name ?? '', [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  return replicas;
 }
 
-/** The merge patch setting the replicas a Scale asks for (with its resourceVersion as a precondition). */
-export function scaleReplicasPatch(replicas: number, paths: ScalePaths | undefined, resourceVersion?: string): Json {
-  const patch: Json = nestedAt(paths?.specReplicasPath ?? '.spec.replicas', replicas);
-  if (resourceVersion) patch.metadata = { resourceVersion };
-  return patch;
-}
-
-/** The replicas a merge patch built by {@link scaleReplicasPatch} sets. */
-export function replicasOfPatch(patch: Json, paths: ScalePaths | undefined): number {
-  return readPath(patch, paths?.specReplicasPath ?? '.spec.replicas') as number;
+/** Sets the replicas where the object keeps them (`.spec.replicas`, or the CRD's specReplicasPath). */
+export function setReplicas(obj: KubeObject, replicas: number, paths?: ScalePaths): void {
+  const keys = (paths?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
+  let cur = obj as Json;
+  for (const key of keys.slice(0, -1)) {
+    const next = cur[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) cur[key] = {};
+    cur = cur[key] as Json;
+  }
+  cur[keys[keys.length - 1]!] = replicas;
 }

@@ -103,3 +103,17 @@ export function emptyObjectFor(info: ResourceInfo): () => Record<string, unknown
   const definition = !info.custom && info.definition ? info.definition : undefined;
   return definition ? () => goZeroValue(definition) : () => ({});
 }
+
+const scaleDefinition = 'io.k8s.api.autoscaling.v1.Scale';
+let scaleTypeCache: MergeType | undefined;
+
+/** The merge type of autoscaling/v1 Scale, on which writes to a scale subresource are tracked. */
+export function scaleMergeType(): MergeType {
+  scaleTypeCache ??= mergeTypeOf({ $ref: schemaRef(scaleDefinition) }, resolveWithMarkers, keyDefaults);
+  return scaleTypeCache;
+}
+
+/** The Go zero value of a Scale, where an untracked Scale's first apply starts (`before-first-apply`). */
+export function emptyScale(): Record<string, unknown> {
+  return goZeroValue(scaleDefinition);
+}

@@ -16,11 +16,6 @@ export interface WriteOptions {
   force?: boolean;
   /** Who makes the request (admission webhooks see it); the server itself when absent. */
   user?: UserInfo;
-  /**
-   * Records managedFields as done through this subresource rather than the endpoint's own
-   * (`scale`, whose changes are written through the resource itself).
-   */
-  managedSubresource?: string;
   /** Set when admission already ran on a subresource view of the change (the Scale of `<resource>/scale`). */
   skipAdmission?: boolean;
 }

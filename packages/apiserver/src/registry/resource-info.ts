@@ -48,6 +48,12 @@ export interface CustomResourceVersionInfo {
   printerColumns: Array<{ name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }>;
   /** The scale subresource's paths, when declared. */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /**
+   * Per apiVersion of the CRD (`group/version`), its scale subresource's
+   * specReplicasPath, null for a version without one: where each version's
+   * managers own the replicas a write through the scale subresource changes.
+   */
+  replicasPaths?: Record<string, string | null>;
   /** A deprecated version's warning, sent with every request to it. */
   deprecationWarning?: string;
   /** The CRD's storage version: every served version is stored as it. */

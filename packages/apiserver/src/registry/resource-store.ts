@@ -24,7 +24,7 @@ import {
   type KubeObject,
   type Status,
 } from '@operant/apimachinery';
-import { FieldManager, FieldSet, type FieldPath, type MergeType } from '@operant/apimachinery/managedfields';
+import { FieldManager, FieldSet, shareManagedFields, type FieldPath, type MergeType } from '@operant/apimachinery/managedfields';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
@@ -41,6 +41,7 @@ import { metadataTypeError, objectMetaDecodeError, typeMetaMismatch } from './ty
 import { jsonDepthExceeds, maxBodyNestingDepth } from '../http/go-json.js';
 import { applyPatchType, parseApplyPatch } from '../http/patch-body.js';
 import { emptyObjectFor, mergeTypeFor } from './merge-types.js';
+import { ScaleTracking, type ScaleWrite } from './scale-tracking.js';
 import { strictPatchError } from './strategic-patch-result.js';
 import { duplicateFieldsOf } from '../http/duplicate-fields.js';
 import { cannotBeHandledMessage } from '../openapi/unknown-fields.js';
@@ -168,7 +169,7 @@ export class ResourceStore {
   private recordUpdate(live: KubeObject | undefined, obj: KubeObject, opts: WriteOptions, subresource: string, requested: unknown): void {
     let entries: unknown;
     try {
-      entries = this.fieldManager(opts.managedSubresource ?? subresource).update(live, obj, managerName(opts), requested);
+      entries = this.fieldManager(subresource).update(live, obj, managerName(opts), requested);
     } catch {
       entries = live?.metadata.managedFields;
     }
@@ -322,6 +323,7 @@ export class ResourceStore {
     warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
     if (opts.dryRun) return { object: obj, warnings, created: true };
     const toStore = await this.internal(obj);
+    shareManagedFields(toStore.metadata.managedFields);
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = this.store.create(this.key(namespace, toStore.metadata.name!), toStore);
@@ -528,7 +530,9 @@ export class ResourceStore {
       return this.externalResult({ object: gone.value, warnings, created: false });
     }
     if (dryRun) return { object: obj, warnings, created: false };
-    const stored = this.store.update(current.key, current.rev, await this.internal(obj));
+    const toStore = await this.internal(obj);
+    shareManagedFields(toStore.metadata.managedFields);
+    const stored = this.store.update(current.key, current.rev, toStore);
     await this.store.durable(stored.rev);
     return this.externalResult({ object: stored.value, warnings, created: false });
   }
@@ -729,6 +733,36 @@ export class ResourceStore {
     const chain = this.deps.admission;
     if (!chain || ('skipAdmission' in opts && opts.skipAdmission)) return [];
     return (await chain.validate(this.admissionAttributes(operation, object, oldObject, subresource, opts, options))).warnings;
+  }
+
+  private scaleTracking?: ScaleTracking;
+
+  /**
+   * A write through the scale subresource (PUT, patch or apply of its
+   * autoscaling/v1 Scale), as kube's scale storage makes it: tracked on the
+   * Scale, admitted as the Scale on `<resource>/scale`, then stored as the
+   * object with the new replicas and its managedFields mapped back. Made again
+   * when a concurrent write intervenes, unless the Scale named a resourceVersion.
+   */
+  async writeScale(namespace: string, name: string, write: ScaleWrite, opts: WriteOptions): Promise<{ scale: KubeObject; warnings: string[] }> {
+    const tracking = (this.scaleTracking ??= new ScaleTracking(this.info, this.apiVersion));
+    return this.retryOnStoreConflict(name, {}, async () => {
+      const current = this.store.get(this.key(namespace, name));
+      if (!current) throw notFound(this.groupResource, name);
+      const warnings: string[] = [];
+      const admit = async (oldScale: KubeObject, newScale: KubeObject): Promise<KubeObject> => {
+        const admitted = await this.admitScale(oldScale, newScale, opts);
+        warnings.push(...admitted.warnings);
+        return admitted.scale;
+      };
+      const who = { manager: 'apply' in write ? opts.fieldManager! : managerName(opts), force: opts.force ?? false };
+      const { object, requested } = await tracking.write(await this.external(current.value), write, who, admit);
+      if ('apply' in write) checkAppliedName(requested, name);
+      const rv = object.metadata.resourceVersion;
+      if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
+      const result = await this.applyUpdate(current, object, { ...opts, skipAdmission: true }, '', { mode: 'keep' });
+      return { scale: tracking.scaleOf(result.object as KubeObject), warnings: [...warnings, ...result.warnings] };
+    });
   }
 
   /**

@@ -157,8 +157,11 @@ async function loadPair(certPath: string, keyPath: string): Promise<CertificateA
   return certPem === undefined || keyPem === undefined ? undefined : { certPem, keyPem };
 }
 
-/** Whether a stored serving certificate was issued by `ca`, matches its key and covers `hosts`. */
-function servingStillUsable(serving: CertificateAndKey, ca: CertificateAndKey, hosts: ServingHosts): boolean {
+/**
+ * Whether a stored serving certificate was issued by `ca`, matches its key and covers `hosts`
+ * (with `exact`, those names and no others, as a newly issued one would).
+ */
+export function servingStillUsable(serving: CertificateAndKey, ca: CertificateAndKey, hosts: ServingHosts, options: { exact?: boolean } = {}): boolean {
   try {
     const cert = new X509Certificate(serving.certPem);
     const caCert = new X509Certificate(ca.certPem);
@@ -166,9 +169,10 @@ function servingStillUsable(serving: CertificateAndKey, ca: CertificateAndKey, h
       keyMatches(serving) &&
       cert.checkIssued(caCert) &&
       cert.verify(caCert.publicKey) &&
-      new Date(cert.validTo).getTime() - Date.now() > RENEW_BEFORE_MS &&
+      stillValid(cert) &&
       hosts.dnsNames.every((name) => cert.checkHost(name, { subject: 'never', wildcards: false }) !== undefined) &&
-      hosts.ipAddresses.every((ip) => cert.checkIP(ip) !== undefined)
+      hosts.ipAddresses.every((ip) => cert.checkIP(ip) !== undefined) &&
+      (!options.exact || subjectAltNameCount(cert) === hosts.dnsNames.length + hosts.ipAddresses.length)
     );
   } catch {
     // Unparseable files are replaced rather than fatal: the serving pair is derived material.
@@ -176,7 +180,18 @@ function servingStillUsable(serving: CertificateAndKey, ca: CertificateAndKey, h
   }
 }
 
-function keyMatches(pair: { certPem: string; keyPem: string }): boolean {
+/** Whether `cert` stays valid for longer than the renewal margin. */
+export function stillValid(cert: X509Certificate): boolean {
+  return new Date(cert.validTo).getTime() - Date.now() > RENEW_BEFORE_MS;
+}
+
+/** How many names the certificate's subjectAltName lists (Node joins them with ", "; no DNS name or IP holds one). */
+function subjectAltNameCount(cert: X509Certificate): number {
+  return cert.subjectAltName ? cert.subjectAltName.split(', ').length : 0;
+}
+
+/** Whether `pair.keyPem` is the private key of `pair.certPem`. */
+export function keyMatches(pair: { certPem: string; keyPem: string }): boolean {
   const fromCert = new X509Certificate(pair.certPem).publicKey.export({ type: 'spki', format: 'der' });
   const fromKey = createPublicKey(createPrivateKey(pair.keyPem)).export({ type: 'spki', format: 'der' });
   return fromCert.equals(fromKey);

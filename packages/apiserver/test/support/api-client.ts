@@ -93,6 +93,16 @@ export class TestApi {
     await this.ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 201);
   }
 
+  /** Creates a namespaced CRD with one version, v1, of `kind` (plural and singular: its lowercase + s). */
+  async createCrd(group: string, kind: string, schema: Json, subresources?: Json): Promise<void> {
+    const singular = kind.toLowerCase();
+    const plural = `${singular}s`;
+    const version: Json = { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } };
+    if (subresources) version.subresources = subresources;
+    const spec = { group, scope: 'Namespaced', names: { plural, singular, kind, listKind: `${kind}List` }, versions: [version] };
+    await this.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${group}` }, spec }, 201);
+  }
+
   /** Starts a watch; resolves once the response headers arrived. Each watch has its own connection. */
   watch(path: string, headers: Record<string, string> = {}): Promise<WatchStream> {
     return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 /** `operant server`: the contract in DESIGN.md section 5. */
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import { defaultServingCacheDir, startApiServer, type RunningApiServer } from '@operant/apiserver';
 
 export interface ServerFlags {
   port: string;
@@ -63,6 +63,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     host: flags.host,
     dataDir: flags.dataDir,
     kubeconfigPath: flags.kubeconfig,
+    // In memory, the CA and serving certificate come from the user's cache: no certificate is made at each start.
+    servingCacheDir: flags.dataDir ? undefined : defaultServingCacheDir(),
   });
   // The simulated cluster talks to the server over HTTPS with the admin kubeconfig, as any operator would.
   const cluster =

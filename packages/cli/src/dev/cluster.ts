@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startApiServer } from '@operant/apiserver';
+import { defaultServingCacheDir, startApiServer } from '@operant/apiserver';
 
 export interface DevCluster {
   /** The kubeconfig file the manager and kubectl use. */
@@ -36,7 +36,8 @@ export async function devCluster(options: { kubeconfig?: string; embedded?: bool
   const stateDir = join(options.dir, '.operant');
   mkdirSync(stateDir, { recursive: true });
   const kubeconfig = join(stateDir, 'kubeconfig');
-  const embedded = await startApiServer({ port: 0, kubeconfigPath: kubeconfig });
+  // In memory, as operant server: the CA and serving certificate come from the user's cache.
+  const embedded = await startApiServer({ port: 0, kubeconfigPath: kubeconfig, servingCacheDir: defaultServingCacheDir() });
   const cluster =
     options.nodes > 0 ? await (await import('@operant/controllers')).startSimulatedCluster({ kubeconfig: { kubeconfigText: embedded.kubeconfig }, nodes: options.nodes }) : undefined;
   const nodes = cluster ? ` with ${options.nodes} simulated node(s)` : '';

@@ -13,6 +13,7 @@ import type { KubeObject, Status } from '@operant/apimachinery';
 import { defineKind } from '../kind.js';
 import { loadKubeConfig } from '../config/load.js';
 import { Client, type PatchBody } from './client.js';
+import { applyConfiguration } from './apply-configuration.js';
 import type { KubeList, PatchOptions, PatchType } from './options.js';
 import {
   ApiError,
@@ -42,6 +43,7 @@ interface Pod extends KubeObject {
 }
 interface Deployment extends KubeObject {
   spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } } };
+  status?: { observedGeneration?: number; replicas?: number };
 }
 
 const ConfigMap = defineKind<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
@@ -174,11 +176,10 @@ describe('Client against the embedded server', () => {
 
   test('two managers apply their own fields of one Deployment without fighting; a status apply owns only status', async () => {
     // An apply configuration holds only the fields its manager owns, so it is not a whole Deployment.
-    const config = (obj: Record<string, unknown>): Deployment => obj as Deployment;
     const template = { metadata: { labels: { app: 'shared' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } };
-    const owner = config({ metadata: { name: 'shared', namespace: ns }, spec: { selector: { matchLabels: { app: 'shared' } }, template } });
-    const scaler = config({ metadata: { name: 'shared', namespace: ns }, spec: { replicas: 3 } });
-    const annotator = config({ metadata: { name: 'shared', namespace: ns, annotations: { 'example.com/owner': 'team-a' } } });
+    const owner = applyConfiguration(Deployment, 'shared', ns, { spec: { selector: { matchLabels: { app: 'shared' } }, template } });
+    const scaler = applyConfiguration(Deployment, 'shared', ns, { spec: { replicas: 3 } });
+    const annotator = applyConfiguration(Deployment, 'shared', ns, { metadata: { annotations: { 'example.com/owner': 'team-a' } } });
     const versions = new Set<string>();
     // Each controller reconciles three times; only the first apply of each changes anything.
     for (let round = 0; round < 3; round++) {
@@ -187,7 +188,7 @@ describe('Client against the embedded server', () => {
       versions.add((await client.apply(Deployment, annotator, { fieldManager: 'annotator' })).metadata.resourceVersion!);
     }
     assert.equal(versions.size, 3, 'three writes in nine applies');
-    const status = await client.apply(Deployment, config({ metadata: { name: 'shared', namespace: ns }, status: { observedGeneration: 1 } }), { fieldManager: 'status-writer', subresource: 'status' });
+    const status = await client.applyStatus(Deployment, applyConfiguration(Deployment, 'shared', ns, { status: { observedGeneration: 1 } }), { fieldManager: 'status-writer' });
     assert.deepEqual(status.status, { observedGeneration: 1 });
     const entries = status.metadata.managedFields ?? [];
     assert.deepEqual(entries.map((e) => [e.manager, e.operation, e.subresource ?? '']).sort(), [
@@ -198,6 +199,35 @@ describe('Client against the embedded server', () => {
     ]);
     assert.deepEqual(entries.find((e) => e.manager === 'scaler')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
     assert.deepEqual(entries.find((e) => e.manager === 'status-writer')?.fieldsV1, { 'f:status': { 'f:observedGeneration': {} } });
+  });
+
+  test('applyConfiguration sends only the fields given; applyScale owns the replicas through the scale subresource', async () => {
+    const config = applyConfiguration(Deployment, 'applied-scale', ns, {
+      spec: { replicas: 2, selector: { matchLabels: { app: 'scaled' } }, template: { metadata: { labels: { app: 'scaled' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } } },
+      metadata: { labels: { tier: undefined, team: 'a' } },
+    });
+    assert.deepEqual(config.metadata, { labels: { team: 'a' }, name: 'applied-scale', namespace: ns });
+    assert.equal(config.apiVersion, 'apps/v1');
+    assert.equal(config.kind, 'Deployment');
+    await client.apply(Deployment, config, { fieldManager: 'owner' });
+    await assert.rejects(
+      client.applyScale(Deployment, 'applied-scale', 5, { namespace: ns, fieldManager: 'autoscaler' }),
+      (e) => isConflict(e) && /^Apply failed with 1 conflict: conflict with "owner": \.spec\.replicas$/.test((e as ApiError).message),
+    );
+    const scale = await client.applyScale(Deployment, 'applied-scale', 5, { namespace: ns, fieldManager: 'autoscaler', force: true });
+    assert.equal(scale.kind, 'Scale');
+    assert.equal(scale.spec.replicas, 5);
+    const scaled = await client.get(Deployment, 'applied-scale', { namespace: ns });
+    assert.equal(scaled.spec.replicas, 5);
+    assert.deepEqual(
+      scaled.metadata.managedFields?.filter((e) => e.subresource === 'scale').map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [['autoscaler', 'Apply', { 'f:spec': { 'f:replicas': {} } }]],
+    );
+    // The owner now leaves the replicas out of its configuration: no conflict, and they stay.
+    const { replicas: _dropped, ...spec } = config.spec!;
+    const yielded = await client.apply(Deployment, { ...config, spec }, { fieldManager: 'owner' });
+    assert.equal(yielded.spec.replicas, 5);
+    assert.throws(() => applyConfiguration(Deployment, 'x', undefined), /needs a namespace/);
   });
 
   test('dry run validates and answers, but stores nothing', async () => {

@@ -10,6 +10,7 @@ import type { CacheReader } from '../cache/reader.js';
 import type { ClientConfig } from '../config/index.js';
 import { apiVersionOfKind, collectionPath, objectPath, type Kind } from '../kind.js';
 import type { ObjectClient } from './interfaces.js';
+import type { ApplyConfiguration } from './apply-configuration.js';
 import { ClientCache, type CachedClientOptions, type TrackedWrite } from './cached-client.js';
 import { servesResource } from './discovery.js';
 import { KindListerWatcher, type ListerWatcherOptions } from './lister-watcher.js';
@@ -298,19 +299,62 @@ export class Client implements ObjectClient {
 
   /**
    * Server-side apply: sends `obj` (the fields this manager owns) as an apply
-   * patch, creating the object if it does not exist.
+   * patch, creating the object if it does not exist. The server makes
+   * `fieldManager` the owner of every field sent, removes the fields it applied
+   * before and no longer sends (unless another manager owns them too), and
+   * answers 409 for fields another manager owns with other values, unless
+   * `force`. Build `obj` with {@link applyConfiguration} to send only the fields
+   * you mean to own; `subresource: 'status'` (or {@link applyStatus}) applies
+   * status fields.
    *
    * @example
    * ```ts
-   * import { ConfigMap } from '@operant/runtime';
+   * import { ConfigMap, Deployment, applyConfiguration } from '@operant/runtime';
    *
    * await client.apply(ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { a: '1' } }, { fieldManager: 'my-operator', force: true });
+   * await client.apply(Deployment, applyConfiguration(Deployment, 'web', 'default', { metadata: { labels: { tier: 'gold' } } }), { fieldManager: 'labeller' });
    * ```
    */
-  async apply<T extends KubeObject>(kind: Kind<T>, obj: T, opts: ApplyOptions): Promise<T> {
+  async apply<T extends KubeObject>(kind: Kind<T>, obj: T | ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {
     const name = obj.metadata?.name;
     if (!name) throw new TypeError('apply needs metadata.name');
-    return this.patch(kind, name, withTypeMeta(kind, obj), { ...opts, namespace: this.ns(kind, opts.namespace, obj), patchType: 'apply' });
+    return this.patch(kind, name, withTypeMeta(kind, obj as T), { ...opts, namespace: this.ns(kind, opts.namespace, obj as T), patchType: 'apply' });
+  }
+
+  /**
+   * Server-side apply of status fields (the `status` subresource): the manager
+   * owns the status fields sent; everything else in `obj` is ignored.
+   *
+   * @example
+   * ```ts
+   * import { Deployment, applyConfiguration } from '@operant/runtime';
+   *
+   * await client.applyStatus(Deployment, applyConfiguration(Deployment, 'web', 'default', { status: { observedGeneration: 2 } }), { fieldManager: 'web-controller', force: true });
+   * ```
+   */
+  async applyStatus<T extends KubeObject>(kind: Kind<T>, obj: T | ApplyConfiguration<T>, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
+    return this.apply(kind, obj, { ...opts, subresource: 'status' });
+  }
+
+  /**
+   * Server-side apply of an object's replicas through its scale subresource:
+   * the manager owns them (recorded on the object with `subresource: scale`),
+   * and an apply that owns them through the object itself conflicts unless forced.
+   *
+   * @example
+   * ```ts
+   * import { Deployment } from '@operant/runtime';
+   *
+   * const scale = await client.applyScale(Deployment, 'web', 5, { namespace: 'default', fieldManager: 'my-autoscaler' });
+   * scale.status?.replicas; // the replicas running now
+   * ```
+   */
+  async applyScale(kind: Kind, name: string, replicas: number, opts: Omit<ApplyOptions, 'subresource'>): Promise<Scale> {
+    const namespace = this.ns(kind, opts.namespace);
+    const metadata: { name: string; namespace?: string } = { name: checkName(name) };
+    if (kind.namespaced) metadata.namespace = namespace;
+    const config = { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata, spec: { replicas } };
+    return this.patch(kind, name, config, { ...opts, namespace, subresource: 'scale', patchType: 'apply' }) as Promise<Scale>;
   }
 
   /**

@@ -21,6 +21,7 @@ export {
   isUnauthorized,
 } from './api-error.js';
 export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
+export { applyConfiguration, type ApplyConfiguration, type ApplyFields, type DeepPartial } from './apply-configuration.js';
 export type { CachedClientOptions } from './cached-client.js';
 export type { ObjectClient, Reader, Writer } from './interfaces.js';
 export type { ReadYourWritesOptions } from './read-your-writes.js';

@@ -29,10 +29,12 @@ function recording(inner: ObjectClient, writes: string[]): ObjectClient {
     updateStatus: inner.updateStatus.bind(inner),
     patch: inner.patch.bind(inner),
     apply: inner.apply.bind(inner),
+    applyStatus: inner.applyStatus.bind(inner),
     delete: inner.delete.bind(inner),
     deleteAllOf: inner.deleteAllOf.bind(inner),
     getScale: inner.getScale.bind(inner),
     updateScale: inner.updateScale.bind(inner),
+    applyScale: inner.applyScale.bind(inner),
     watch: inner.watch.bind(inner),
   };
 }

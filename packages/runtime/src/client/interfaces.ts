@@ -9,6 +9,7 @@ import type { KubeObject, Status } from '@operant/apimachinery';
 import type { WatchEvent } from '../cache/list-watch.js';
 import type { Kind } from '../kind.js';
 import type { PatchBody } from './client.js';
+import type { ApplyConfiguration } from './apply-configuration.js';
 import type {
   ApplyOptions,
   DeleteAllOfOptions,
@@ -64,7 +65,8 @@ export interface Writer {
   update<T extends KubeObject>(kind: Kind<T>, obj: T, opts?: WriteOptions): Promise<T>;
   updateStatus<T extends KubeObject>(kind: Kind<T>, obj: T, opts?: WriteOptions): Promise<T>;
   patch<T extends KubeObject>(kind: Kind<T>, name: string, patch: PatchBody, opts?: PatchOptions): Promise<T>;
-  apply<T extends KubeObject>(kind: Kind<T>, obj: T, opts: ApplyOptions): Promise<T>;
+  apply<T extends KubeObject>(kind: Kind<T>, obj: T | ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
+  applyStatus<T extends KubeObject>(kind: Kind<T>, obj: T | ApplyConfiguration<T>, opts: Omit<ApplyOptions, 'subresource'>): Promise<T>;
   delete<T extends KubeObject>(kind: Kind<T>, name: string, opts?: DeleteOptions): Promise<T | Status>;
   deleteAllOf<T extends KubeObject>(kind: Kind<T>, opts?: DeleteAllOfOptions): Promise<KubeList<T> | Status>;
 }
@@ -90,5 +92,6 @@ export interface ObjectClient extends Reader, Writer {
   readonly namespace: string;
   getScale(kind: Kind, name: string, opts?: GetOptions): Promise<Scale>;
   updateScale(kind: Kind, scale: Scale, opts?: WriteOptions): Promise<Scale>;
+  applyScale(kind: Kind, name: string, replicas: number, opts: Omit<ApplyOptions, 'subresource'>): Promise<Scale>;
   watch<T extends KubeObject>(kind: Kind<T>, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
 }

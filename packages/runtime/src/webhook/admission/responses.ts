@@ -5,6 +5,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { JsonPatchOperation, Status } from '@operant/apimachinery';
 import type { AdmissionResponse, AdmissionStatus } from './types.js';
+import { jsonPatchText } from './patch-text.js';
 
 const reasonsByCode: Record<number, string> = {
   400: 'BadRequest',
@@ -118,10 +119,14 @@ export function deniedWithStatus(status: Status | AdmissionStatus, warnings?: re
  * ```
  */
 export function patched(original: unknown, mutated: unknown, warnings?: readonly string[]): AdmissionResponse {
-  const ops = jsonPatchBetween(original, mutated);
+  if (!isContainer(original) || !isContainer(mutated)) {
+    throw new TypeError('a JSON Patch is computed between two objects');
+  }
+  // The same operations as jsonPatchBetween, serialized without copying their values first.
+  const text = jsonPatchText(original, mutated);
   const response: AdmissionResponse = { allowed: true, status: { code: 200 } };
-  if (ops.length > 0) {
-    response.patch = Buffer.from(JSON.stringify(ops)).toString('base64');
+  if (text !== undefined) {
+    response.patch = Buffer.from(text).toString('base64');
     response.patchType = 'JSONPatch';
   }
   return withWarnings(response, warnings);

@@ -25,12 +25,14 @@ interface ListBody {
 /** How many bytes of items go to the socket in one write. */
 const batchBytes = 256 * 1024;
 const comma = Buffer.from(',');
+/** Bytes of a list that may wait in its response before the next batch waits for 'drain'. */
+const maxListBacklog = 1024 * 1024;
 
 /**
  * Sends a list object's JSON, the same bytes `JSON.stringify(list)` makes,
- * with its Content-Length. Items are written in batches; after a batch the
- * socket does not take at once, the next waits for 'drain', and after any
- * batch other work gets a turn. Resolves when all is written, or when the
+ * with its Content-Length. Items are written in batches; once more than
+ * maxListBacklog waits unsent, the next batch waits for 'drain', and after
+ * any batch other work gets a turn. Resolves when all is written, or when the
  * client went away.
  */
 export async function sendListJson(res: ServerResponse, list: ListBody): Promise<void> {
@@ -52,11 +54,12 @@ export async function sendListJson(res: ServerResponse, list: ListBody): Promise
     batch.push(bodies[i]);
     pending += bodies[i].length;
     if (pending < batchBytes) continue;
-    const taken = res.write(Buffer.concat(batch, pending));
+    res.write(Buffer.concat(batch, pending));
     batch = [];
     pending = 0;
-    // A socket that keeps taking batches (a fast reader) still lets other requests in after each one.
-    if (!(taken ? await nextTurn(res) : await drained(res))) return;
+    // A few batches may wait in the response, so the socket always has the next one at hand; past
+    // that, the next batch waits for 'drain'. Either way other requests get a turn after each batch.
+    if (!(res.writableLength > maxListBacklog ? await drained(res) : await nextTurn(res))) return;
   }
   batch.push(tail);
   res.end(batch.length === 1 ? tail : Buffer.concat(batch));

@@ -12,8 +12,8 @@ import { decodeObjectBody, readBody, mediaType, parseJson, parseYamlBody } from 
 import { negotiate, type ResponseForm } from './negotiate.js';
 import { deleteOptions, listOptions, watchOptions, writeOptions } from './query.js';
 import type { ResourceRequest } from './request-info.js';
-import { addWarnings, sendJson, sendText } from './respond.js';
-import { serializedList } from './serialize.js';
+import { addWarnings, sendJson } from './respond.js';
+import { sendListJson, sendObjectJson } from './serialize.js';
 import { serveWatch, type WatchServingOptions } from './watch-handler.js';
 import { requestedScale, scaleOf } from './scale.js';
 import { applyPatchType, parseApplyPatch, validatePatchOptions } from './patch-body.js';
@@ -60,7 +60,7 @@ export class ResourceHandler {
         if (form === 'metadata') {
           return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map(partialMetadata) });
         }
-        return sendText(res, 200, serializedList(list));
+        return sendListJson(res, list);
       }
       case 'watch':
         return serveWatch(req, res, rs, rr, watchOptions(query), form, this.options, includeObject(query));
@@ -108,7 +108,7 @@ export class ResourceHandler {
   private sendObject(res: ServerResponse, rs: ResourceStore, obj: KubeObject, form: ResponseForm, query: URLSearchParams, code = 200): void {
     if (form === 'table') return sendJson(res, code, tableForResource(rs.info, [obj], { includeObject: includeObject(query) }));
     if (form === 'metadata') return sendJson(res, code, partialMetadata(obj));
-    sendJson(res, code, obj);
+    sendObjectJson(res, code, obj);
   }
 
   /** The scale subresource: an autoscaling/v1 Scale view of the object's replicas. */

@@ -8,8 +8,8 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, conte
   sendText(res, code, JSON.stringify(body), contentType);
 }
 
-/** Sends already-serialized JSON. */
-export function sendText(res: ServerResponse, code: number, text: string, contentType = 'application/json'): void {
+/** Sends already-serialized JSON (text, or its UTF-8 bytes). */
+export function sendText(res: ServerResponse, code: number, text: string | Buffer, contentType = 'application/json'): void {
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   res.end(text);
 }

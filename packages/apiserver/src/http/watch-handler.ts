@@ -10,7 +10,7 @@ import type { WatchOptions } from '../registry/options.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { startWatch, type WatchEventType } from '../registry/watch.js';
 import { tableForResource } from '../tables/for-resource.js';
-import { serializedObject } from './serialize.js';
+import { encodedJson } from '../storage/encoded-json.js';
 import type { ResponseForm } from './negotiate.js';
 import type { ResourceRequest } from './request-info.js';
 
@@ -25,6 +25,12 @@ export interface WatchServingOptions {
 
 /** How much a watch's replay may have waiting in its socket's buffer before it waits for a drain. */
 const replayHighWaterMark = 64 * 1024;
+
+/** The constant parts of an event line around an object: `{"type":"ADDED","object":` ... `}\n`. */
+const eventHeads: Record<WatchEventType, Buffer> = Object.fromEntries(
+  (['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] as const).map((t) => [t, Buffer.from(`{"type":"${t}","object":`)]),
+) as Record<WatchEventType, Buffer>;
+const eventTail = Buffer.from('}\n');
 
 /** Events a watcher may fall behind by before it is dropped (kube's watch cache drops a watcher whose buffer is full). */
 const maxQueuedEvents = 100_000;
@@ -45,14 +51,15 @@ export function serveWatch(
     opts = { ...opts, fieldSelector: opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName };
   }
   let closed = false;
-  const encode = (type: WatchEventType, object: unknown): string => {
+  /** An event's bytes: an object as stored is sent from its kept encoding, between shared constant parts. */
+  const encode = (type: WatchEventType, object: unknown): Buffer[] => {
     let payload = object;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       if (form === 'table') payload = tableForResource(rs.info, [object as KubeObject], { includeObject });
       else if (form === 'metadata') payload = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as KubeObject).metadata };
-      else return `{"type":"${type}","object":${serializedObject(object as KubeObject)}}\n`;
+      else return [eventHeads[type], encodedJson(object as KubeObject), eventTail];
     }
-    return `${JSON.stringify({ type, object: payload })}\n`;
+    return [Buffer.from(`${JSON.stringify({ type, object: payload })}\n`, 'utf8')];
   };
   // Events wait in a queue until the socket takes them: the replay of an old resourceVersion (and
   // the initial state) arrives before the headers go out, all at once. They are encoded only as the
@@ -64,10 +71,19 @@ export function serveWatch(
   let waitingForDrain = false;
   /** Ends the response (normally) once the queue is written: after an expired watch's ERROR. */
   let endWhenFlushed = false;
+  // Encoded events not yet written: they go out together, in one chunk, so a watcher that gets
+  // several events in one turn (a burst of writes, a replay) gets them in one write, as
+  // kube-apiserver flushes several events per chunk, and its client decodes them as one batch.
+  let outgoing: Buffer[] = [];
+  let outgoingBytes = 0;
+  let flushScheduled = false;
 
-  const writeEvent = (type: WatchEventType, object: unknown): boolean => {
+  const addEvent = (type: WatchEventType, object: unknown): boolean => {
     try {
-      res.write(encode(type, object));
+      for (const part of encode(type, object)) {
+        outgoing.push(part);
+        outgoingBytes += part.length;
+      }
       return true;
     } catch (e) {
       // An event that cannot be rendered ends this watch; the client re-watches from its last revision.
@@ -77,14 +93,29 @@ export function serveWatch(
     }
   };
 
+  /** Writes the encoded events as one chunk; returns whether the socket took it without buffering past its mark. */
+  const flush = (): boolean => {
+    if (outgoing.length === 0 || closed) return true;
+    const chunk = outgoing.length === 1 ? outgoing[0]! : Buffer.concat(outgoing, outgoingBytes);
+    outgoing = [];
+    outgoingBytes = 0;
+    return res.write(chunk);
+  };
+
+  /** Unsent bytes: those the response holds and those not yet handed to it. */
+  const unsent = (): number => res.writableLength + outgoingBytes;
+
   /**
    * Writes queued events while the socket keeps up; resumes on 'drain'. It
    * stops at a small high-water mark, not at the slow-watcher bound: a
    * thousand watches replaying at once must not each buffer megabytes.
    */
   const pump = (): void => {
+    const mark = Math.min(replayHighWaterMark, serving.maxWatchBufferBytes);
     while (next < queue.length && !closed) {
-      if (res.writableLength > Math.min(replayHighWaterMark, serving.maxWatchBufferBytes)) {
+      if (unsent() > mark) {
+        // A batch this size goes out; once the socket holds more than the mark, wait for it.
+        if (outgoingBytes > 0 && flush() && res.writableLength <= mark) continue;
         if (!waitingForDrain) {
           waitingForDrain = true;
           res.once('drain', () => {
@@ -96,8 +127,10 @@ export function serveWatch(
       }
       const [type, object] = queue[next]!;
       queue[next++] = undefined as never;
-      if (!writeEvent(type, object)) return;
+      if (!addEvent(type, object)) return;
     }
+    if (closed) return;
+    flush();
     queue.length = 0;
     next = 0;
     if (endWhenFlushed) close(false);
@@ -117,14 +150,29 @@ export function serveWatch(
       if (started) pump();
       return;
     }
-    if (!writeEvent(type, object)) return;
+    if (!addEvent(type, object)) return;
     // A live watcher that stopped reading is disconnected.
-    if (res.writableLength > serving.maxWatchBufferBytes) close(true);
+    if (unsent() > serving.maxWatchBufferBytes) {
+      close(true);
+      return;
+    }
+    // The events of a fan-out round go in one write, when the store says the round is over (or,
+    // for events that came later, as from a conversion webhook, at the end of this turn).
+    if (!flushScheduled) {
+      flushScheduled = true;
+      process.nextTick(() => {
+        flushScheduled = false;
+        flush();
+      });
+    }
   };
 
   // Starting the watch may throw (bad selector, bad resourceVersion): that is an
   // ordinary error answer, so the headers go out only after it succeeded.
-  const watch = startWatch(rs, rr.namespace, opts, send);
+  const watch = startWatch(rs, rr.namespace, opts, send, () => {
+    // The replay's queue writes its own batches.
+    if (next >= queue.length) flush();
+  });
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   started = true;
@@ -138,8 +186,14 @@ export function serveWatch(
     watch.stop();
     clearTimeout(timer);
     if (bookmarks) clearInterval(bookmarks);
-    if (abrupt) res.destroy();
-    else res.end();
+    if (abrupt) {
+      outgoing = [];
+      res.destroy();
+    } else {
+      const last = outgoing.length ? Buffer.concat(outgoing, outgoingBytes) : undefined;
+      outgoing = [];
+      res.end(last);
+    }
   }
   req.on('close', () => close(true));
   res.on('close', () => close(true));

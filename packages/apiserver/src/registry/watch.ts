@@ -24,7 +24,8 @@ export interface ResourceWatch {
   ended: boolean;
 }
 
-export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOptions, sink: WatchSink): ResourceWatch {
+/** `flush` is called when a round of live events has been given to `sink` (to write them at once). */
+export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOptions, sink: WatchSink, flush?: () => void): ResourceWatch {
   const filter = compileListFilter(rs.info, opts);
   const store = rs.mvcc;
   const prefix = listPrefix(rs.location, rs.info, namespace);
@@ -103,7 +104,7 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
 
   let handle: StoreWatch;
   try {
-    handle = store.watch(prefix, Math.min(from, store.revision), deliver);
+    handle = store.watch(prefix, Math.min(from, store.revision), deliver, flush);
   } catch (e) {
     if (e instanceof StoreError && e.code === 'Expired') {
       const err = new StatusError(410, 'Expired', `too old resource version: ${rv} (${e.oldestRevision ?? 0})`);

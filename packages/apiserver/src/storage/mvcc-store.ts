@@ -4,12 +4,15 @@
  * atomic in Node's single thread. With persistence, writes are group
  * committed: a write is applied in memory at once (so the next write sees it),
  * and `durable(rev)` resolves once the flush that covers it is on disk; callers
- * acknowledge only then, and watchers see only flushed events. Watchers get the
- * events after the write that made them has returned (in order, in a batch per
- * turn of the event loop): the fan-out to thousands of watches never runs
- * inside a write's path.
+ * acknowledge only then, and watchers see only flushed events. Each revision
+ * is encoded once, and its bytes kept for every read (encoded-json.ts).
+ * Watchers get the events after the write that made them has returned (in
+ * order, in rounds that yield to other work every few milliseconds): the
+ * fan-out to thousands of watches never runs inside a write's path, nor holds
+ * the server for long.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import { keepEncoding, utf8Bytes } from './encoded-json.js';
 import { EventHistory } from './history.js';
 import { StoreError, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
@@ -35,6 +38,8 @@ interface Bucket {
 interface Watcher {
   prefix: string;
   deliver: (event: StorageEvent) => void;
+  /** Told when a fan-out round has given it all its events of the round. */
+  delivered?: () => void;
   /** Events up to this revision reached it as its replay (or predate it). */
   seen: number;
 }
@@ -46,9 +51,32 @@ function bucketOf(key: string): string {
   return key.slice(0, third + 1);
 }
 
-function stamp(value: KubeObject, rev: number): KubeObject {
+/** A revision about to be committed: the stamped, frozen value and its JSON, encoded once. */
+interface Encoded {
+  value: KubeObject;
+  json: string;
+}
+
+/**
+ * Stamps `value` with the revision, encodes it once and refuses it if etcd
+ * would (see storableBytes); only then is it frozen, with its bytes kept for
+ * every later read. A refused value is left as it came.
+ */
+function stampAndEncode(key: string, value: KubeObject, rev: number, limit = maxStoredObjectBytes): Encoded {
+  const had = Object.hasOwn(value.metadata, 'resourceVersion');
+  const before = value.metadata.resourceVersion;
   value.metadata.resourceVersion = String(rev);
-  return Object.freeze(value);
+  const json = JSON.stringify(value);
+  let bytes: Buffer;
+  try {
+    bytes = storableBytes(key, json, limit);
+  } catch (e) {
+    if (had) value.metadata.resourceVersion = before;
+    else delete value.metadata.resourceVersion;
+    throw e;
+  }
+  keepEncoding(Object.freeze(value), bytes);
+  return { value, json };
 }
 
 export class MvccStore {
@@ -143,10 +171,10 @@ export class MvccStore {
   /** Stores a new object; throws KeyExists if the key is taken. */
   create(key: string, value: KubeObject): Versioned {
     if (this.get(key)) throw new StoreError('KeyExists', `key ${key} exists`);
-    const size = storableSize(key, value);
     const rev = this.rev + 1;
-    const stored: Versioned = { key, rev, value: stamp(value, rev) };
-    this.commit({ type: 'ADDED', key, rev, value: stored.value, size }, stored);
+    const encoded = stampAndEncode(key, value, rev);
+    const stored: Versioned = { key, rev, value: encoded.value };
+    this.commit({ type: 'ADDED', key, rev, value: stored.value, size: encoded.json.length }, stored, encoded.json);
     return stored;
   }
 
@@ -155,10 +183,10 @@ export class MvccStore {
     const current = this.get(key);
     if (!current) throw new StoreError('NotFound', `key ${key} not found`);
     if (current.rev !== expectedRev) throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
-    const size = storableSize(key, value);
     const rev = this.rev + 1;
-    const stored: Versioned = { key, rev, value: stamp(value, rev) };
-    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size }, stored);
+    const encoded = stampAndEncode(key, value, rev);
+    const stored: Versioned = { key, rev, value: encoded.value };
+    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size: encoded.json.length }, stored, encoded.json);
     return stored;
   }
 
@@ -170,17 +198,20 @@ export class MvccStore {
       throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
     }
     const rev = this.rev + 1;
-    const last = stamp(structuredClone(current.value) as KubeObject, rev);
-    this.commit({ type: 'DELETED', key, rev, value: last, prev: current.value, size: JSON.stringify(last).length }, undefined);
-    return { key, rev, value: last };
+    // A deletion is never refused for size (its last state differs from the stored one only in the revision).
+    const last = stampAndEncode(key, structuredClone(current.value) as KubeObject, rev, Infinity);
+    this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, last.json);
+    return { key, rev, value: last.value };
   }
 
   /**
    * Calls `deliver` for every event under `prefix` after revision `fromRev`,
    * first the retained ones, then each new commit as it happens. Throws Expired
-   * if `fromRev` is older than the retained history.
+   * if `fromRev` is older than the retained history. `delivered` is called
+   * after each round of events that gave it some (a watch sends them in one
+   * write).
    */
-  watch(prefix: string, fromRev: number, deliver: (event: StorageEvent) => void): StoreWatch {
+  watch(prefix: string, fromRev: number, deliver: (event: StorageEvent) => void, delivered?: () => void): StoreWatch {
     if (fromRev < this.synced) {
       this.assertRetained(fromRev);
       for (const e of this.history.after(fromRev)) {
@@ -190,7 +221,7 @@ export class MvccStore {
     }
     // The replay read the history, which holds the events still on their way to the watchers too;
     // the events not on disk yet reach it once they are.
-    const watcher: Watcher = { prefix, deliver, seen: Math.max(fromRev, this.synced) };
+    const watcher: Watcher = { prefix, deliver, delivered, seen: Math.max(fromRev, this.synced) };
     this.watchers.add(watcher);
     return { stop: () => this.watchers.delete(watcher) };
   }
@@ -222,9 +253,10 @@ export class MvccStore {
     if (rev < oldest) throw new StoreError('Expired', `too old resource version: ${rev} (${oldest})`, oldest);
   }
 
-  private commit(event: StorageEvent, stored: Versioned | undefined): void {
+  /** `json` is the event's value as encoded for its size check: persistence need not encode it again. */
+  private commit(event: StorageEvent, stored: Versioned | undefined, json: string): void {
     if (this.syncFailure) throw this.syncFailure;
-    this.persistence?.commit(event);
+    this.persistence?.commit(event, json);
     this.rev = event.rev;
     if (stored) this.put(event.key, stored);
     else this.remove(event.key);
@@ -293,22 +325,47 @@ export class MvccStore {
     );
   }
 
-  /** Delivers the events committed since the last turn to every watcher whose prefix they fall under. */
+  /**
+   * Delivers the events committed since the last turn to every watcher whose
+   * prefix they fall under, each watcher all of them in order. Thousands of
+   * watchers are served a slice at a time (fanOutSliceMs), so the requests
+   * in between are not held for the whole fan-out; commits made meanwhile
+   * wait for the next round, which starts once this one is done.
+   */
   private fanOut(): void {
-    this.fanoutScheduled = false;
     const events = this.undelivered;
     this.undelivered = [];
-    for (const event of events) {
-      for (const w of this.watchers) {
-        if (event.rev <= w.seen || !event.key.startsWith(w.prefix)) continue;
-        try {
-          w.deliver(event);
-        } catch (e) {
-          // The write is committed; one failing watcher must not cost the others their event.
-          console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
-          this.watchers.delete(w);
+    const watchers = [...this.watchers];
+    let next = 0;
+    const slice = (): void => {
+      const until = performance.now() + fanOutSliceMs;
+      while (next < watchers.length) {
+        const w = watchers[next++]!;
+        if (this.watchers.has(w)) this.deliverAll(w, events);
+        if (performance.now() >= until && next < watchers.length) {
+          setImmediate(slice);
+          return;
         }
       }
+      this.fanoutScheduled = false;
+      if (this.undelivered.length) this.scheduleFanOut();
+    };
+    slice();
+  }
+
+  private deliverAll(w: Watcher, events: StorageEvent[]): void {
+    let some = false;
+    try {
+      for (const event of events) {
+        if (event.rev <= w.seen || !event.key.startsWith(w.prefix)) continue;
+        some = true;
+        w.deliver(event);
+      }
+      if (some) w.delivered?.();
+    } catch (e) {
+      // The write is committed; one failing watcher must not cost the others their event.
+      console.error(`watcher on ${w.prefix} failed: ${(e as Error).stack ?? String(e)}`);
+      this.watchers.delete(w);
     }
   }
 
@@ -342,6 +399,9 @@ function lowerBound(keys: string[], target: string): number {
   return lo;
 }
 
+/** How long one turn of the event loop may spend delivering events to watchers before it lets other work in. */
+const fanOutSliceMs = 5;
+
 /** How many flushes (fsyncs) may be under way at once. */
 const maxFlushesInFlight = 2;
 
@@ -349,16 +409,15 @@ const maxFlushesInFlight = 2;
 export const maxStoredObjectBytes = 1.5 * 1024 * 1024;
 
 /**
- * The object's size as JSON (UTF-16 units), refusing one too large for etcd as
- * etcd refuses the write ("etcdserver: request is too large"): its JSON and key
- * over 1.5 MiB. (kube stores built-ins as protobuf, a little smaller than their
+ * The object's JSON as UTF-8, refusing one too large for etcd as etcd refuses
+ * the write ("etcdserver: request is too large"): its JSON and key over
+ * 1.5 MiB. (kube stores built-ins as protobuf, a little smaller than their
  * JSON; custom resources as JSON.)
  */
-function storableSize(key: string, value: KubeObject): number {
-  const json = JSON.stringify(value);
-  // Each UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
-  if (json.length * 3 + key.length > maxStoredObjectBytes && Buffer.byteLength(json, 'utf8') + key.length > maxStoredObjectBytes) {
+function storableBytes(key: string, json: string, limit: number): Buffer {
+  // Each UTF-16 unit is at most 3 UTF-8 bytes: a text that cannot be too large is not counted twice.
+  if (json.length * 3 + key.length > limit && Buffer.byteLength(json, 'utf8') + key.length > limit) {
     throw new StoreError('TooLarge', 'etcdserver: request is too large');
   }
-  return json.length;
+  return utf8Bytes(json);
 }

@@ -1,0 +1,40 @@
+/**
+ * The JSON bytes of stored objects, made once per revision. A stored object is
+ * frozen and never changes, so the encoding the store makes when it writes a
+ * revision (to size it, and for persistence) is kept with it and reused for
+ * every GET, LIST and watch event that sends that object as it is stored.
+ *
+ * The bytes are kept as UTF-8 in a Buffer of their own size: outside the
+ * JavaScript heap, ready for the socket with no further conversion, and with
+ * no pool slack. Objects that are not stored (a dry run's result, a converted
+ * version) are encoded each time and not kept.
+ */
+import type { KubeObject } from '@operant/apimachinery';
+
+const encodings = new WeakMap<object, Buffer>();
+
+/** UTF-8 bytes of `json`, in a buffer of exactly that size (Buffer.from would slice a shared 8 KiB pool). */
+export function utf8Bytes(json: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json, 'utf8'));
+  bytes.write(json, 0, 'utf8');
+  return bytes;
+}
+
+/** Remembers `bytes` as the encoding of the stored (frozen) object `value`. */
+export function keepEncoding(value: KubeObject, bytes: Buffer): void {
+  encodings.set(value, bytes);
+}
+
+/**
+ * The object's JSON as UTF-8: the kept encoding of a stored object, else a
+ * fresh one (kept when the object is frozen, as stored objects are: one loaded
+ * from disk is encoded when first read).
+ */
+export function encodedJson(obj: KubeObject): Buffer {
+  let bytes = encodings.get(obj);
+  if (bytes !== undefined) return bytes;
+  if (!Object.isFrozen(obj)) return Buffer.from(JSON.stringify(obj), 'utf8');
+  bytes = utf8Bytes(JSON.stringify(obj));
+  encodings.set(obj, bytes);
+  return bytes;
+}

@@ -46,6 +46,9 @@ export interface SchedulerOptions {
   clock?: Clock;
 }
 
+/** Pods whose bindings may be on their way at once. */
+const bindingWorkers = 16;
+
 /** kube's podMaxInUnschedulablePodsDuration. */
 const retryUnschedulableMs = 5 * 60_000;
 
@@ -98,6 +101,9 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
         },
       ],
     })
+    // Several pods at a time: each worker's decision is made and assumed without awaiting, so the
+    // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
+    .maxConcurrentReconciles(bindingWorkers)
     .reconcile((req) => scheduleOne(ctx, req, pending, assumed));
 }
 
@@ -108,7 +114,8 @@ async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: Po
   // pod for each pod scheduled made scheduling quadratic in copies.
   const nodes = (await ctx.client.list(Node, { unsafeDisableDeepCopy: true })).items as NodeObject[];
   const pods = (await ctx.client.list(Pod, { unsafeDisableDeepCopy: true })).items as PodObject[];
-  assumed.settle(pods);
+  // From here to the assumption nothing is awaited: the workers' decisions see each other's.
+  assumed.settle(pods, Date.now());
   const byNode = new Map<string, PodObject[]>();
   for (const p of [...pods, ...assumed.pods()]) {
     const node = p.spec?.nodeName;
@@ -120,14 +127,17 @@ async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: Po
   const result = schedulePod(pod, nodes, (node) => usageOf(byNode.get(node) ?? []));
   const regarding = objectReference(pod, Pod);
   if ('node' in result) {
+    // Assumed at once, as kube-scheduler assumes before its binding cycle: the other workers place
+    // their pods while this binding is on its way.
+    assumed.assume(pod, result.node, Date.now());
     try {
       await bindPod(ctx.client, pod, result.node);
     } catch (err) {
+      assumed.forget(pod.metadata.uid);
       // Bound meanwhile (by us, before the cache showed it), or being deleted: nothing left to do.
       if (isConflict(err)) return;
       throw err;
     }
-    assumed.assume(pod, result.node);
     ctx.recorder.eventf(regarding, null, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${req.namespace}/${req.name} to ${result.node}`);
     return;
   }

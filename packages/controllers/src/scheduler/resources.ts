@@ -91,11 +91,20 @@ export interface NodeUsage {
   pods: PodObject[];
 }
 
+/**
+ * Each pod's requests, computed once per object: the cache replaces a pod's
+ * object when it changes and never edits it, so the object is the key (the
+ * usage of every node is summed again for each pod scheduled).
+ */
+const requestsOf = new WeakMap<PodObject, { requested: Resources; nonZero: Resources }>();
+
 export function usageOf(pods: readonly PodObject[]): NodeUsage {
   const usage: NodeUsage = { requested: new Map(), nonZero: new Map(), pods: [...pods] };
   for (const pod of pods) {
-    add(usage.requested, podRequests(pod));
-    add(usage.nonZero, nonZeroRequests(pod));
+    let r = requestsOf.get(pod);
+    if (!r) requestsOf.set(pod, (r = { requested: podRequests(pod), nonZero: nonZeroRequests(pod) }));
+    add(usage.requested, r.requested);
+    add(usage.nonZero, r.nonZero);
   }
   return usage;
 }

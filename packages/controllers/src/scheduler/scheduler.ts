@@ -79,6 +79,7 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
   const pending = (p: PodObject): boolean =>
     !p.spec?.nodeName && (p.spec?.schedulerName ?? 'default-scheduler') === name && !p.metadata.deletionTimestamp && !terminal(p);
   const podInformer = mgr.informers.informerFor(Pod);
+  const nodeInformer = mgr.informers.informerFor(Node);
   const allPending = (): Request[] => (podInformer.store.list() as PodObject[]).filter(pending).map(requestFor);
   mgr
     .controller('scheduler', clock ? { clock } : {})
@@ -104,17 +105,26 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
     // Several pods at a time: each worker's decision is made and assumed without awaiting, so the
     // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
     .maxConcurrentReconciles(bindingWorkers)
-    .reconcile((req) => scheduleOne(ctx, req, pending, assumed));
+    .reconcile((req) => scheduleOne(ctx, req, pending, assumed, { nodes: () => byName(nodeInformer.store.list() as NodeObject[]), pods: () => podInformer.store.list() as PodObject[] }));
 }
 
-async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: PodObject) => boolean, assumed: AssumedPods): Promise<ReconcileResult | void> {
+/** Nodes in name order, as a list answers them: ties between equal scores go to the same node as before. */
+const byName = (nodes: NodeObject[]): NodeObject[] => nodes.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+
+/** The cache's own nodes and pods, read only, in no particular order (kube's scheduler cache shares them too). */
+interface CachedObjects {
+  nodes(): NodeObject[];
+  pods(): PodObject[];
+}
+
+async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: PodObject) => boolean, assumed: AssumedPods, cached: CachedObjects): Promise<ReconcileResult | void> {
   const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
   if (!pod || !pending(pod) || assumed.has(pod.metadata.uid)) return;
-  // The cached objects themselves, read only (kube's scheduler cache shares them too): copying every
-  // pod for each pod scheduled made scheduling quadratic in copies.
-  const nodes = (await ctx.client.list(Node, { unsafeDisableDeepCopy: true })).items as NodeObject[];
-  const pods = (await ctx.client.list(Pod, { unsafeDisableDeepCopy: true })).items as PodObject[];
+  // Straight from the informers' stores (synced before the controller starts): a copy, or the
+  // client's sorted list, of every pod for each pod scheduled made scheduling quadratic.
   // From here to the assumption nothing is awaited: the workers' decisions see each other's.
+  const nodes = cached.nodes();
+  const pods = cached.pods();
   assumed.settle(pods, Date.now());
   const byNode = new Map<string, PodObject[]>();
   for (const p of [...pods, ...assumed.pods()]) {

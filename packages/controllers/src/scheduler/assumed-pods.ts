@@ -30,16 +30,14 @@ export class AssumedPods {
   }
 
   /**
-   * Forgets the pods that the cache (all pods, as `cached`) shows bound, and
-   * those assumed longer ago than the TTL. A pod missing from `cached` is kept:
-   * a snapshot taken before the pod reached the cache does not have it yet.
+   * Forgets the pods that the cache (`cached`, a pod's current object by the
+   * assumed one) shows bound, and those assumed longer ago than the TTL. A pod
+   * the cache does not have is kept: it may not have reached the cache yet.
    */
-  settle(cached: readonly PodObject[], now: number): void {
-    if (this.byUid.size === 0) return;
-    const bound = new Set<string>();
-    for (const p of cached) if (p.spec?.nodeName && p.metadata.uid && this.byUid.has(p.metadata.uid)) bound.add(p.metadata.uid);
-    for (const [uid, { at }] of this.byUid) {
-      if (bound.has(uid) || now - at > assumedTtlMs) this.byUid.delete(uid);
+  settle(cached: (assumed: PodObject) => PodObject | undefined, now: number): void {
+    for (const [uid, { pod, at }] of this.byUid) {
+      const current = cached(pod);
+      if ((current?.metadata.uid === uid && current.spec?.nodeName) || now - at > assumedTtlMs) this.byUid.delete(uid);
     }
   }
 

@@ -74,8 +74,17 @@ export function nonZeroRequests(pod: PodObject): Resources {
   return out;
 }
 
+/** Each node object's allocatable resources, computed once (the cache replaces a node's object when it changes; callers only read). */
+const allocatableOf = new WeakMap<NodeObject, Resources>();
+
 /** A node's allocatable resources (`pods` as a count, in thousandths like the rest). */
 export function allocatable(node: NodeObject): Resources {
+  let out = allocatableOf.get(node);
+  if (!out) allocatableOf.set(node, (out = computeAllocatable(node)));
+  return out;
+}
+
+function computeAllocatable(node: NodeObject): Resources {
   const out: Resources = new Map();
   for (const [name, q] of Object.entries(node.status?.allocatable ?? node.status?.capacity ?? {})) {
     const v = milliValue(q);

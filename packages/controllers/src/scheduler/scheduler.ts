@@ -105,7 +105,7 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
     // Several pods at a time: each worker's decision is made and assumed without awaiting, so the
     // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
     .maxConcurrentReconciles(bindingWorkers)
-    .reconcile((req) => scheduleOne(ctx, req, pending, assumed, { nodes: () => byName(nodeInformer.store.list() as NodeObject[]), pods: () => podInformer.store.list() as PodObject[] }));
+    .reconcile((req) => scheduleOne(ctx, req, pending, assumed, { nodes: () => byName(nodeInformer.store.list() as NodeObject[]), pods: () => podInformer.store.list() as PodObject[], pod: (p) => podInformer.store.get(`${p.metadata.namespace}/${p.metadata.name}`) as PodObject | undefined }));
 }
 
 /** Nodes in name order, as a list answers them: ties between equal scores go to the same node as before. */
@@ -115,6 +115,8 @@ const byName = (nodes: NodeObject[]): NodeObject[] => nodes.sort((a, b) => ((a.m
 interface CachedObjects {
   nodes(): NodeObject[];
   pods(): PodObject[];
+  /** The cache's current object of a pod. */
+  pod(p: PodObject): PodObject | undefined;
 }
 
 async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: PodObject) => boolean, assumed: AssumedPods, cached: CachedObjects): Promise<ReconcileResult | void> {
@@ -125,7 +127,7 @@ async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: Po
   // From here to the assumption nothing is awaited: the workers' decisions see each other's.
   const nodes = cached.nodes();
   const pods = cached.pods();
-  assumed.settle(pods, Date.now());
+  assumed.settle(cached.pod, Date.now());
   const byNode = new Map<string, PodObject[]>();
   for (const p of [...pods, ...assumed.pods()]) {
     const node = p.spec?.nodeName;

@@ -8,7 +8,8 @@ import type * as coordinationv1 from 'kubernetes-types/coordination/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { Typed } from '@operant/runtime';
 
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
+/** `T` with its top-level fields writable (kubernetes-types marks them readonly). */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A core/v1 Pod. @example `const pod: PodObject = await client.get(Pod, 'web', { namespace: 'default' })` */
 export type PodObject = Typed<Writable<corev1.Pod>>;

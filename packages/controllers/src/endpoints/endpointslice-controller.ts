@@ -18,14 +18,13 @@ import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type * as discoveryv1 from 'kubernetes-types/discovery/v1.js';
 import type { ControllerContext as Context, WorkloadControllerOptions } from '../context.js';
 import { canonicalJson } from '../json.js';
-import type { PodObject } from '../objects.js';
+import type { PodObject, Writable } from '../objects.js';
 import { isPodReady } from '../pod/pod-util.js';
 import { headlessServiceLabel } from './controller.js';
 import { findPort, ServiceIndex, selects, serviceSelector, shouldPodBeInEndpoints } from './service-pods.js';
 
 type ServiceObject = Typed<corev1.Service>;
 type SliceObject = Typed<discoveryv1.EndpointSlice>;
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The label naming a slice's Service. */
 export const serviceNameLabel = 'kubernetes.io/service-name';

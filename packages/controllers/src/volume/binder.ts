@@ -29,12 +29,11 @@ import {
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type * as storagev1 from 'kubernetes-types/storage/v1.js';
 import type { ControllerContext as Context, WorkloadControllerOptions } from '../context.js';
-import type { PodObject } from '../objects.js';
+import type { PodObject, Writable } from '../objects.js';
 import { milliValue } from '../quantity.js';
 
 type ClaimObject = Typed<corev1.PersistentVolumeClaim>;
 type VolumeObject = Typed<corev1.PersistentVolume>;
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The annotations kube's binder and provisioners write. */
 export const bindCompletedAnnotation = 'pv.kubernetes.io/bind-completed';

@@ -62,13 +62,18 @@ export class ActiveFault implements InjectedFault {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
   }
 
+  /** Whether the fault is in force for this request: not removed, and in its scope. Counts nothing. */
+  covers(info: RequestInfo): boolean {
+    return this.active && inScope(this.fault, info);
+  }
+
   /**
    * Whether this request is hit: in scope, and drawn (for faults with a
    * probability). Counts the hit; the proxy removes a fault whose `times` are
    * used up once it has recorded the hit ({@link settle}).
    */
   take(info: RequestInfo): boolean {
-    if (!this.active || !inScope(this.fault, info)) return false;
+    if (!this.covers(info)) return false;
     if (this.times !== undefined && this.hits >= this.times) return false;
     const p = 'probability' in this.fault ? (this.fault.probability ?? 1) : 1;
     if (p < 1 && !this.random.chance(p)) return false;

@@ -25,7 +25,7 @@ import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
 import { applyClusterFault } from './cluster-faults.js';
-import { errorStatus, expiredWatchEvent, inScope, isClusterFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
+import { errorStatus, expiredWatchEvent, isClusterFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
 import { proxyKubeconfigText } from './proxy-kubeconfig.js';
@@ -358,7 +358,7 @@ export class FaultProxy {
     let events = 0;
     let stalled: ActiveFault | undefined;
     await relayWatch(upstream, res, {
-      quiet: () => !this.faults.some((f) => streamFaultKinds.has(f.fault.kind) && f.active && inScope(f.fault, info)),
+      quiet: () => !this.faults.some((f) => streamFaultKinds.has(f.fault.kind) && f.covers(info)),
       passed: (n) => {
         events += n;
       },
@@ -388,7 +388,7 @@ export class FaultProxy {
    */
   private async outlastPartitions(info: RequestInfo, request: string, res: ServerResponse, onHang?: (f: ActiveFault) => void): Promise<boolean> {
     for (;;) {
-      const partition = this.faults.find((f) => f.fault.kind === 'partition' && f.active && inScope(f.fault, info));
+      const partition = this.faults.find((f) => f.fault.kind === 'partition' && f.covers(info));
       if (!partition) return !res.destroyed;
       if (onHang) onHang(partition);
       else if (partition.take(info)) this.hit(partition, request, 'hung until the partition ended');

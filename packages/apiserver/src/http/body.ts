@@ -4,7 +4,8 @@ import { parseYaml } from './lazy-yaml.js';
 import { StatusError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@operant/apimachinery';
 import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js';
 import { decodeJsonObject, decodeYamlObject } from './object-body.js';
-import { goJsonSyntaxError, maxBodyNestingDepth, parseGoJson } from './go-json.js';
+import { decodeYamlObjectOffThread } from './yaml-off-thread.js';
+import { maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
 
 /** kube-apiserver's default MaxRequestBodyBytes. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -55,11 +56,17 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined, 
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', kubeProtobufMediaType]);
 }
 
+/** {@link decodeObjectBody}, with a large YAML body decoded on a worker thread (see yaml-off-thread.ts). */
+export function decodeObjectBodyAsync(body: Buffer, contentType: string | undefined, into = 'Object'): Promise<unknown> {
+  if (mediaType(contentType) === 'application/yaml') return decodeYamlObjectOffThread(body, into);
+  return Promise.resolve().then(() => decodeObjectBody(body, contentType, into));
+}
+
 /** Parses a JSON body (DeleteOptions, Scale), failing as kube's decoder words it (`couldn't get version/kind; json parse error: ...`). */
 export function parseJson(body: Buffer): unknown {
-  const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
-  if (syntax !== undefined) throw badRequest(`couldn't get version/kind; json parse error: ${syntax}`);
-  return parseGoJson(body.toString('utf8'));
+  const parsed = parseJsonLikeGo(body, maxBodyNestingDepth);
+  if ('syntax' in parsed) throw badRequest(`couldn't get version/kind; json parse error: ${parsed.syntax}`);
+  return parsed.value;
 }
 
 export function parseYamlBody(body: Buffer): unknown {

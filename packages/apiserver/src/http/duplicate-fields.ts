@@ -23,6 +23,11 @@ export function duplicateFieldsOf(body: object): DuplicateFields | undefined {
   return duplicates.get(body);
 }
 
+/** Records `found` for `decoded`, as another thread's decoding reported it. */
+export function tagDuplicates(decoded: object, found: DuplicateFields): void {
+  duplicates.set(decoded, found);
+}
+
 /** Records the duplicate fields of the JSON `text` for `decoded`, its parse: `duplicate field "data.k"`. */
 export function tagDuplicateFields(decoded: unknown, text: string): void {
   if (decoded === null || typeof decoded !== 'object') return;

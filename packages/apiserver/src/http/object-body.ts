@@ -16,7 +16,7 @@
 import { parseYamlKeepingLastKey } from './lazy-yaml.js';
 import { tagDuplicateFields, tagYamlDuplicateKeys } from './duplicate-fields.js';
 import { StatusError, badRequest } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
+import { containsNonFinite, firstNonFiniteLiteral, jsonDepthExceeds, mayContainNonFinite, maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
 
 /** How Go prints the anonymous struct meta.Interpret decodes into. */
 const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
@@ -68,12 +68,11 @@ function interpret(value: unknown, into: string, body: Buffer): Record<string, u
 
 /** Decodes a JSON create/update body for an endpoint of kind `into`. */
 export function decodeJsonObject(body: Buffer, into: string): Record<string, unknown> {
-  const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
-  if (syntax !== undefined) throw unrecognizedBody(into, `couldn't get version/kind; json parse error: ${syntax}`, body);
-  const text = body.toString('utf8');
-  const value = parseGoJson(text);
+  const parsed = parseJsonLikeGo(body, maxBodyNestingDepth);
+  if ('syntax' in parsed) throw unrecognizedBody(into, `couldn't get version/kind; json parse error: ${parsed.syntax}`, body);
+  const { value, text } = parsed;
   tagDuplicateFields(value, text);
-  if (containsNonFinite(value)) {
+  if (mayContainNonFinite(text) && containsNonFinite(value)) {
     // Go refuses a number out of float64 range; JSON.parse would make it Infinity.
     throw unrecognizedBody(into, `json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`, body);
   }

@@ -5,7 +5,7 @@
  * `error decoding patch: `; a strategic merge patch's failures come bare.
  */
 import { StatusError, badRequest, invalid, type FieldError } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, goJsonSyntaxError, jsonDepthExceeds, maxBodyNestingDepth, parseGoJson } from './go-json.js';
+import { containsNonFinite, firstNonFiniteLiteral, jsonDepthExceeds, mayContainNonFinite, maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
 import { parseYaml } from './lazy-yaml.js';
 import { duplicateFieldsOf, tagDuplicateFields } from './duplicate-fields.js';
 
@@ -22,11 +22,10 @@ function jsonKind(value: unknown): string {
 /** Parses the body of a JSON, merge or strategic merge patch; a 400 in kube's words when it cannot be one. */
 export function parsePatchBody(body: Buffer, patchType: string): unknown {
   const prefix = patchType === strategicType ? '' : 'error decoding patch: ';
-  const syntax = goJsonSyntaxError(body, maxBodyNestingDepth);
-  if (syntax !== undefined) throw badRequest(`${prefix}${syntax}`);
-  const text = body.toString('utf8');
-  const value = parseGoJson(text);
-  if (containsNonFinite(value)) {
+  const parsed = parseJsonLikeGo(body, maxBodyNestingDepth);
+  if ('syntax' in parsed) throw badRequest(`${prefix}${parsed.syntax}`);
+  const { value, text } = parsed;
+  if (mayContainNonFinite(text) && containsNonFinite(value)) {
     throw badRequest(`${prefix}json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`);
   }
   if (patchType === jsonPatchType) {
@@ -97,9 +96,11 @@ export function parseApplyPatch(body: Buffer, opts: { fieldManager?: string; for
  * refuses as it always did.
  */
 function jsonObjectOrUndefined(body: Buffer, text: string): unknown {
-  if (!/^\s*\{/.test(text) || goJsonSyntaxError(body, maxBodyNestingDepth) !== undefined) return undefined;
-  const value = parseGoJson(text);
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || containsNonFinite(value)) return undefined;
+  if (!/^\s*\{/.test(text)) return undefined;
+  const parsed = parseJsonLikeGo(body, maxBodyNestingDepth);
+  if ('syntax' in parsed) return undefined;
+  const { value } = parsed;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || (mayContainNonFinite(text) && containsNonFinite(value))) return undefined;
   tagDuplicateFields(value, text);
   return duplicateFieldsOf(value) ? undefined : value;
 }

@@ -82,3 +82,62 @@ it('the event log is trimmed, and a restart on it serves objects, revisions and 
     await again.stop();
   }
 });
+
+it('a trim that fails (as on a full disk) costs no acknowledged write: each is stored, shown to watchers and kept across a restart; the next trim goes on', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'operant-compact-fail-')), 'data');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const cmPath = '/api/v1/namespaces/trim/configmaps';
+  const put = (api: TestApi, n: string) => api.ok('PUT', `${cmPath}/cm`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { n } }, 200);
+  const eventCount = (): number => {
+    const db = new Database(join(dir, 'state.db'), { readonly: true });
+    try {
+      return (db.prepare('SELECT COUNT(*) AS count FROM events').get() as { count: number }).count;
+    } finally {
+      db.close();
+    }
+  };
+
+  let api = await TestApi.start({ dataDir: dir, historyCapacity });
+  await api.createNamespace('trim');
+  const created = await api.ok('POST', cmPath, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { n: 'created' } }, 201);
+  await api.stop();
+  // SQLite refuses every DELETE of the log from now on, as it refuses one on a full disk.
+  const db = new Database(join(dir, 'state.db'));
+  db.exec("CREATE TRIGGER refuse_trim BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+  db.close();
+
+  const writes = historyCapacity + compactionBatch + 5;
+  api = await TestApi.start({ dataDir: dir, historyCapacity });
+  let last = '';
+  try {
+    const watch = await api.watch(`${cmPath}?watch=1&resourceVersion=${created.metadata.resourceVersion}`);
+    for (let i = 0; i < writes; i++) last = (await put(api, String(i))).metadata.resourceVersion;
+    const seen = await watch.take(writes);
+    watch.close();
+    assert.deepEqual(seen.map((e) => e.object.data.n), Array.from({ length: writes }, (_, i) => String(i)), 'the watch saw every acknowledged write, in order');
+  } finally {
+    await api.stop();
+  }
+  assert.ok(eventCount() > compactionBatch, 'the trim was refused: the log kept its events');
+
+  // A restart on the untrimmed log serves the last acknowledged write and resumes watches.
+  api = await TestApi.start({ dataDir: dir, historyCapacity });
+  try {
+    const cm = await api.ok('GET', `${cmPath}/cm`, undefined, 200);
+    assert.deepEqual([cm.data.n, cm.metadata.resourceVersion], [String(writes - 1), last]);
+  } finally {
+    await api.stop();
+  }
+
+  // Once the disk takes deletes again, the next batch trims the log.
+  const fixed = new Database(join(dir, 'state.db'));
+  fixed.exec('DROP TRIGGER refuse_trim');
+  fixed.close();
+  api = await TestApi.start({ dataDir: dir, historyCapacity });
+  try {
+    for (let i = 0; i < compactionBatch + 5; i++) await put(api, `again-${i}`);
+  } finally {
+    await api.stop();
+  }
+  assert.ok(eventCount() < compactionBatch, `${eventCount()} events stored after the trim could run again`);
+});

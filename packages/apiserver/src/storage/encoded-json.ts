@@ -13,9 +13,9 @@ import type { KubeObject } from '@operant/apimachinery';
 
 const encodings = new WeakMap<object, Buffer>();
 
-/** UTF-8 bytes of `json`, in a buffer of exactly that size (Buffer.from would slice a shared 8 KiB pool). */
-export function utf8Bytes(json: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json, 'utf8'));
+/** UTF-8 bytes of `json` (`size` of them, when the caller has counted), in a buffer of exactly that size (Buffer.from would slice a shared 8 KiB pool). */
+export function utf8Bytes(json: string, size = Buffer.byteLength(json, 'utf8')): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(size);
   bytes.write(json, 0, 'utf8');
   return bytes;
 }

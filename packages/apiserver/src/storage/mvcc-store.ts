@@ -415,9 +415,9 @@ export const maxStoredObjectBytes = 1.5 * 1024 * 1024;
  * JSON; custom resources as JSON.)
  */
 function storableBytes(key: string, json: string, limit: number): Buffer {
-  // Each UTF-16 unit is at most 3 UTF-8 bytes: a text that cannot be too large is not counted twice.
-  if (json.length * 3 + key.length > limit && Buffer.byteLength(json, 'utf8') + key.length > limit) {
-    throw new StoreError('TooLarge', 'etcdserver: request is too large');
-  }
-  return utf8Bytes(json);
+  // Each UTF-16 unit is at most 3 UTF-8 bytes: a text that cannot be too large is not counted first.
+  if (json.length * 3 + key.length <= limit) return utf8Bytes(json);
+  const size = Buffer.byteLength(json, 'utf8');
+  if (size + key.length > limit) throw new StoreError('TooLarge', 'etcdserver: request is too large');
+  return utf8Bytes(json, size);
 }

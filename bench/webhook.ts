@@ -117,6 +117,11 @@ async function serve(kind: 'ours' | 'bare'): Promise<void> {
     port = (server.address() as AddressInfo).port;
   }
   process.send!({ port, ca: certs.caPem });
+  // The parent asks for the CPU this process has used (µs), to count it per review.
+  process.on('message', () => {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuUs: user + system });
+  });
   process.on('disconnect', () => process.exit(0));
 }
 
@@ -132,6 +137,13 @@ async function startTarget(kind: 'ours' | 'bare'): Promise<Target> {
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const [message] = (await once(child, 'message')) as [{ port: number; ca: string }];
   return { child, ...message };
+}
+
+/** The CPU time (user + system, µs) the target's process has used so far. */
+async function cpuUs(t: Target): Promise<number> {
+  t.child.send({ cpu: true });
+  const [message] = (await once(t.child, 'message')) as [{ cpuUs: number }];
+  return message.cpuUs;
 }
 
 async function stopTarget(t: Target): Promise<void> {
@@ -214,6 +226,8 @@ export async function webhookSection(rounds: number, log: Log): Promise<Row[]> {
   const bare = await startTarget('bare');
   const rates = { ours: [] as number[], bare: [] as number[] };
   const p99s = { ours: [] as number[], bare: [] as number[] };
+  // Server CPU per review: what the machine's load does not change much, unlike rates.
+  const cpuPerReview = { ours: [] as number[], bare: [] as number[] };
   const compare: number[] = [];
   const handle: number[] = [];
   try {
@@ -223,7 +237,9 @@ export async function webhookSection(rounds: number, log: Log): Promise<Row[]> {
       // Alternate which goes first, so that neither always meets a warmer machine.
       const order: Array<['ours' | 'bare', Target]> = r % 2 === 0 ? [['ours', ours], ['bare', bare]] : [['bare', bare], ['ours', ours]];
       for (const [name, target] of order) {
+        const cpuBefore = await cpuUs(target);
         const result = await load(target, path, body, requestsPerRound);
+        cpuPerReview[name].push(((await cpuUs(target)) - cpuBefore) / requestsPerRound);
         rates[name].push(result.rate);
         p99s[name].push(result.p99);
       }
@@ -240,6 +256,7 @@ export async function webhookSection(rounds: number, log: Log): Promise<Row[]> {
   return [
     row(`Webhook reviews/s, defaulting a ${fieldCount}-field object, ${connections} conns`, rates.ours, rates.bare, fmt.rate, '(bare node:https, fixed review)'),
     row('Webhook p99 latency', p99s.ours, p99s.bare, fmt.ms, '(bare node:https, fixed review)'),
+    row('Webhook server CPU per review', cpuPerReview.ours, cpuPerReview.bare, fmt.us, '(bare node:https, fixed review)'),
     row(
       `JSON Patch (compare) per review, ${defaultedCount} ops`,
       compare,

@@ -63,6 +63,11 @@ describe('admission webhooks through the server', () => {
             response.allowed = false;
             response.status = { code: 422, message: 'at most 5 replicas' };
           }
+        } else if (req.url!.startsWith('/evict')) {
+          if (request.name === 'guarded') {
+            response.allowed = false;
+            response.status = { code: 403, message: 'this pod stays' };
+          } else response.warnings = [`evicting ${request.name}`];
         } else if (req.url!.startsWith('/mutate')) {
           const patch = [
             { op: 'add', path: '/metadata/labels/injected', value: 'yes' },
@@ -213,6 +218,30 @@ describe('admission webhooks through the server', () => {
     assert.match(denied.body.message, /admission webhook "scale-guard\.example\.com" denied the request: at most 5 replicas/);
     const now: Json = await api.ok('GET', '/apis/apps/v1/namespaces/default/deployments/web');
     assert.equal(now.spec.replicas, 3, 'the denied scale changed nothing');
+  });
+
+  it('an eviction goes through webhooks as a policy/v1 Eviction on pods/eviction, as kubectl drain meets them', async () => {
+    await register('Validating', 'evict-guard', '/evict', { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'] });
+    const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await api.ok('POST', '/api/v1/namespaces/default/pods', pod('guarded'), 201);
+    await api.ok('POST', '/api/v1/namespaces/default/pods', pod('free'), 201);
+    const evict = (name: string) =>
+      api.request('POST', `/api/v1/namespaces/default/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } });
+
+    const refused = await evict('guarded');
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.message, 'admission webhook "evict-guard.example.com" denied the request: this pod stays');
+    assert.equal((await api.request('GET', '/api/v1/namespaces/default/pods/guarded')).status, 200, 'the refused eviction deleted nothing');
+    const review = reviews.findLast((r) => r.request.subResource === 'eviction');
+    assert.deepEqual(
+      [review?.request.kind, review?.request.resource, review?.request.operation, review?.request.name, review?.request.namespace, review?.request.object.kind],
+      [{ group: 'policy', version: 'v1', kind: 'Eviction' }, { group: '', version: 'v1', resource: 'pods' }, 'CREATE', 'guarded', 'default', 'Eviction'],
+    );
+
+    const allowed = await evict('free');
+    assert.equal(allowed.status, 201, JSON.stringify(allowed.body));
+    assert.equal(allowed.headers.warning, '299 - "evicting free"');
+    assert.equal((await api.request('GET', '/api/v1/namespaces/default/pods/free')).status, 404);
   });
 
   it('a mutating webhook on a custom resource', async () => {

@@ -3,14 +3,16 @@
  * Eviction in, kube's Status out (201 Success, or the refusal).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { methodNotAllowed } from '@operant/apimachinery';
+import { methodNotAllowed, type KubeObject } from '@operant/apimachinery';
 import type { UserInfo } from '../auth/authn/user-info.js';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { evictPod, type Eviction } from '../registry/pod-eviction.js';
 import { decodeObjectBody, readBody } from './body.js';
 import { writeOptions } from './query.js';
 import type { ResourceRequest } from './request-info.js';
-import { sendJson } from './respond.js';
+import { addWarnings, sendJson } from './respond.js';
+
+const evictionKind = { group: 'policy', version: 'v1', kind: 'Eviction' };
 
 export async function servePodEviction(
   req: IncomingMessage,
@@ -21,8 +23,22 @@ export async function servePodEviction(
   user: UserInfo,
 ): Promise<void> {
   if (rr.verb !== 'create') throw methodNotAllowed();
-  const eviction = (decodeObjectBody(await readBody(req), req.headers['content-type'], 'Eviction') ?? {}) as Eviction;
+  const body = (decodeObjectBody(await readBody(req), req.headers['content-type'], 'Eviction') ?? {}) as Eviction;
   const stores = { pods: catalog.lookup('', 'v1', 'pods')!, podDisruptionBudgets: catalog.lookup('policy', 'v1', 'poddisruptionbudgets')! };
-  const result = await evictPod(stores, rr.namespace, rr.name, eviction, { dryRun: writeOptions(query).dryRun, user });
-  sendJson(res, result.code, result.status);
+  const dryRun = writeOptions(query).dryRun;
+  // Webhooks see the Eviction as a CREATE of pods/eviction: the mutating ones first, as kube's create handler runs them.
+  const admission = stores.pods.subresourceCreateAdmission(rr.namespace, rr.name, 'eviction', evictionKind, { dryRun, user });
+  const mutated = await admission.mutate({ ...body, apiVersion: 'policy/v1', kind: 'Eviction' } as KubeObject);
+  const warnings = [...mutated.warnings];
+  const validate = async (eviction: Eviction, evictionDryRun: boolean): Promise<void> => {
+    warnings.push(...(await admission.validate(eviction as KubeObject, evictionDryRun)));
+  };
+  try {
+    const result = await evictPod(stores, rr.namespace, rr.name, mutated.object as Eviction, { dryRun, user, validate });
+    addWarnings(res, warnings);
+    sendJson(res, result.code, result.status);
+  } catch (e) {
+    addWarnings(res, warnings);
+    throw e;
+  }
 }

@@ -196,7 +196,7 @@ export async function evictPod(
   namespace: string,
   name: string,
   eviction: Eviction,
-  request: { dryRun: boolean; user?: UserInfo },
+  request: { dryRun: boolean; user?: UserInfo; validate?: (eviction: Eviction, dryRun: boolean) => Promise<void> },
 ): Promise<EvictionResult> {
   if ((eviction.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Eviction object');
   const bodyOptions = eviction.deleteOptions ?? {};
@@ -206,6 +206,8 @@ export async function evictPod(
     throw badRequest(`Non-matching dry-run options in request and content: [${requestDryRun.join(' ')}] and [${bodyDryRun.join(' ')}]`);
   }
   const dryRun = request.dryRun || bodyDryRun.includes('All');
+  // The validating webhooks see the Eviction once its name and dry run are settled, as kube's createValidation does.
+  await request.validate?.(eviction, dryRun);
   const original: DeleteOptions = {
     dryRun,
     user: request.user,

@@ -21,6 +21,7 @@ import {
   validateObjectMetaUpdate,
   type FieldError,
   type GroupResource,
+  type GroupVersionKind,
   type KubeObject,
   type Status,
 } from '@operant/apimachinery';
@@ -780,6 +781,31 @@ export class ResourceStore {
     const scale = mutated.object ?? newScale;
     const validated = await chain.validate(attrs(scale));
     return { scale, warnings: [...mutated.warnings, ...validated.warnings] };
+  }
+
+  /**
+   * Admission for a create on a subresource that takes another kind (the
+   * policy/v1 Eviction of `pods/eviction`): webhooks see `object` as `kind` on
+   * `<resource>/<subresource>`, named after the object the subresource
+   * belongs to. `mutate` runs the mutating webhooks and returns what they
+   * made; `validate`, the validating ones.
+   */
+  subresourceCreateAdmission(namespace: string, name: string, subresource: string, kind: GroupVersionKind, opts: Pick<WriteOptions, 'dryRun' | 'user'>) {
+    const chain = this.deps.admission;
+    const attrs = (object: KubeObject, dryRun: boolean): AdmissionAttributes => ({
+      ...this.admissionAttributes('CREATE', object, undefined, subresource, { ...opts, dryRun }),
+      kind,
+      name,
+      namespace: this.info.namespaced ? namespace : '',
+    });
+    return {
+      mutate: async (object: KubeObject): Promise<{ object: KubeObject; warnings: string[] }> => {
+        if (!chain) return { object, warnings: [] };
+        const result = await chain.admit(attrs(object, opts.dryRun));
+        return { object: result.object ?? object, warnings: result.warnings };
+      },
+      validate: async (object: KubeObject, dryRun = opts.dryRun): Promise<string[]> => (chain ? (await chain.validate(attrs(object, dryRun))).warnings : []),
+    };
   }
 
   // ---------------------------------------------------------------- helpers

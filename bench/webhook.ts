@@ -134,7 +134,9 @@ interface Target {
 }
 
 async function startTarget(kind: 'ours' | 'bare'): Promise<Target> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server there (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...profile] });
   const [message] = (await once(child, 'message')) as [{ port: number; ca: string }];
   return { child, ...message };
 }

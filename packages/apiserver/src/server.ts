@@ -155,14 +155,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
   const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
   const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
-  const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
+  const priorityClasses = {
+    get: (name: string) => store.get(`/scheduling.k8s.io/priorityclasses/${name}`)?.value,
+    list: () => store.list('/scheduling.k8s.io/priorityclasses/').items.map((v) => v.value),
+  };
+  const strategies = builtinStrategies(allocator, { nodeRegistered: (node) => store.get(`/core/nodes/${node}`) !== undefined, priorityClasses });
   // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
   for (const resource of rbacPolicyResources) {
     const key = `${rbacGroup}/${resource}`;
     strategies.set(key, { ...strategies.get(key)!, authorizeWrite: rbacWritePolicy(resource, access.rbac) });
   }
   strategies.set('/persistentvolumeclaims', persistentVolumeClaimStrategy(() => store.list('/storage.k8s.io/storageclasses/').items.map((v) => v.value)));
-  strategies.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy(() => store.list('/scheduling.k8s.io/priorityclasses/').items.map((v) => v.value)));
+  strategies.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy(priorityClasses.list));
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();

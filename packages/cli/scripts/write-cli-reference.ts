@@ -58,7 +58,8 @@ could read or that another user owns is replaced, with a warning.
 
 With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
 replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
-endpointslice, persistentvolume-binder and resourcequota controllers, a scheduler, and nodes whose pods run and
+endpointslice, persistentvolume-binder, resourcequota and horizontalpodautoscaling controllers, a
+scheduler, and nodes whose pods run and
 become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
 its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)
 with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds or Fails (with

@@ -1,8 +1,8 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
  * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob,
- * disruption, endpoint, endpointslice, persistentvolume-binder and
- * resourcequota controllers, node lifecycle (with taint eviction) and pod
+ * disruption, endpoint, endpointslice, persistentvolume-binder,
+ * resourcequota and horizontalpodautoscaling controllers, node lifecycle (with taint eviction) and pod
  * garbage collection, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
@@ -26,6 +26,7 @@ import { addReplicaSetController, addReplicationControllerController } from './r
 import { addNodeLifecycleController } from './nodelifecycle/controller.js';
 import { addPodGarbageCollector } from './podgc/controller.js';
 import { addResourceQuotaController } from './resourcequota/controller.js';
+import { addHorizontalPodAutoscalerController } from './podautoscaler/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
 import { addStatefulSetController } from './statefulset/controller.js';
 import { addPersistentVolumeBinder } from './volume/binder.js';
@@ -116,6 +117,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     nodelifecycle: addNodeLifecycleController,
     podgc: addPodGarbageCollector,
     resourcequota: addResourceQuotaController,
+    horizontalpodautoscaling: addHorizontalPodAutoscalerController,
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });

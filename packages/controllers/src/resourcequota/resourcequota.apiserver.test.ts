@@ -6,28 +6,16 @@
  * pods go, which makes room again.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, ConfigMap, CoreEvent, Deployment, loadKubeConfig, Namespace, Pod, Service, type Kind, type KubeObject } from '@operant/runtime';
+import { describe, it } from 'node:test';
+import { Client, ConfigMap, CoreEvent, Deployment, Namespace, Pod, Service, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
-import { startSimulatedCluster, type SimulatedCluster } from '../cluster.js';
 import { ResourceQuota } from '../kinds.js';
+import { useTestCluster } from '../testdata/test-cluster.js';
 import { watchUntil } from '../testdata/watch-until.js';
 
-let server: RunningApiServer;
-let cluster: SimulatedCluster;
 let client: Client;
-
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  cluster = await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes: 1, clock: acceleratedClock(100) });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-});
-
-after(async () => {
-  client?.close();
-  await cluster?.stop();
-  await server?.stop();
+useTestCluster({ nodes: 1, clock: acceleratedClock(100) }, (env) => {
+  client = env.client;
 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

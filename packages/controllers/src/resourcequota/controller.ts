@@ -7,9 +7,10 @@
  * - a quota is recounted when it changes, when an object of a kind it can
  *   count changes in its namespace (a pod that ends frees its compute), and
  *   every five minutes (kube's `--resource-quota-sync-period`);
- * - only resources in `spec.hard` are reported, each at least `0`; a
- *   resource no evaluator here counts (`count/` of a custom resource) keeps
- *   what admission charged;
+ * - only resources in `spec.hard` are reported, each at least `0`;
+ *   `count/` of kinds not watched (other built-ins, custom resources) is
+ *   listed at each sync (object-count.ts); a resource nothing here counts
+ *   keeps what admission charged;
  * - the status is written only when it changed.
  */
 import { deepCopy } from '@operant/apimachinery';
@@ -35,6 +36,7 @@ import {
 } from '@operant/runtime';
 import type { ControllerContext as Context, WorkloadControllerOptions } from '../context.js';
 import { ResourceQuota, type ResourceQuotaObject } from '../kinds.js';
+import { listedObjectCounts } from './object-count.js';
 
 /** kube's default `--resource-quota-sync-period`: a full recount this often, in cluster time. */
 export const resourceQuotaSyncPeriodMs = 5 * 60 * 1000;
@@ -94,6 +96,11 @@ async function syncResourceQuota(ctx: Context, quota: ResourceQuotaObject): Prom
     }
     observed = addResources(observed, maskResources(usage, counted));
   }
+  // A quota with scopes counts only pods (kube's MatchesNoScopeFunc for the rest).
+  const hasScopes = (quota.spec?.scopes?.length ?? 0) > 0 || (quota.spec?.scopeSelector?.matchExpressions?.length ?? 0) > 0;
+  const unwatched = hardNames.filter((name) => name.startsWith('count/') && !(name in observed));
+  const listed = await listedObjectCounts(ctx.client, namespace, unwatched);
+  for (const [name, count] of Object.entries(listed)) observed[name] = hasScopes ? '0' : count;
   const previous = (quota.status?.used ?? {}) as ResourceList;
   const used = maskResources({ ...previous, ...observed }, hardNames);
   const statusHard = (quota.status?.hard ?? {}) as ResourceList;

@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Client, ConfigMap, CoreEvent, Deployment, Namespace, Pod, Service, type Kind, type KubeObject } from '@operant/runtime';
+import { Client, ConfigMap, CoreEvent, CustomResourceDefinition, defineKind, Deployment, Namespace, Pod, Service, ServiceAccount, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
 import { ResourceQuota } from '../kinds.js';
+import { resourceQuotaSyncPeriodMs } from './controller.js';
 import { useTestCluster } from '../testdata/test-cluster.js';
 import { watchUntil } from '../testdata/watch-until.js';
 
@@ -20,7 +21,7 @@ useTestCluster({ nodes: 1, clock: acceleratedClock(100) }, (env) => {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const until = <T extends KubeObject>(kind: Kind<T>, ns: string, check: (o: Map<string, T>) => boolean, timeoutMs?: number) => watchUntil(client, kind, ns, check, undefined, timeoutMs);
+const until = <T extends KubeObject>(kind: Kind<T>, ns: string | undefined, check: (o: Map<string, T>) => boolean, timeoutMs?: number) => watchUntil(client, kind, ns, check, undefined, timeoutMs);
 const usedOf = (o: Map<string, KubeObject>, name: string): Json | undefined => (o.get(name) as Json | undefined)?.status?.used;
 
 describe('resourcequota controller', () => {
@@ -86,5 +87,36 @@ describe('resourcequota controller', () => {
       assert.equal(err.message, 'services "two" is forbidden: exceeded quota: compute, requested: services=1, used: services=1, limited: services=1');
       return true;
     });
+  });
+
+  it('count/ of a custom resource or an unwatched built-in: charged at admission, refused past the limit, credited by the controller once one is deleted', async () => {
+    const ns = 'team-b';
+    await client.create(Namespace, { metadata: { name: ns } });
+    await client.create(CustomResourceDefinition, {
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    } as never);
+    await until(CustomResourceDefinition, undefined, (o) => (o.get('widgets.example.com') as Json | undefined)?.status?.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True'));
+    const Widget = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+    await client.create(ResourceQuota, { metadata: { name: 'objects', namespace: ns }, spec: { hard: { 'count/widgets.example.com': '1', 'count/serviceaccounts': '5' } } } as never);
+    // Service accounts are not watched either: listed at each sync (the namespace's default one, and this one).
+    await until(ServiceAccount, ns, (o) => o.has('default'));
+    await client.create(ServiceAccount, { metadata: { name: 'builder', namespace: ns } } as never);
+    await until(ResourceQuota, ns, (o) => usedOf(o, 'objects')?.['count/widgets.example.com'] === '0' && usedOf(o, 'objects')?.['count/serviceaccounts'] === '2');
+    await client.create(Widget, { metadata: { name: 'a', namespace: ns } } as never);
+    assert.equal(usedOf(new Map([['objects', await client.get(ResourceQuota, 'objects', { namespace: ns })]]), 'objects')?.['count/widgets.example.com'], '1', 'charged at admission');
+    await assert.rejects(client.create(Widget, { metadata: { name: 'b', namespace: ns } } as never), (err: Error) => {
+      assert.equal(err.message, 'widgets.example.com "b" is forbidden: exceeded quota: objects, requested: count/widgets.example.com=1, used: count/widgets.example.com=1, limited: count/widgets.example.com=1');
+      return true;
+    });
+    await client.delete(Widget, 'a', { namespace: ns });
+    // No watch covers widgets: the recount of the 5 min sync period (3 s here) credits it.
+    await until(ResourceQuota, ns, (o) => usedOf(o, 'objects')?.['count/widgets.example.com'] === '0', resourceQuotaSyncPeriodMs / 100 + 10_000);
+    await client.create(Widget, { metadata: { name: 'b', namespace: ns } } as never);
   });
 });

@@ -103,7 +103,7 @@ async function reconcileAutoscaler(ctx: Context, normalizer: ReplicaNormalizer, 
   let scale: Scale;
   let targetKind: Kind;
   try {
-    targetKind = kindOf(ref.apiVersion, ref.kind);
+    targetKind = await kindOf(ctx.client, ref.apiVersion, ref.kind);
     scale = await ctx.client.getScale(targetKind, ref.name, { namespace: req.namespace });
   } catch (err) {
     const message = (err as Error).message;

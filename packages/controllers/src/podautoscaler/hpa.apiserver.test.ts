@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Client, CoreEvent, Deployment, Namespace, type Kind, type KubeObject } from '@operant/runtime';
+import { Client, CoreEvent, CustomResourceDefinition, defineKind, Deployment, Namespace, Pod, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
 import { HorizontalPodAutoscaler } from '../kinds.js';
 import { useTestCluster } from '../testdata/test-cluster.js';
@@ -21,7 +21,7 @@ useTestCluster({ nodes: 2, clock: acceleratedClock(100) }, (env) => {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const until = <T extends KubeObject>(kind: Kind<T>, ns: string, check: (o: Map<string, T>) => boolean, onEvent?: (type: string, obj: T) => void, timeoutMs = 20_000) =>
+const until = <T extends KubeObject>(kind: Kind<T>, ns: string | undefined, check: (o: Map<string, T>) => boolean, onEvent?: (type: string, obj: T) => void, timeoutMs = 20_000) =>
   watchUntil(client, kind, ns, check, onEvent, timeoutMs);
 const condition = (hpa: Json | undefined, type: string): Json | undefined => hpa?.status?.conditions?.find((c: Json) => c.type === type);
 
@@ -120,6 +120,46 @@ describe('horizontal pod autoscaler', () => {
     assert.ok(Date.parse(low.status.lastScaleTime) - scaledUpAt >= downscaleStabilizationMs - 1000, `scaled down ${Date.parse(low.status.lastScaleTime) - scaledUpAt} ms after scaling up`);
     assert.deepEqual([condition(low, 'ScalingLimited')!.status, condition(low, 'ScalingLimited')!.reason], ['True', 'TooFewReplicas']);
     assert.equal((await client.get(Deployment, 'web', { namespace: ns })).spec?.replicas, 2);
+  });
+
+  it("scales a custom resource through its scale subresource (the kind found by its CRD)", async () => {
+    const ns = 'hpa-custom';
+    await client.create(Namespace, { metadata: { name: ns } });
+    await client.create(CustomResourceDefinition, {
+      metadata: { name: 'workers.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'workers', singular: 'worker', kind: 'Worker' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+          },
+        ],
+      },
+    } as never);
+    await until(CustomResourceDefinition, undefined, (o) => (o.get('workers.example.com') as Json | undefined)?.status?.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True'));
+    const Worker = defineKind({ group: 'example.com', version: 'v1', kind: 'Worker', plural: 'workers', namespaced: true });
+    const worker = await client.create(Worker, { metadata: { name: 'queue', namespace: ns }, spec: { replicas: 1 } } as never);
+    await client.updateStatus(Worker, { ...worker, status: { replicas: 1, selector: 'app=queue' } } as never);
+    await client.create(Pod, { metadata: { name: 'queue-1', namespace: ns, labels: { app: 'queue' } }, spec: { containers: [{ name: 'w', image: 'busybox' }] } } as never);
+    await client.create(HorizontalPodAutoscaler, {
+      metadata: { name: 'queue', namespace: ns, annotations: { [customMetricAnnotationPrefix + 'jobs']: '30' } },
+      spec: {
+        scaleTargetRef: { apiVersion: 'example.com/v1', kind: 'Worker', name: 'queue' },
+        maxReplicas: 5,
+        metrics: [{ type: 'Pods', pods: { metric: { name: 'jobs' }, target: { type: 'AverageValue', averageValue: '10' } } }],
+      },
+    } as never);
+    // 30 against 10 on the one pod the selector finds: ceil(3 x 1) = 3.
+    const scaled = await until(Worker, ns, (o) => (o.get('queue') as Json | undefined)?.spec?.replicas === 3);
+    assert.equal((scaled.get('queue') as Json).spec.replicas, 3);
+    const rescales = (await client.list(CoreEvent, { namespace: ns })).items.filter((e) => e.reason === 'SuccessfulRescale').map((e) => e.message);
+    assert.deepEqual(rescales, ['New size: 3; reason: pods metric jobs above target']);
   });
 
   it('a pods metric with an AverageValue target; a behavior\'s Pods policy limits each step', async () => {

@@ -8,8 +8,6 @@
  */
 import {
   ControllerRevision,
-  CustomResourceDefinition,
-  defineKind,
   Endpoints,
   EndpointSlice,
   Lease,
@@ -20,6 +18,7 @@ import {
   type Client,
   type Kind,
 } from '@operant/runtime';
+import { customResourceKind } from '../custom-kinds.js';
 
 /** Built-in namespaced kinds counted by listing. */
 const listedKinds: readonly Kind[] = [Endpoints, ServiceAccount, ControllerRevision, PodDisruptionBudget, EndpointSlice, Lease, Role, RoleBinding];
@@ -38,11 +37,7 @@ async function kindToCount(client: Client, name: string): Promise<Kind | undefin
   if (!target) return undefined;
   const builtin = listedKinds.find((k) => k.group === target.group && k.plural === target.resource);
   if (builtin) return builtin;
-  const crds = (await client.list(CustomResourceDefinition)).items;
-  const crd = crds.find((c) => c.spec.group === target.group && c.spec.names.plural === target.resource && c.spec.scope === 'Namespaced');
-  const version = crd?.spec.versions.find((v) => v.storage)?.name;
-  if (!crd || !version) return undefined;
-  return defineKind({ group: target.group, version, kind: crd.spec.names.kind, plural: target.resource, namespaced: true });
+  return customResourceKind(client, { group: target.group, plural: target.resource });
 }
 
 /**

@@ -120,7 +120,8 @@ async function reconcileAutoscaler(ctx: Context, normalizer: ReplicaNormalizer, 
   let desiredReplicas = 0;
   let rescaleReason = '';
   let rescale = true;
-  let metricStatuses: MetricStatus[] | undefined = status.currentMetrics;
+  // As kube's: outside min/max, or disabled, no metric is read and currentMetrics is cleared.
+  let metricStatuses: MetricStatus[] | undefined;
   if (currentReplicas === 0 && minReplicas !== 0) {
     rescale = false;
     setCondition(status, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', now);
@@ -181,13 +182,13 @@ async function computeReplicasForMetrics(
   scale: Scale,
   namespace: string,
   now: number,
-): Promise<{ replicas: number; metric: string; statuses: MetricStatus[]; error?: string }> {
+): Promise<{ replicas: number; metric: string; statuses?: MetricStatus[]; error?: string }> {
   const specs = hpa.spec?.metrics ?? [];
   if (!scale.status?.selector) {
     const message = 'selector is required';
     ctx.recorder.event(objectReference(hpa, HorizontalPodAutoscaler), 'Warning', 'SelectorRequired', message);
     setCondition(status, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector", now);
-    return { replicas: -1, metric: '', statuses: [], error: message };
+    return { replicas: -1, metric: '', error: message };
   }
   const selector = parseLabelSelector(scale.status.selector);
   const pods = ((await ctx.client.list(Pod, { namespace })).items as PodObject[]).filter((p) => selector.matches(p.metadata.labels));

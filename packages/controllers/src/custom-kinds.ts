@@ -1,9 +1,10 @@
 /**
- * Kinds of custom resources, from their CRDs: what a controller needs to
- * address a resource it knows only by name (a quota's `count/widgets.example.com`)
- * or by kind (an HPA's scale target), as kube's RESTMapper answers from discovery.
+ * Kinds by name, for a controller that knows a resource only by its name (a
+ * quota's `count/widgets.example.com`) or by apiVersion and kind (an HPA's
+ * scale target), as kube's RESTMapper answers from discovery: the built-ins
+ * the simulated cluster scales or reads, and custom resources by their CRDs.
  */
-import { CustomResourceDefinition, defineKind, type Client, type Kind } from '@operant/runtime';
+import { CustomResourceDefinition, defineKind, Deployment, Pod, ReplicaSet, ReplicationController, Service, StatefulSet, type Client, type Kind } from '@operant/runtime';
 
 /** Which custom resource: its group, and its plural or its kind; a version it must serve (else its storage version). */
 export interface CustomResourceName {
@@ -24,4 +25,16 @@ export async function customResourceKind(client: Client, name: CustomResourceNam
   const version = (name.version ? versions.find((v) => v.name === name.version) : versions.find((v) => v.storage))?.name;
   if (!version) return undefined;
   return defineKind({ group: crd.spec.group, version, kind: crd.spec.names.kind, plural: crd.spec.names.plural, namespaced: true });
+}
+
+/** The kinds a scale target or a described object may be, by `<group>/<Kind>`. */
+const knownKinds = new Map<string, Kind>([Deployment, ReplicaSet, StatefulSet, ReplicationController, Service, Pod].map((k) => [`${k.group}/${k.kind}`, k]));
+
+/** The Kind of an `apiVersion` and `kind` (a built-in, or a custom resource by its CRD), or kube's RESTMapper error. */
+export async function kindOf(client: Client, apiVersion: string | undefined, kind: string): Promise<Kind> {
+  const slash = apiVersion?.indexOf('/') ?? -1;
+  const group = slash >= 0 ? apiVersion!.slice(0, slash) : '';
+  const found = knownKinds.get(`${group}/${kind}`) ?? (group ? await customResourceKind(client, { group, kind, version: apiVersion!.slice(slash + 1) }) : undefined);
+  if (!found) throw new Error(`no matches for kind "${kind}" in group "${group}"`);
+  return found;
 }

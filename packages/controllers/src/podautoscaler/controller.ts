@@ -26,7 +26,8 @@ import type { ControllerContext as Context, WorkloadControllerOptions } from '..
 import { canonicalJson } from '../json.js';
 import { HorizontalPodAutoscaler, type HorizontalPodAutoscalerObject } from '../kinds.js';
 import type { PodObject } from '../objects.js';
-import { computeReplicasForMetric, kindOf, MetricFailure, type MetricProposal } from './metric-replicas.js';
+import { kindOf } from '../custom-kinds.js';
+import { computeReplicasForMetric, MetricFailure, type MetricProposal } from './metric-replicas.js';
 import { ReplicaNormalizer } from './normalize.js';
 
 /** kube's default `--horizontal-pod-autoscaler-sync-period`. */

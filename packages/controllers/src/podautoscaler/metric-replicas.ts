@@ -6,9 +6,9 @@
  * the error it reports, worded as kube words them.
  */
 import { canonicalQuantity, labelSelectorFromObject } from '@operant/apimachinery';
-import { Deployment, ignoreNotFound, Pod, ReplicaSet, ReplicationController, Service, StatefulSet, type Client, type Kind, type KubeObject } from '@operant/runtime';
+import { ignoreNotFound, type Client, type KubeObject } from '@operant/runtime';
 import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
-import { customResourceKind } from '../custom-kinds.js';
+import { kindOf } from '../custom-kinds.js';
 import type { PodObject } from '../objects.js';
 import { milliValue } from '../quantity.js';
 import { customMetricAnnotationPrefix, externalMetricAnnotationPrefix, objectMetric, podMetrics, resourceAnnotation } from './metrics.js';
@@ -54,18 +54,6 @@ export interface MetricInputs {
   pods: PodObject[];
   specReplicas: number;
   now: number;
-}
-
-/** The kinds a scale target or a described object may be, by `<group>/<Kind>`. */
-const knownKinds = new Map<string, Kind>([Deployment, ReplicaSet, StatefulSet, ReplicationController, Service, Pod].map((k) => [`${k.group}/${k.kind}`, k]));
-
-/** The Kind of an `apiVersion` and `kind` (a built-in, or a custom resource by its CRD), or kube's RESTMapper error. */
-export async function kindOf(client: Client, apiVersion: string | undefined, kind: string): Promise<Kind> {
-  const slash = apiVersion?.indexOf('/') ?? -1;
-  const group = slash >= 0 ? apiVersion!.slice(0, slash) : '';
-  const found = knownKinds.get(`${group}/${kind}`) ?? (group ? await customResourceKind(client, { group, kind, version: apiVersion!.slice(slash + 1) }) : undefined);
-  if (!found) throw new Error(`no matches for kind "${kind}" in group "${group}"`);
-  return found;
 }
 
 const milli = (n: number): string => canonicalQuantity(`${n}m`);

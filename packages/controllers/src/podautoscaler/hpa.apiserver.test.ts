@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Client, CoreEvent, CustomResourceDefinition, defineKind, Deployment, Namespace, Pod, type Kind, type KubeObject } from '@operant/runtime';
+import { Client, CoreEvent, Deployment, Namespace, Pod, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
 import { HorizontalPodAutoscaler } from '../kinds.js';
+import { installCustomResource } from '../testdata/custom-resource.js';
 import { useTestCluster } from '../testdata/test-cluster.js';
 import { watchUntil } from '../testdata/watch-until.js';
 import { cpuUsageAnnotation, customMetricAnnotationPrefix } from './metrics.js';
@@ -125,25 +126,11 @@ describe('horizontal pod autoscaler', () => {
   it("scales a custom resource through its scale subresource (the kind found by its CRD)", async () => {
     const ns = 'hpa-custom';
     await client.create(Namespace, { metadata: { name: ns } });
-    await client.create(CustomResourceDefinition, {
-      metadata: { name: 'workers.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'workers', singular: 'worker', kind: 'Worker' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-          },
-        ],
-      },
-    } as never);
-    await until(CustomResourceDefinition, undefined, (o) => (o.get('workers.example.com') as Json | undefined)?.status?.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True'));
-    const Worker = defineKind({ group: 'example.com', version: 'v1', kind: 'Worker', plural: 'workers', namespaced: true });
+    const Worker = await installCustomResource(
+      client,
+      { group: 'example.com', plural: 'workers', kind: 'Worker' },
+      { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+    );
     const worker = await client.create(Worker, { metadata: { name: 'queue', namespace: ns }, spec: { replicas: 1 } } as never);
     await client.updateStatus(Worker, { ...worker, status: { replicas: 1, selector: 'app=queue' } } as never);
     await client.create(Pod, { metadata: { name: 'queue-1', namespace: ns, labels: { app: 'queue' } }, spec: { containers: [{ name: 'w', image: 'busybox' }] } } as never);

@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Client, ConfigMap, CoreEvent, CustomResourceDefinition, defineKind, Deployment, Namespace, Pod, Service, ServiceAccount, type Kind, type KubeObject } from '@operant/runtime';
+import { Client, ConfigMap, CoreEvent, Deployment, Namespace, Pod, Service, ServiceAccount, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
 import { ResourceQuota } from '../kinds.js';
 import { resourceQuotaSyncPeriodMs } from './controller.js';
+import { installCustomResource } from '../testdata/custom-resource.js';
 import { useTestCluster } from '../testdata/test-cluster.js';
 import { watchUntil } from '../testdata/watch-until.js';
 
@@ -92,17 +93,7 @@ describe('resourcequota controller', () => {
   it('count/ of a custom resource or an unwatched built-in: charged at admission, refused past the limit, credited by the controller once one is deleted', async () => {
     const ns = 'team-b';
     await client.create(Namespace, { metadata: { name: ns } });
-    await client.create(CustomResourceDefinition, {
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    } as never);
-    await until(CustomResourceDefinition, undefined, (o) => (o.get('widgets.example.com') as Json | undefined)?.status?.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True'));
-    const Widget = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+    const Widget = await installCustomResource(client, { group: 'example.com', plural: 'widgets', kind: 'Widget' });
     await client.create(ResourceQuota, { metadata: { name: 'objects', namespace: ns }, spec: { hard: { 'count/widgets.example.com': '1', 'count/serviceaccounts': '5' } } } as never);
     // Service accounts are not watched either: listed at each sync (the namespace's default one, and this one).
     await until(ServiceAccount, ns, (o) => o.has('default'));

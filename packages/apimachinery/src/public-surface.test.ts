@@ -30,6 +30,7 @@ test('helper internals are not in the root; the machinery is behind its subpaths
     managedfields: { module: import('./managedfields/index.js'), has: ['FieldManager', 'FieldSet'] },
     jsonpath: { module: import('./jsonpath/index.js'), has: ['parseJsonPath', 'executeJsonPath', 'validatePrinterColumn'] },
     cron: { module: import('./cron/index.js'), has: ['parseCronSchedule', 'isTimeZone'] },
+    quota: { module: import('./quota/index.js'), has: ['quotaUsage', 'printResources'] },
     patch: { module: import('./patch/index.js'), has: ['applyJsonPatch', 'goFormat', 'maxJsonPatchOperations'] },
     json: { module: import('./json/index.js'), has: ['duplicateKeys', 'formatFieldPath'] },
   };
@@ -41,7 +42,7 @@ test('helper internals are not in the root; the machinery is behind its subpaths
 
 test('package.json maps each subpath to its module', async () => {
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { source: string; types: string; default: string }> };
-  const subpaths = ['cel', 'cron', 'json', 'jsonpath', 'managedfields', 'patch', 'schema'];
+  const subpaths = ['cel', 'cron', 'json', 'jsonpath', 'managedfields', 'patch', 'quota', 'schema'];
   assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', ...subpaths.map((s) => `./${s}`)]);
   for (const subpath of subpaths) {
     assert.deepEqual(pkg.exports[`./${subpath}`], { source: `./src/${subpath}/index.ts`, types: `./dist/${subpath}/index.d.ts`, default: `./dist/${subpath}/index.js` });

@@ -21,6 +21,7 @@ import { schemaDecoder, schemaEncoder, schemaPatcher } from './registry/codec.js
 import { eventsV1Conversion } from './registry/event-conversion.js';
 import { autoscalingV1Conversion } from './registry/autoscaling-conversion.js';
 import { priorityClassStrategy } from './registry/scheduling-strategies.js';
+import { ResourceQuotaAdmission } from './admission/resource-quota.js';
 import { persistentVolumeClaimStrategy } from './registry/volume-strategies.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
@@ -153,16 +154,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));
   const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
+  const quota = new ResourceQuotaAdmission(store);
   const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
   const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
-  const strategies = builtinStrategies(allocator, (node) => store.get(`/core/nodes/${node}`) !== undefined);
+  const priorityClasses = {
+    get: (name: string) => store.get(`/scheduling.k8s.io/priorityclasses/${name}`)?.value,
+    list: () => store.list('/scheduling.k8s.io/priorityclasses/').items.map((v) => v.value),
+  };
+  const strategies = builtinStrategies(allocator, { nodeRegistered: (node) => store.get(`/core/nodes/${node}`) !== undefined, priorityClasses });
   // RBAC escalation prevention: writes of roles and bindings granting more than the writer holds.
   for (const resource of rbacPolicyResources) {
     const key = `${rbacGroup}/${resource}`;
     strategies.set(key, { ...strategies.get(key)!, authorizeWrite: rbacWritePolicy(resource, access.rbac) });
   }
   strategies.set('/persistentvolumeclaims', persistentVolumeClaimStrategy(() => store.list('/storage.k8s.io/storageclasses/').items.map((v) => v.value)));
-  strategies.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy(() => store.list('/scheduling.k8s.io/priorityclasses/').items.map((v) => v.value)));
+  strategies.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy(priorityClasses.list));
   strategies.set('apiextensions.k8s.io/customresourcedefinitions', crdStrategy(() => store.list('/apiextensions.k8s.io/customresourcedefinitions/').items.map((v) => asCrd(v.value))));
   for (const info of builtinResources) {
     const strategy = strategies.get(`${info.group}/${info.resource}`) ?? baseStrategy();
@@ -173,7 +179,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     const location = sharesCoreEvents ? { group: '', resource: 'events' } : { group: info.group, resource: info.resource };
     const conversion = sharesCoreEvents ? eventsV1Conversion : hpaV1 ? autoscalingV1Conversion : undefined;
     catalog.add(
-      new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
+      new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission, quota }),
     );
   }
   await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces)');
@@ -187,7 +193,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const namespaces = new NamespaceController(catalog);
   const gc = new GarbageCollector(catalog);
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
-  const customResources = new CustomResourceServing(catalog, store, admission);
+  const customResources = new CustomResourceServing(catalog, store, admission, quota);
   customResources.start();
 
   let serverAddress = '';

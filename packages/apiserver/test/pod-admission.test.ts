@@ -6,7 +6,7 @@
  * unreachable nodes).
  */
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { TestApi, type Json } from './support/api-client.js';
 
 let api: TestApi;
@@ -83,4 +83,78 @@ it('a toleration of every taint covers both; a container with its own mount at t
   assert.deepEqual(created.spec.containers[0].volumeMounts, [{ name: 'token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
   // The init container had no mount there, so it gets the projected volume.
   assert.match(created.spec.initContainers[0].volumeMounts[0].name, /^kube-api-access-/);
+});
+
+describe('Priority admission', () => {
+  const classes = '/apis/scheduling.k8s.io/v1/priorityclasses';
+  const priorityClass = (name: string, value: number, extra: Json = {}): Json => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, ...extra });
+
+  it('the system classes exist at start; naming one gives the pod its value and policy', async () => {
+    const list = await api.ok('GET', classes);
+    assert.deepEqual(list.items.map((c: Json) => [c.metadata.name, c.value, c.preemptionPolicy]).sort(), [
+      ['system-cluster-critical', 2000000000, 'PreemptLowerPriority'],
+      ['system-node-critical', 2000001000, 'PreemptLowerPriority'],
+    ]);
+    const created = await api.ok('POST', pods, pod('critical', { priorityClassName: 'system-node-critical' }), 201);
+    assert.equal(created.spec.priority, 2000001000);
+    assert.equal(created.spec.preemptionPolicy, 'PreemptLowerPriority');
+  });
+
+  it('without a class and without a global default: priority 0, PreemptLowerPriority, no class name', async () => {
+    const created = await api.ok('POST', pods, pod('plain'), 201);
+    assert.equal(created.spec.priority, 0);
+    assert.equal(created.spec.preemptionPolicy, 'PreemptLowerPriority');
+    assert.equal(created.spec.priorityClassName, undefined);
+  });
+
+  it('an unknown class is Forbidden, in kube words, also under generateName', async () => {
+    const r = await api.request('POST', pods, pod('lost', { priorityClassName: 'nope' }));
+    assert.equal(r.status, 403);
+    assert.equal(r.body.reason, 'Forbidden');
+    assert.equal(r.body.message, 'pods "lost" is forbidden: no PriorityClass with name nope was found');
+    assert.deepEqual(r.body.details, { name: 'lost', kind: 'pods' });
+    const generated = await api.request('POST', pods, { ...pod(''), metadata: { generateName: 'gen-' }, spec: { containers: [{ name: 'c', image: 'x' }], priorityClassName: 'nope' } });
+    assert.equal(generated.body.message, 'pods "gen-" is forbidden: no PriorityClass with name nope was found');
+  });
+
+  it("a user class gives its value and preemptionPolicy; a pod's own priority or policy that disagrees is refused", async () => {
+    await api.ok('POST', classes, priorityClass('batch-low', 1000, { preemptionPolicy: 'Never' }), 201);
+    const created = await api.ok('POST', pods, pod('low', { priorityClassName: 'batch-low' }), 201);
+    assert.equal(created.spec.priority, 1000);
+    assert.equal(created.spec.preemptionPolicy, 'Never');
+    // The same values, given by the pod, are accepted (a pod copied from another).
+    await api.ok('POST', pods, pod('low-copy', { priorityClassName: 'batch-low', priority: 1000, preemptionPolicy: 'Never' }), 201);
+    const wrongValue = await api.request('POST', pods, pod('low-5', { priorityClassName: 'batch-low', priority: 5 }));
+    assert.equal(wrongValue.status, 403);
+    assert.equal(
+      wrongValue.body.message,
+      'pods "low-5" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
+    );
+    const wrongPolicy = await api.request('POST', pods, pod('low-preempt', { priorityClassName: 'batch-low', preemptionPolicy: 'PreemptLowerPriority' }));
+    assert.equal(wrongPolicy.status, 403);
+    assert.equal(
+      wrongPolicy.body.message,
+      'pods "low-preempt" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority admission controller computed Never from the given PriorityClass name',
+    );
+    // An update that leaves the priority out keeps it (the plugin restores it), rather than failing validation.
+    const { priority: _p, preemptionPolicy: _pp, ...specWithout } = created.spec;
+    const updated = await api.ok('PUT', `${pods}/low`, { ...created, metadata: { ...created.metadata, labels: { tier: 'low' } }, spec: specWithout }, 200);
+    assert.equal(updated.spec.priority, 1000);
+    assert.equal(updated.spec.preemptionPolicy, 'Never');
+  });
+
+  it('the global default class applies to a pod that names none; only one default may exist', async () => {
+    await api.ok('POST', classes, priorityClass('everyday', 100, { globalDefault: true }), 201);
+    try {
+      const created = await api.ok('POST', pods, pod('defaulted'), 201);
+      assert.equal(created.spec.priorityClassName, 'everyday');
+      assert.equal(created.spec.priority, 100);
+      assert.equal(created.spec.preemptionPolicy, 'PreemptLowerPriority');
+      const second = await api.request('POST', classes, priorityClass('other-default', 200, { globalDefault: true }));
+      assert.equal(second.status, 403);
+      assert.equal(second.body.message, 'priorityclasses.scheduling.k8s.io "other-default" is forbidden: PriorityClass everyday is already marked as default. Only one default can exist');
+    } finally {
+      await api.ok('DELETE', `${classes}/everyday`);
+    }
+  });
 });

@@ -58,11 +58,13 @@ could read or that another user owns is replaced, with a warning.
 
 With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
 replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
-endpointslice and persistentvolume-binder controllers, a scheduler, and nodes whose pods run and
+endpointslice, persistentvolume-binder, resourcequota and horizontalpodautoscaling controllers, a
+scheduler, and nodes whose pods run and
 become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
 its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)
 with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds or Fails (with
-\`OnFailure\`, a failing container restarts in place). \`--time-scale 60\` makes cluster time run a
+\`OnFailure\`, a failing container restarts in place after kube's crash back-off).
+\`--time-scale 60\` makes cluster time run a
 minute a second (run times, grace periods, cron schedules): timestamps the cluster writes then run
 ahead of the server's. Annotations on a pod or node make its kubelet misbehave for tests
 (\`sim.operant.dev/crash-loop\`, \`image-pull-failure\`, \`never-ready\`, \`heartbeats-paused\`; see

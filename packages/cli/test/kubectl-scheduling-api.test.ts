@@ -44,7 +44,7 @@ describe('kubectl and scheduling.k8s.io PriorityClasses', () => {
 
     await kubectlOk(server(), ['create', 'priorityclass', 'default-one', '--value=1', '--global-default']);
     const second = await kubectlFails(server(), ['create', 'priorityclass', 'default-two', '--value=2', '--global-default']);
-    assert.match(second.stderr, /priorityclasses.scheduling.k8s.io "default-two" is forbidden: PriorityClass default-one is marked as default. Only one default can exist/);
+    assert.match(second.stderr, /priorityclasses.scheduling.k8s.io "default-two" is forbidden: PriorityClass default-one is already marked as default. Only one default can exist/);
 
     const system = await kubectlFails(server(), ['delete', 'pc', 'system-node-critical']);
     assert.match(system.stderr, /priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted/);

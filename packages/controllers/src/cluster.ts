@@ -1,9 +1,9 @@
 /**
  * A simulated cluster, like kwok, on any API server: the deployment,
  * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob,
- * disruption, endpoint, endpointslice and persistentvolume-binder
- * controllers, node lifecycle (with taint eviction) and pod garbage
- * collection, a
+ * disruption, endpoint, endpointslice, persistentvolume-binder,
+ * resourcequota and horizontalpodautoscaling controllers, node lifecycle (with taint eviction) and pod
+ * garbage collection, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -25,6 +25,8 @@ import type { NodeTiming } from './kubelet/pod-sync.js';
 import { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 import { addNodeLifecycleController } from './nodelifecycle/controller.js';
 import { addPodGarbageCollector } from './podgc/controller.js';
+import { addResourceQuotaController } from './resourcequota/controller.js';
+import { addHorizontalPodAutoscalerController } from './podautoscaler/controller.js';
 import { addScheduler } from './scheduler/scheduler.js';
 import { addStatefulSetController } from './statefulset/controller.js';
 import { addPersistentVolumeBinder } from './volume/binder.js';
@@ -114,6 +116,8 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     'persistentvolume-binder': addPersistentVolumeBinder,
     nodelifecycle: addNodeLifecycleController,
     podgc: addPodGarbageCollector,
+    resourcequota: addResourceQuotaController,
+    horizontalpodautoscaling: addHorizontalPodAutoscalerController,
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });

@@ -21,6 +21,9 @@ export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js'
 export { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './kubelet/knobs.js';
 export { addNodeLifecycleController, nodeMonitorGracePeriodMs, unreachableTaintKey, type NodeLifecycleOptions } from './nodelifecycle/controller.js';
 export { addPodGarbageCollector, type PodGcOptions } from './podgc/controller.js';
+export { addResourceQuotaController, resourceQuotaSyncPeriodMs } from './resourcequota/controller.js';
+export { addHorizontalPodAutoscalerController, hpaSyncPeriodMs } from './podautoscaler/controller.js';
+export { cpuUsageAnnotation, customMetricAnnotationPrefix, externalMetricAnnotationPrefix, memoryUsageAnnotation } from './podautoscaler/metrics.js';
 export { addScheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 export { addSimulatedNodes, type SimulatedNodesOptions } from './kubelet/simulated-nodes.js';
 export type { NodeShape } from './kubelet/node.js';

@@ -6,29 +6,17 @@
  * watch delivers them.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, CoreEvent, CronJob, DaemonSet, Job, loadKubeConfig, Namespace, Pod, StatefulSet, type Kind, type KubeObject } from '@operant/runtime';
+import { before, describe, it } from 'node:test';
+import { Client, CoreEvent, CronJob, DaemonSet, Job, Namespace, PersistentVolumeClaim, Pod, StatefulSet, StorageClass, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from './clock.js';
-import { startSimulatedCluster, type SimulatedCluster } from './cluster.js';
 import { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';
 import type { PodObject } from './objects.js';
+import { useTestCluster } from './testdata/test-cluster.js';
 import { watchUntil } from './testdata/watch-until.js';
 
-let server: RunningApiServer;
-let cluster: SimulatedCluster;
 let client: Client;
-
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  cluster = await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes: 3, clock: acceleratedClock(100) });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-});
-
-after(async () => {
-  client?.close();
-  await cluster?.stop();
-  await server?.stop();
+useTestCluster({ nodes: 3, clock: acceleratedClock(100) }, (env) => {
+  client = env.client;
 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -128,6 +116,69 @@ describe('statefulset controller', () => {
     assert.deepEqual(replaced, ['kv-1', 'kv-0']);
     const done = await until(StatefulSet, ns, (o) => (o.get('kv') as Json | undefined)?.status?.currentRevision === (o.get('kv') as Json | undefined)?.status?.updateRevision);
     assert.equal((done.get('kv') as Json).status.updatedReplicas, 3);
+  });
+});
+
+describe('statefulset controller: volumeClaimTemplates', () => {
+  const claimTemplate = { metadata: { name: 'data', labels: { tier: 'storage' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+  const bound = (o: Map<string, Json>, names: string[]): boolean => names.every((n) => o.get(n)?.status?.phase === 'Bound');
+
+  before(async () => {
+    await client.create(StorageClass, {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'rancher.io/local-path',
+    } as never);
+  });
+
+  it('a claim <template>-<set>-<ordinal> per pod, Bound with the default class, mounted by the pod; Retain keeps it through a scale-down', async () => {
+    const ns = await namespace('sts-claims');
+    await client.create(StatefulSet, statefulSet('db', ns, { replicas: 2, volumeClaimTemplates: [claimTemplate] }) as never);
+    await until(Pod, ns, (o) => o.size === 2 && [...o.values()].every(isReady));
+    const claims = (await until(PersistentVolumeClaim, ns, (o) => bound(o as Map<string, Json>, ['data-db-0', 'data-db-1']))) as Map<string, Json>;
+    assert.deepEqual([...claims.keys()].sort(), ['data-db-0', 'data-db-1']);
+    const first = claims.get('data-db-0')!;
+    assert.deepEqual(first.metadata.labels, { tier: 'storage', app: 'db' });
+    assert.equal(first.metadata.ownerReferences, undefined, 'Retain/Retain: no owner');
+    assert.equal(first.spec.storageClassName, 'standard');
+    assert.equal(first.spec.volumeName, `pvc-${first.metadata.uid}`);
+    const pod = (await client.get(Pod, 'db-0', { namespace: ns })) as Json;
+    assert.deepEqual(pod.spec.volumes[0], { name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } });
+    const events = (await client.list(CoreEvent, { namespace: ns })).items.map((e) => e.message);
+    assert.ok(events.includes('create Claim data-db-1 Pod db-1 in StatefulSet db success'), events.join('\n'));
+
+    await client.patch(StatefulSet, 'db', { spec: { replicas: 1 } }, { namespace: ns, patchType: 'merge' });
+    await until(Pod, ns, (o) => o.size === 1);
+    const kept = (await client.list(PersistentVolumeClaim, { namespace: ns })).items as Json[];
+    assert.deepEqual(kept.map((c) => [c.metadata.name, c.status.phase]).sort(), [['data-db-0', 'Bound'], ['data-db-1', 'Bound']]);
+    // Scaled up again, db-1 gets its old claim back.
+    const retained = kept.find((c) => c.metadata.name === 'data-db-1')!;
+    await client.patch(StatefulSet, 'db', { spec: { replicas: 2 } }, { namespace: ns, patchType: 'merge' });
+    await until(Pod, ns, (o) => o.size === 2 && [...o.values()].every(isReady));
+    assert.equal(((await client.get(PersistentVolumeClaim, 'data-db-1', { namespace: ns })) as Json).metadata.uid, retained.metadata.uid);
+  });
+
+  it('whenScaled: Delete removes a scaled-away pod\'s claim; whenDeleted: Delete removes the rest with the set', async () => {
+    const ns = await namespace('sts-claims-delete');
+    const policy = { whenScaled: 'Delete', whenDeleted: 'Delete' };
+    await client.create(StatefulSet, statefulSet('cache', ns, { replicas: 2, volumeClaimTemplates: [claimTemplate], persistentVolumeClaimRetentionPolicy: policy }) as never);
+    const setUid = (await client.get(StatefulSet, 'cache', { namespace: ns })).metadata.uid;
+    const claims = (await until(
+      PersistentVolumeClaim,
+      ns,
+      (o) => bound(o as Map<string, Json>, ['data-cache-0', 'data-cache-1']) && [...o.values()].every((c) => c.metadata.ownerReferences?.length === 1),
+    )) as Map<string, Json>;
+    assert.deepEqual(claims.get('data-cache-1')!.metadata.ownerReferences, [
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'cache', uid: setUid, controller: true, blockOwnerDeletion: true },
+    ]);
+
+    await client.patch(StatefulSet, 'cache', { spec: { replicas: 1 } }, { namespace: ns, patchType: 'merge' });
+    await until(PersistentVolumeClaim, ns, (o) => !o.has('data-cache-1'));
+    assert.ok((await client.get(PersistentVolumeClaim, 'data-cache-0', { namespace: ns }).catch(() => undefined)) !== undefined, 'the claim of the pod that stays stays');
+
+    await client.delete(StatefulSet, 'cache', { namespace: ns });
+    await until(PersistentVolumeClaim, ns, (o) => o.size === 0);
   });
 });
 

@@ -10,7 +10,9 @@
  */
 import { Quantity } from '../cel/quantity.js';
 
-type Format = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+/** How a quantity is written: the family of its suffix (resource.Format). */
+export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+type Format = QuantityFormat;
 
 const decimalSuffixByExponent = new Map<number, string>([
   [-9, 'n'],
@@ -26,7 +28,8 @@ const decimalSuffixByExponent = new Map<number, string>([
 ]);
 const binarySuffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
-function formatOf(text: string): Format {
+/** The family of a quantity's suffix: `Mi` is BinarySI, `e3` DecimalExponent, `m` or none DecimalSI. */
+export function quantityFormat(text: string): QuantityFormat {
   const suffix = /^[+-]?[0-9.]*(.*)$/.exec(text)![1];
   if (suffix.endsWith('i')) return 'BinarySI';
   return /^[eE]/.test(suffix) ? 'DecimalExponent' : 'DecimalSI';
@@ -80,10 +83,22 @@ function decimal(q: Quantity, format: Format): string {
  */
 export function canonicalQuantity(value: string | number, options: { roundToMilli?: boolean } = {}): string {
   const text = typeof value === 'number' ? String(value) : value.trim();
-  let q = roundUp(Quantity.parse(text), -9);
-  if (options.roundToMilli) q = roundUp(q, -3);
+  let q = Quantity.parse(text);
+  if (options.roundToMilli) q = roundUp(roundUp(q, -9), -3);
+  return formatQuantity(q, quantityFormat(text));
+}
+
+/**
+ * `q` written as kube writes a quantity of that format (rounded up to a
+ * nano first): what a sum of quantities prints as.
+ *
+ * @example
+ * formatQuantity(Quantity.parse('1536Mi'), 'BinarySI'); // '1536Mi'
+ */
+export function formatQuantity(value: Quantity, quantityFormat: QuantityFormat): string {
+  const q = roundUp(value, -9);
   if (q.digits === 0n) return '0';
-  let format = formatOf(text);
+  let format = quantityFormat;
   if (format === 'BinarySI') {
     const whole = integerValue(q);
     if (whole === undefined || (whole > -1024n && whole < 1024n)) format = 'DecimalSI';

@@ -9,6 +9,7 @@ import { StatusError, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { ResourceStore } from '../registry/resource-store.js';
 import type { AdmissionChain } from '../admission/dispatcher.js';
+import type { ResourceQuotaAdmission } from '../admission/resource-quota.js';
 import { resourcePrefix } from '../registry/keys.js';
 import type { MvccStore, StoreWatch } from '../storage/mvcc-store.js';
 import { asCrd, crdCleanupFinalizer, type CustomResourceDefinition } from './types.js';
@@ -33,6 +34,7 @@ export class CustomResourceServing {
     private readonly catalog: ResourceCatalog,
     private readonly store: MvccStore,
     private readonly admission?: AdmissionChain,
+    private readonly quota?: ResourceQuotaAdmission,
   ) {}
 
   start(): void {
@@ -71,6 +73,7 @@ export class CustomResourceServing {
         decoder: customResourceDecoder(info),
         patcher: customResourcePatcher(),
         admission: this.admission,
+        quota: this.quota,
         conversion:
           crd.spec.conversion?.strategy === 'Webhook'
             ? webhookConversion(crd, info, storage, this.store, info.custom?.schema && hasDefaults(info.custom.schema) ? info.custom.schema : undefined)

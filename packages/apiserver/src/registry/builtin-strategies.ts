@@ -4,6 +4,7 @@
  * does not.
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
+import { admitPodPriority, keepPodPriority, type PriorityClassSource } from '../admission/priority.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
@@ -72,27 +73,35 @@ function podSpecSansMutable(s: Json): Json {
   return c;
 }
 
+/** What strategies read of other stored objects. */
+export interface StoredObjects {
+  /** Whether a Node of that name exists. */
+  nodeRegistered(name: string): boolean;
+  /** The PriorityClasses, for the Priority admission plugin. */
+  priorityClasses: PriorityClassSource;
+}
+
+const noStoredObjects: StoredObjects = { nodeRegistered: () => false, priorityClasses: { get: () => undefined, list: () => [] } };
+
 /**
- * The pod strategy. `nodeRegistered` tells whether a Node of that name exists:
- * a pod bound to no registered node has no kubelet to stop it, and kube's pod
- * garbage collector force-deletes such orphans; here they go at once.
+ * The pod strategy. A pod bound to no registered node has no kubelet to stop
+ * it, and kube's pod garbage collector force-deletes such orphans; here they go at once.
  */
-function podStrategy(nodeRegistered: (name: string) => boolean): Strategy {
+function podStrategy({ nodeRegistered, priorityClasses }: StoredObjects): Strategy {
   return baseStrategy({
     hasStatusSubresource: true,
     returnsDeletedObject: true,
     applyDefaults: defaultPod,
+    // kube's order of mutating plugins: ServiceAccount, DefaultTolerationSeconds, ..., Priority.
     admitCreate(o) {
       admitServiceAccount(o);
       admitDefaultTolerationSeconds(o);
+      admitPodPriority(o, priorityClasses);
     },
     prepareForCreate(o) {
-      // What the Priority admission plugin sets when no PriorityClass is named.
-      const s = spec(o);
-      s.priority ??= 0;
-      s.preemptionPolicy ??= 'PreemptLowerPriority';
       o.status = { phase: 'Pending', qosClass: podQosClass(o.spec) };
     },
+    prepareForUpdate: keepPodPriority,
     validate: (o) => validatePodSpec(o.spec, 'spec'),
     // kube's podStrategy.CheckGracefulDelete: a pod on a node gets its grace period
     // (the kubelet deletes it once its containers stopped); others go at once.
@@ -266,10 +275,10 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   });
 }
 
-/** Builds the strategy table, keyed by `<group>/<resource>`; `nodeRegistered` tells whether a Node exists. */
-export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered: (name: string) => boolean = () => false): Map<string, Strategy> {
+/** Builds the strategy table, keyed by `<group>/<resource>`. */
+export function builtinStrategies(allocator: ClusterIpAllocator, stored: StoredObjects = noStoredObjects): Map<string, Strategy> {
   return new Map<string, Strategy>([
-    ['/pods', podStrategy(nodeRegistered)],
+    ['/pods', podStrategy(stored)],
     ['/services', serviceStrategy(allocator)],
     ['/namespaces', namespaceStrategy()],
     ['/secrets', secretStrategy()],

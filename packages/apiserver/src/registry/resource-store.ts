@@ -33,6 +33,7 @@ import { fillCreateMeta, generateName, nowTimestamp, sameIgnoringVersion, specCh
 import { serverUser, type DeleteOptions, type FieldValidation, type ListOptions, type WriteOptions, type WriteResult } from './options.js';
 import type { AdmissionChain } from '../admission/dispatcher.js';
 import type { AdmissionAttributes, OperationOptionsObject } from '../admission/types.js';
+import type { ResourceQuotaAdmission } from '../admission/resource-quota.js';
 import { toReviewUserInfo, type UserInfo } from '../auth/authn/index.js';
 import type { ResourceInfo } from './resource-info.js';
 import type { Strategy } from './strategy.js';
@@ -92,6 +93,8 @@ export interface ResourceStoreDeps {
   admission?: AdmissionChain;
   /** Adds what encoding the kind's Go type writes even when unset (built-in kinds), once an object is valid. */
   encoder?: (obj: KubeObject) => void;
+  /** ResourceQuota admission, after the validating webhooks (kube runs it last). */
+  quota?: ResourceQuotaAdmission;
 }
 
 const maxGenerateNameAttempts = 8;
@@ -322,6 +325,7 @@ export class ResourceStore {
     ]);
     this.deps.encoder?.(obj);
     warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
+    await this.deps.quota?.admit({ operation: 'CREATE', resource: this.groupResource, namespace, object: obj, dryRun: !!opts.dryRun });
     if (opts.dryRun) return { object: obj, warnings, created: true };
     const toStore = await this.internal(obj);
     shareManagedFields(toStore.metadata.managedFields);
@@ -524,6 +528,9 @@ export class ResourceStore {
     // Validating webhooks run on no-op updates too, as in kube.
     if (subresource !== 'finalize') warnings.push(...(await this.admitValidating('UPDATE', obj, old, subresource, opts)));
     if (sameIgnoringVersion(obj, old)) return { object: old, warnings, created: false };
+    if (subresource === '') {
+      await this.deps.quota?.admit({ operation: 'UPDATE', resource: this.groupResource, namespace: om.namespace ?? '', object: obj, old, dryRun: !!dryRun });
+    }
     if (m.deletionTimestamp && this.finalizersOf(obj).length === 0) {
       if (dryRun) return { object: obj, warnings, created: false };
       const gone = this.store.delete(current.key, current.rev);

@@ -8,6 +8,7 @@ import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@opera
 import { baseStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
 import { defaultPriorityClass } from './defaults/scheduling.js';
+import { globalDefaultPriorityClass } from '../admission/priority.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,8 +60,10 @@ function validatePriorityClass(o: KubeObject): FieldError[] {
 export function priorityClassStrategy(stored: () => KubeObject[]): Strategy {
   const refuseSecondDefault = (o: KubeObject): void => {
     if ((o as unknown as Json).globalDefault !== true) return;
-    const other = stored().find((c) => (c as unknown as Json).globalDefault === true && c.metadata.name !== o.metadata.name);
-    if (other) throw forbidden(gr, o.metadata.name ?? '', `PriorityClass ${other.metadata.name} is marked as default. Only one default can exist`);
+    const other = globalDefaultPriorityClass(stored());
+    if (other && other.metadata.name !== o.metadata.name) {
+      throw forbidden(gr, o.metadata.name ?? '', `PriorityClass ${other.metadata.name} is already marked as default. Only one default can exist`);
+    }
   };
   return baseStrategy({
     applyDefaults: defaultPriorityClass,

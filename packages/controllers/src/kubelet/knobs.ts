@@ -51,8 +51,11 @@ export function valueCovers(raw: string | undefined, name: string): boolean {
  * 10 s, 20 s, 40 s ... 300 s.
  */
 export function backOffSeconds(failures: number): number {
-  return Math.min(300, 10 * 2 ** Math.max(0, failures - 1));
+  return Math.min(maxBackOffSeconds, 10 * 2 ** Math.max(0, failures - 1));
 }
+
+/** The kubelet's back-off cap (5 min). */
+export const maxBackOffSeconds = 300;
 
 /** A duration as Go's time.Duration prints it: `10s`, `1m20s`, `5m0s`. */
 export function goDuration(seconds: number): string {

@@ -73,6 +73,7 @@ async function syncPodRequest(
     deletionSeenAt: node.stopping.get(uid),
     nodeAnnotations: node.annotations,
     pulls: node.pullsOf(uid),
+    backOffs: node.backOffsOf(uid),
   });
   if (canonicalJson(result.status) !== canonicalJson(pod.status ?? {})) {
     await mgr.client.updateStatus(Pod, { ...pod, status: result.status });

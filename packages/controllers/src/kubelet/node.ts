@@ -10,7 +10,7 @@ import { rfc3339 } from '../clock.js';
 import type { NodeObject } from '../objects.js';
 import { IpPool } from './ip-pool.js';
 import { heartbeatsPausedAnnotation } from './knobs.js';
-import type { PullFailures } from './pod-sync.js';
+import type { PullFailures, RestartBackOff } from './pod-sync.js';
 
 /**
  * What each simulated node offers and how it is labelled.
@@ -56,6 +56,8 @@ export class SimulatedNode {
   readonly stopping = new Map<string, number>();
   /** Failed image pulls (the image back-off): pod uid, then container name. */
   readonly pulls = new Map<string, Map<string, PullFailures>>();
+  /** The restart back-off (kube's flowcontrol.Backoff): pod uid, then container name. */
+  readonly backOffs = new Map<string, Map<string, RestartBackOff>>();
   /** The Node's annotations as last seen (where node-wide test knobs are set). */
   annotations: Readonly<Record<string, string>> = {};
   /** This kubelet's boot: changes with each start of the simulated cluster. */
@@ -73,16 +75,17 @@ export class SimulatedNode {
 
   /** The in-place restarts scheduled for a pod (created on first use). */
   restartsOf(podUid: string): Map<string, number> {
-    let m = this.restarts.get(podUid);
-    if (!m) this.restarts.set(podUid, (m = new Map()));
-    return m;
+    return perPod(this.restarts, podUid);
+  }
+
+  /** The restart back-off of a pod's containers (created on first use). */
+  backOffsOf(podUid: string): Map<string, RestartBackOff> {
+    return perPod(this.backOffs, podUid);
   }
 
   /** The failed image pulls of a pod (created on first use). */
   pullsOf(podUid: string): Map<string, PullFailures> {
-    let m = this.pulls.get(podUid);
-    if (!m) this.pulls.set(podUid, (m = new Map()));
-    return m;
+    return perPod(this.pulls, podUid);
   }
 
   /** Whether the heartbeats-paused knob stops this kubelet. */
@@ -96,6 +99,7 @@ export class SimulatedNode {
     if (podUid) {
       this.restarts.delete(podUid);
       this.pulls.delete(podUid);
+      this.backOffs.delete(podUid);
       this.stopping.delete(podUid);
     }
   }
@@ -167,4 +171,11 @@ export class SimulatedNode {
       },
     };
   }
+}
+
+/** The per-pod map of `maps` for a pod (created on first use). */
+function perPod<V>(maps: Map<string, Map<string, V>>, podUid: string): Map<string, V> {
+  let m = maps.get(podUid);
+  if (!m) maps.set(podUid, (m = new Map()));
+  return m;
 }

@@ -4,7 +4,7 @@ import { rfc3339 } from '../clock.js';
 import type { PodObject } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
 import { crashLoopAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './knobs.js';
-import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures } from './pod-sync.js';
+import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures, type RestartBackOff } from './pod-sync.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00Z');
 
@@ -20,6 +20,7 @@ function pod(spec: Partial<NonNullable<PodObject['spec']>> = {}): PodObject {
 class Kubelet {
   readonly restarts = new Map<string, number>();
   readonly pulls = new Map<string, PullFailures>();
+  readonly backOffs = new Map<string, RestartBackOff>();
   deletionSeenAt: number | undefined;
   nodeAnnotations: Record<string, string> = {};
   constructor(
@@ -27,7 +28,7 @@ class Kubelet {
     private readonly timing: Partial<NodeTiming> = {},
   ) {}
   sync(now: number): PodSyncResult {
-    const result = syncPod({ pod: this.pod, hostIP: '172.18.0.2', podIP: '10.244.1.2', now, timing: { ...defaultTiming, ...this.timing }, restarts: this.restarts, deletionSeenAt: this.deletionSeenAt, nodeAnnotations: this.nodeAnnotations, pulls: this.pulls });
+    const result = syncPod({ pod: this.pod, hostIP: '172.18.0.2', podIP: '10.244.1.2', now, timing: { ...defaultTiming, ...this.timing }, restarts: this.restarts, deletionSeenAt: this.deletionSeenAt, nodeAnnotations: this.nodeAnnotations, pulls: this.pulls, backOffs: this.backOffs });
     this.pod = { ...this.pod, status: result.status };
     return result;
   }
@@ -224,6 +225,56 @@ describe('simulated kubelet', () => {
     assert.equal(c.restartCount, 1);
     assert.equal(c.lastState?.terminated?.exitCode, 1);
     assert.deepEqual(c.state, { running: { startedAt: '2024-05-01T10:00:05Z' } });
+  });
+
+  it('OnFailure: a failing container restarts at once, then after kube\'s back-off (10 s doubling to 5 min) in CrashLoopBackOff', () => {
+    const p = pod({ restartPolicy: 'OnFailure' });
+    p.metadata.annotations = { [exitCodeAnnotation]: '2', [runSecondsAnnotation]: '3' };
+    const k = new Kubelet(p);
+    k.sync(t0);
+    let at = t0 + 3000;
+    assert.ok(k.sync(at).status.containerStatuses![0]!.state?.running, 'the first failure restarts at once');
+    for (const wait of [10, 20, 40, 80, 160, 300, 300]) {
+      at += 3000;
+      const r = k.sync(at);
+      const c = r.status.containerStatuses![0]!;
+      const goWait = wait < 60 ? `${wait}s` : `${Math.floor(wait / 60)}m${wait % 60}s`;
+      assert.deepEqual(c.state, { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goWait} restarting failed container=nginx pod=web_default(uid-1)` } });
+      assert.equal(c.lastState?.terminated?.exitCode, 2);
+      assert.equal(r.status.phase, 'Running', 'an OnFailure pod is not done while it restarts');
+      assert.equal(r.wakeAt, at + wait * 1000);
+      assert.equal(k.sync(at + wait * 1000 - 1).status.containerStatuses![0]!.state?.waiting?.reason, 'CrashLoopBackOff');
+      at += wait * 1000;
+      assert.ok(k.sync(at).status.containerStatuses![0]!.state?.running, `restarted after ${wait} s`);
+    }
+  });
+
+  it('the back-off starts anew after a run that ended more than 10 min after its restart; a new kubelet has none', () => {
+    const p = pod({ restartPolicy: 'OnFailure' });
+    p.metadata.annotations = { [exitCodeAnnotation]: '1', [runSecondsAnnotation]: '5' };
+    const k = new Kubelet(p);
+    k.sync(t0);
+    let at = t0 + 5000;
+    k.sync(at); // restarted at once
+    for (const wait of [10, 20]) {
+      at += 5000;
+      k.sync(at);
+      at += wait * 1000;
+      k.sync(at);
+    }
+    // The next failure would wait 40 s; but this run lasts 11 min.
+    p.metadata.annotations[runSecondsAnnotation] = '660';
+    k.pod = { ...k.pod, metadata: p.metadata };
+    at += 660_000;
+    const reset = k.sync(at).status.containerStatuses![0]!;
+    assert.ok(reset.state?.running, 'restarted at once');
+    assert.equal(reset.restartCount, 4);
+    k.pod.metadata.annotations![runSecondsAnnotation] = '5';
+    at += 5000;
+    assert.equal(k.sync(at).status.containerStatuses![0]!.state?.waiting?.message, 'back-off 10s restarting failed container=nginx pod=web_default(uid-1)');
+    // A kubelet that restarted remembers no back-off: the waiting container starts at once.
+    k.backOffs.clear();
+    assert.ok(k.sync(at + 1000).status.containerStatuses![0]!.state?.running);
   });
 
   it('a pod with restartPolicy Always never completes on its own', () => {

@@ -23,7 +23,8 @@
  *     completion: its app containers exit after the run time of the
  *     {@link runSecondsAnnotation} annotation (default `runSeconds`) with the
  *     code of {@link exitCodeAnnotation} (default 0); with Never the pod then
- *     Succeeds or Fails, with OnFailure a failed container restarts in place;
+ *     Succeeds or Fails, with OnFailure a failed container restarts in place
+ *     after kube's crash back-off (see {@link RestartBackOff});
  *  6. once the kubelet sees the deletion, containers stop after
  *     `stopSeconds` or at the end of deletionGracePeriodSeconds, whichever is
  *     first; the pod then reports its containers terminated and may be
@@ -33,7 +34,7 @@ import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { rfc3339, timeOf } from '../clock.js';
 import type { Container, ContainerStatus, PodObject, PodStatus } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
-import { backOffSeconds, crashLoopAnnotation, formatPod, goDuration, imagePullFailureAnnotation, knobCovers, neverReadyAnnotation } from './knobs.js';
+import { backOffSeconds, crashLoopAnnotation, formatPod, goDuration, imagePullFailureAnnotation, knobCovers, maxBackOffSeconds, neverReadyAnnotation } from './knobs.js';
 import { podConditions, terminatedConditions } from './pod-conditions.js';
 
 /**
@@ -108,7 +109,30 @@ export interface PodSyncInput {
    * in its memory as kube's is); updated in place. Default none kept.
    */
   pulls?: Map<string, PullFailures>;
+  /**
+   * The restart back-off of each container by name, kept in the kubelet's
+   * memory as kube's is; updated in place. Without it, the back-off is read
+   * from the container's restartCount (a run of any length does not reset it).
+   */
+  backOffs?: Map<string, RestartBackOff>;
 }
+
+/**
+ * A container's entry in the kubelet's restart back-off (kube's
+ * flowcontrol.Backoff, 10 s doubling to 5 min): the first restart after an
+ * exit is at once, each later one waits `seconds` from the exit, doubling; a
+ * run that ends more than 10 min (twice the cap) after the last restart
+ * starts the back-off anew.
+ */
+export interface RestartBackOff {
+  /** The wait before the next restart. */
+  seconds: number;
+  /** When the container was last restarted (epoch ms). */
+  lastUpdate: number;
+}
+
+/** kube's hasExpired: an entry not updated for twice the 5 min cap is forgotten. */
+const backOffExpiryMs = 2 * maxBackOffSeconds * 1000;
 
 /** A container's failed pulls so far and when the last one failed (epoch ms). */
 export interface PullFailures {
@@ -342,8 +366,9 @@ function restartIfChanged(input: PodSyncInput, c: Container, cs: ContainerStatus
 
 /**
  * A running container of a pod that runs to completion: once its run time is
- * over it exits with the pod's exit code, and restarts in place when it failed
- * under OnFailure. Other containers are returned as they are.
+ * over it exits with the pod's exit code, and restarts in place (after the
+ * crash back-off) when it failed under OnFailure. Other containers are
+ * returned as they are.
  */
 function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus, events: KubeletEvent[], wakes: number[]): ContainerStatus {
   const { pod, now } = input;
@@ -352,11 +377,8 @@ function runToCompletion(input: PodSyncInput, c: Container, cs: ContainerStatus,
   if (policy === 'Always' || !run) return cs;
   const exited = exitOfRun(input, cs, run, 0, wakes);
   if (!exited) return cs;
-  const terminated: corev1.ContainerState = { terminated: exited };
-  if (exited.exitCode !== 0 && policy === 'OnFailure') {
-    return startContainer(input, c, (cs.restartCount ?? 0) + 1, terminated, false, events, wakes).status;
-  }
-  return { ...cs, ready: false, started: false, state: terminated };
+  if (exited.exitCode !== 0 && policy === 'OnFailure') return restartOrBackOff(input, c, cs, exited, events, wakes);
+  return { ...cs, ready: false, started: false, state: { terminated: exited } };
 }
 
 /**
@@ -427,8 +449,9 @@ function startOrWait(input: PodSyncInput, c: Container, cs: ContainerStatus | un
   const { now } = input;
   const container = { name: c.name, init: false };
   const crashed = cs?.state?.waiting?.reason === 'CrashLoopBackOff' ? cs.lastState?.terminated : undefined;
+  const crashedAt = crashed ? (timeOf(crashed.finishedAt) ?? now) : 0;
   if (crashed) {
-    const due = (timeOf(crashed.finishedAt) ?? now) + backOffSeconds(cs?.restartCount ?? 1) * 1000;
+    const { due } = restartDue(input, c.name, cs?.restartCount ?? 1, crashedAt);
     if (now < due) {
       wakes.push(due);
       return cs!;
@@ -459,7 +482,10 @@ function startOrWait(input: PodSyncInput, c: Container, cs: ContainerStatus | un
     return { ...base, state: { waiting: { reason: 'ErrImagePull', message: error } } };
   }
   input.pulls?.delete(c.name);
-  if (crashed) return startContainer(input, c, (cs?.restartCount ?? 0) + 1, { terminated: crashed }, false, events, wakes).status;
+  if (crashed) {
+    noteRestart(input, c.name, crashedAt);
+    return startContainer(input, c, (cs?.restartCount ?? 0) + 1, { terminated: crashed }, false, events, wakes).status;
+  }
   return startContainer(input, c, cs?.restartCount ?? 0, undefined, false, events, wakes).status;
 }
 
@@ -475,17 +501,50 @@ function crashIfDue(input: PodSyncInput, c: Container, cs: ContainerStatus, even
   if (!run || (pod.spec?.restartPolicy ?? 'Always') !== 'Always' || !knobCovers(input, crashLoopAnnotation, c.name)) return cs;
   const terminated = exitOfRun(input, cs, run, 1, wakes);
   if (!terminated) return cs;
-  const restarts = cs.restartCount ?? 0;
-  if (restarts === 0) return startContainer(input, c, 1, { terminated }, false, events, wakes).status;
-  const delay = backOffSeconds(restarts);
+  return restartOrBackOff(input, c, cs, terminated, events, wakes);
+}
+
+/**
+ * kube's doBackOff for a container that exited: when its restart is due
+ * (epoch ms) and the back-off it waits (0: at once).
+ */
+function restartDue(input: PodSyncInput, name: string, restartCount: number, exitedAt: number): { due: number; seconds: number } {
+  if (!input.backOffs) {
+    const seconds = restartCount === 0 ? 0 : backOffSeconds(restartCount);
+    return { due: exitedAt + seconds * 1000, seconds };
+  }
+  const entry = input.backOffs.get(name);
+  if (!entry || exitedAt - entry.lastUpdate > backOffExpiryMs) return { due: exitedAt, seconds: 0 };
+  return { due: exitedAt + entry.seconds * 1000, seconds: entry.seconds };
+}
+
+/** kube's Backoff.Next, at a restart: a new (or expired) entry waits 10 s next time, an existing one twice as long. */
+function noteRestart(input: PodSyncInput, name: string, exitedAt: number): void {
+  const entry = input.backOffs?.get(name);
+  const fresh = !entry || exitedAt - entry.lastUpdate > backOffExpiryMs;
+  input.backOffs?.set(name, { seconds: fresh ? backOffSeconds(1) : Math.min(maxBackOffSeconds, entry.seconds * 2), lastUpdate: input.now });
+}
+
+/**
+ * A container that exited and is to run again: restarted now when its
+ * back-off allows, else waiting in CrashLoopBackOff with kube's BackOff event.
+ */
+function restartOrBackOff(input: PodSyncInput, c: Container, cs: ContainerStatus, terminated: corev1.ContainerStateTerminated, events: KubeletEvent[], wakes: number[]): ContainerStatus {
+  const { pod, now } = input;
+  const exitedAt = timeOf(terminated.finishedAt) ?? now;
+  const { due, seconds } = restartDue(input, c.name, cs.restartCount ?? 0, exitedAt);
+  if (now >= due) {
+    noteRestart(input, c.name, exitedAt);
+    return startContainer(input, c, (cs.restartCount ?? 0) + 1, { terminated }, false, events, wakes).status;
+  }
   const container = { name: c.name, init: false };
   events.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name} in pod ${formatPod(pod)}`, container });
-  wakes.push((timeOf(terminated.finishedAt) ?? now) + delay * 1000);
+  wakes.push(due);
   return {
     ...cs,
     ready: false,
     started: false,
     lastState: { terminated },
-    state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(delay)} restarting failed container=${c.name} pod=${formatPod(pod)}` } },
+    state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(seconds)} restarting failed container=${c.name} pod=${formatPod(pod)}` } },
   };
 }

@@ -5,29 +5,17 @@
  * tolerations in 3 s. Every wait is a watch until a condition holds.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, CoreEvent, Deployment, loadKubeConfig, Namespace, Node, Pod, type Kind, type KubeObject } from '@operant/runtime';
+import { describe, it } from 'node:test';
+import { Client, CoreEvent, Deployment, Namespace, Node, Pod, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
-import { startSimulatedCluster, type SimulatedCluster } from '../cluster.js';
 import { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation } from '../kubelet/knobs.js';
 import type { DeploymentObject, NodeObject, PodObject } from '../objects.js';
+import { useTestCluster } from '../testdata/test-cluster.js';
 import { watchUntil } from '../testdata/watch-until.js';
 
-let server: RunningApiServer;
-let cluster: SimulatedCluster;
 let client: Client;
-
-before(async () => {
-  server = await startApiServer({ port: 0 });
-  cluster = await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes: 3, clock: acceleratedClock(100) });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-});
-
-after(async () => {
-  client?.close();
-  await cluster?.stop();
-  await server?.stop();
+useTestCluster({ nodes: 3, clock: acceleratedClock(100) }, (env) => {
+  client = env.client;
 });
 
 function until<T extends KubeObject>(kind: Kind<T>, namespace: string | undefined, check: (objects: Map<string, T>) => boolean, timeoutMs = 20_000): Promise<Map<string, T>> {

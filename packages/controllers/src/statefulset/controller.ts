@@ -12,7 +12,8 @@
  *   revision. OnDelete: a pod gets the new template only when someone deletes it.
  *
  * Revisions are ControllerRevisions; each pod names its own in the
- * `controller-revision-hash` label.
+ * `controller-revision-hash` label. Each pod's PersistentVolumeClaims come
+ * from the volumeClaimTemplates before the pod does (see claims.ts).
  */
 import { deepCopy } from '@operant/apimachinery';
 import { ignoreNotFound, isControlledBy, Pod, StatefulSet, type Manager, type ReconcileResult, type Request, type Typed } from '@operant/runtime';
@@ -23,6 +24,7 @@ import type { PodObject } from '../objects.js';
 import { availableAt, isPodAvailable } from '../pod/pod-util.js';
 import { createOwnedPod, deleteOwnedPod, isRunningAndReady, isTerminal, podFromTemplate } from '../workload/pod-template.js';
 import { ensureRevision, listRevisions, revisionLabel, revisionTemplate, truncateHistory, type Revision } from '../workload/revisions.js';
+import { applyRetentionPolicy, createMissingClaims, mountClaims } from './claims.js';
 
 type StatefulSetObject = Typed<appsv1.StatefulSet>;
 type StatefulSetStatus = { -readonly [K in keyof appsv1.StatefulSetStatus]: appsv1.StatefulSetStatus[K] };
@@ -113,6 +115,7 @@ function newPod(set: StatefulSetObject, ordinal: number, revision: Revision): Po
     adjustSpec(spec) {
       spec.hostname = name;
       if (serviceName) spec.subdomain = serviceName;
+      mountClaims(set, ordinal, spec);
     },
   });
 }
@@ -141,15 +144,24 @@ async function reconcilePods(ctx: Context, set: StatefulSetObject, pods: PodObje
       continue;
     }
     if (!pod) {
-      await createOwnedPod(ctx, set, StatefulSet, newPod(set, ordinal, revisionFor(set, ordinal, current, update)), created);
+      // kube's CreateStatefulPod: the claims first, then the pod, then the claims' owners per the retention policy.
+      await createMissingClaims(ctx, set, ordinal);
+      const made = await createOwnedPod(ctx, set, StatefulSet, newPod(set, ordinal, revisionFor(set, ordinal, current, update)), created);
+      if (made) await applyRetentionPolicy(ctx, set, made, ordinal);
       if (ordered) return;
       continue;
+    }
+    if (!isTerminating(pod)) {
+      // A pending pod whose claim went missing gets it again; a changed retention policy reaches every claim.
+      if (pod.status?.phase === 'Pending') await createMissingClaims(ctx, set, ordinal);
+      await applyRetentionPolicy(ctx, set, pod, ordinal);
     }
     if (ordered && !healthy(set, pod, now)) return;
   }
 
-  // Pods beyond the replicas, highest ordinal first.
+  // Pods beyond the replicas, highest ordinal first; their claims pass to them first under whenScaled: Delete.
   const condemned = [...byOrdinal.entries()].filter(([o]) => o >= replicas).sort((a, b) => b[0] - a[0]);
+  for (const [ordinal, pod] of condemned) if (!isTerminating(pod)) await applyRetentionPolicy(ctx, set, pod, ordinal);
   for (const [, pod] of condemned) {
     if (isTerminating(pod)) {
       if (ordered) return;

@@ -111,6 +111,8 @@ const byteFields: Record<string, string[]> = {
   [`${CORE}.Secret`]: ['data'],
   [`${CORE}.ConfigMap`]: ['binaryData'],
   ['io.k8s.api.admissionregistration.v1.WebhookClientConfig']: ['caBundle'],
+  ['io.k8s.api.certificates.v1.CertificateSigningRequestSpec']: ['request'],
+  ['io.k8s.api.certificates.v1.CertificateSigningRequestStatus']: ['certificate'],
   [`${APIEXT}.WebhookClientConfig`]: ['caBundle'],
 };
 

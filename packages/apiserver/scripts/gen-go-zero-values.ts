@@ -38,7 +38,7 @@ const packages: Record<string, { dir: string; prefix: string }> = {
     prefix: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
   },
 };
-for (const gv of ['core/v1', 'apps/v1', 'rbac/v1', 'coordination/v1', 'events/v1', 'admissionregistration/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'batch/v1', 'policy/v1', 'networking/v1', 'discovery/v1', 'scheduling/v1', 'node/v1', 'storage/v1', 'flowcontrol/v1', 'autoscaling/v2']) {
+for (const gv of ['core/v1', 'apps/v1', 'rbac/v1', 'coordination/v1', 'events/v1', 'admissionregistration/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'batch/v1', 'policy/v1', 'networking/v1', 'discovery/v1', 'scheduling/v1', 'node/v1', 'storage/v1', 'flowcontrol/v1', 'autoscaling/v2', 'certificates/v1']) {
   packages[`k8s.io/api/${gv}`] = { dir: join(values.api, gv), prefix: `io.k8s.api.${gv.replace('/', '.')}` };
 }
 

@@ -139,6 +139,12 @@ export const builtinResources: ResourceInfo[] = [
     selectableFields: ['status.successful'],
     fieldLabelKind: 'Job',
   }),
+  r('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false,
+    'io.k8s.api.certificates.v1.CertificateSigningRequest', {
+      shortNames: ['csr'],
+      subresources: ['status', 'approval'],
+      selectableFields: ['spec.signerName'],
+    }),
   r('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'io.k8s.api.policy.v1.PodDisruptionBudget', {
     shortNames: ['pdb'],
     subresources: ['status'],

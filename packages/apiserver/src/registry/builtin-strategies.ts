@@ -23,6 +23,7 @@ import { corePolicyStrategies } from './core-policy-strategies.js';
 import { flowcontrolStrategies } from './flowcontrol-strategies.js';
 import { persistentVolumeStrategy } from './volume-strategies.js';
 import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
+import { certificateSigningRequestStrategy } from './certificates-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -293,6 +294,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ...flowcontrolStrategies(),
     ['/persistentvolumes', persistentVolumeStrategy()],
     ['autoscaling/horizontalpodautoscalers', horizontalPodAutoscalerStrategy()],
+    ['certificates.k8s.io/certificatesigningrequests', certificateSigningRequestStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

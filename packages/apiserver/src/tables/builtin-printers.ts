@@ -18,6 +18,7 @@ import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
 import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
 import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/flowcontrol/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
@@ -1346,6 +1347,42 @@ const csiStorageCapacityPrinter = printer(
   },
 );
 
+const certificatesV1 = 'io.k8s.api.certificates.v1';
+
+/** kubectl's CONDITION of a CSR: Denied over Approved over Pending, then Failed and Issued when they apply. */
+function csrCondition(csr: CertificateSigningRequest): string {
+  const types = new Set((csr.status?.conditions ?? []).map((c) => c.type));
+  let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) status += ',Failed';
+  if (csr.status?.certificate) status += ',Issued';
+  return status;
+}
+
+const certificateSigningRequestPrinter = printer(
+  [
+    nameColumn(),
+    ageColumn(),
+    column('SignerName', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'signerName')),
+    column('Requestor', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'request')),
+    column('RequestedDuration', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'expirationSeconds')),
+    column('Condition', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestStatus`, 'conditions')),
+  ],
+  (obj, now) => {
+    const csr = view<CertificateSigningRequest>(obj);
+    const seconds = csr.spec?.expirationSeconds;
+    return {
+      cells: [
+        nameOf(obj),
+        age(obj, now),
+        csr.spec?.signerName || '<none>',
+        csr.spec?.username ?? '',
+        seconds === undefined ? '<none>' : humanDuration(seconds * 1000),
+        csrCondition(csr),
+      ],
+    };
+  },
+);
+
 const flowcontrolV1 = 'io.k8s.api.flowcontrol.v1';
 
 const flowSchemaPrinter = printer(
@@ -1589,6 +1626,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('storage.k8s.io', 'csinodes'), csiNodePrinter],
   [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
   [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
+  [key('certificates.k8s.io', 'certificatesigningrequests'), certificateSigningRequestPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],

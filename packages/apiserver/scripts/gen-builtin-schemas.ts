@@ -406,7 +406,7 @@ function build(name: string): OpenApiSchema {
 for (const res of builtinResources) {
   if (!res.definition) continue;
   want(res.definition);
-  if (!res.virtual) want(`${res.definition.slice(0, res.definition.lastIndexOf('.'))}.${res.listKind}`);
+  if (!res.virtual || res.verbs.includes('list')) want(`${res.definition.slice(0, res.definition.lastIndexOf('.'))}.${res.listKind}`);
 }
 for (const name of [
   `${CORE}.Binding`,

@@ -46,6 +46,7 @@ import { serveTokenRequest } from './http/token-request.js';
 import { servePodLog } from './http/pod-log.js';
 import { servePodBinding } from './http/pod-binding.js';
 import { servePodEviction } from './http/pod-eviction.js';
+import { embeddedComponents, serveComponentStatuses } from './http/component-statuses.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
@@ -189,6 +190,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission);
   customResources.start();
+  const components = embeddedComponents(() => store.get('/health'));
 
   let serverAddress = '';
   const inflight = { readOnly: 0, mutating: 0 };
@@ -245,6 +247,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'eviction') return servePodEviction(req, res, rr, catalog, url.searchParams, user);
+      if (rr.group === '' && rr.resource === 'componentstatuses') {
+        return serveComponentStatuses(req, res, rr, url.searchParams, catalog.lookup('', 'v1', 'componentstatuses')!, components);
+      }
       return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {

@@ -92,6 +92,13 @@ export const builtinResources: ResourceInfo[] = [
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  // Computed at each read from health checks, never stored (kube's componentstatus REST).
+  r('', 'v1', 'componentstatuses', 'ComponentStatus', false, `${core}.ComponentStatus`, {
+    singular: 'componentstatus',
+    shortNames: ['cs'],
+    verbs: ['get', 'list'],
+    virtual: true,
+  }),
   r('', 'v1', 'resourcequotas', 'ResourceQuota', true, `${core}.ResourceQuota`, { shortNames: ['quota'], subresources: ['status'] }),
   r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
     shortNames: ['deploy'],

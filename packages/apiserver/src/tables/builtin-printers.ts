@@ -29,6 +29,7 @@ import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus } from 'kubernet
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
+  ComponentStatus,
   ConfigMap,
   Container,
   Endpoints,
@@ -1347,6 +1348,21 @@ const csiStorageCapacityPrinter = printer(
   },
 );
 
+/** kubectl's STATUS, MESSAGE and ERROR of a ComponentStatus: its Healthy condition's. */
+const componentStatusPrinter = printer(
+  [
+    nameColumn(),
+    column('Status', 'string', 'Status of the component conditions'),
+    column('Message', 'string', 'Message of the component conditions'),
+    column('Error', 'string', 'Error of the component conditions'),
+  ],
+  (obj) => {
+    const healthy = view<ComponentStatus>(obj).conditions?.find((c) => c.type === 'Healthy');
+    const status = !healthy ? 'Unknown' : healthy.status === 'True' ? 'Healthy' : 'Unhealthy';
+    return { cells: [nameOf(obj), status, healthy?.message ?? '', healthy?.error ?? ''] };
+  },
+);
+
 const certificatesV1 = 'io.k8s.api.certificates.v1';
 
 /** kubectl's CONDITION of a CSR: Denied over Approved over Pending, then Failed and Issued when they apply. */
@@ -1626,6 +1642,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('storage.k8s.io', 'csinodes'), csiNodePrinter],
   [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
   [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
+  [key('', 'componentstatuses'), componentStatusPrinter],
   [key('certificates.k8s.io', 'certificatesigningrequests'), certificateSigningRequestPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],

@@ -44,7 +44,7 @@ import { ClusterRoleAggregationController } from './auth/rbac/aggregation-contro
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { servePodLog } from './http/pod-log.js';
-import { servePodBinding } from './http/pod-binding.js';
+import { serveBindings, servePodBinding } from './http/pod-binding.js';
 import { servePodEviction } from './http/pod-eviction.js';
 import { embeddedComponents, serveComponentStatuses } from './http/component-statuses.js';
 import { crdStrategy } from './crd/strategy.js';
@@ -247,6 +247,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'eviction') return servePodEviction(req, res, rr, catalog, url.searchParams, user);
+      if (rr.group === '' && rr.resource === 'bindings') return serveBindings(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'componentstatuses') {
         return serveComponentStatuses(req, res, rr, url.searchParams, catalog.lookup('', 'v1', 'componentstatuses')!, components);
       }

@@ -92,6 +92,8 @@ export const builtinResources: ResourceInfo[] = [
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  // Binds the pod a Binding names, as pods/<name>/binding does (kube's LegacyBindingREST).
+  r('', 'v1', 'bindings', 'Binding', true, `${core}.Binding`, { verbs: createOnly, virtual: true }),
   // Computed at each read from health checks, never stored (kube's componentstatus REST).
   r('', 'v1', 'componentstatuses', 'ComponentStatus', false, `${core}.ComponentStatus`, {
     singular: 'componentstatus',

@@ -814,13 +814,19 @@ export class ResourceStore {
 
   /** Creating in a missing namespace is NotFound; in a terminating one, Forbidden. */
   private checkNamespaceActive(obj: KubeObject): void {
-    if (!this.info.namespaced) return;
-    const ns = obj.metadata.namespace!;
-    const nsObj = this.store.get(`/core/namespaces/${ns}`);
-    if (!nsObj) throw notFound({ group: '', resource: 'namespaces' }, ns);
+    // Admission names the object by its name, else its generateName, else "Unknown" (admission.NewForbidden).
+    if (this.info.namespaced) this.admitCreateIn(obj.metadata.namespace!, obj.metadata.name || obj.metadata.generateName || 'Unknown');
+  }
+
+  /**
+   * kube's NamespaceLifecycle admission of a create of `name` in `namespace`:
+   * 404 for a missing namespace, 403 NamespaceTerminating for one being deleted.
+   */
+  admitCreateIn(namespace: string, name: string): void {
+    const nsObj = this.store.get(`/core/namespaces/${namespace}`);
+    if (!nsObj) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     if (nsObj.value.metadata.deletionTimestamp || (nsObj.value.status as { phase?: string } | undefined)?.phase === 'Terminating') {
-      // Admission names the object by its name, else its generateName, else "Unknown" (admission.NewForbidden).
-      throw namespaceTerminating(this.groupResource, obj.metadata.name || obj.metadata.generateName || 'Unknown', ns);
+      throw namespaceTerminating(this.groupResource, name, namespace);
     }
   }
 

@@ -8,6 +8,8 @@
  * the declarations cannot say is added from small tables here (integer
  * formats, byte strings, the special scalar types) and in
  * `src/openapi/patch-strategies.ts` (strategic-merge and list-type facts).
+ * The kinds the declarations lack (kube-aggregator's APIService) come from
+ * `@kubernetes/client-node`'s models instead (client-node-models.ts).
  *
  * Run: node --import tsx packages/apiserver/scripts/gen-builtin-schemas.ts
  */
@@ -26,6 +28,7 @@ import {
 import type { OpenApiSchema } from '@operant/apimachinery';
 import { builtinResources, groupVersions } from '../src/registry/builtin-resources.js';
 import { applyPatchStrategies } from '../src/openapi/patch-strategies.js';
+import { readClientNodeModels } from './client-node-models.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, '..', 'src', 'openapi', 'builtin-schemas.json');
@@ -372,9 +375,39 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return out;
 }
 
+const AGGREGATOR = 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1';
+
+/** Definitions kubernetes-types has no declarations for, from client-node's models (kube definition -> model class). */
+const modelDefinitions = await readClientNodeModels(
+  {
+    [`${AGGREGATOR}.APIService`]: 'V1APIService',
+    [`${AGGREGATOR}.APIServiceList`]: 'V1APIServiceList',
+    [`${AGGREGATOR}.APIServiceSpec`]: 'V1APIServiceSpec',
+    [`${AGGREGATOR}.APIServiceStatus`]: 'V1APIServiceStatus',
+    [`${AGGREGATOR}.APIServiceCondition`]: 'V1APIServiceCondition',
+    [`${AGGREGATOR}.ServiceReference`]: 'ApiregistrationV1ServiceReference',
+  },
+  { V1ObjectMeta: `${META}.ObjectMeta`, V1ListMeta: `${META}.ListMeta` },
+);
+
+/** A model definition, with the group-version-kind of a served kind or its list (the models' apiVersion and kind are plain strings). */
+function buildFromModel(name: string): OpenApiSchema {
+  const schema: OpenApiSchema = { ...modelDefinitions[name], properties: sortKeys(modelDefinitions[name].properties ?? {}) };
+  for (const prop of Object.values(schema.properties ?? {})) {
+    for (const sub of [prop, ...(prop.allOf ?? []), prop.items ?? {}]) if (sub.$ref) want(sub.$ref.slice(REF_PREFIX.length));
+  }
+  for (const res of builtinResources) {
+    const prefix = res.definition?.slice(0, res.definition.lastIndexOf('.'));
+    const kind = res.definition === name ? res.kind : `${prefix}.${res.listKind}` === name ? res.listKind : undefined;
+    if (kind) schema['x-kubernetes-group-version-kind'] = [{ group: res.group, kind, version: res.version }];
+  }
+  return schema;
+}
+
 function build(name: string): OpenApiSchema {
   if (name === INT_OR_STRING) return intOrStringDefinition;
   if (extraDefinitions[name]) return extraDefinitions[name];
+  if (modelDefinitions[name]) return buildFromModel(name);
   const decl = declarations.get(name);
   if (!decl) throw new Error(`no declaration for ${name}`);
   const description = docText(decl);

@@ -35,6 +35,7 @@ import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
 import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
+import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
@@ -188,6 +189,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const namespaces = new NamespaceController(catalog);
   const gc = new GarbageCollector(catalog);
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
+  const apiServiceRegistration = new APIServiceRegistrationController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission);
   customResources.start();
   const components = embeddedComponents(() => store.get('/health'));
@@ -294,6 +296,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   namespaces.start();
   gc.start();
   clusterRoleAggregation.start();
+  apiServiceRegistration.start();
 
   let stopped: Promise<void> | undefined;
   return {
@@ -307,6 +310,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         namespaces.stop();
         gc.stop();
         clusterRoleAggregation.stop();
+        apiServiceRegistration.stop();
         customResources.stop();
         server.close(() => {
           store.close();

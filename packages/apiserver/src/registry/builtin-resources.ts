@@ -102,6 +102,11 @@ export const builtinResources: ResourceInfo[] = [
     virtual: true,
   }),
   r('', 'v1', 'resourcequotas', 'ResourceQuota', true, `${core}.ResourceQuota`, { shortNames: ['quota'], subresources: ['status'] }),
+  // kube's aggregator lists its own group first (priority 20001).
+  r('apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', false, 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService', {
+    categories: ['api-extensions'],
+    subresources: ['status'],
+  }),
   r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],

@@ -24,6 +24,7 @@ import { flowcontrolStrategies } from './flowcontrol-strategies.js';
 import { persistentVolumeStrategy } from './volume-strategies.js';
 import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { certificateSigningRequestStrategy } from './certificates-strategies.js';
+import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 
@@ -295,6 +296,7 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['/persistentvolumes', persistentVolumeStrategy()],
     ['autoscaling/horizontalpodautoscalers', horizontalPodAutoscalerStrategy()],
     ['certificates.k8s.io/certificatesigningrequests', certificateSigningRequestStrategy()],
+    ['apiregistration.k8s.io/apiservices', apiServiceStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],

@@ -11,7 +11,7 @@ import { fieldErrors, isDNS1123Label, isDNS1123Subdomain, type FieldError, type 
 import type { UserInfo } from '../auth/authn/user-info.js';
 import { certificateChainError, certificateRequestError } from '../tls/certificate-request.js';
 import { nowTimestamp } from './object-meta.js';
-import { baseStrategy, type Strategy, type SubresourceStrategy } from './strategy.js';
+import { baseStrategy, withStatus, type Strategy, type SubresourceStrategy } from './strategy.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -224,13 +224,6 @@ function populateConditionTimestamps(conditions: Condition[], old: KubeObject): 
       c.lastTransitionTime = same?.lastTransitionTime ?? now;
     }
   }
-}
-
-/** The object with the stored spec and this status (an update through a subresource changes nothing else). */
-function withStatus(old: KubeObject, status: Json): KubeObject {
-  const obj = structuredClone(old);
-  obj.status = status;
-  return obj;
 }
 
 /** `status`: the signer sets the certificate and its own conditions; Approved and Denied stay as stored. */

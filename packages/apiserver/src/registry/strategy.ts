@@ -85,6 +85,14 @@ export interface SubresourceStrategy {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] | Promise<FieldError[]>;
 }
 
+/** The stored object with only its status replaced: what an update through a status-like subresource keeps. */
+export function withStatus(old: KubeObject, status: unknown): KubeObject {
+  const obj = structuredClone(old);
+  if (status === undefined) delete obj.status;
+  else obj.status = structuredClone(status);
+  return obj;
+}
+
 /** The behaviour every kind starts from. */
 export function baseStrategy(overrides: Partial<Strategy> = {}): Strategy {
   return {

@@ -1363,6 +1363,25 @@ const componentStatusPrinter = printer(
   },
 );
 
+/** kube-aggregator's columns: the service as namespace/name (Local without one), and the Available condition. */
+const apiServicePrinter = printer(
+  [
+    nameColumn(),
+    column('Service', 'string', 'The reference to the service that hosts this API endpoint.'),
+    column('Available', 'string', 'Whether this service is available.'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = (obj.spec ?? {}) as { service?: { namespace?: string; name?: string } | null };
+    const service = spec.service ? `${spec.service.namespace ?? ''}/${spec.service.name ?? ''}` : 'Local';
+    const conditions = ((obj.status as { conditions?: Array<{ type?: string; status?: string; reason?: string }> } | undefined)?.conditions) ?? [];
+    const available = conditions.find((c) => c.type === 'Available');
+    let status = 'Unknown';
+    if (available) status = available.status === 'True' || !available.reason ? String(available.status ?? '') : `${available.status ?? ''} (${available.reason})`;
+    return { cells: [nameOf(obj), service, status, age(obj, now)] };
+  },
+);
+
 const certificatesV1 = 'io.k8s.api.certificates.v1';
 
 /** kubectl's CONDITION of a CSR: Denied over Approved over Pending, then Failed and Issued when they apply. */
@@ -1643,6 +1662,7 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
   [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
   [key('', 'componentstatuses'), componentStatusPrinter],
+  [key('apiregistration.k8s.io', 'apiservices'), apiServicePrinter],
   [key('certificates.k8s.io', 'certificatesigningrequests'), certificateSigningRequestPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],

@@ -36,6 +36,7 @@ import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
+import { FlowSchemaStatusController } from './controllers/flowschema-status.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
@@ -178,7 +179,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission }),
     );
   }
-  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces)');
+  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces, flow control)');
 
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
@@ -190,6 +191,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const gc = new GarbageCollector(catalog);
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const apiServiceRegistration = new APIServiceRegistrationController(catalog);
+  const flowSchemaStatus = new FlowSchemaStatusController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission);
   customResources.start();
   const components = embeddedComponents(() => store.get('/health'));
@@ -297,6 +299,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   gc.start();
   clusterRoleAggregation.start();
   apiServiceRegistration.start();
+  flowSchemaStatus.start();
 
   let stopped: Promise<void> | undefined;
   return {
@@ -311,6 +314,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         gc.stop();
         clusterRoleAggregation.stop();
         apiServiceRegistration.stop();
+        flowSchemaStatus.stop();
         customResources.stop();
         server.close(() => {
           store.close();

@@ -27,6 +27,7 @@ import { nowTimestamp } from '../registry/object-meta.js';
 import type { WriteOptions } from '../registry/options.js';
 import { localAvailableCondition } from '../registry/apiregistration-strategies.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
+import { CoalescedSync } from './coalesced-sync.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -39,8 +40,6 @@ const priorities = (JSON.parse(readFileSync(new URL('../registry/apiservice-prio
 export const automanagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
 /** What crdregistration gives a CRD's group version: low, below every built-in group. */
 const crdPriority = { group: 1000, version: 100 };
-const retryMs = 50;
-const maxRetryMs = 10_000;
 const writeOptions: WriteOptions = { dryRun: false, fieldValidation: 'Ignore', fieldManager: 'kube-apiserver' };
 
 interface Desired {
@@ -70,14 +69,10 @@ function desiredAPIServices(infos: ResourceInfo[]): Map<string, Desired> {
 export class APIServiceRegistrationController {
   private readonly watches: StoreWatch[] = [];
   private unsubscribe?: () => void;
-  private timer?: NodeJS.Timeout;
-  private running = false;
-  private again = false;
-  private stopped = false;
+  private readonly loop = new CoalescedSync('apiservice registration controller', () => this.sync());
   private startedSync = true;
   /** Whether the last pass saw an APIService with a service (whose availability follows Services and Endpoints). */
   private serviceBacked = false;
-  private backoffMs = retryMs;
 
   constructor(private readonly catalog: ResourceCatalog) {}
 
@@ -90,56 +85,19 @@ export class APIServiceRegistrationController {
   start(): void {
     const apiServices = this.store('apiregistration.k8s.io', 'apiservices');
     const mvcc = apiServices.mvcc;
-    this.watches.push(mvcc.watch(resourcePrefix(apiServices.location), mvcc.revision, () => this.schedule()));
+    this.watches.push(mvcc.watch(resourcePrefix(apiServices.location), mvcc.revision, () => this.loop.schedule()));
     // Services and Endpoints change often in a simulated cluster: they matter only to APIServices with a service.
     for (const rs of [this.store('', 'services'), this.store('', 'endpoints')]) {
-      this.watches.push(mvcc.watch(resourcePrefix(rs.location), mvcc.revision, () => this.serviceBacked && this.schedule()));
+      this.watches.push(mvcc.watch(resourcePrefix(rs.location), mvcc.revision, () => this.serviceBacked && this.loop.schedule()));
     }
-    this.unsubscribe = this.catalog.onChange(() => this.schedule());
-    this.schedule();
+    this.unsubscribe = this.catalog.onChange(() => this.loop.schedule());
+    this.loop.schedule();
   }
 
   stop(): void {
-    this.stopped = true;
+    this.loop.stop();
     for (const w of this.watches) w.stop();
     this.unsubscribe?.();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Coalesces changes: one pass after a burst of events. */
-  private schedule(delay = 0): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) return;
-    // Store callbacks run inside a commit; act after it, never re-entrantly.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.run();
-    }, delay);
-  }
-
-  private async run(): Promise<void> {
-    this.running = true;
-    this.again = false;
-    let failed: boolean;
-    try {
-      failed = await this.sync();
-    } catch (e) {
-      console.error(`apiservice registration controller: ${(e as Error).stack ?? String(e)}`);
-      failed = true;
-    }
-    this.running = false;
-    if (failed) {
-      this.schedule(this.backoffMs);
-      this.backoffMs = Math.min(this.backoffMs * 2, maxRetryMs);
-      return;
-    }
-    this.backoffMs = retryMs;
-    if (this.again) this.schedule();
   }
 
   /** One pass over every APIService; true when a write failed (tried again later). */

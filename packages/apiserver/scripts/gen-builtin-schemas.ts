@@ -149,6 +149,22 @@ const intOrStringDefinition: OpenApiSchema = {
 
 const validationRule = `${APIEXT}.ValidationRule`;
 
+/** The fields of admissionregistration's Rule that its embedding types lack in kubernetes-types. */
+const embeddedRuleFields: Record<string, OpenApiSchema> = {
+  resources: {
+    type: 'array',
+    items: { type: 'string', default: '' },
+    'x-kubernetes-list-type': 'atomic',
+    description:
+      "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
+  },
+  scope: {
+    type: 'string',
+    description:
+      'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
+  },
+};
+
 /** Fields the declarations drop (names that are not identifiers) or that are newer than them (1.31/1.32). */
 const extraProperties: Record<string, Record<string, OpenApiSchema>> = {
   [`${APIEXT}.JSONSchemaProps`]: {
@@ -205,20 +221,8 @@ const extraProperties: Record<string, Record<string, OpenApiSchema>> = {
     },
   },
   // kubernetes-types loses the fields Go embeds from admissionregistration's Rule.
-  ['io.k8s.api.admissionregistration.v1.RuleWithOperations']: {
-    resources: {
-      type: 'array',
-      items: { type: 'string', default: '' },
-      'x-kubernetes-list-type': 'atomic',
-      description:
-        "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
-    },
-    scope: {
-      type: 'string',
-      description:
-        'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
-    },
-  },
+  ['io.k8s.api.admissionregistration.v1.RuleWithOperations']: embeddedRuleFields,
+  ['io.k8s.api.admissionregistration.v1.NamedRuleWithOperations']: embeddedRuleFields,
   [`${CORE}.PodSpec`]: {
     resources: {
       allOf: [{ $ref: `${REF_PREFIX}${CORE}.ResourceRequirements` }],

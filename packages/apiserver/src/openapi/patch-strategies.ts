@@ -120,6 +120,12 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   [`${admission}.ValidatingWebhookConfiguration`]: {
     webhooks: byKey('name'),
   },
+  [`${admission}.ValidatingAdmissionPolicySpec`]: {
+    matchConditions: byKey('name'),
+    variables: byKey('name'),
+  },
+  [`${admission}.ValidatingAdmissionPolicyStatus`]: { conditions: { listType: 'map', listMapKeys: ['type'] } },
+  [`${admission}.ValidatingAdmissionPolicyBindingSpec`]: { validationActions: { listType: 'set' } },
   [`${apiext}.CustomResourceDefinitionStatus`]: {
     conditions: { listType: 'map', listMapKeys: ['type'] },
   },

@@ -196,6 +196,11 @@ export const builtinResources: ResourceInfo[] = [
     'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration', { categories: ['api-extensions'] }),
   r('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false,
     'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration', { categories: ['api-extensions'] }),
+  // Stored and validated; the server does not enforce them.
+  r('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false,
+    'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy', { categories: ['api-extensions'], subresources: ['status'] }),
+  r('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false,
+    'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding', { categories: ['api-extensions'] }),
   r('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false,
     'io.k8s.api.authentication.v1.SelfSubjectReview', { verbs: createOnly, virtual: true }),
   r('authentication.k8s.io', 'v1', 'tokenreviews', 'TokenReview', false,

@@ -5,7 +5,7 @@
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, withStatus, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
 import { defaultPod } from './defaults/pod-spec.js';
 import { defaultDeployment, defaultReplicaSet } from './defaults/apps.js';
@@ -27,6 +27,13 @@ import { certificateSigningRequestStrategy } from './certificates-strategies.js'
 import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import {
+  defaultValidatingAdmissionPolicy,
+  defaultValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyStatus,
+} from '../admission/policy-validation.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -268,6 +275,18 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   });
 }
 
+/** ValidatingAdmissionPolicies: stored and validated (not enforced), generation tracked, status through its subresource. */
+function validatingAdmissionPolicyStrategy(): Strategy {
+  return statusSubresourceStrategy({
+    applyDefaults: defaultValidatingAdmissionPolicy,
+    validate: validateValidatingAdmissionPolicy,
+    validateUpdate: validateValidatingAdmissionPolicy,
+    subresourceStrategies: {
+      status: { prepareForUpdate: (incoming, old) => withStatus(old, incoming.status), validateUpdate: validateValidatingAdmissionPolicyStatus },
+    },
+  });
+}
+
 /** Builds the strategy table, keyed by `<group>/<resource>`; `nodeRegistered` tells whether a Node exists. */
 export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered: (name: string) => boolean = () => false): Map<string, Strategy> {
   return new Map<string, Strategy>([
@@ -300,5 +319,15 @@ export function builtinStrategies(allocator: ClusterIpAllocator, nodeRegistered:
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],
+    ['admissionregistration.k8s.io/validatingadmissionpolicies', validatingAdmissionPolicyStrategy()],
+    [
+      'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+      baseStrategy({
+        tracksGeneration: true,
+        applyDefaults: defaultValidatingAdmissionPolicyBinding,
+        validate: validateValidatingAdmissionPolicyBinding,
+        validateUpdate: validateValidatingAdmissionPolicyBinding,
+      }),
+    ],
   ]);
 }

@@ -11,7 +11,7 @@
  */
 import { canonicalQuantity, type KubeObject } from '@operant/apimachinery';
 import { eventToCore } from '../registry/event-conversion.js';
-import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
@@ -1363,6 +1363,39 @@ const componentStatusPrinter = printer(
   },
 );
 
+/** kubectl's VALIDATIONS (a count) and PARAMKIND (apiVersion/kind, or <unset>) of a ValidatingAdmissionPolicy. */
+const validatingAdmissionPolicyPrinter = printer(
+  [
+    nameColumn(),
+    column('Validations', 'integer', 'Validations indicates the number of validation rules defined in this configuration'),
+    column('ParamKind', 'string', 'ParamKind specifies the kind of resources used to parameterize this policy'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<ValidatingAdmissionPolicy>(obj).spec;
+    const paramKind = spec?.paramKind ? `${spec.paramKind.apiVersion ?? ''}/${spec.paramKind.kind ?? ''}` : '<unset>';
+    return { cells: [nameOf(obj), spec?.validations?.length ?? 0, paramKind, age(obj, now)] };
+  },
+);
+
+/** kubectl's POLICYNAME and PARAMREF (namespace/name; a star for the namespace when none is named; or the selector) of a binding. */
+const validatingAdmissionPolicyBindingPrinter = printer(
+  [
+    nameColumn(),
+    column('PolicyName', 'string', 'PolicyName indicates the policy definition which the policy binding binded to'),
+    column('ParamRef', 'string', 'ParamRef indicates the param resource which sets the configration param'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<ValidatingAdmissionPolicyBinding>(obj).spec;
+    const ref = spec?.paramRef;
+    let param = '<unset>';
+    if (ref?.name) param = ref.namespace ? `${ref.namespace}/${ref.name}` : `*/${ref.name}`;
+    else if (ref?.selector) param = labelSelectorString(ref.selector) ?? '';
+    return { cells: [nameOf(obj), spec?.policyName ?? '', param, age(obj, now)] };
+  },
+);
+
 /** kube-aggregator's columns: the service as namespace/name (Local without one), and the Available condition. */
 const apiServicePrinter = printer(
   [
@@ -1663,6 +1696,8 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
   [key('', 'componentstatuses'), componentStatusPrinter],
   [key('apiregistration.k8s.io', 'apiservices'), apiServicePrinter],
+  [key('admissionregistration.k8s.io', 'validatingadmissionpolicies'), validatingAdmissionPolicyPrinter],
+  [key('admissionregistration.k8s.io', 'validatingadmissionpolicybindings'), validatingAdmissionPolicyBindingPrinter],
   [key('certificates.k8s.io', 'certificatesigningrequests'), certificateSigningRequestPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],

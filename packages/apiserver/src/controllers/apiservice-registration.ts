@@ -70,7 +70,8 @@ export class APIServiceRegistrationController {
   private readonly watches: StoreWatch[] = [];
   private unsubscribe?: () => void;
   private readonly loop = new CoalescedSync('apiservice registration controller', () => this.sync());
-  private startedSync = true;
+  /** Until the first pass is over: onstart APIServices no longer served are deleted then only, as kube does. */
+  private firstPass = true;
   /** Whether the last pass saw an APIService with a service (whose availability follows Services and Endpoints). */
   private serviceBacked = false;
 
@@ -105,8 +106,8 @@ export class APIServiceRegistrationController {
     const rs = this.store('apiregistration.k8s.io', 'apiservices');
     const desired = desiredAPIServices(this.catalog.infos());
     const existing = new Map(rs.mvcc.list(resourcePrefix(rs.location)).items.map((v) => [v.value.metadata.name ?? '', v.value]));
-    const atStart = this.startedSync;
-    this.startedSync = false;
+    const atStart = this.firstPass;
+    this.firstPass = false;
     let failed = false;
     const attempt = async (what: string, write: () => Promise<unknown>): Promise<void> => {
       try {

@@ -40,9 +40,13 @@ const typeWords: Record<FieldErrorType, string> = {
   InternalError: 'Internal error',
 };
 
-/** Prints a value the way Go's `%#v`-style field errors do: strings quoted, numbers bare. */
+/**
+ * Prints a value the way Go's `%#v`-style field errors do: strings quoted,
+ * numbers bare, bytes (a Go `[]byte`, such as a CSR's request) as `[]byte{0x2d, 0xa}`.
+ */
 export function formatFieldValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
+  if (value instanceof Uint8Array) return `[]byte{${Array.from(value, (b) => `0x${b.toString(16)}`).join(', ')}}`;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null || value === undefined) return 'null';
   return JSON.stringify(value);

@@ -23,7 +23,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, inflateRawSync } from 'node:zlib';
 import ts from 'typescript';
 import { ProtoReader, WireType, type DescriptorField, type DescriptorTable } from '../src/protobuf/decode.js';
 
@@ -55,6 +55,7 @@ const wanted = new Map<string, string>([
   ['k8s.io.api.node.v1', 'node/v1.d.ts'],
   ['k8s.io.api.storage.v1', 'storage/v1.d.ts'],
   ['k8s.io.api.flowcontrol.v1', 'flowcontrol/v1.d.ts'],
+  ['k8s.io.api.certificates.v1', 'certificates/v1.d.ts'],
   [META, 'meta/v1.d.ts'],
   [APIEXT, 'apiextensions/v1.d.ts'],
 ]);
@@ -185,6 +186,19 @@ function parseFile(bytes: Uint8Array): RawFile {
   return file;
 }
 
+/**
+ * The first gzip member at the start of `bytes`; both sizes are far above core/v1's.
+ * gunzip would go on to a member that follows at once and join the two (the
+ * certificates/v1 descriptor is followed by v1beta1's in kubectl): Go writes
+ * members with a bare 10-byte header (no flags), whose deflate stream is
+ * inflated alone, trailing bytes ignored.
+ */
+function gunzipMember(bytes: Buffer): Buffer {
+  const flags = bytes[3];
+  if (flags === 0) return inflateRawSync(bytes.subarray(10), { maxOutputLength: 16 << 20 });
+  return gunzipSync(bytes, { maxOutputLength: 16 << 20 });
+}
+
 /** Every gzip stream in the binary that decodes as a FileDescriptorProto of a wanted package. */
 function descriptorsIn(binary: string): RawFile[] {
   const data = readFileSync(binary);
@@ -193,8 +207,7 @@ function descriptorsIn(binary: string): RawFile[] {
   for (let i = data.indexOf(gzipMagic); i >= 0; i = data.indexOf(gzipMagic, i + 1)) {
     let inflated: Buffer;
     try {
-      // Trailing bytes after the stream are ignored; both sizes are far above core/v1's.
-      inflated = gunzipSync(data.subarray(i, i + (4 << 20)), { maxOutputLength: 16 << 20 });
+      inflated = gunzipMember(data.subarray(i, i + (4 << 20)));
     } catch {
       continue;
     }

@@ -8,6 +8,8 @@
  * the declarations cannot say is added from small tables here (integer
  * formats, byte strings, the special scalar types) and in
  * `src/openapi/patch-strategies.ts` (strategic-merge and list-type facts).
+ * The kinds the declarations lack (kube-aggregator's APIService) come from
+ * `@kubernetes/client-node`'s models instead (client-node-models.ts).
  *
  * Run: node --import tsx packages/apiserver/scripts/gen-builtin-schemas.ts
  */
@@ -26,6 +28,7 @@ import {
 import type { OpenApiSchema } from '@operant/apimachinery';
 import { builtinResources, groupVersions } from '../src/registry/builtin-resources.js';
 import { applyPatchStrategies } from '../src/openapi/patch-strategies.js';
+import { readClientNodeModels } from './client-node-models.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, '..', 'src', 'openapi', 'builtin-schemas.json');
@@ -111,6 +114,8 @@ const byteFields: Record<string, string[]> = {
   [`${CORE}.Secret`]: ['data'],
   [`${CORE}.ConfigMap`]: ['binaryData'],
   ['io.k8s.api.admissionregistration.v1.WebhookClientConfig']: ['caBundle'],
+  ['io.k8s.api.certificates.v1.CertificateSigningRequestSpec']: ['request'],
+  ['io.k8s.api.certificates.v1.CertificateSigningRequestStatus']: ['certificate'],
   [`${APIEXT}.WebhookClientConfig`]: ['caBundle'],
 };
 
@@ -143,6 +148,22 @@ const intOrStringDefinition: OpenApiSchema = {
 };
 
 const validationRule = `${APIEXT}.ValidationRule`;
+
+/** The fields of admissionregistration's Rule that its embedding types lack in kubernetes-types. */
+const embeddedRuleFields: Record<string, OpenApiSchema> = {
+  resources: {
+    type: 'array',
+    items: { type: 'string', default: '' },
+    'x-kubernetes-list-type': 'atomic',
+    description:
+      "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
+  },
+  scope: {
+    type: 'string',
+    description:
+      'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
+  },
+};
 
 /** Fields the declarations drop (names that are not identifiers) or that are newer than them (1.31/1.32). */
 const extraProperties: Record<string, Record<string, OpenApiSchema>> = {
@@ -200,20 +221,8 @@ const extraProperties: Record<string, Record<string, OpenApiSchema>> = {
     },
   },
   // kubernetes-types loses the fields Go embeds from admissionregistration's Rule.
-  ['io.k8s.api.admissionregistration.v1.RuleWithOperations']: {
-    resources: {
-      type: 'array',
-      items: { type: 'string', default: '' },
-      'x-kubernetes-list-type': 'atomic',
-      description:
-        "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
-    },
-    scope: {
-      type: 'string',
-      description:
-        'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
-    },
-  },
+  ['io.k8s.api.admissionregistration.v1.RuleWithOperations']: embeddedRuleFields,
+  ['io.k8s.api.admissionregistration.v1.NamedRuleWithOperations']: embeddedRuleFields,
   [`${CORE}.PodSpec`]: {
     resources: {
       allOf: [{ $ref: `${REF_PREFIX}${CORE}.ResourceRequirements` }],
@@ -370,9 +379,39 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return out;
 }
 
+const AGGREGATOR = 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1';
+
+/** Definitions kubernetes-types has no declarations for, from client-node's models (kube definition -> model class). */
+const modelDefinitions = await readClientNodeModels(
+  {
+    [`${AGGREGATOR}.APIService`]: 'V1APIService',
+    [`${AGGREGATOR}.APIServiceList`]: 'V1APIServiceList',
+    [`${AGGREGATOR}.APIServiceSpec`]: 'V1APIServiceSpec',
+    [`${AGGREGATOR}.APIServiceStatus`]: 'V1APIServiceStatus',
+    [`${AGGREGATOR}.APIServiceCondition`]: 'V1APIServiceCondition',
+    [`${AGGREGATOR}.ServiceReference`]: 'ApiregistrationV1ServiceReference',
+  },
+  { V1ObjectMeta: `${META}.ObjectMeta`, V1ListMeta: `${META}.ListMeta` },
+);
+
+/** A model definition, with the group-version-kind of a served kind or its list (the models' apiVersion and kind are plain strings). */
+function buildFromModel(name: string): OpenApiSchema {
+  const schema: OpenApiSchema = { ...modelDefinitions[name], properties: sortKeys(modelDefinitions[name].properties ?? {}) };
+  for (const prop of Object.values(schema.properties ?? {})) {
+    for (const sub of [prop, ...(prop.allOf ?? []), prop.items ?? {}]) if (sub.$ref) want(sub.$ref.slice(REF_PREFIX.length));
+  }
+  for (const res of builtinResources) {
+    const prefix = res.definition?.slice(0, res.definition.lastIndexOf('.'));
+    const kind = res.definition === name ? res.kind : `${prefix}.${res.listKind}` === name ? res.listKind : undefined;
+    if (kind) schema['x-kubernetes-group-version-kind'] = [{ group: res.group, kind, version: res.version }];
+  }
+  return schema;
+}
+
 function build(name: string): OpenApiSchema {
   if (name === INT_OR_STRING) return intOrStringDefinition;
   if (extraDefinitions[name]) return extraDefinitions[name];
+  if (modelDefinitions[name]) return buildFromModel(name);
   const decl = declarations.get(name);
   if (!decl) throw new Error(`no declaration for ${name}`);
   const description = docText(decl);
@@ -404,7 +443,7 @@ function build(name: string): OpenApiSchema {
 for (const res of builtinResources) {
   if (!res.definition) continue;
   want(res.definition);
-  if (!res.virtual) want(`${res.definition.slice(0, res.definition.lastIndexOf('.'))}.${res.listKind}`);
+  if (!res.virtual || res.verbs.includes('list')) want(`${res.definition.slice(0, res.definition.lastIndexOf('.'))}.${res.listKind}`);
 }
 for (const name of [
   `${CORE}.Binding`,

@@ -12,11 +12,13 @@
  * turn) or to null for anything else (a leaf, a null, or a type with its own
  * MarshalJSON such as metav1.Time).
  *
- * Source: the Go types of k8s.io/api, k8s.io/apimachinery (meta/v1) and
- * k8s.io/apiextensions-apiserver (apiextensions/v1), from checkouts:
+ * Source: the Go types of k8s.io/api, k8s.io/apimachinery (meta/v1),
+ * k8s.io/apiextensions-apiserver (apiextensions/v1) and k8s.io/kube-aggregator
+ * (apiregistration/v1), from checkouts:
  *
  *   node --import tsx packages/apiserver/scripts/gen-go-zero-values.ts \
- *     --api ../api --apimachinery ../apimachinery --apiextensions ../apiextensions-apiserver
+ *     --api ../api --apimachinery ../apimachinery --apiextensions ../apiextensions-apiserver \
+ *     --aggregator ../kube-aggregator
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,9 +26,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtinSchemas } from '../src/openapi/builtin-schemas.js';
 
-const { values } = parseArgs({ options: { api: { type: 'string' }, apimachinery: { type: 'string' }, apiextensions: { type: 'string' } } });
-if (!values.api || !values.apimachinery || !values.apiextensions) {
-  console.error('usage: gen-go-zero-values.ts --api DIR --apimachinery DIR --apiextensions DIR');
+const { values } = parseArgs({ options: { api: { type: 'string' }, apimachinery: { type: 'string' }, apiextensions: { type: 'string' }, aggregator: { type: 'string' } } });
+if (!values.api || !values.apimachinery || !values.apiextensions || !values.aggregator) {
+  console.error('usage: gen-go-zero-values.ts --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR');
   process.exit(2);
 }
 
@@ -37,8 +39,12 @@ const packages: Record<string, { dir: string; prefix: string }> = {
     dir: join(values.apiextensions, 'pkg/apis/apiextensions/v1'),
     prefix: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
   },
+  'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1': {
+    dir: join(values.aggregator, 'pkg/apis/apiregistration/v1'),
+    prefix: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1',
+  },
 };
-for (const gv of ['core/v1', 'apps/v1', 'rbac/v1', 'coordination/v1', 'events/v1', 'admissionregistration/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'batch/v1', 'policy/v1', 'networking/v1', 'discovery/v1', 'scheduling/v1', 'node/v1', 'storage/v1', 'flowcontrol/v1', 'autoscaling/v2']) {
+for (const gv of ['core/v1', 'apps/v1', 'rbac/v1', 'coordination/v1', 'events/v1', 'admissionregistration/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'batch/v1', 'policy/v1', 'networking/v1', 'discovery/v1', 'scheduling/v1', 'node/v1', 'storage/v1', 'flowcontrol/v1', 'autoscaling/v2', 'certificates/v1']) {
   packages[`k8s.io/api/${gv}`] = { dir: join(values.api, gv), prefix: `io.k8s.api.${gv.replace('/', '.')}` };
 }
 
@@ -59,7 +65,8 @@ for (const [path, { dir, prefix }] of Object.entries(packages)) {
     if (!file.endsWith('.go') || file.endsWith('_test.go') || file.startsWith('zz_generated') || file.startsWith('generated')) continue;
     const src = readFileSync(join(dir, file), 'utf8');
     const imports = new Map<string, string>();
-    for (const m of src.matchAll(/^\s*(?:(\w+)\s+)?"([^"]+)"\s*$/gm)) imports.set(m[1] ?? m[2]!.split('/').pop()!, m[2]!);
+    // An import block's lines, or a single `import alias "path"`.
+    for (const m of src.matchAll(/^\s*(?:import\s+)?(?:(\w+)\s+)?"([^"]+)"\s*$/gm)) imports.set(m[1] ?? m[2]!.split('/').pop()!, m[2]!);
     for (const m of src.matchAll(/^func \(\w*\s*\*?(\w+)\) MarshalJSON\(/gm)) customMarshal.add(`${prefix}.${m[1]}`);
     for (const m of src.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
       const fields: GoField[] = [];

@@ -1,11 +1,13 @@
 /**
  * The objects every cluster starts with: the default, kube-system, kube-public and kube-node-lease
- * namespaces, the default RBAC policy and the system PriorityClasses.
+ * namespaces, the default RBAC policy, the system PriorityClasses and the priority-and-fairness
+ * bootstrap configuration.
  */
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.js';
 import type { ResourceCatalog } from './registry/catalog.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
+import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -17,6 +19,7 @@ export async function bootstrap(catalog: ResourceCatalog): Promise<void> {
     const pc = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description };
     await ignoreExisting(priorityClasses.create('', pc, { dryRun: false, fieldValidation: 'Ignore' }));
   }
+  await ensureFlowcontrolBootstrap(catalog);
   const namespaces = catalog.lookup('', 'v1', 'namespaces')!;
   for (const name of initialNamespaces) {
     await ignoreExisting(namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' }));

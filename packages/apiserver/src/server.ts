@@ -36,6 +36,8 @@ import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
 import { kubeVersion } from './version.js';
 import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
+import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
+import { FlowSchemaStatusController } from './controllers/flowschema-status.js';
 import { bootstrap, ensureKubernetesService } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
@@ -45,8 +47,9 @@ import { ClusterRoleAggregationController } from './auth/rbac/aggregation-contro
 import { AdmissionChain } from './admission/dispatcher.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { servePodLog } from './http/pod-log.js';
-import { servePodBinding } from './http/pod-binding.js';
+import { serveBindings, servePodBinding } from './http/pod-binding.js';
 import { servePodEviction } from './http/pod-eviction.js';
+import { embeddedComponents, serveComponentStatuses } from './http/component-statuses.js';
 import { crdStrategy } from './crd/strategy.js';
 import { asCrd } from './crd/types.js';
 import { CustomResourceServing } from './crd/serving.js';
@@ -182,7 +185,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission, quota }),
     );
   }
-  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces)');
+  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces, flow control)');
 
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
@@ -193,8 +196,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const namespaces = new NamespaceController(catalog);
   const gc = new GarbageCollector(catalog);
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
+  const apiServiceRegistration = new APIServiceRegistrationController(catalog);
+  const flowSchemaStatus = new FlowSchemaStatusController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission, quota);
   customResources.start();
+  const components = embeddedComponents(() => store.get('/health'));
 
   let serverAddress = '';
   const inflight = { readOnly: 0, mutating: 0 };
@@ -251,6 +257,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'eviction') return servePodEviction(req, res, rr, catalog, url.searchParams, user);
+      if (rr.group === '' && rr.resource === 'bindings') return serveBindings(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'componentstatuses') {
+        return serveComponentStatuses(req, res, rr, url.searchParams, catalog.lookup('', 'v1', 'componentstatuses')!, components);
+      }
       return resources.handle(req, res, rr, url.searchParams, user);
     }
     if (path === '/api' || path === '/apis') {
@@ -294,6 +304,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   namespaces.start();
   gc.start();
   clusterRoleAggregation.start();
+  apiServiceRegistration.start();
+  flowSchemaStatus.start();
 
   let stopped: Promise<void> | undefined;
   return {
@@ -307,6 +319,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         namespaces.stop();
         gc.stop();
         clusterRoleAggregation.stop();
+        apiServiceRegistration.stop();
+        flowSchemaStatus.stop();
         customResources.stop();
         server.close(() => {
           store.close();

@@ -70,6 +70,38 @@ it('a bound pod, a deleting one, a wrong name, uid or target are refused in kube
   assert.equal((await api.ok('GET', `${pods}/free`)).spec.nodeName, undefined);
 });
 
+it('the top-level bindings resource binds the pod its Binding names, as pods/binding does', async () => {
+  const bindings = '/api/v1/namespaces/lifecycle/bindings';
+  const discovered = (await api.ok('GET', '/api/v1')).resources.find((r: Json) => r.name === 'bindings');
+  assert.deepEqual(discovered, { name: 'bindings', singularName: 'binding', namespaced: true, kind: 'Binding', verbs: ['create'] });
+
+  await api.ok('POST', pods, pod('legacy'), 201);
+  const r = await api.request('POST', bindings, binding('legacy', 'node-2'));
+  assert.equal(r.status, 201, r.text);
+  assert.deepEqual(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  const bound = await api.ok('GET', `${pods}/legacy`);
+  assert.equal(bound.spec.nodeName, 'node-2');
+  assert.equal(bound.status.conditions.find((c: Json) => c.type === 'PodScheduled').status, 'True');
+
+  const again = await api.request('POST', bindings, binding('legacy', 'node-1'));
+  assert.equal(again.status, 409);
+  assert.equal(again.body.message, 'Operation cannot be fulfilled on pods/binding "legacy": pod legacy is already assigned to node "node-2"');
+  const unnamed = await api.request('POST', bindings, { apiVersion: 'v1', kind: 'Binding', metadata: {}, target: { kind: 'Node', name: 'node-1' } });
+  assert.equal(unnamed.status, 400);
+  assert.equal(unnamed.body.message, 'Name parameter required.');
+  const otherNamespace = await api.request('POST', bindings, binding('legacy', 'node-1', { namespace: 'default' }));
+  assert.equal(otherNamespace.status, 400);
+  assert.equal(otherNamespace.body.message, 'the namespace of the provided object does not match the namespace sent on the request');
+  const noNamespace = await api.request('POST', '/api/v1/namespaces/nowhere/bindings', binding('legacy', 'node-1'));
+  assert.equal(noNamespace.status, 404);
+  assert.equal(noNamespace.body.message, 'namespaces "nowhere" not found');
+  const missing = await api.request('POST', bindings, binding('nobody', 'node-1'));
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.message, 'pods "nobody" not found');
+  assert.equal((await api.request('GET', bindings)).status, 405);
+  assert.equal((await api.request('POST', `${bindings}/legacy`, binding('legacy', 'node-1'))).status, 404);
+});
+
 it('a pod on a node is deleted gracefully: a deadline, then gone on a delete with grace 0', async () => {
   await api.ok('POST', pods, pod('graceful', { nodeName: 'node-1', terminationGracePeriodSeconds: 30 }), 201);
   const before = Date.now();

@@ -26,8 +26,8 @@ export const acceptedAdmissionReviewVersions = ['v1', 'v1beta1'] as const;
 export const defaultTimeoutSeconds = 10;
 
 // Sorted as Go's sets.String.List() sorts them, since the messages list them so.
-const supportedFailurePolicies = ['Fail', 'Ignore'];
-const supportedMatchPolicies = ['Equivalent', 'Exact'];
+export const supportedFailurePolicies = ['Fail', 'Ignore'];
+export const supportedMatchPolicies = ['Equivalent', 'Exact'];
 const supportedSideEffectClasses = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const noSideEffectClasses = ['None', 'NoneOnDryRun'];
 const supportedOperations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
@@ -137,16 +137,17 @@ function validateConfiguration(obj: KubeObject, mutating: boolean, opts: Validat
 }
 
 /** Go's `%#v` of a string slice, as field errors print slice values: `[]string{"*", "apps"}`. */
-function goSlice(values: readonly unknown[], type = 'string'): string {
+/** A slice as Go's `%#v` prints it: `[]string{"a", "b"}`. */
+export function goSlice(values: readonly unknown[], type = 'string'): string {
   return `[]${type}{${values.map((v) => JSON.stringify(String(v))).join(', ')}}`;
 }
 
 /** An Invalid error whose value Go prints with `%#v` (slices), kept verbatim in the message. */
-function invalidGoValue(field: string, goValue: string, detail: string): FieldError {
+export function invalidGoValue(field: string, goValue: string, detail: string): FieldError {
   return { type: 'FieldValueInvalid', field, hasValue: false, detail: `${goValue}: ${detail}` };
 }
 
-function stringList(v: unknown): string[] {
+export function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : [];
 }
 
@@ -190,7 +191,8 @@ function fullyQualifiedNameErrors(field: string, name: string): FieldError[] {
   return [];
 }
 
-function validateRuleWithOperations(rule: WebhookRule, path: string): FieldError[] {
+/** kube's validateRuleWithOperations: operations, then the rule (groups, versions, resources, scope). */
+export function validateRuleWithOperations(rule: WebhookRule, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const ops = stringList(rule.operations);
   if (ops.length === 0) errs.push(fieldErrors.required(`${path}.operations`));
@@ -280,7 +282,7 @@ function validateAdmissionReviewVersions(raw: unknown, requireRecognized: boolea
 }
 
 /** metav1validation.ValidateLabelSelector. */
-function selectorErrors(raw: unknown, path: string, allowInvalidLabelValue: boolean): FieldError[] {
+export function selectorErrors(raw: unknown, path: string, allowInvalidLabelValue: boolean): FieldError[] {
   if (!isJsonObject(raw)) return [];
   const errs: FieldError[] = [];
   const matchLabels = isJsonObject(raw.matchLabels) ? (raw.matchLabels as Record<string, string>) : undefined;
@@ -410,7 +412,11 @@ function validateWebhookService(path: string, svc: Json): FieldError[] {
   return errs;
 }
 
-function validateMatchConditions(raw: unknown, path: string): FieldError[] {
+/**
+ * kube's validateMatchConditions; `compile` answers a compile error of one expression
+ * (webhooks' environment by default; policies add `params` and `authorizer`).
+ */
+export function validateMatchConditions(raw: unknown, path: string, compile: (expression: string) => string | undefined = (e) => compileCondition('', e).compileError): FieldError[] {
   const conditions = Array.isArray(raw) ? raw : [];
   const errs: FieldError[] = [];
   if (conditions.length > maxMatchConditions) errs.push(fieldErrors.tooMany(path, conditions.length, maxMatchConditions));
@@ -422,8 +428,8 @@ function validateMatchConditions(raw: unknown, path: string): FieldError[] {
     const trimmed = expression.trim();
     if (trimmed.length === 0) errs.push(fieldErrors.required(`${p}.expression`));
     else {
-      const compiled = compileCondition('', trimmed);
-      if (compiled.compileError) errs.push(fieldErrors.invalid(`${p}.expression`, trimmed, compiled.compileError));
+      const compileError = compile(trimmed);
+      if (compileError) errs.push(fieldErrors.invalid(`${p}.expression`, trimmed, compileError));
     }
     const name = typeof cond.name === 'string' ? cond.name : '';
     if (name.length === 0) errs.push(fieldErrors.required(`${p}.name`));

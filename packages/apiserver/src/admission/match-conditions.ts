@@ -59,7 +59,7 @@ function errorSummary(err: unknown): string {
 }
 
 /** A cel-go style issue: `ERROR: <input>:1:5: message` with the source line and a caret. */
-function compileIssue(source: string, err: unknown): string {
+export function compileIssue(source: string, err: unknown): string {
   const e = err as CelErrorLike | undefined;
   const offset = Math.min(Math.max(e?.node?.pos ?? e?.range?.start ?? 0, 0), source.length);
   const before = source.slice(0, offset);

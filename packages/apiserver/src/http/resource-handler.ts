@@ -130,7 +130,8 @@ export class ResourceHandler {
   }
 }
 
-function includeObject(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
+/** The `includeObject` of a Table request (Metadata when absent), or kube's 400. */
+export function includeObject(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
   const v = q.get('includeObject');
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
@@ -143,7 +144,7 @@ function decodeDeleteBody(body: Buffer, contentType: string | undefined): unknow
 
 function allowed(rs: ResourceStore, rr: ResourceRequest): boolean {
   if (rr.subresource) {
-    if (rr.subresource === 'status' || rr.subresource === 'scale') return ['get', 'update', 'patch'].includes(rr.verb);
+    if (rr.subresource === 'status' || rr.subresource === 'scale' || rr.subresource === 'approval') return ['get', 'update', 'patch'].includes(rr.verb);
     if (rr.subresource === 'finalize') return rr.verb === 'update';
     return rr.verb === 'create';
   }

@@ -278,6 +278,8 @@ const ownKind = (res: ResourceInfo): OperationGvk => ({ group: res.group, kind: 
 
 const subresourceShapes: Record<string, SubresourceShape> = {
   status: { gvk: ownKind, definition: kindDefinitionName, operations: getPutPatch },
+  // A CertificateSigningRequest's Approved/Denied conditions.
+  approval: { gvk: ownKind, definition: kindDefinitionName, operations: getPutPatch },
   ephemeralcontainers: { gvk: ownKind, definition: kindDefinitionName, operations: getPutPatch },
   scale: {
     gvk: () => ({ group: 'autoscaling', kind: 'Scale', version: 'v1' }),

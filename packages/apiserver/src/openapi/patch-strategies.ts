@@ -110,6 +110,9 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   ['io.k8s.api.policy.v1.PodDisruptionBudgetStatus']: { conditions },
   ['io.k8s.api.flowcontrol.v1.FlowSchemaStatus']: { conditions },
   ['io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus']: { conditions },
+  ['io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus']: { conditions },
+  // A list-map for server-side apply, but replaced whole by a strategic merge patch (no patchStrategy).
+  ['io.k8s.api.certificates.v1.CertificateSigningRequestStatus']: { conditions: { listType: 'map', listMapKeys: ['type'] } },
   ['io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus']: { conditions },
   [`${admission}.MutatingWebhookConfiguration`]: {
     webhooks: byKey('name'),
@@ -117,6 +120,12 @@ export const patchStrategies: Record<string, Record<string, PatchFacts>> = {
   [`${admission}.ValidatingWebhookConfiguration`]: {
     webhooks: byKey('name'),
   },
+  [`${admission}.ValidatingAdmissionPolicySpec`]: {
+    matchConditions: byKey('name'),
+    variables: byKey('name'),
+  },
+  [`${admission}.ValidatingAdmissionPolicyStatus`]: { conditions: { listType: 'map', listMapKeys: ['type'] } },
+  [`${admission}.ValidatingAdmissionPolicyBindingSpec`]: { validationActions: { listType: 'set' } },
   [`${apiext}.CustomResourceDefinitionStatus`]: {
     conditions: { listType: 'map', listMapKeys: ['type'] },
   },

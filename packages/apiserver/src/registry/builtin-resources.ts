@@ -92,7 +92,21 @@ export const builtinResources: ResourceInfo[] = [
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  // Binds the pod a Binding names, as pods/<name>/binding does (kube's LegacyBindingREST).
+  r('', 'v1', 'bindings', 'Binding', true, `${core}.Binding`, { verbs: createOnly, virtual: true }),
+  // Computed at each read from health checks, never stored (kube's componentstatus REST).
+  r('', 'v1', 'componentstatuses', 'ComponentStatus', false, `${core}.ComponentStatus`, {
+    singular: 'componentstatus',
+    shortNames: ['cs'],
+    verbs: ['get', 'list'],
+    virtual: true,
+  }),
   r('', 'v1', 'resourcequotas', 'ResourceQuota', true, `${core}.ResourceQuota`, { shortNames: ['quota'], subresources: ['status'] }),
+  // kube's aggregator lists its own group first (priority 20001).
+  r('apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', false, 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService', {
+    categories: ['api-extensions'],
+    subresources: ['status'],
+  }),
   r('apps', 'v1', 'deployments', 'Deployment', true, 'io.k8s.api.apps.v1.Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],
@@ -139,6 +153,12 @@ export const builtinResources: ResourceInfo[] = [
     selectableFields: ['status.successful'],
     fieldLabelKind: 'Job',
   }),
+  r('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false,
+    'io.k8s.api.certificates.v1.CertificateSigningRequest', {
+      shortNames: ['csr'],
+      subresources: ['status', 'approval'],
+      selectableFields: ['spec.signerName'],
+    }),
   r('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'io.k8s.api.policy.v1.PodDisruptionBudget', {
     shortNames: ['pdb'],
     subresources: ['status'],
@@ -176,6 +196,11 @@ export const builtinResources: ResourceInfo[] = [
     'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration', { categories: ['api-extensions'] }),
   r('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false,
     'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration', { categories: ['api-extensions'] }),
+  // Stored and validated; the server does not enforce them.
+  r('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false,
+    'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy', { categories: ['api-extensions'], subresources: ['status'] }),
+  r('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false,
+    'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding', { categories: ['api-extensions'] }),
   r('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false,
     'io.k8s.api.authentication.v1.SelfSubjectReview', { verbs: createOnly, virtual: true }),
   r('authentication.k8s.io', 'v1', 'tokenreviews', 'TokenReview', false,

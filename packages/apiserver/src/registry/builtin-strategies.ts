@@ -6,7 +6,7 @@
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { admitPodPriority, keepPodPriority, type PriorityClassSource } from '../admission/priority.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
+import { baseStrategy, statusSubresourceStrategy, withStatus, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
 import { defaultPod } from './defaults/pod-spec.js';
 import { defaultDeployment, defaultReplicaSet } from './defaults/apps.js';
@@ -24,8 +24,17 @@ import { corePolicyStrategies } from './core-policy-strategies.js';
 import { flowcontrolStrategies } from './flowcontrol-strategies.js';
 import { persistentVolumeStrategy } from './volume-strategies.js';
 import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
+import { certificateSigningRequestStrategy } from './certificates-strategies.js';
+import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import {
+  defaultValidatingAdmissionPolicy,
+  defaultValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyStatus,
+} from '../admission/policy-validation.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -275,6 +284,18 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   });
 }
 
+/** ValidatingAdmissionPolicies: stored and validated (not enforced), generation tracked, status through its subresource. */
+function validatingAdmissionPolicyStrategy(): Strategy {
+  return statusSubresourceStrategy({
+    applyDefaults: defaultValidatingAdmissionPolicy,
+    validate: validateValidatingAdmissionPolicy,
+    validateUpdate: validateValidatingAdmissionPolicy,
+    subresourceStrategies: {
+      status: { prepareForUpdate: (incoming, old) => withStatus(old, incoming.status), validateUpdate: validateValidatingAdmissionPolicyStatus },
+    },
+  });
+}
+
 /** Builds the strategy table, keyed by `<group>/<resource>`. */
 export function builtinStrategies(allocator: ClusterIpAllocator, stored: StoredObjects = noStoredObjects): Map<string, Strategy> {
   return new Map<string, Strategy>([
@@ -302,8 +323,20 @@ export function builtinStrategies(allocator: ClusterIpAllocator, stored: StoredO
     ...flowcontrolStrategies(),
     ['/persistentvolumes', persistentVolumeStrategy()],
     ['autoscaling/horizontalpodautoscalers', horizontalPodAutoscalerStrategy()],
+    ['certificates.k8s.io/certificatesigningrequests', certificateSigningRequestStrategy()],
+    ['apiregistration.k8s.io/apiservices', apiServiceStrategy()],
     ['apiextensions.k8s.io/customresourcedefinitions', baseStrategy({ tracksGeneration: true, hasStatusSubresource: true })],
     ['admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationStrategy(true)],
     ['admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationStrategy(false)],
+    ['admissionregistration.k8s.io/validatingadmissionpolicies', validatingAdmissionPolicyStrategy()],
+    [
+      'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+      baseStrategy({
+        tracksGeneration: true,
+        applyDefaults: defaultValidatingAdmissionPolicyBinding,
+        validate: validateValidatingAdmissionPolicyBinding,
+        validateUpdate: validateValidatingAdmissionPolicyBinding,
+      }),
+    ],
   ]);
 }

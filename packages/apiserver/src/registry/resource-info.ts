@@ -34,7 +34,7 @@ export interface ResourceInfo {
   fieldLabelKind?: string;
   /** The OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod`. */
   definition?: string;
-  /** Create-only kinds (reviews, token requests) that are answered, never stored. */
+  /** Kinds that are answered, never stored: create-only reviews and token requests, read-only ComponentStatuses. */
   virtual?: boolean;
   /** For custom resources: what the CRD declares for this version. */
   custom?: CustomResourceVersionInfo;

@@ -153,16 +153,17 @@ export class ResourceStore {
 
   /**
    * kube's reset fields: what a write through an endpoint may not own. The
-   * resource of a kind with a status subresource leaves `status` alone; the
-   * status subresource owns nothing but `status`.
+   * resource of a kind with a status subresource leaves `status` alone (and
+   * the strategy's resetFields); the status subresource, and those written
+   * like it, own nothing but `status`.
    */
   private resetFieldsFilter(subresource: string): ((set: FieldSet) => FieldSet) | undefined {
-    if (subresource === 'status') return (set) => onlyUnder(set, 'status');
-    if (subresource === '' && this.strategy.hasStatusSubresource) {
-      const status = FieldSet.of([{ field: 'status' }]);
-      return (set) => set.recursiveDifference(status);
-    }
-    return undefined;
+    if (subresource === 'status' || this.strategy.subresourceStrategies?.[subresource]) return (set) => onlyUnder(set, 'status');
+    if (subresource !== '') return undefined;
+    const reset = [...(this.strategy.hasStatusSubresource ? ['status'] : []), ...(this.strategy.resetFields ?? [])];
+    if (reset.length === 0) return undefined;
+    const fields = FieldSet.of(...reset.map((field): FieldPath => [{ field }]));
+    return (set) => set.recursiveDifference(fields);
   }
 
   /**
@@ -318,10 +319,10 @@ export class ResourceStore {
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
-    this.strategy.prepareForCreate(obj);
+    this.strategy.prepareForCreate(obj, opts.user ?? serverUser);
     this.throwIfInvalid(obj, [
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
-      ...this.strategy.validate(obj),
+      ...(await this.strategy.validate(obj)),
     ]);
     this.deps.encoder?.(obj);
     warnings.push(...(await this.admitValidating('CREATE', obj, undefined, '', opts)));
@@ -497,7 +498,7 @@ export class ResourceStore {
       obj = incoming;
       this.strategy.prepareForUpdate(obj, old);
     } else {
-      obj = narrowToSubresource(old, incoming, subresource);
+      obj = this.strategy.subresourceStrategies?.[subresource]?.prepareForUpdate(incoming, old) ?? narrowToSubresource(old, incoming, subresource);
     }
     if (subresource !== '') {
       if (managedFields === undefined) delete obj.metadata.managedFields;
@@ -519,7 +520,7 @@ export class ResourceStore {
       m.generation = (om.generation ?? 1) + (specChanged(obj, old) ? 1 : 0);
     } else delete m.generation;
     m.resourceVersion = String(current.rev);
-    const errs = [...validateObjectMetaUpdate(m, om), ...(subresource === '' ? this.strategy.validateUpdate(obj, old) : [])];
+    const errs = [...validateObjectMetaUpdate(m, om), ...(await this.validateUpdate(obj, old, subresource))];
     if (om.deletionTimestamp) {
       const added = (m.finalizers ?? []).filter((f) => !(om.finalizers ?? []).includes(f));
       if (added.length) errs.push({ type: 'FieldValueForbidden', field: 'metadata.finalizers', hasValue: false, detail: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` });
@@ -846,13 +847,19 @@ export class ResourceStore {
 
   /** Creating in a missing namespace is NotFound; in a terminating one, Forbidden. */
   private checkNamespaceActive(obj: KubeObject): void {
-    if (!this.info.namespaced) return;
-    const ns = obj.metadata.namespace!;
-    const nsObj = this.store.get(`/core/namespaces/${ns}`);
-    if (!nsObj) throw notFound({ group: '', resource: 'namespaces' }, ns);
+    // Admission names the object by its name, else its generateName, else "Unknown" (admission.NewForbidden).
+    if (this.info.namespaced) this.admitCreateIn(obj.metadata.namespace!, obj.metadata.name || obj.metadata.generateName || 'Unknown');
+  }
+
+  /**
+   * kube's NamespaceLifecycle admission of a create of `name` in `namespace`:
+   * 404 for a missing namespace, 403 NamespaceTerminating for one being deleted.
+   */
+  admitCreateIn(namespace: string, name: string): void {
+    const nsObj = this.store.get(`/core/namespaces/${namespace}`);
+    if (!nsObj) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     if (nsObj.value.metadata.deletionTimestamp || (nsObj.value.status as { phase?: string } | undefined)?.phase === 'Terminating') {
-      // Admission names the object by its name, else its generateName, else "Unknown" (admission.NewForbidden).
-      throw namespaceTerminating(this.groupResource, obj.metadata.name || obj.metadata.generateName || 'Unknown', ns);
+      throw namespaceTerminating(this.groupResource, name, namespace);
     }
   }
 
@@ -861,6 +868,12 @@ export class ResourceStore {
     return this.strategy.nameValidator ?? 'subdomain';
   }
 
+
+  /** The kind's validation of an update through the resource or one of its subresources. */
+  private async validateUpdate(obj: KubeObject, old: KubeObject, subresource: string): Promise<FieldError[]> {
+    if (subresource === '') return this.strategy.validateUpdate(obj, old);
+    return (await this.strategy.subresourceStrategies?.[subresource]?.validateUpdate(obj, old)) ?? [];
+  }
 
   private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
     if (errs.length) throw invalid(this.info.group, this.info.kind, obj.metadata.name ?? '', errs);

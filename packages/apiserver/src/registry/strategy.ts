@@ -36,14 +36,26 @@ export interface Strategy {
   applyDefaults(obj: KubeObject): void;
   /** kube's built-in mutating admission plugins for a new object, which run before the mutating webhooks. */
   admitCreate(obj: KubeObject): void;
-  /** Adjusts a new object before validation (clears status, allocates, sets phase). */
-  prepareForCreate(obj: KubeObject): void;
+  /**
+   * Adjusts a new object before validation (clears status, allocates, sets phase);
+   * `user` made the request (a CertificateSigningRequest records its requestor).
+   */
+  prepareForCreate(obj: KubeObject, user: UserInfo): void;
   /** Adjusts an updated object before validation. */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** Kind-specific validation on create (ObjectMeta is validated by the registry). */
-  validate(obj: KubeObject): FieldError[];
+  /** Kind-specific validation on create (ObjectMeta is validated by the registry); asynchronous where it checks a signature. */
+  validate(obj: KubeObject): FieldError[] | Promise<FieldError[]>;
   /** Kind-specific validation on update. */
-  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] | Promise<FieldError[]>;
+  /**
+   * Subresources written as `status` is, but with a strategy of their own (kube's
+   * status and approval strategies of CertificateSigningRequests), by name. Absent
+   * for a subresource: a write through it changes the status alone and is not
+   * validated beyond metadata.
+   */
+  subresourceStrategies?: Record<string, SubresourceStrategy>;
+  /** Top-level fields an update through the resource keeps as stored, besides a subresource's status (a CSR's `spec`): its managers never own them. */
+  resetFields?: string[];
   /**
    * For kinds deleted gracefully (kube's RESTGracefulDeleteStrategy, pods): the
    * grace period in seconds a DELETE gives `obj`, from the one it asked for
@@ -64,6 +76,21 @@ export interface Strategy {
   prepareForDeletion?(obj: KubeObject): void;
   /** Finalizers the kind keeps outside metadata.finalizers, which block deletion too (a namespace's spec.finalizers). */
   specFinalizers?(obj: KubeObject): string[];
+}
+
+/** How an update through one subresource is prepared and validated (kube's per-subresource strategies). */
+export interface SubresourceStrategy {
+  /** The object to store from the request's `incoming` object and the stored `old` one (which must not be modified). */
+  prepareForUpdate(incoming: KubeObject, old: KubeObject): KubeObject;
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] | Promise<FieldError[]>;
+}
+
+/** The stored object with only its status replaced: what an update through a status-like subresource keeps. */
+export function withStatus(old: KubeObject, status: unknown): KubeObject {
+  const obj = structuredClone(old);
+  if (status === undefined) delete obj.status;
+  else obj.status = structuredClone(status);
+  return obj;
 }
 
 /** The behaviour every kind starts from. */

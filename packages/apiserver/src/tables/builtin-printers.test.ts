@@ -607,6 +607,6 @@ describe('registry', () => {
       assert.equal(p.columns[nameCol].name, 'Name');
       if (res.resource !== 'events') assert.equal(nameCol, 0, `${res.group}/${res.resource}`);
     }
-    assert.equal(builtinPrinters.size, 42);
+    assert.equal(builtinPrinters.size, 47);
   });
 });

@@ -11,13 +11,14 @@
  */
 import { canonicalQuantity, type KubeObject } from '@operant/apimachinery';
 import { eventToCore } from '../registry/event-conversion.js';
-import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import { builtinSchemas } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
 import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
 import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/flowcontrol/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
@@ -28,6 +29,7 @@ import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus } from 'kubernet
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type {
+  ComponentStatus,
   ConfigMap,
   Container,
   Endpoints,
@@ -1346,6 +1348,109 @@ const csiStorageCapacityPrinter = printer(
   },
 );
 
+/** kubectl's STATUS, MESSAGE and ERROR of a ComponentStatus: its Healthy condition's. */
+const componentStatusPrinter = printer(
+  [
+    nameColumn(),
+    column('Status', 'string', 'Status of the component conditions'),
+    column('Message', 'string', 'Message of the component conditions'),
+    column('Error', 'string', 'Error of the component conditions'),
+  ],
+  (obj) => {
+    const healthy = view<ComponentStatus>(obj).conditions?.find((c) => c.type === 'Healthy');
+    const status = !healthy ? 'Unknown' : healthy.status === 'True' ? 'Healthy' : 'Unhealthy';
+    return { cells: [nameOf(obj), status, healthy?.message ?? '', healthy?.error ?? ''] };
+  },
+);
+
+/** kubectl's VALIDATIONS (a count) and PARAMKIND (apiVersion/kind, or <unset>) of a ValidatingAdmissionPolicy. */
+const validatingAdmissionPolicyPrinter = printer(
+  [
+    nameColumn(),
+    column('Validations', 'integer', 'Validations indicates the number of validation rules defined in this configuration'),
+    column('ParamKind', 'string', 'ParamKind specifies the kind of resources used to parameterize this policy'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<ValidatingAdmissionPolicy>(obj).spec;
+    const paramKind = spec?.paramKind ? `${spec.paramKind.apiVersion ?? ''}/${spec.paramKind.kind ?? ''}` : '<unset>';
+    return { cells: [nameOf(obj), spec?.validations?.length ?? 0, paramKind, age(obj, now)] };
+  },
+);
+
+/** kubectl's POLICYNAME and PARAMREF (namespace/name; a star for the namespace when none is named; or the selector) of a binding. */
+const validatingAdmissionPolicyBindingPrinter = printer(
+  [
+    nameColumn(),
+    column('PolicyName', 'string', 'PolicyName indicates the policy definition which the policy binding binded to'),
+    column('ParamRef', 'string', 'ParamRef indicates the param resource which sets the configration param'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = view<ValidatingAdmissionPolicyBinding>(obj).spec;
+    const ref = spec?.paramRef;
+    let param = '<unset>';
+    if (ref?.name) param = ref.namespace ? `${ref.namespace}/${ref.name}` : `*/${ref.name}`;
+    else if (ref?.selector) param = labelSelectorString(ref.selector) ?? '';
+    return { cells: [nameOf(obj), spec?.policyName ?? '', param, age(obj, now)] };
+  },
+);
+
+/** kube-aggregator's columns: the service as namespace/name (Local without one), and the Available condition. */
+const apiServicePrinter = printer(
+  [
+    nameColumn(),
+    column('Service', 'string', 'The reference to the service that hosts this API endpoint.'),
+    column('Available', 'string', 'Whether this service is available.'),
+    ageColumn(),
+  ],
+  (obj, now) => {
+    const spec = (obj.spec ?? {}) as { service?: { namespace?: string; name?: string } | null };
+    const service = spec.service ? `${spec.service.namespace ?? ''}/${spec.service.name ?? ''}` : 'Local';
+    const conditions = ((obj.status as { conditions?: Array<{ type?: string; status?: string; reason?: string }> } | undefined)?.conditions) ?? [];
+    const available = conditions.find((c) => c.type === 'Available');
+    let status = 'Unknown';
+    if (available) status = available.status === 'True' || !available.reason ? String(available.status ?? '') : `${available.status ?? ''} (${available.reason})`;
+    return { cells: [nameOf(obj), service, status, age(obj, now)] };
+  },
+);
+
+const certificatesV1 = 'io.k8s.api.certificates.v1';
+
+/** kubectl's CONDITION of a CSR: Denied over Approved over Pending, then Failed and Issued when they apply. */
+function csrCondition(csr: CertificateSigningRequest): string {
+  const types = new Set((csr.status?.conditions ?? []).map((c) => c.type));
+  let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) status += ',Failed';
+  if (csr.status?.certificate) status += ',Issued';
+  return status;
+}
+
+const certificateSigningRequestPrinter = printer(
+  [
+    nameColumn(),
+    ageColumn(),
+    column('SignerName', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'signerName')),
+    column('Requestor', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'request')),
+    column('RequestedDuration', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'expirationSeconds')),
+    column('Condition', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestStatus`, 'conditions')),
+  ],
+  (obj, now) => {
+    const csr = view<CertificateSigningRequest>(obj);
+    const seconds = csr.spec?.expirationSeconds;
+    return {
+      cells: [
+        nameOf(obj),
+        age(obj, now),
+        csr.spec?.signerName || '<none>',
+        csr.spec?.username ?? '',
+        seconds === undefined ? '<none>' : humanDuration(seconds * 1000),
+        csrCondition(csr),
+      ],
+    };
+  },
+);
+
 const flowcontrolV1 = 'io.k8s.api.flowcontrol.v1';
 
 const flowSchemaPrinter = printer(
@@ -1589,6 +1694,11 @@ export const builtinPrinters: ReadonlyMap<string, ResourcePrinter> = new Map<str
   [key('storage.k8s.io', 'csinodes'), csiNodePrinter],
   [key('storage.k8s.io', 'volumeattachments'), volumeAttachmentPrinter],
   [key('storage.k8s.io', 'csistoragecapacities'), csiStorageCapacityPrinter],
+  [key('', 'componentstatuses'), componentStatusPrinter],
+  [key('apiregistration.k8s.io', 'apiservices'), apiServicePrinter],
+  [key('admissionregistration.k8s.io', 'validatingadmissionpolicies'), validatingAdmissionPolicyPrinter],
+  [key('admissionregistration.k8s.io', 'validatingadmissionpolicybindings'), validatingAdmissionPolicyBindingPrinter],
+  [key('certificates.k8s.io', 'certificatesigningrequests'), certificateSigningRequestPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'flowschemas'), flowSchemaPrinter],
   [key('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), priorityLevelPrinter],
   [key('coordination.k8s.io', 'leases'), leasePrinter],

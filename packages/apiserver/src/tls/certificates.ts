@@ -6,11 +6,11 @@ let library: Promise<typeof X509> | undefined;
 
 /**
  * @peculiar/x509 takes over 100 ms to load (tsyringe, ASN.1 schemas), so it is loaded
- * when a certificate is first made, not at start-up: a server restarted on its data
- * dir reuses its certificates and never loads it. tsyringe needs the Reflect metadata
+ * when a certificate is first made or read, not at start-up: a server restarted on
+ * its data dir reuses its certificates and never loads it. tsyringe needs the Reflect metadata
  * polyfill loaded first.
  */
-function x509Library(): Promise<typeof X509> {
+export function x509Library(): Promise<typeof X509> {
   library ??= import('reflect-metadata').then(() => import('@peculiar/x509'));
   return library;
 }

@@ -13,13 +13,11 @@ import type { ResourceCatalog } from '../../registry/catalog.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { resourcePrefix } from '../../registry/keys.js';
 import type { StoreWatch } from '../../storage/mvcc-store.js';
+import { CoalescedSync } from '../../controllers/coalesced-sync.js';
 import type { ClusterRole, PolicyRule } from './attributes.js';
 import { effectiveClusterRoleRules } from './aggregation.js';
 import { rulesEqual } from './rules.js';
 
-/** How long to wait before trying again after a failed write (a conflict, usually); doubled while writes keep failing. */
-const retryMs = 50;
-const maxRetryMs = 10_000;
 /** The field manager kube's controller writes with. */
 const fieldManager = 'clusterrole-aggregation-controller';
 
@@ -31,11 +29,8 @@ function sameRules(a: readonly PolicyRule[] | undefined, b: readonly PolicyRule[
 
 export class ClusterRoleAggregationController {
   private watch?: StoreWatch;
-  private timer?: NodeJS.Timeout;
-  private running = false;
-  private again = false;
+  private readonly loop = new CoalescedSync('clusterrole aggregation controller', () => this.sync());
   private stopped = false;
-  private backoffMs = retryMs;
 
   constructor(private readonly catalog: ResourceCatalog) {}
 
@@ -48,52 +43,15 @@ export class ClusterRoleAggregationController {
   start(): void {
     const rs = this.clusterRoles;
     const store = rs.mvcc;
-    this.watch = store.watch(resourcePrefix(rs.location), store.revision, () => this.schedule());
-    this.schedule();
+    // One sync of all aggregated roles after a burst of events.
+    this.watch = store.watch(resourcePrefix(rs.location), store.revision, () => this.loop.schedule());
+    this.loop.schedule();
   }
 
   stop(): void {
     this.stopped = true;
+    this.loop.stop();
     this.watch?.stop();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Coalesces changes: one sync of all aggregated roles after a burst of events. */
-  private schedule(delay = 0): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) return;
-    // Store callbacks run inside a commit; act after it, never re-entrantly.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.run();
-    }, delay);
-  }
-
-  private async run(): Promise<void> {
-    this.running = true;
-    this.again = false;
-    let retry = false;
-    try {
-      retry = await this.sync();
-    } catch (e) {
-      // Never allowed to take the server down; tried again shortly.
-      console.error(`clusterrole aggregation controller: ${(e as Error).stack ?? String(e)}`);
-      retry = true;
-    }
-    this.running = false;
-    if (retry) {
-      // A webhook refusing the write, say: try again, less and less often.
-      this.schedule(this.backoffMs);
-      this.backoffMs = Math.min(this.backoffMs * 2, maxRetryMs);
-      return;
-    }
-    this.backoffMs = retryMs;
-    if (this.again) this.schedule();
   }
 
   /** Writes the aggregated rules of every aggregating ClusterRole that lacks them; true when one write failed. */

@@ -254,10 +254,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (rr.group === '' && rr.resource === 'serviceaccounts' && rr.subresource === 'token') {
         return serveTokenRequest(req, res, rr, catalog, serviceAccountTokens, store);
       }
-      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'binding') return servePodBinding(req, res, rr, catalog, url.searchParams, user);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'log') return servePodLog(req, res, rr, catalog, url.searchParams);
       if (rr.group === '' && rr.resource === 'pods' && rr.subresource === 'eviction') return servePodEviction(req, res, rr, catalog, url.searchParams, user);
-      if (rr.group === '' && rr.resource === 'bindings') return serveBindings(req, res, rr, catalog, url.searchParams);
+      if (rr.group === '' && rr.resource === 'bindings') return serveBindings(req, res, rr, catalog, url.searchParams, user);
       if (rr.group === '' && rr.resource === 'componentstatuses') {
         return serveComponentStatuses(req, res, rr, url.searchParams, catalog.lookup('', 'v1', 'componentstatuses')!, components);
       }

@@ -63,6 +63,11 @@ describe('admission webhooks through the server', () => {
             response.allowed = false;
             response.status = { code: 422, message: 'at most 5 replicas' };
           }
+        } else if (req.url!.startsWith('/bind')) {
+          if (request.object.target?.name === 'tainted-node') {
+            response.allowed = false;
+            response.status = { code: 403, message: 'no pods on tainted-node' };
+          }
         } else if (req.url!.startsWith('/evict')) {
           if (request.name === 'guarded') {
             response.allowed = false;
@@ -242,6 +247,31 @@ describe('admission webhooks through the server', () => {
     assert.equal(allowed.status, 201, JSON.stringify(allowed.body));
     assert.equal(allowed.headers.warning, '299 - "evicting free"');
     assert.equal((await api.request('GET', '/api/v1/namespaces/default/pods/free')).status, 404);
+  });
+
+  it('a binding goes through webhooks as a v1 Binding, on pods/binding and on the older bindings resource', async () => {
+    await register('Validating', 'bind-guard', '/bind', { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/binding', 'bindings'] });
+    const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    const binding = (name: string, node: string) => ({ apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } });
+    await api.ok('POST', '/api/v1/namespaces/default/pods', pod('bind-sub'), 201);
+    await api.ok('POST', '/api/v1/namespaces/default/pods', pod('bind-top'), 201);
+
+    const refused = await api.request('POST', '/api/v1/namespaces/default/pods/bind-sub/binding', binding('bind-sub', 'tainted-node'));
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.message, 'admission webhook "bind-guard.example.com" denied the request: no pods on tainted-node');
+    const review = reviews.findLast((r) => r.request.subResource === 'binding');
+    assert.deepEqual(
+      [review?.request.kind, review?.request.resource, review?.request.name, review?.request.object.target],
+      [{ group: '', version: 'v1', kind: 'Binding' }, { group: '', version: 'v1', resource: 'pods' }, 'bind-sub', { kind: 'Node', name: 'tainted-node' }],
+    );
+    assert.equal((await api.ok('GET', '/api/v1/namespaces/default/pods/bind-sub')).spec.nodeName, undefined, 'the refused binding bound nothing');
+    await api.ok('POST', '/api/v1/namespaces/default/pods/bind-sub/binding', binding('bind-sub', 'node-1'), 201);
+    assert.equal((await api.ok('GET', '/api/v1/namespaces/default/pods/bind-sub')).spec.nodeName, 'node-1');
+
+    const refusedTop = await api.request('POST', '/api/v1/namespaces/default/bindings', binding('bind-top', 'tainted-node'));
+    assert.equal(refusedTop.status, 403, JSON.stringify(refusedTop.body));
+    assert.equal(reviews.findLast((r) => r.request.resource?.resource === 'bindings')?.request.name, 'bind-top');
+    await api.ok('POST', '/api/v1/namespaces/default/bindings', binding('bind-top', 'node-1'), 201);
   });
 
   it('a mutating webhook on a custom resource', async () => {

@@ -9,6 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import { StatusError, type Status, type StatusReason } from '@operant/apimachinery';
 import { tagDuplicates, type DuplicateFields } from './duplicate-fields.js';
+import { maxYamlDepth, yamlDepthBound } from './lazy-yaml.js';
 import { decodeYamlObject } from './object-body.js';
 
 /** Bodies up to this size are decoded where they arrive; the hop costs more than their parse. */
@@ -80,7 +81,11 @@ function fail(w: Worker, err: Error): void {
  * the same object, duplicate-key tags and errors.
  */
 export function decodeYamlObjectOffThread(body: Buffer, into: string): Promise<Record<string, unknown>> {
-  if (body.length <= offThreadYamlBytes) return Promise.resolve().then(() => decodeYamlObject(body, into));
+  // Small bodies, and ones nested too deep (refused within the first levels of the scan), are
+  // answered here: neither is worth the hop, nor the wait for the thread's first start.
+  if (body.length <= offThreadYamlBytes || yamlDepthBound(body.toString('utf8'), maxYamlDepth) > maxYamlDepth) {
+    return Promise.resolve().then(() => decodeYamlObject(body, into));
+  }
   const w = yamlWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {

@@ -30,15 +30,18 @@ function validateBinding(binding: Binding): FieldError[] {
 }
 
 /**
- * Binds pod `name` (of `pods`, the pod registry) to the Binding's target node.
+ * Binds pod `name` (of `pods`, the pod registry) to the Binding's target node,
+ * after `validate` (the validating admission webhooks).
  * Failures are kube's: 400 for a name that differs from the URL's, 422 for a
  * bad target, 404 for a missing pod, 409 `Operation cannot be fulfilled on
  * pods/binding "web": pod web is already assigned to node "node-1"`.
  */
-export function bindPod(pods: ResourceStore, namespace: string, name: string, binding: Binding, dryRun: boolean): void {
+export async function bindPod(pods: ResourceStore, namespace: string, name: string, binding: Binding, dryRun: boolean, validate?: () => Promise<void>): Promise<void> {
   if ((binding.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Binding object');
   const errs = validateBinding(binding);
   if (errs.length) throw invalid('', 'Binding', name, errs);
+  // The validating webhooks see a Binding that passed these checks, as kube's createValidation does.
+  await validate?.();
   const gr = { group: '', resource: 'pods/binding' };
   const node = binding.target!.name!;
   const key = pods.key(namespace, name);

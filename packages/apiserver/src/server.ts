@@ -318,13 +318,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       stopped ??= new Promise<void>((resolve) => {
         namespaces.stop();
         gc.stop();
-        clusterRoleAggregation.stop();
-        apiServiceRegistration.stop();
-        flowSchemaStatus.stop();
         customResources.stop();
+        // Storage closes once the controllers' passes under way have ended, and the connections.
+        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop()]);
         server.close(() => {
-          store.close();
-          resolve();
+          void passes.then(() => {
+            store.close();
+            resolve();
+          });
         });
         server.closeAllConnections();
       });

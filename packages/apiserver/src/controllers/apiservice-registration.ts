@@ -95,10 +95,10 @@ export class APIServiceRegistrationController {
     this.loop.schedule();
   }
 
-  stop(): void {
-    this.loop.stop();
+  stop(): Promise<void> {
     for (const w of this.watches) w.stop();
     this.unsubscribe?.();
+    return this.loop.stop();
   }
 
   /** One pass over every APIService; true when a write failed (tried again later). */
@@ -110,6 +110,8 @@ export class APIServiceRegistrationController {
     this.firstPass = false;
     let failed = false;
     const attempt = async (what: string, write: () => Promise<unknown>): Promise<void> => {
+      // Stopping: the writes left of the pass are not made (storage is about to close).
+      if (this.loop.isStopped) return;
       try {
         await write();
       } catch (e) {

@@ -17,6 +17,7 @@ export class CoalescedSync {
   private again = false;
   private stopped = false;
   private backoffMs = retryMs;
+  private current?: Promise<void>;
 
   /** `name` prefixes what a pass that throws logs. */
   constructor(
@@ -38,13 +39,25 @@ export class CoalescedSync {
     }, delay);
   }
 
-  stop(): void {
+  /** Whether stop() was called: a pass under way should make no more writes. */
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** No more passes; resolves once the pass under way, if any, has ended (so that storage may close). */
+  stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    return this.current ?? Promise.resolve();
   }
 
-  private async run(): Promise<void> {
+  private run(): Promise<void> {
+    this.current = this.runPass().finally(() => (this.current = undefined));
+    return this.current;
+  }
+
+  private async runPass(): Promise<void> {
     this.running = true;
     this.again = false;
     let failed: boolean;

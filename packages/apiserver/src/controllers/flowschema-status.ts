@@ -43,9 +43,9 @@ export class FlowSchemaStatusController {
     this.loop.schedule();
   }
 
-  stop(): void {
-    this.loop.stop();
+  stop(): Promise<void> {
     for (const w of this.watches) w.stop();
+    return this.loop.stop();
   }
 
   private async sync(): Promise<boolean> {
@@ -59,6 +59,8 @@ export class FlowSchemaStatusController {
       const status = (fs.status ?? {}) as { conditions?: Condition[] };
       const have = status.conditions?.find((c) => c.type === 'Dangling');
       if (have && have.status === want.status && have.reason === want.reason && have.message === want.message) continue;
+      // Stopping: the writes left of the pass are not made (storage is about to close).
+      if (this.loop.isStopped) break;
       // kube stamps the time of every change of the condition, not only of its status.
       const conditions = [...(status.conditions ?? []).filter((c) => c.type !== 'Dangling'), { ...want, lastTransitionTime: nowTimestamp() }];
       const name = fs.metadata.name ?? '';

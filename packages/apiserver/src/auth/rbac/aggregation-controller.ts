@@ -48,10 +48,10 @@ export class ClusterRoleAggregationController {
     this.loop.schedule();
   }
 
-  stop(): void {
+  stop(): Promise<void> {
     this.stopped = true;
-    this.loop.stop();
     this.watch?.stop();
+    return this.loop.stop();
   }
 
   /** Writes the aggregated rules of every aggregating ClusterRole that lacks them; true when one write failed. */

@@ -4,7 +4,9 @@
  * pods' IPs, ready ones under `addresses` and the others under
  * `notReadyAddresses`, with each service port resolved on the pod (named
  * target ports looked up among its container ports). Pods whose ports
- * resolve differently land in different subsets. The object goes when its
+ * resolve differently land in different subsets. Past 1,000 addresses the
+ * object is truncated and annotated `endpoints.kubernetes.io/over-capacity:
+ * truncated`, as kube does. The object goes when its
  * Service goes; Services without a selector are left to their users.
  */
 import { deepCopy } from '@operant/apimachinery';
@@ -66,19 +68,72 @@ async function syncEndpoints(ctx: Context, index: ServiceIndex, req: Request): P
   else delete labels[headlessServiceLabel];
 
   const current = (await ctx.client.get(Endpoints, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as EndpointsObject | undefined;
+  const truncated = truncateSubsets(subsets);
+  const annotations: Record<string, string> = { ...(current?.metadata.annotations ?? {}) };
+  if (truncated) annotations[overCapacityAnnotation] = 'truncated';
+  else delete annotations[overCapacityAnnotation];
   if (!current) {
-    const created: EndpointsObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: req.name, namespace: req.namespace, labels }, subsets };
+    const created: EndpointsObject = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: req.name, namespace: req.namespace, labels, ...(truncated ? { annotations } : {}) },
+      subsets,
+    };
     await ctx.client.create(Endpoints, created).catch((err: unknown) => {
       // The Service's Endpoints came from elsewhere meanwhile; the next event reconciles them.
       if (!isAlreadyExists(err)) throw err;
     });
     return;
   }
-  if (canonicalJson(current.subsets ?? []) === canonicalJson(subsets) && canonicalJson(current.metadata.labels ?? {}) === canonicalJson(labels)) return;
+  if (
+    canonicalJson(current.subsets ?? []) === canonicalJson(subsets) &&
+    canonicalJson(current.metadata.labels ?? {}) === canonicalJson(labels) &&
+    canonicalJson(current.metadata.annotations ?? {}) === canonicalJson(annotations)
+  ) {
+    return;
+  }
   const updated = deepCopy(current) as EndpointsObject;
   updated.metadata.labels = labels;
+  updated.metadata.annotations = annotations;
   (updated as { subsets?: corev1.EndpointSubset[] }).subsets = subsets;
   await ctx.client.update(Endpoints, updated);
+}
+
+/** How many addresses one Endpoints object holds (kube's maxCapacity); EndpointSlices carry the rest. */
+export const maxEndpointsCapacity = 1000;
+
+/** The annotation kube sets on an Endpoints object it had to truncate. */
+export const overCapacityAnnotation = 'endpoints.kubernetes.io/over-capacity';
+
+/**
+ * kube's truncateEndpoints: cuts the subsets (in place) to
+ * {@link maxEndpointsCapacity} addresses, ready ones first, each subset
+ * keeping its share (rounded up) of what is kept; true when it cut.
+ */
+export function truncateSubsets(subsets: corev1.EndpointSubset[]): boolean {
+  let totalReady = 0;
+  let totalNotReady = 0;
+  for (const s of subsets) {
+    totalReady += s.addresses?.length ?? 0;
+    totalNotReady += s.notReadyAddresses?.length ?? 0;
+  }
+  if (totalReady + totalNotReady <= maxEndpointsCapacity) return false;
+  // Over capacity with ready ones alone: those are cut and every not-ready one goes; else only not-ready ones are cut.
+  const cutReady = totalReady > maxEndpointsCapacity;
+  const room = cutReady ? maxEndpointsCapacity : maxEndpointsCapacity - totalReady;
+  const total = cutReady ? totalReady : totalNotReady;
+  let left = room;
+  for (const s of subsets) {
+    const list = (cutReady ? s.addresses : s.notReadyAddresses) ?? [];
+    const share = Math.min(Math.ceil((list.length / total) * room), left);
+    const kept = list.slice(0, share);
+    if (cutReady) {
+      s.addresses = kept;
+      s.notReadyAddresses = [];
+    } else s.notReadyAddresses = kept;
+    left -= kept.length;
+  }
+  return true;
 }
 
 /** One subset per distinct set of resolved ports, addresses sorted by IP (kube's RepackSubsets and SortSubsets). */
@@ -89,6 +144,8 @@ export function endpointSubsets(service: corev1.Service, pods: PodObject[]): cor
     if (!shouldPodBeInEndpoints(pod, publishNotReady)) continue;
     const address: corev1.EndpointAddress = {
       ip: pod.status!.podIP!,
+      // kube's ShouldSetHostname: a pod naming this Service as its subdomain is reachable by its hostname.
+      ...(pod.spec?.hostname && pod.spec.subdomain === service.metadata?.name && pod.metadata.namespace === service.metadata?.namespace ? { hostname: pod.spec.hostname } : {}),
       nodeName: pod.spec?.nodeName,
       targetRef: { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid },
     };

@@ -36,6 +36,9 @@ interface Pending {
 let worker: Worker | undefined;
 let nextId = 0;
 const pending = new Map<number, Pending>();
+/** An idle thread is ended after this long: what a burst of large bodies grew its heap to goes back to the system. */
+const idleMs = 5_000;
+let idleTimer: NodeJS.Timeout | undefined;
 
 function yamlWorker(): Worker {
   if (worker) return worker;
@@ -57,7 +60,17 @@ function settle(reply: YamlReply): void {
   const p = pending.get(reply.id);
   if (!p) return;
   pending.delete(reply.id);
-  if (pending.size === 0) worker?.unref();
+  if (pending.size === 0 && worker) {
+    worker.unref();
+    const idle = worker;
+    idleTimer = setTimeout(() => {
+      if (worker === idle && pending.size === 0) {
+        worker = undefined;
+        void idle.terminate();
+      }
+    }, idleMs);
+    idleTimer.unref();
+  }
   if ('json' in reply) {
     const value = JSON.parse(reply.json) as Record<string, unknown>;
     if (reply.duplicates) tagDuplicates(value, reply.duplicates);
@@ -86,6 +99,7 @@ export function decodeYamlObjectOffThread(body: Buffer, into: string): Promise<R
   if (body.length <= offThreadYamlBytes || yamlDepthBound(body.toString('utf8'), maxYamlDepth) > maxYamlDepth) {
     return Promise.resolve().then(() => decodeYamlObject(body, into));
   }
+  clearTimeout(idleTimer);
   const w = yamlWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {

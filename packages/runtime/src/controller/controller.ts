@@ -14,6 +14,7 @@
  * | a crash ({@link isPanic})             | add rate-limited       | `error`           | error        |
  * | any other error                       | add rate-limited       | `error`           | error        |
  */
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { type LogFields } from '../cache/logger.js';
 import { CacheSyncTimeoutError } from '../cache/sync-timeout.js';
@@ -213,6 +214,8 @@ export class Controller {
     if (this.lifecycle !== 'new') throw new Error(`controller ${this.name} was already started`);
     this.lifecycle = 'running';
     const run = new AbortController();
+    // Every source, worker and in-flight request of a reconcile listens on it: many at once is the design, not a leak.
+    setMaxListeners(0, run.signal);
     const onAbort = (): void => run.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });

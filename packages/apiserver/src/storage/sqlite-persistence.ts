@@ -22,6 +22,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type Versioned } from './types.js';
@@ -212,10 +213,18 @@ export class SqlitePersistence implements Persistence {
   }
 }
 
-/** The object JSON text encodes, parsed and frozen when first read (and the text dropped then). */
+/**
+ * The object JSON text encodes, parsed and frozen when first read (and the text dropped then).
+ * The text is what the store encoded when it wrote that revision (JSON.stringify of the object,
+ * which parsing and encoding again gives back unchanged): its bytes are kept as the object's
+ * encoding, as the store keeps them for the revisions it writes, instead of encoding it again
+ * (in a slab shared with the objects read before it: see slabBytes).
+ */
 function parseOnce(holder: { json?: string; parsed?: KubeObject }): KubeObject {
   if (holder.json !== undefined) {
-    holder.parsed = Object.freeze(JSON.parse(holder.json) as KubeObject);
+    const parsed = Object.freeze(JSON.parse(holder.json) as KubeObject);
+    keepEncoding(parsed, slabBytes(holder.json));
+    holder.parsed = parsed;
     holder.json = undefined;
   }
   return holder.parsed!;

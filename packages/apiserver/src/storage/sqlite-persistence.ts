@@ -65,6 +65,13 @@ export class SqlitePersistence implements Persistence {
     this.db.pragma('synchronous = NORMAL');
     // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
     this.db.pragma('journal_size_limit = 67108864');
+    // A checkpoint runs inside the commit that crosses this many WAL pages, and blocks it on two
+    // fsyncs (the WAL's, then the database's). A small object's commit writes four to five pages, so
+    // SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
+    // commit (scratch measurement, 8,000 ConfigMaps: ~90-150 us -> ~35-50 us per commit). 4,000
+    // pages (16 MiB) makes them four times rarer. Durability is the same: it rests on the WAL's
+    // fsync (sync); a restart after kill -9 replays at most that much more WAL.
+    this.db.pragma('wal_autocheckpoint = 4000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, rev INTEGER NOT NULL, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);

@@ -195,7 +195,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const gc = new GarbageCollector(catalog);
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission);
-  customResources.start();
+  await customResources.start();
 
   let serverAddress = '';
   const inflight = { readOnly: 0, mutating: 0 };

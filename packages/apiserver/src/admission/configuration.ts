@@ -410,6 +410,12 @@ function validateWebhookService(path: string, svc: Json): FieldError[] {
   return errs;
 }
 
+/** Whether any webhook of a configuration has match conditions (compiled with CEL). */
+export function hasMatchConditions(config: KubeObject): boolean {
+  const hooks = (config as { webhooks?: unknown }).webhooks;
+  return Array.isArray(hooks) && hooks.some((h) => isJsonObject(h) && Array.isArray(h.matchConditions) && h.matchConditions.length > 0);
+}
+
 function validateMatchConditions(raw: unknown, path: string): FieldError[] {
   const conditions = Array.isArray(raw) ? raw : [];
   const errs: FieldError[] = [];

@@ -24,7 +24,8 @@ import { flowcontrolStrategies } from './flowcontrol-strategies.js';
 import { persistentVolumeStrategy } from './volume-strategies.js';
 import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
-import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import { defaultWebhookConfiguration, hasMatchConditions, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import { loadCelIf } from '../cel-loader.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -261,6 +262,8 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   return baseStrategy({
     tracksGeneration: true,
     applyDefaults: (o) => defaultWebhookConfiguration(o, mutating),
+    // Match conditions are compiled when the configuration is written: CEL first.
+    prepareValidation: (o) => loadCelIf(hasMatchConditions(o)),
     validate: (o) => validateWebhookConfiguration(o, mutating),
     validateUpdate: (o, old) => validateWebhookConfigurationUpdate(o, old, mutating),
   });

@@ -324,6 +324,8 @@ export class ResourceStore {
     const decoded = this.decode(body, opts.fieldValidation);
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
+    const preparing = this.strategy.prepareValidation?.(obj);
+    if (preparing) await preparing;
     this.checkNamespaceMatches(obj, namespace);
     if (this.info.namespaced) obj.metadata.namespace = namespace;
     else delete obj.metadata.namespace;
@@ -485,6 +487,8 @@ export class ResourceStore {
    */
   private async applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string, managed: ManagedFieldsMode): Promise<WriteResult> {
     const dryRun = opts.dryRun;
+    const preparing = this.strategy.prepareValidation?.(incoming);
+    if (preparing) await preparing;
     // The strategy sees both objects in the served shape.
     const old = await this.external(current.value);
     const warnings: string[] = [];

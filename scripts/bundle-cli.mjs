@@ -56,6 +56,10 @@ const moduleUrlPlugin = {
   name: 'workspace-module-url',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
+      // The server's metrics take four classes of prom-client: not its whole index (see the shim).
+      if (args.path === 'prom-client' && args.importer.startsWith(join(packagesDir, 'apiserver', 'dist', 'metrics') + sep)) {
+        return { path: join(root, 'scripts', 'bundle-shims', 'prom-client-core.mjs') };
+      }
       const name = packageOf(args.path);
       if (name.startsWith('@operant/') || bundled.has(name) || args.path.startsWith('node:')) return undefined;
       return { path: args.path, external: true };

@@ -25,6 +25,7 @@
  * leaves `operant` running stale code.
  */
 import { build, transform } from 'esbuild';
+import ts from 'typescript';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,7 +99,7 @@ const result = await build({
 const dynamicImports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
 if (dynamicImports.length) throw new Error(`the bundle must not import() at run time (node:vm offers no loader for it): ${dynamicImports.join(', ')}`);
 // The bin compiles the bundle as a function body (node:vm): no hashbang line.
-writeFileSync(bundleFile, readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, ''));
+writeFileSync(bundleFile, asAscii(readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, '')));
 
 // The tsc outputs the bundle was made from, by their build-info files' times.
 const inputs = {};
@@ -158,3 +159,36 @@ function runServerOnce(env, kubeconfig) {
     });
   });
 }
+
+/**
+ * The bundle with its few non-ASCII characters written as \uXXXX escapes, when each is where an
+ * escape means the same: a regular expression, a string, an untagged template or a comment.
+ * esbuild writes most text in ASCII but leaves some regular expressions and comments; one such
+ * character makes Node read all 2.6 MB of the bundle into a two-byte string, several times slower
+ * than an ASCII one, at every start. Anything else (a tagged template's raw text, a character after
+ * a backslash) leaves the bundle as it is.
+ */
+function asAscii(text) {
+  if (!/[^\x00-\x7f]/.test(text)) return text;
+  const file = ts.createSourceFile('operant.cjs', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  // Names are left out: esbuild escapes them itself, and an astral letter's escape is \u{...}, not a pair.
+  const escapable = new Set([ts.SyntaxKind.RegularExpressionLiteral, ts.SyntaxKind.StringLiteral]);
+  const templates = new Set([ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail]);
+  const tagged = (node) => {
+    for (let n = node.parent; n; n = n.parent) {
+      if (ts.isTaggedTemplateExpression(n)) return true;
+      if (!ts.isTemplateSpan(n) && !ts.isTemplateExpression(n)) return false;
+    }
+    return false;
+  };
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) continue;
+    if (text[i - 1] === '\\') return text;
+    const token = ts.getTokenAtPosition(file, i);
+    const inComment = i < token.getStart(file) || ts.isJSDoc(token) || ts.isJSDoc(token.parent ?? token);
+    if (inComment || escapable.has(token.kind) || (templates.has(token.kind) && !tagged(token))) continue;
+    return text;
+  }
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+

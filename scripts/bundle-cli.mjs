@@ -1,22 +1,43 @@
 /**
  * Bundles the `operant` command (packages/cli/dist/main.js, built by tsc) into
- * packages/cli/dist/bundle/: one chunk per command instead of some 150 ESM files,
- * so that `operant server` starts without resolving and reading each file (about
- * 100 ms of its start-up). Run by the root `prepare` and `build` scripts after
- * tsc; the output is build output, never committed.
+ * one CommonJS script, packages/cli/dist/bundle/operant.cjs, instead of some
+ * 150 ESM files, so that `operant server` starts without resolving and reading
+ * each file; then records a V8 code cache of it (operant.cjs.cache) so that
+ * the next starts skip compiling it. Run by the root `prepare` and `build`
+ * scripts after tsc; the output is build output, never committed.
+ *
+ * Why CommonJS: Node 20 can hand V8 a code cache only for a script it compiles
+ * through node:vm (ESM has no such door before Node 22's module.enableCompileCache),
+ * and such a script has no loader for import(): the packages left outside the
+ * bundle are loaded with require().
+ * The bundle's modules stay lazily evaluated (esbuild wraps each dynamically
+ * imported one), so a command still runs only the code it uses.
+ *
+ * The code cache is made by running the bundle once as users do (`operant
+ * server`, in memory, on a scratch cache dir) and saving what V8 compiled by
+ * then. V8 refuses a cache made by another V8 version or with other flags, and
+ * the bin uses it only beside the exact bundle file it was made from
+ * (stamp.json), so a stale or foreign cache costs a compile, never a wrong
+ * program. A failure to make it is a warning: the bundle runs without it.
  *
  * The bin (packages/cli/bin/operant.js) runs the bundle only while it is as new
  * as the tsc output it was made from (stamp.json), so that a `tsc -b` alone never
  * leaves `operant` running stale code.
  */
 import { build, transform } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import ts from 'typescript';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const packagesDir = join(root, 'packages');
 const outdir = join(packagesDir, 'cli', 'dist', 'bundle');
+const bundleFile = join(outdir, 'operant.cjs');
+const cacheFile = join(outdir, 'operant.cjs.cache');
+const bin = join(packagesDir, 'cli', 'bin', 'operant.js');
 
 /**
  * Third-party packages bundled with the workspace's own: plain JavaScript that
@@ -36,6 +57,10 @@ const moduleUrlPlugin = {
   name: 'workspace-module-url',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
+      // The server's metrics take four classes of prom-client: not its whole index (see the shim).
+      if (args.path === 'prom-client' && args.importer.startsWith(join(packagesDir, 'apiserver', 'dist', 'metrics') + sep)) {
+        return { path: join(root, 'scripts', 'bundle-shims', 'prom-client-core.mjs') };
+      }
       const name = packageOf(args.path);
       if (name.startsWith('@operant/') || bundled.has(name) || args.path.startsWith('node:')) return undefined;
       return { path: args.path, external: true };
@@ -48,7 +73,7 @@ const moduleUrlPlugin = {
       // write import.meta.url into generated files); the bundler renames the per-module constant.
       const { code } = await transform(text, { loader: 'js', format: 'esm', define: { 'import.meta.url': '__moduleUrl' } });
       const fromBundle = relative(outdir, args.path).split(sep).join('/');
-      return { contents: `const __moduleUrl = new URL(${JSON.stringify(fromBundle)}, import.meta.url).href;\n${code}`, loader: 'js' };
+      return { contents: `const __moduleUrl = new URL(${JSON.stringify(fromBundle)}, __bundleUrl).href;\n${code}`, loader: 'js' };
     });
   },
 };
@@ -57,18 +82,24 @@ rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
 const result = await build({
   entryPoints: [join(packagesDir, 'cli', 'dist', 'main.js')],
-  outdir,
+  outfile: bundleFile,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Bundled CommonJS packages require Node's built-in modules.
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  // import() of a package left outside becomes a require(): a script compiled through node:vm has no
+  // module loader for import() (every such package offers CommonJS; the check below keeps it so).
+  supported: { 'dynamic-import': false },
+  // The sources are ES modules, which are strict: so is the script made of them.
+  banner: { js: `"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;` },
   plugins: [moduleUrlPlugin],
   metafile: true,
   logLevel: 'warning',
 });
+const dynamicImports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
+if (dynamicImports.length) throw new Error(`the bundle must not import() at run time (node:vm offers no loader for it): ${dynamicImports.join(', ')}`);
+// The bin compiles the bundle as a function body (node:vm): no hashbang line.
+writeFileSync(bundleFile, asAscii(readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, '')));
 
 // The tsc outputs the bundle was made from, by their build-info files' times.
 const inputs = {};
@@ -77,4 +108,87 @@ for (const name of workspaces) {
   const info = join(packagesDir, name, 'tsconfig.tsbuildinfo');
   inputs[relative(outdir, info).split(sep).join('/')] = statSync(info).mtimeMs;
 }
-writeFileSync(join(outdir, 'stamp.json'), `${JSON.stringify({ inputs }, null, 2)}\n`);
+const writeStamp = (extra) => writeFileSync(join(outdir, 'stamp.json'), `${JSON.stringify({ inputs, ...extra }, null, 2)}\n`);
+writeStamp({});
+
+try {
+  await recordCodeCache();
+  const { size, mtimeMs } = statSync(bundleFile);
+  writeStamp({ codeCache: { file: 'operant.cjs.cache', source: { size, mtimeMs } } });
+} catch (e) {
+  rmSync(cacheFile, { force: true });
+  console.warn(`warning: no code cache for the operant bundle (it runs without one, compiling at each start): ${e instanceof Error ? e.message : String(e)}`);
+}
+
+/**
+ * Runs `operant server` twice on a scratch cache dir (the first makes the serving
+ * certificate, so that the second takes the usual path), the second writing the
+ * code cache when it exits.
+ */
+async function recordCodeCache() {
+  const scratch = mkdtempSync(join(tmpdir(), 'operant-code-cache-'));
+  try {
+    for (const write of [false, true]) {
+      const env = { ...process.env, XDG_CACHE_HOME: scratch };
+      if (write) env.OPERANT_WRITE_CODE_CACHE = cacheFile;
+      else delete env.OPERANT_WRITE_CODE_CACHE;
+      await runServerOnce(env, join(scratch, 'kubeconfig'));
+    }
+    statSync(cacheFile);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function runServerOnce(env, kubeconfig) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'server', '--port', '0', '--kubeconfig', kubeconfig], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (/^ready /m.test(out)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (/^ready /m.test(out) && code === 0) resolve();
+      else reject(new Error(`operant server ended (${signal ?? code}) ${/^ready /m.test(out) ? 'after' : 'before'} ready: ${err.trim()}`));
+    });
+  });
+}
+
+/**
+ * The bundle with its few non-ASCII characters written as \uXXXX escapes, when each is where an
+ * escape means the same: a regular expression, a string, an untagged template or a comment.
+ * esbuild writes most text in ASCII but leaves some regular expressions and comments; one such
+ * character makes Node read all 2.6 MB of the bundle into a two-byte string, several times slower
+ * than an ASCII one, at every start. Anything else (a tagged template's raw text, a character after
+ * a backslash) leaves the bundle as it is.
+ */
+function asAscii(text) {
+  if (!/[^\x00-\x7f]/.test(text)) return text;
+  const file = ts.createSourceFile('operant.cjs', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  // Names are left out: esbuild escapes them itself, and an astral letter's escape is \u{...}, not a pair.
+  const escapable = new Set([ts.SyntaxKind.RegularExpressionLiteral, ts.SyntaxKind.StringLiteral]);
+  const templates = new Set([ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail]);
+  const tagged = (node) => {
+    for (let n = node.parent; n; n = n.parent) {
+      if (ts.isTaggedTemplateExpression(n)) return true;
+      if (!ts.isTemplateSpan(n) && !ts.isTemplateExpression(n)) return false;
+    }
+    return false;
+  };
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) continue;
+    if (text[i - 1] === '\\') return text;
+    const token = ts.getTokenAtPosition(file, i);
+    const inComment = i < token.getStart(file) || ts.isJSDoc(token) || ts.isJSDoc(token.parent ?? token);
+    if (inComment || escapable.has(token.kind) || (templates.has(token.kind) && !tagged(token))) continue;
+    return text;
+  }
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+

@@ -6,24 +6,53 @@
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.js';
 import type { ResourceCatalog } from './registry/catalog.js';
+import type { ResourceStore } from './registry/resource-store.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export async function bootstrap(catalog: ResourceCatalog): Promise<void> {
-  await createMissing(catalog, 'clusterroles', bootstrapClusterRoles() as unknown as KubeObject[]);
-  await createMissing(catalog, 'clusterrolebindings', bootstrapClusterRoleBindings() as unknown as KubeObject[]);
-  const priorityClasses = catalog.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!;
-  for (const { name, value, description } of systemPriorityClasses) {
-    const pc = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description };
-    await ignoreExisting(priorityClasses.create('', pc, { dryRun: false, fieldValidation: 'Ignore' }));
+/** How the bootstrap objects are written: see {@link bootstrap}. */
+export type BootstrapWrites = 'auto' | 'full';
+
+/** The bootstrap objects, in the order they are created: resource (group/resource) and objects. */
+function bootstrapObjects(): Array<{ group: string; version: string; resource: string; objects: KubeObject[] }> {
+  const rbac = 'rbac.authorization.k8s.io';
+  return [
+    { group: rbac, version: 'v1', resource: 'clusterroles', objects: bootstrapClusterRoles() as unknown as KubeObject[] },
+    { group: rbac, version: 'v1', resource: 'clusterrolebindings', objects: bootstrapClusterRoleBindings() as unknown as KubeObject[] },
+    {
+      group: 'scheduling.k8s.io',
+      version: 'v1',
+      resource: 'priorityclasses',
+      objects: systemPriorityClasses.map(({ name, value, description }) => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description }) as KubeObject),
+    },
+    { group: '', version: 'v1', resource: 'namespaces', objects: initialNamespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) as KubeObject) },
+  ];
+}
+
+/**
+ * Creates the bootstrap objects that are missing (a restart on a data dir finds
+ * them there, and keeps them as they are). On a new, empty store they are
+ * written by {@link ResourceStore.createBuiltIn}, which stores them exactly as
+ * the full write path would (nothing can have configured admission yet);
+ * otherwise, or with `writes: 'full'`, through the full path.
+ */
+export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrites = 'auto'): Promise<void> {
+  const sets = bootstrapObjects().map((s) => ({ rs: catalog.lookup(s.group, s.version, s.resource)!, objects: s.objects }));
+  // Revision 1 is where every store starts: nothing was ever written to it.
+  const newStore = sets[0]!.rs.mvcc.revision === 1;
+  for (const { rs, objects } of sets) {
+    for (const obj of objects) {
+      // Already there: the create would be refused with a 409, which bootstrap ignores.
+      if (rs.mvcc.get(rs.key('', obj.metadata.name!))) continue;
+      if (writes === 'auto' && newStore) rs.createBuiltIn(obj);
+      else await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
+    }
   }
-  await ensureFlowcontrolBootstrap(catalog);
-  const namespaces = catalog.lookup('', 'v1', 'namespaces')!;
-  for (const name of initialNamespaces) {
-    await ignoreExisting(namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' }));
-  }
+  // Priority and fairness: kube's ensurer, which also restores a changed object while it auto-updates.
+  await ensureFlowcontrolBootstrap(catalog, writes === 'auto' && newStore);
+  await sets[0]!.rs.mvcc.durable();
 }
 
 /**
@@ -60,12 +89,6 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     if (!(e instanceof StatusError && e.code === 409)) throw e;
     await endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
   }
-}
-
-/** The default RBAC objects every cluster has (kept as they are when they already exist). */
-async function createMissing(catalog: ResourceCatalog, resource: string, objects: KubeObject[]): Promise<void> {
-  const rs = catalog.lookup('rbac.authorization.k8s.io', 'v1', resource)!;
-  for (const obj of objects) await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
 }
 
 /** Awaits a create that may find its object there already (a restart with --data-dir). */

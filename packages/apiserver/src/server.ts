@@ -38,7 +38,7 @@ import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
 import { FlowSchemaStatusController } from './controllers/flowschema-status.js';
-import { bootstrap, ensureKubernetesService } from './bootstrap.js';
+import { bootstrap, ensureKubernetesService, type BootstrapWrites } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
 import type { UserInfo } from './auth/authn/user-info.js';
@@ -117,6 +117,13 @@ export interface ApiServerOptions {
    * {@link defaultServingCacheDir}. Omitted: certificates are made at each start.
    */
   servingCacheDir?: string;
+  /**
+   * How the bootstrap objects (default RBAC policy, namespaces, PriorityClasses)
+   * are written to a new store: `auto` (the default) skips the write path's
+   * steps that leave them unchanged; `full` sends each through the whole create
+   * path. Both store the same bytes; `full` is for the test that proves it.
+   */
+  bootstrapWrites?: BootstrapWrites;
 }
 
 /** A running server. */
@@ -185,7 +192,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission, quota }),
     );
   }
-  await readOnlyIfFull(() => bootstrap(catalog), 'the bootstrap objects (RBAC policy, initial namespaces, flow control)');
+  await readOnlyIfFull(() => bootstrap(catalog, options.bootstrapWrites), 'the bootstrap objects (RBAC policy, initial namespaces, flow control)');
 
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
@@ -199,7 +206,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const apiServiceRegistration = new APIServiceRegistrationController(catalog);
   const flowSchemaStatus = new FlowSchemaStatusController(catalog);
   const customResources = new CustomResourceServing(catalog, store, admission, quota);
-  customResources.start();
+  await customResources.start();
   const components = embeddedComponents(() => store.get('/health'));
 
   let serverAddress = '';

@@ -3,21 +3,32 @@
 // root `prepare` script has built dist/, and skips a bin whose target does not exist yet, so
 // the bin must point at a file that is in the repository, not at build output.
 //
-// It runs the bundle of dist/bundle/ (scripts/bundle-cli.mjs: one chunk per command, which
+// It runs the bundle of dist/bundle/ (scripts/bundle-cli.mjs: one CommonJS script, which
 // starts faster than the ~150 files of dist/) while the bundle is as new as the tsc output it
 // was made from; after a `tsc -b` that changed a package, dist/ itself, until the next build.
-import { readFileSync, statSync } from 'node:fs';
+// The bundle is compiled with the V8 code cache the build recorded for that very file, when
+// there is one and V8 accepts it (same V8, same flags); otherwise V8 compiles it as usual.
+import { readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
-function bundleIsCurrent() {
-  let stamp;
+const bundleDir = new URL('../dist/bundle/', import.meta.url);
+
+function readStamp() {
   try {
-    stamp = JSON.parse(readFileSync(new URL('../dist/bundle/stamp.json', import.meta.url), 'utf8'));
+    return JSON.parse(readFileSync(new URL('stamp.json', bundleDir), 'utf8'));
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function bundleIsCurrent(stamp) {
+  if (!stamp) return false;
   return Object.entries(stamp.inputs).every(([file, mtimeMs]) => {
     try {
-      return statSync(new URL(file, new URL('../dist/bundle/', import.meta.url))).mtimeMs === mtimeMs;
+      return statSync(new URL(file, bundleDir)).mtimeMs === mtimeMs;
     } catch {
       // No build info beside an installed package: its dist/ never changes.
       return true;
@@ -25,4 +36,44 @@ function bundleIsCurrent() {
   });
 }
 
-await import(bundleIsCurrent() ? '../dist/bundle/main.js' : '../dist/main.js');
+/** The code cache recorded for the bundle file as it is now, if any. */
+function codeCacheFor(stamp, bundle) {
+  const recorded = stamp.codeCache;
+  if (!recorded || typeof recorded.file !== 'string' || recorded.file.includes('/')) return undefined;
+  try {
+    const { size, mtimeMs } = statSync(bundle);
+    if (size !== recorded.source?.size || mtimeMs !== recorded.source?.mtimeMs) return undefined;
+    return readFileSync(new URL(recorded.file, bundleDir));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the bundle as a CommonJS module, compiled with its code cache when there is one. */
+function runBundle(stamp) {
+  const bundle = fileURLToPath(new URL('operant.cjs', bundleDir));
+  const require = createRequire(bundle);
+  const cachedData = codeCacheFor(stamp, bundle);
+  // As Node's CommonJS loader compiles a module; the bundle makes no import() (scripts/bundle-cli.mjs).
+  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
+  // For troubleshooting (and the bin's test): whether V8 took the cache.
+  if (process.env.OPERANT_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${!cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`);
+  const mod = new Module(bundle);
+  mod.filename = bundle;
+  mod.paths = Module._nodeModulePaths(dirname(bundle));
+  mod.loaded = true;
+  // The build records the cache (scripts/bundle-cli.mjs): what V8 compiled by the time the command exits.
+  const recordTo = process.env.OPERANT_WRITE_CODE_CACHE;
+  if (recordTo) {
+    delete process.env.OPERANT_WRITE_CODE_CACHE;
+    process.once('exit', () => {
+      writeFileSync(`${recordTo}.tmp`, script.createCachedData());
+      renameSync(`${recordTo}.tmp`, recordTo);
+    });
+  }
+  script.runInThisContext().call(mod.exports, mod.exports, require, mod, bundle, dirname(bundle));
+}
+
+const stamp = readStamp();
+if (bundleIsCurrent(stamp)) runBundle(stamp);
+else await import('../dist/main.js');

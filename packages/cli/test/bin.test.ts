@@ -1,11 +1,14 @@
 /**
  * The committed launcher (bin/operant.js) runs the bundle of dist/bundle/ only
  * while the tsc output it was made from is unchanged, and dist/ otherwise, so
- * that a `tsc -b` alone never leaves `operant` running stale code.
+ * that a `tsc -b` alone never leaves `operant` running stale code. It compiles
+ * the bundle with the V8 code cache recorded for that very file, and never
+ * with one recorded for another.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,11 +25,21 @@ describe('bin/operant.js', () => {
   copyFileSync(launcher, join(root, 'bin', 'operant.js'));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
   writeFileSync(join(root, 'dist', 'main.js'), "console.log('dist');\n");
-  writeFileSync(join(root, 'dist', 'bundle', 'main.js'), "console.log('bundle');\n");
+  const bundle = join(root, 'dist', 'bundle', 'operant.cjs');
+  writeFileSync(bundle, "console.log('bundle');\n");
   const buildInfo = join(root, 'tsconfig.tsbuildinfo');
   writeFileSync(buildInfo, '{}');
-  const stamp = (inputs: Record<string, number>): void => writeFileSync(join(root, 'dist', 'bundle', 'stamp.json'), JSON.stringify({ inputs }));
+  const stamp = (inputs: Record<string, number>, extra: Record<string, unknown> = {}): void =>
+    writeFileSync(join(root, 'dist', 'bundle', 'stamp.json'), JSON.stringify({ inputs, ...extra }));
   const run = (): string => execFileSync(process.execPath, [join(root, 'bin', 'operant.js')], { encoding: 'utf8' }).trim();
+  /** Runs the bin; its output and what it says of the code cache. */
+  const runReporting = (env: Record<string, string> = {}): { out: string; cache: string } => {
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'operant.js')], { encoding: 'utf8', env: { ...process.env, OPERANT_CODE_CACHE_REPORT: '1', ...env } });
+    assert.equal(r.status, 0, r.stderr);
+    return { out: r.stdout.trim(), cache: /code cache: (\w+)/.exec(r.stderr)?.[1] ?? '' };
+  };
+  const cacheFile = join(root, 'dist', 'bundle', 'operant.cjs.cache');
+  const cacheFor = (source: { size: number; mtimeMs: number }): Record<string, unknown> => ({ codeCache: { file: 'operant.cjs.cache', source } });
 
   it('runs the bundle while its inputs are as they were', () => {
     stamp({ '../../tsconfig.tsbuildinfo': statSync(buildInfo).mtimeMs });
@@ -45,5 +58,23 @@ describe('bin/operant.js', () => {
     assert.equal(run(), 'dist');
     stamp({ '../../../apiserver/tsconfig.tsbuildinfo': 1 });
     assert.equal(run(), 'bundle');
+  });
+
+  it('compiles the bundle with the code cache recorded for it, and ignores one recorded for another file', () => {
+    const inputs = { '../../tsconfig.tsbuildinfo': statSync(buildInfo).mtimeMs };
+    stamp(inputs);
+    rmSync(cacheFile, { force: true });
+    // Recorded as the build records it: the bundle run once, the cache written at exit.
+    assert.deepEqual(runReporting({ OPERANT_WRITE_CODE_CACHE: cacheFile }), { out: 'bundle', cache: 'none' });
+    const { size, mtimeMs } = statSync(bundle);
+    stamp(inputs, cacheFor({ size, mtimeMs }));
+    assert.deepEqual(runReporting(), { out: 'bundle', cache: 'used' });
+    // The same cache beside a bundle of the same size that changed since: not used.
+    writeFileSync(bundle, "console.log('BUNDLE');\n");
+    assert.deepEqual(runReporting(), { out: 'BUNDLE', cache: 'none' });
+    // A cache that is not V8's: V8 refuses it and compiles the bundle.
+    stamp(inputs, cacheFor({ size: statSync(bundle).size, mtimeMs: statSync(bundle).mtimeMs }));
+    writeFileSync(cacheFile, 'not a code cache');
+    assert.deepEqual(runReporting(), { out: 'BUNDLE', cache: 'rejected' });
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { fieldErrorMessage, type KubeObject } from '@operant/apimachinery';
 import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from './configuration.js';
+import { loadCel } from '../cel-loader.js';
 
 function config(webhooks: unknown[], name = 'cfg'): KubeObject {
   return { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks };
@@ -50,6 +51,8 @@ describe('webhook configuration defaults', () => {
 });
 
 describe('webhook configuration validation', () => {
+  // The write path loads CEL before it validates a configuration with match conditions (cel-loader.ts).
+  before(() => loadCel());
   it('accepts a well-formed configuration', () => {
     assert.deepEqual(messages(config([hook()])), []);
     assert.deepEqual(messages(config([hook({ reinvocationPolicy: 'IfNeeded' })]), true), []);

@@ -412,6 +412,12 @@ function validateWebhookService(path: string, svc: Json): FieldError[] {
   return errs;
 }
 
+/** Whether any webhook of a configuration has match conditions (compiled with CEL). */
+export function hasMatchConditions(config: KubeObject): boolean {
+  const hooks = (config as { webhooks?: unknown }).webhooks;
+  return Array.isArray(hooks) && hooks.some((h) => isJsonObject(h) && Array.isArray(h.matchConditions) && h.matchConditions.length > 0);
+}
+
 /**
  * kube's validateMatchConditions; `compile` answers a compile error of one expression
  * (webhooks' environment by default; policies add `params` and `authorizer`).

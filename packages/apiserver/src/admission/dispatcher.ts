@@ -35,7 +35,8 @@ import {
 } from '@operant/apimachinery';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { postWebhook, resolveWebhookTarget, WebhookCallError, type WebhookTarget } from '../webhooks/client.js';
-import { defaultTimeoutSeconds } from './configuration.js';
+import { defaultTimeoutSeconds, hasMatchConditions } from './configuration.js';
+import { loadCelIf } from '../cel-loader.js';
 import { compileWebhookConfiguration, isExemptFromWebhooks, matchConditionsAllow, matchWebhookRules, type CompiledWebhook, type MatchContext } from './matching.js';
 import type { AdmissionAttributes, AdmissionUserInfo, ResourceEquivalence, WebhookInvocation } from './types.js';
 
@@ -187,9 +188,12 @@ export class AdmissionChain {
   }
 
   /** The webhooks of one kind, ordered by configuration name and then by position. */
-  private webhooks(mutating: boolean): CompiledWebhook[] {
+  private webhooks(mutating: boolean): CompiledWebhook[] | Promise<CompiledWebhook[]> {
     const { items } = this.store.list(mutating ? mutatingPrefix : validatingPrefix);
     if (items.length === 0) return [];
+    // Match conditions compile with CEL, loaded when first needed (a restart on stored configurations).
+    const loading = loadCelIf(items.some((v) => hasMatchConditions(v.value)));
+    if (loading) return loading.then(() => this.webhooks(mutating));
     const configs = items.map((v) => v.value).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0));
     const out: CompiledWebhook[] = [];
     for (const config of configs) {
@@ -219,7 +223,8 @@ export class AdmissionChain {
   async admit(attributes: AdmissionAttributes, admitOpts: AdmitOptions = {}): Promise<AdmitResult> {
     const attrs = this.normalize(attributes);
     if (isExemptFromWebhooks(attrs)) return { object: attrs.object, warnings: [], patched: false };
-    const hooks = this.webhooks(true);
+    const found = this.webhooks(true);
+    const hooks = Array.isArray(found) ? found : await found;
     if (hooks.length === 0) return { object: attrs.object, warnings: [], patched: false };
 
     const sink = new WarningSink();
@@ -278,7 +283,8 @@ export class AdmissionChain {
   async validate(attributes: AdmissionAttributes): Promise<ValidateResult> {
     const attrs = this.normalize(attributes);
     if (isExemptFromWebhooks(attrs)) return { warnings: [] };
-    const hooks = this.webhooks(false);
+    const found = this.webhooks(false);
+    const hooks = Array.isArray(found) ? found : await found;
     if (hooks.length === 0) return { warnings: [] };
 
     // Matching (selectors, rules, match conditions) decides before any webhook is called.

@@ -7,7 +7,8 @@
  *
  * The `authorizer` and `params` variables of kube are not offered.
  */
-import { Environment } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
+import { cel } from '../cel-loader.js';
 
 /** A condition compiled for evaluation, or the reason it cannot be. */
 export interface CompiledCondition {
@@ -36,7 +37,8 @@ let env: Environment | undefined;
 
 function environment(): Environment {
   if (!env) {
-    env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })
+    // Loaded by now: configurations with conditions load CEL before they are validated or compiled.
+    env = new (cel().js.Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })
       .registerVariable('object', 'dyn')
       .registerVariable('oldObject', 'dyn')
       .registerVariable('request', 'dyn');

@@ -8,7 +8,8 @@
  * bool`). The objects are dynamically typed, as kube types them before a
  * policy's resources are known. Policies are stored, not enforced.
  */
-import { Environment } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
+import { cel } from '../cel-loader.js';
 import { compileIssue } from './match-conditions.js';
 
 /** Which optional variables an expression may use. */
@@ -62,7 +63,7 @@ function environment(d: PolicyDeclarations): Environment {
   const key = `${d.params}/${d.authorizer}`;
   let env = environments.get(key);
   if (!env) {
-    env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })
+    env = new (cel().js.Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })
       .registerVariable('object', 'dyn')
       .registerVariable('oldObject', 'dyn')
       .registerVariable('request', 'dyn')

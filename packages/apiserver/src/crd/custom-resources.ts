@@ -17,7 +17,7 @@ import {
   type OpenApiSchema,
 } from '@operant/apimachinery';
 import { applyDefaults, pruneNonNullableNullsWithoutDefaults, pruneValue, validateValue } from '@operant/apimachinery/schema';
-import { compileSchemaRules, evaluateRules } from '@operant/apimachinery/cel';
+import { cel, mentionsCelRules } from '../cel-loader.js';
 import { parseJson } from '../http/body.js';
 import { cannotBeHandledMessage, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
 import { resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
@@ -82,7 +82,8 @@ const celSkipped: FieldError = {
 /** Validation and defaulting of one version's custom resources. */
 export function customResourceStrategy(info: ResourceInfo, terminating: () => boolean): Strategy {
   const schema = info.custom?.schema;
-  const rules = schema ? compileSchemaRules(schema, '').rules : undefined;
+  // A CRD with rules loaded CEL before it was stored (see cel-loader.ts).
+  const rules = schema && mentionsCelRules(schema) ? cel().rules.compileSchemaRules(schema, '').rules : undefined;
   const validate = (obj: KubeObject, old: KubeObject | undefined) => {
     if (!schema) return [];
     const errs = validateValue(obj, schema, '', { isResourceRoot: true, old });
@@ -91,7 +92,7 @@ export function customResourceStrategy(info: ResourceInfo, terminating: () => bo
     // type, a missing required field, an unsupported enum value, too long, too many), with a
     // note saying so; after lesser errors (bounds, patterns, duplicates) they still run.
     if (errs.some((e) => celBlockingErrors.has(e.type))) errs.push(celSkipped);
-    else errs.push(...evaluateRules(rules, obj, old, ''));
+    else errs.push(...cel().rules.evaluateRules(rules, obj, old, ''));
     return errs;
   };
   return baseStrategy({

@@ -16,6 +16,7 @@ import { asCrd, crdCleanupFinalizer, type CustomResourceDefinition } from './typ
 import { isEstablished } from './strategy.js';
 import { customResourceDecoder, customResourceInfo, customResourcePatcher, customResourceStrategy, hasDefaults, noneConversion } from './custom-resources.js';
 import { webhookConversion } from './webhook-conversion.js';
+import { loadCelIf, mentionsCelRules } from '../cel-loader.js';
 
 const crdPrefix = '/apiextensions.k8s.io/customresourcedefinitions/';
 const retryMs = 100;
@@ -37,8 +38,12 @@ export class CustomResourceServing {
     private readonly quota?: ResourceQuotaAdmission,
   ) {}
 
-  start(): void {
-    for (const v of this.store.list(crdPrefix).items) this.sync(v.value);
+  /** Serves the stored CRDs (loading CEL first when one has rules), then follows CRD writes. */
+  async start(): Promise<void> {
+    const stored = this.store.list(crdPrefix).items;
+    const loading = loadCelIf(stored.some((v) => mentionsCelRules(v.value.spec)));
+    if (loading) await loading;
+    for (const v of stored) this.sync(v.value);
     this.watch = this.store.watch(crdPrefix, this.store.revision, (e) => {
       if (e.type === 'DELETED') this.unregister(e.value.metadata.name!);
       else this.sync(e.value);

@@ -8,6 +8,7 @@ import { baseStrategy, type Strategy } from '../registry/strategy.js';
 import { nowTimestamp } from '../registry/object-meta.js';
 import { asCrd, crdCleanupFinalizer, type CrdCondition, type CrdNames, type CustomResourceDefinition } from './types.js';
 import { validateCrd, validateCrdUpdate } from './validation.js';
+import { loadCelIf, mentionsCelRules } from '../cel-loader.js';
 
 /** Lists the other CRDs, for name-conflict checks. */
 export type CrdLister = () => CustomResourceDefinition[];
@@ -40,6 +41,8 @@ export function crdStrategy(others: CrdLister): Strategy {
     prepareForUpdate(o) {
       updateStatus(asCrd(o), others());
     },
+    // Rules are compiled when the CRD is written: CEL first.
+    prepareValidation: (o) => loadCelIf(mentionsCelRules(o.spec)),
     validate: (o) => validateCrd(asCrd(o)),
     validateUpdate: (o, old) => validateCrdUpdate(asCrd(o), asCrd(old)),
   });

@@ -3,11 +3,11 @@
  * does it: names, group, scope, versions, schemas (structural, CEL rules),
  * printer columns, subresources and conversion, with kube's field paths.
  */
-import { compileSchemaRules } from '@operant/apimachinery/cel';
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, jsonEqual, type FieldError, type OpenApiSchema } from '@operant/apimachinery';
 import { validatePrinterColumn } from '@operant/apimachinery/jsonpath';
 import { validateStructuralSchema } from '@operant/apimachinery/schema';
 import type { CrdNames, CrdSpec, CrdVersion, CustomResourceDefinition } from './types.js';
+import { cel, mentionsCelRules } from '../cel-loader.js';
 
 /** The checks on a CRD on create (beyond ObjectMeta, which the registry validates). */
 export function validateCrd(crd: CustomResourceDefinition): FieldError[] {
@@ -159,7 +159,9 @@ function validateVersion(v: CrdVersion, path: string, hoisted: Hoisting): FieldE
 function validateSchema(schema: OpenApiSchema, path: string): FieldError[] {
   const structural = validateStructuralSchema(schema, path);
   // Rules are compiled only against a structural schema, as kube does.
-  return structural.length ? structural : compileSchemaRules(schema, path).errors;
+  if (structural.length) return structural;
+  // Without rules there is nothing to compile (and CEL may not be loaded: see cel-loader.ts).
+  return mentionsCelRules(schema) ? cel().rules.compileSchemaRules(schema, path).errors : [];
 }
 
 /** kube's validateSimpleJSONPath. */

@@ -27,7 +27,8 @@ import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { certificateSigningRequestStrategy } from './certificates-strategies.js';
 import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
-import { defaultWebhookConfiguration, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import { defaultWebhookConfiguration, hasMatchConditions, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import { loadCelIf } from '../cel-loader.js';
 import {
   defaultValidatingAdmissionPolicy,
   defaultValidatingAdmissionPolicyBinding,
@@ -279,6 +280,8 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   return baseStrategy({
     tracksGeneration: true,
     applyDefaults: (o) => defaultWebhookConfiguration(o, mutating),
+    // Match conditions are compiled when the configuration is written: CEL first.
+    prepareValidation: (o) => loadCelIf(hasMatchConditions(o)),
     validate: (o) => validateWebhookConfiguration(o, mutating),
     validateUpdate: (o, old) => validateWebhookConfigurationUpdate(o, old, mutating),
   });
@@ -288,6 +291,8 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
 function validatingAdmissionPolicyStrategy(): Strategy {
   return statusSubresourceStrategy({
     applyDefaults: defaultValidatingAdmissionPolicy,
+    // Its expressions are compiled when it is written: CEL first.
+    prepareValidation: () => loadCelIf(true),
     validate: validateValidatingAdmissionPolicy,
     validateUpdate: validateValidatingAdmissionPolicy,
     subresourceStrategies: {

@@ -33,14 +33,23 @@ export function flowcontrolBootstrapObjects(): { priorityLevelConfigurations: Ku
   };
 }
 
-/** Creates the missing bootstrap objects and restores the spec of those that still auto-update. */
-export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog): Promise<void> {
+/**
+ * Creates the missing bootstrap objects and restores the spec of those that
+ * still auto-update. On a new store (`newStore`) they are written as the
+ * other bootstrap objects are, without the steps of the write path that
+ * leave them unchanged (ResourceStore.createBuiltIn).
+ */
+export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog, newStore = false): Promise<void> {
   const objects = flowcontrolBootstrapObjects();
   const opts = { dryRun: false, fieldValidation: 'Ignore' as const, fieldManager: 'api-priority-and-fairness-config-producer-v1' };
   for (const [resource, wanted] of [['prioritylevelconfigurations', objects.priorityLevelConfigurations], ['flowschemas', objects.flowSchemas]] as const) {
     const rs = catalog.lookup('flowcontrol.apiserver.k8s.io', 'v1', resource)!;
     for (const object of wanted) {
       const name = object.metadata.name!;
+      if (newStore) {
+        rs.createBuiltIn(object, opts.fieldManager);
+        continue;
+      }
       try {
         await rs.create('', structuredClone(object), opts);
         continue;

@@ -297,11 +297,40 @@ export class ResourceStore {
     return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) }, requestName);
   }
 
+  /**
+   * Creates an object the server built itself (its bootstrap objects), as the
+   * server's own create (`create` with no user, `fieldValidation=Ignore`) would
+   * store it, without the steps that leave such an object as it is: decoding
+   * (well-typed, nothing to prune), admission (only for a store without
+   * webhook configurations: the caller's promise), authorization (the server
+   * is in system:masters) and validation (valid by construction). The rest,
+   * defaults, managedFields, metadata, preparation and Go's encoding, runs as
+   * in `create`. The bootstrap test compares both byte for byte. Throws
+   * StoreError KeyExists when the key is taken.
+   */
+  createBuiltIn(body: KubeObject, fieldManager?: string): Versioned {
+    const obj = deepCopy(body);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.info.kind;
+    if (!this.info.namespaced) delete obj.metadata.namespace;
+    this.strategy.applyDefaults(obj);
+    this.strategy.admitCreate(obj);
+    this.recordUpdate(undefined, obj, { dryRun: false, fieldValidation: 'Ignore', fieldManager }, '', undefined);
+    fillCreateMeta(obj, this.strategy.tracksGeneration);
+    this.strategy.prepareForCreate(obj, serverUser);
+    this.deps.encoder?.(obj);
+    if (this.deps.conversion) throw new Error(`createBuiltIn: ${this.info.resource} is stored converted`);
+    shareManagedFields(obj.metadata.managedFields);
+    return this.store.create(this.key(obj.metadata.namespace ?? '', obj.metadata.name!), obj);
+  }
+
   /** `requestName` is the name in the request path: `''` for a POST, the object's for a PUT or an apply that creates. */
   private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string): Promise<WriteResult> {
     const decoded = this.decode(body, opts.fieldValidation);
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
+    const preparing = this.strategy.prepareValidation?.(obj);
+    if (preparing) await preparing;
     this.checkNamespaceMatches(obj, namespace);
     if (this.info.namespaced) obj.metadata.namespace = namespace;
     else delete obj.metadata.namespace;
@@ -464,6 +493,8 @@ export class ResourceStore {
    */
   private async applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string, managed: ManagedFieldsMode): Promise<WriteResult> {
     const dryRun = opts.dryRun;
+    const preparing = this.strategy.prepareValidation?.(incoming);
+    if (preparing) await preparing;
     // The strategy sees both objects in the served shape.
     const old = await this.external(current.value);
     const warnings: string[] = [];

@@ -43,6 +43,12 @@ export interface Strategy {
   prepareForCreate(obj: KubeObject, user: UserInfo): void;
   /** Adjusts an updated object before validation. */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /**
+   * Loads what validating `obj` needs and what is loaded only when first needed (CEL, for a CRD
+   * with rules or a webhook with match conditions), before the write path's synchronous steps.
+   * Returns undefined when there is nothing to wait for.
+   */
+  prepareValidation?(obj: KubeObject): Promise<void> | undefined;
   /** Kind-specific validation on create (ObjectMeta is validated by the registry); asynchronous where it checks a signature. */
   validate(obj: KubeObject): FieldError[] | Promise<FieldError[]>;
   /** Kind-specific validation on update. */

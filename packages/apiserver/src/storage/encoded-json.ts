@@ -20,6 +20,33 @@ export function utf8Bytes(json: string, size = Buffer.byteLength(json, 'utf8')):
   return bytes;
 }
 
+/** Bytes of the slab that objects read back from disk share (see slabBytes). */
+const slabSize = 1024 * 1024;
+let slab: Buffer | undefined;
+let slabUsed = 0;
+
+/**
+ * UTF-8 bytes of `json` in a 1 MiB slab shared with the texts encoded before
+ * it, for objects read back from disk (a restart reads 100,000 at once): one
+ * backing store per slab rather than per object, which costs V8 little to
+ * track, where 100,000 of them made each collection of a large heap wait on
+ * sweeping them all. A slab is freed once the last object using it is; until
+ * then it holds at most the texts a restart read. A text of over a quarter of
+ * a slab gets bytes of its own.
+ */
+export function slabBytes(json: string): Buffer {
+  const size = Buffer.byteLength(json, 'utf8');
+  if (size > slabSize / 4) return utf8Bytes(json);
+  if (!slab || slabUsed + size > slab.length) {
+    slab = Buffer.allocUnsafeSlow(slabSize);
+    slabUsed = 0;
+  }
+  const bytes = slab.subarray(slabUsed, slabUsed + size);
+  bytes.write(json, 0, 'utf8');
+  slabUsed += size;
+  return bytes;
+}
+
 /** Remembers `bytes` as the encoding of the stored (frozen) object `value`. */
 export function keepEncoding(value: KubeObject, bytes: Buffer): void {
   encodings.set(value, bytes);

@@ -6,7 +6,7 @@
  */
 import { labelSelectorFromObject, type LabelSelector } from '@operant/apimachinery';
 import type { ClusterRole, PolicyRule } from './attributes.js';
-import { rulesEqual } from './rules.js';
+import { ruleKey } from './rules.js';
 
 function selectorsOf(role: ClusterRole): LabelSelector[] {
   const out: LabelSelector[] = [];
@@ -51,12 +51,17 @@ function resolve(
   if (visiting.has(name)) return role.rules ?? [];
   visiting.add(name);
   const rules: PolicyRule[] = [];
+  // Each distinct rule once, the first time it comes (admin gathers hundreds: no pairwise compare).
+  const seen = new Set<string>();
   for (const selector of selectorsOf(role)) {
     for (const other of sorted) {
       const otherName = other.metadata?.name ?? '';
       if (otherName === name || !selector.matches(other.metadata?.labels)) continue;
       for (const rule of resolve(other, sorted, memo, visiting)) {
-        if (!rules.some((r) => rulesEqual(r, rule))) rules.push(rule);
+        const key = ruleKey(rule);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        rules.push(rule);
       }
     }
   }

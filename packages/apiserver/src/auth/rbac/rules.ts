@@ -76,6 +76,14 @@ function sameStrings(a: readonly string[] | undefined, b: readonly string[] | un
   return true;
 }
 
+/**
+ * A text that is the same for two rules exactly when {@link rulesEqual} holds, for
+ * finding duplicates among many rules at once (aggregation) without comparing each pair.
+ */
+export function ruleKey(r: PolicyRule): string {
+  return JSON.stringify([r.verbs ?? [], r.apiGroups ?? [], r.resources ?? [], r.resourceNames ?? [], r.nonResourceURLs ?? []]);
+}
+
 /** Field-by-field equality of two rules (absent and empty lists are the same). */
 export function rulesEqual(a: PolicyRule, b: PolicyRule): boolean {
   return (

@@ -6,7 +6,7 @@
  * `latency`), `applied` (an `error` or `reset` after the server did the
  * write) or `p=<probability>`.
  */
-import { allFaultKinds, clusterFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
+import { allFaultKinds, clusterFaultKinds, operatorFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -42,7 +42,10 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
   if (text === undefined || text.trim() === '' || text.trim() === 'all') return undefined;
   return text.split(',').map((item) => {
     const [kind, ...options] = item.trim().split(':');
-    if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${allFaultKinds.join(', ')}`);
+    if ((operatorFaultKinds as readonly string[]).includes(kind!)) {
+      throw new Error(`--faults: ${kind} is an operator fault: the proxy does not run the operator, so a test that runs it plays it (PlayOptions.operator)`);
+    }
+    if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${allFaultKinds.filter((k) => !(operatorFaultKinds as readonly string[]).includes(k)).join(', ')}`);
     const template: Exclude<FaultTemplate, FaultKind> = { kind: kind as FaultKind };
     for (const option of options) {
       if (option === 'applied' && (kind === 'error' || kind === 'reset')) template.applied = true;

@@ -25,7 +25,8 @@ import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
 import { applyClusterFault } from './cluster-faults.js';
-import { errorStatus, expiredWatchEvent, isClusterFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
+import { errorStatus, expiredWatchEvent, isClusterFault, isOperatorFault, type clusterFaultKinds, type Fault, type FaultKind, type OperatorFault } from './faults.js';
+import type { OperatorFaultHandler } from './operator-faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
 import { proxyKubeconfigText } from './proxy-kubeconfig.js';
@@ -172,6 +173,7 @@ export class FaultProxy {
     this.faults.push(active);
     this.record({ type: 'start', faultId: id, fault });
     if (isClusterFault(fault)) void this.clusterFault(active, fault);
+    else if (isOperatorFault(fault)) void this.operatorFault(active, fault, options.operator);
     return active;
   }
 
@@ -250,6 +252,20 @@ export class FaultProxy {
     );
     this.undoing.add(undone);
     void undone.finally(() => this.undoing.delete(undone));
+  }
+
+  /** Hands an operator fault to the test's handler, and records what it struck (a hit) or why nothing (a miss). */
+  private async operatorFault(f: ActiveFault, fault: OperatorFault, handler: OperatorFaultHandler | undefined): Promise<void> {
+    const window = new AbortController();
+    void f.ended.then(() => window.abort());
+    const outcome = handler
+      ? await handler(fault, window.signal).catch((err: unknown) => ({ target: undefined, detail: `the handler failed: ${err instanceof Error ? err.message : String(err)}` }))
+      : { target: undefined, detail: 'no operator handler: the test that runs the operator carries out operator faults (PlayOptions.operator)' };
+    // Counted even when the window closed meanwhile: the process was struck.
+    if (outcome.target !== undefined) {
+      f.hits++;
+      this.hit(f, outcome.target, outcome.detail);
+    } else this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: outcome.detail });
   }
 
   /** The first fault of `kind` that hits this request, counting the hit. */

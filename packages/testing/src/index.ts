@@ -12,7 +12,7 @@ export type { ManifestSource } from './install/manifests.js';
 export type { TestScope } from './env/scope.js';
 export { certificateCacheDir, processCertificates } from './certificates.js';
 
-export { eventually, consistently, type EventuallyOptions, type ConsistentlyOptions } from './wait/eventually.js';
+export { eventually, eventuallyFound, consistently, type EventuallyOptions, type ConsistentlyOptions } from './wait/eventually.js';
 export { converges, type ConvergesOptions } from './wait/converges.js';
 export { WaitError } from './wait/wait-error.js';
 

@@ -33,7 +33,7 @@ import { proxyKubeconfigText } from './proxy-kubeconfig.js';
 import type { FailedWrite, FaultRecord } from './records.js';
 import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
-import { closedPromise, nameInBody, readAll, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
+import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
 import { Upstream, type Auth } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
@@ -59,6 +59,9 @@ export interface FaultProxyOptions {
   /** Told of every record as it is made (the CLI prints the timeline from it). */
   onRecord?: (record: FaultRecord) => void;
 }
+
+/** A request as the timeline names it, or how to name it when a fault hits it. */
+type Described = string | (() => string);
 
 const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 /** The faults that act on the events inside a watch stream. */
@@ -273,8 +276,8 @@ export class FaultProxy {
     return this.faults.find((f) => f.fault.kind === kind && f.take(info));
   }
 
-  private hit(f: ActiveFault, request: string, detail: string): void {
-    this.record({ type: 'hit', faultId: f.id, fault: f.fault, request, detail });
+  private hit(f: ActiveFault, request: Described, detail: string): void {
+    this.record({ type: 'hit', faultId: f.id, fault: f.fault, request: typeof request === 'string' ? request : request(), detail });
     f.settle();
   }
 
@@ -296,15 +299,17 @@ export class FaultProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.requests++;
     const info = requestInfo(req.method ?? 'GET', req.url ?? '/');
-    const body = await readAll(req);
-    const request = describeRequest(info, info.name ?? nameInBody(body));
+    const body = await readBody(req);
+    // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).
+    let described: string | undefined;
+    const request = (): string => (described ??= describeRequest(info, info.name ?? nameInBody(body)));
     const auth = await this.upstream.auth(req.headers.authorization, this.token);
     if (auth === undefined) return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
     if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
 
     if (!(await this.outlastPartitions(info, request, res))) return;
     let delay = 0;
-    for (const f of this.faults.filter((f) => f.fault.kind === 'latency')) {
+    for (const f of this.faults) {
       if (f.fault.kind === 'latency' && f.take(info)) {
         delay += f.fault.ms;
         this.hit(f, request, `delayed ${f.fault.ms} ms`);
@@ -352,7 +357,7 @@ export class FaultProxy {
     upstream.pipe(res);
   }
 
-  private answerError(f: ActiveFault, info: RequestInfo, request: string, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
+  private answerError(f: ActiveFault, info: RequestInfo, request: Described, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
     const fault = f.fault as Extract<Fault, { kind: 'error' }>;
     const status = errorStatus(fault.code, fault.retryAfterSeconds);
     this.hit(f, request, `answered ${fault.code}${after}`);
@@ -361,7 +366,7 @@ export class FaultProxy {
     sendStatus(res, status, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
   }
 
-  private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: string, body: Buffer, auth: Auth): Promise<void> {
+  private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
     const upstream = await this.upstream.forward(req, body, auth);
     res.once('close', () => upstream.destroy());
     if (upstream.statusCode !== 200) {
@@ -402,7 +407,7 @@ export class FaultProxy {
    * Waits while a partition covers the request; false when the client left
    * meanwhile. `onHang` is told of each partition waited for (default: a hit).
    */
-  private async outlastPartitions(info: RequestInfo, request: string, res: ServerResponse, onHang?: (f: ActiveFault) => void): Promise<boolean> {
+  private async outlastPartitions(info: RequestInfo, request: Described, res: ServerResponse, onHang?: (f: ActiveFault) => void): Promise<boolean> {
     for (;;) {
       const partition = this.faults.find((f) => f.fault.kind === 'partition' && f.covers(info));
       if (!partition) return !res.destroyed;

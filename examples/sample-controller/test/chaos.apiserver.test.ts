@@ -56,5 +56,6 @@ test('every Foo converges under request, cluster and operator faults at once, an
   assert.ok(first && successors.length > 0, `only ${result.leaders.length} replica(s) ever led`);
   assert.ok(result.leaseTransitions >= 1, 'the server counted a transition of the Lease');
   assert.ok(successors.some((p) => p.synced > 0), `a new leader reconciled: ${result.leaders.map((p) => `${p.name} ${p.synced} syncs`).join(', ')}`);
-  assert.ok(result.processes.some((p) => p.exited?.signal === 'SIGKILL' || p.exited?.signal === 'SIGTERM' || p.exited?.code === 0), 'a replica was struck');
+  // Replacements are started only while the run goes on (not when the test stops the replicas).
+  assert.ok(result.processes.length > 3, 'a struck replica was started again');
 });

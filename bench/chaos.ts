@@ -46,6 +46,11 @@ export async function chaosSection(log: Log): Promise<Row[]> {
     plain('  faults put in force (windows), hits', `${report.schedule.entries.length} windows, ${[...hits.values()].reduce((a, b) => a + b, 0)} hits`, `${report.requests} requests proxied`),
     ...allFaultKinds.map((k) => plain(`    ${k}`, `${windows.get(k) ?? 0} windows, ${hits.get(k) ?? 0} hits`)),
     plain('  writes the proxy failed', `${report.failedWrites.length}`, `${applied} of them applied by the server`),
+    plain(
+      '  replicas\' watches that met 410 Expired and relisted',
+      String(result.processes.reduce((n, p) => n + p.relists, 0)),
+      `the proxy's expire answered ${hits.get('expire') ?? 0} watches with 410; the server's 1,000-event history the others`,
+    ),
     plain('  leaders (Lease transitions)', `${result.leaders.length} (${result.leaseTransitions})`, `${result.processes.length} replica processes started`),
     plain('  successors that reconciled', `${successors.filter((p) => p.synced > 0).length} of ${successors.length}`),
   ];

@@ -42,7 +42,9 @@ test('every Foo converges under request, cluster and operator faults at once, an
 
   assert.deepEqual(result.problems, [], `seed ${seed}: not converged within 60 s of the faults' end`);
   assert.ok(result.foos > 0, 'Foos are left to check');
-  t.diagnostic(`seed ${seed}: ${result.foos} Foos converged ${(result.convergedAfterMs / 1000).toFixed(1)} s after the faults stopped; ${report.failedWrites.length} failed writes`);
+  const relists = result.processes.reduce((n, p) => n + p.relists, 0);
+  const expired = report.records.filter((r) => r.type === 'hit' && r.fault.kind === 'expire').length;
+  t.diagnostic(`seed ${seed}: ${result.foos} Foos converged ${(result.convergedAfterMs / 1000).toFixed(1)} s after the faults stopped; ${report.failedWrites.length} failed writes; ${relists} relists after 410 (${expired} from the proxy's expire)`);
 
   const started = new Set(report.records.filter((r) => r.type === 'start').map((r) => r.fault.kind));
   if (seed === defaultSeed) assert.deepEqual(started, new Set(allFaultKinds), 'every kind of fault was put in force');

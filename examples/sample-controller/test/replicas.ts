@@ -48,6 +48,8 @@ export interface ReplicaProcess {
   ledAt?: number;
   /** Reconciles it finished ("Successfully synced"). */
   synced: number;
+  /** Watches of its informers that met 410 Expired and relisted (from the proxy's `expire`, or the server's short history). */
+  relists: number;
   exited?: { code: number | null; signal: NodeJS.Signals | null };
 }
 
@@ -123,7 +125,7 @@ export class Replicas {
     ];
     // Info lines are what tell who leads and who reconciles (the test runner sets warn for its own process).
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OPERANT_LOG_LEVEL: 'info' } });
-    const p: ReplicaProcess = { name: `replica-${slot}#${generation}`, child, synced: 0 };
+    const p: ReplicaProcess = { name: `replica-${slot}#${generation}`, child, synced: 0, relists: 0 };
     this.processes.push(p);
     this.log(`${p.name} started (pid ${child.pid})`);
     let partial = '';
@@ -157,6 +159,7 @@ export class Replicas {
       p.ledAt = performance.now();
       this.log(`${p.name} took the Lease`);
     } else if (entry.msg === 'Successfully synced') p.synced++;
+    else if (entry.msg === 'resourceVersion expired; relisting') p.relists++;
     else if (entry.msg === 'leaderelection lost') this.log(`${p.name} lost the Lease and exits`);
   }
 

@@ -49,7 +49,7 @@ export async function chaosSection(log: Log): Promise<Row[]> {
     plain(
       '  replicas\' watches that met 410 Expired and relisted',
       String(result.processes.reduce((n, p) => n + p.relists, 0)),
-      `the proxy's expire answered ${hits.get('expire') ?? 0} watches with 410; the server's 1,000-event history the others`,
+      `${hits.get('expire') ?? 0} answered 410 by the proxy's expire, the others by the server (1,000-event history)`,
     ),
     plain('  leaders (Lease transitions)', `${result.leaders.length} (${result.leaseTransitions})`, `${result.processes.length} replica processes started`),
     plain('  successors that reconciled', `${successors.filter((p) => p.synced > 0).length} of ${successors.length}`),

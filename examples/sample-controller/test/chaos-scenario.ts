@@ -11,7 +11,8 @@
  *   that a node's 40 s grace period and its pods' back-offs fit in a window),
  *   and a short event history (1,000 events, some 20 s of this cluster's
  *   writes), so that a replica that comes back to a watch late meets the
- *   server's own 410, as after a compaction, besides the proxy's `expire`;
+ *   server's own 410, as after a compaction, besides the proxy's `expire`
+ *   (rare in practice: the replicas resume within a second or two);
  * - the schedule: every request fault kind, every cluster fault (pods of the
  *   test namespace, simulated nodes) and both operator faults: SIGKILL to the
  *   leader, and SIGTERM to the leader while a write of its reconcile is held

@@ -14,11 +14,12 @@
  *   server's own 410, as after a compaction, besides the proxy's `expire`
  *   (rare in practice: the replicas resume within a second or two);
  * - the schedule: every request fault kind, every cluster fault (pods of the
- *   test namespace, simulated nodes) and both operator faults: SIGKILL to the
+ *   test namespace, simulated nodes), both operator faults (SIGKILL to the
  *   leader, and SIGTERM to the leader while a write of its reconcile is held
- *   in flight by the proxy;
+ *   in flight by the proxy) and the server fault: the API server (durable,
+ *   its data in SQLite) down for a window and started again;
  * - the user: Foos created, scaled and deleted, straight to the server,
- *   while the faults come.
+ *   while the faults come (trying again while the server is down).
  *
  * Then, after the faults stop, it measures how long until every Foo has
  * converged: one Deployment each, named as asked, with its replicas all
@@ -29,13 +30,14 @@ import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceleratedClock } from '@operant/controllers';
-import { isConflict } from '@operant/runtime';
+import { ApiError, isConflict } from '@operant/runtime';
 import {
   TestEnv,
   chaos,
   clusterFaultKinds,
   faultKinds,
   operatorFaultKinds,
+  serverFaultKinds,
   type ChaosReport,
   type ChaosSchedule,
   type FaultProxy,
@@ -65,6 +67,7 @@ export function combinedSchedule(seed: number, durationMs: number, namespace: st
       ...faultKinds,
       ...clusterFaultKinds.map((kind) => (podFaults.has(kind) ? { kind, namespaces: [namespace] } : kind)),
       ...operatorFaultKinds,
+      ...serverFaultKinds,
     ],
   });
 }
@@ -107,6 +110,8 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
   const env = await TestEnv.start({
     crds: join(exampleDir, 'artifacts', 'examples', 'crd.yaml'),
     cluster: { nodes: 3, clock: acceleratedClock(100) },
+    // On disk, so that the server can be restarted with its data.
+    durable: true,
     // Bookmarks every second, so that dropping them is felt; a short history, so that resuming watches can be too old.
     server: { bookmarkIntervalMs: 1000, historyCapacity: 1000 },
   });
@@ -194,30 +199,53 @@ function operatorFaults(proxy: FaultProxy, replicas: Replicas, namespace: string
   };
 }
 
-/** The user: Foos created, scaled and deleted every 300 ms until the schedule is over. */
+/**
+ * The user: Foos created, scaled and deleted every 300 ms until the schedule
+ * is over. A step that could not reach the server (it is down for a
+ * `restart-server` window) is tried again, as kubectl would be by hand; a
+ * create or delete that the server did before the connection broke is done.
+ */
 async function drive(env: TestEnv, namespace: string, playing: { done: boolean }, maxFoos: number): Promise<void> {
   const foo = (i: number, replicas: number): Foo => ({ metadata: { name: `foo-${i}`, namespace }, spec: { deploymentName: `foo-${i}-web`, replicas } });
+  const create = (i: number, replicas: number) => untilReached(() => env.client.create(FooKind, foo(i, replicas)), 'AlreadyExists');
   let next = 0;
-  for (; next < 6; next++) await env.client.create(FooKind, foo(next, 1 + (next % 3)));
+  for (; next < 6; next++) await create(next, 1 + (next % 3));
   const deleted = new Set<number>();
   for (let step = 0; !playing.done; step++) {
     await new Promise((r) => setTimeout(r, 300));
     const i = (step * 5) % next;
     if (step % 9 === 4 && !deleted.has(i)) {
-      await env.client.delete(FooKind, `foo-${i}`, { namespace });
+      await untilReached(() => env.client.delete(FooKind, `foo-${i}`, { namespace }), 'NotFound');
       deleted.add(i);
     } else if (step % 3 === 2 && next < maxFoos) {
-      await env.client.create(FooKind, foo(next++, 2));
+      await create(next++, 2);
     } else if (!deleted.has(i)) {
       // The controller writes the Foo's status meanwhile: read again on a conflict, as kubectl scale would.
-      for (;;) {
-        const current = await env.client.get(FooKind, `foo-${i}`, { namespace });
-        const scaled = await env.client.update(FooKind, { ...current, spec: { ...current.spec, replicas: ((current.spec?.replicas ?? 1) % 3) + 1 } }).catch((err: unknown) => {
-          if (isConflict(err)) return undefined;
-          throw err;
-        });
-        if (scaled) break;
-      }
+      await untilReached(async () => {
+        for (;;) {
+          const current = await env.client.get(FooKind, `foo-${i}`, { namespace });
+          const scaled = await env.client.update(FooKind, { ...current, spec: { ...current.spec, replicas: ((current.spec?.replicas ?? 1) % 3) + 1 } }).catch((err: unknown) => {
+            if (isConflict(err)) return undefined;
+            throw err;
+          });
+          if (scaled) return;
+        }
+      });
+    }
+  }
+}
+
+/** Runs `step` until the server answers it; an answer with `done` (the step's effect already there) counts as done. */
+async function untilReached(step: () => Promise<unknown>, done?: 'AlreadyExists' | 'NotFound'): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === done && attempt > 1) return;
+      // An answer from the server is the test's business; only a server out of reach is waited out (at most 30 s).
+      if (err instanceof ApiError || attempt > 150) throw err;
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 }

@@ -18,8 +18,20 @@ export { WaitError } from './wait/wait-error.js';
 
 export { FaultProxy, type FaultProxyOptions } from './chaos/proxy.js';
 export type { InjectOptions, InjectedFault } from './chaos/active-fault.js';
-export { allFaultKinds, clusterFaultKinds, faultKinds, operatorFaultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope, type OperatorFault } from './chaos/faults.js';
-export type { OperatorFaultHandler, OperatorFaultOutcome } from './chaos/operator-faults.js';
+export {
+  allFaultKinds,
+  clusterFaultKinds,
+  faultKinds,
+  operatorFaultKinds,
+  serverFaultKinds,
+  type ErrorCode,
+  type Fault,
+  type FaultKind,
+  type FaultScope,
+  type OperatorFault,
+  type ServerFault,
+} from './chaos/faults.js';
+export type { FaultOutcome, OperatorFaultHandler, ServerFaultHandler } from './chaos/handed-faults.js';
 export { chaos, defaultWindows, type ChaosOptions, type ChaosSchedule, type FaultTemplate, type ScheduledFault } from './chaos/schedule.js';
 export type { PlayOptions } from './chaos/play.js';
 export { formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';

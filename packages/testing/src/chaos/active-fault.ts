@@ -4,7 +4,7 @@
  * generator of its own, its `times`).
  */
 import { inScope, type Fault } from './faults.js';
-import type { OperatorFaultHandler } from './operator-faults.js';
+import type { OperatorFaultHandler } from './handed-faults.js';
 import type { Prng } from './prng.js';
 import type { RequestInfo } from './request-info.js';
 

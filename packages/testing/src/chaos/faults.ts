@@ -17,6 +17,7 @@
  * | `image-pull-failure` | a cluster fault: image pulls on one simulated node fail for the window (ErrImagePull, ImagePullBackOff) |
  * | `kill-leader`    | an operator fault: the leading replica of the operator is killed with SIGKILL (no lease release); done by the test's `operator` handler |
  * | `terminate-leader` | an operator fault: the leading replica gets SIGTERM while a reconcile is in flight; done by the test's `operator` handler |
+ * | `restart-server` | a server fault: the API server stops for the window and starts again with its data; done by the environment's handler (a durable TestEnv's `faultProxy()`) |
  * | `crash-container` | a cluster fault: the containers of one running pod in scope (and `labelSelector`) crash, and crash again after each restart (CrashLoopBackOff) for the window |
  *
  * `applied` faults are the nasty ones: the write happened, the client hears
@@ -69,6 +70,20 @@ export const clusterFaultKinds = ['delete-pod', 'node-not-ready', 'image-pull-fa
  */
 export const operatorFaultKinds = ['kill-leader', 'terminate-leader'] as const;
 
+/**
+ * The kinds of fault that act on the API server itself: the proxy hands them
+ * to whoever runs the server (a durable TestEnv's `faultProxy()` restarts
+ * it). A schedule has them only when asked.
+ *
+ * @example
+ * ```ts
+ * import { chaos, faultKinds, serverFaultKinds } from '@operant/testing';
+ *
+ * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...serverFaultKinds] });
+ * ```
+ */
+export const serverFaultKinds = ['restart-server'] as const;
+
 /** The cluster faults that act on a node rather than on a pod. */
 export type NodeFaultKind = 'node-not-ready' | 'image-pull-failure';
 
@@ -82,10 +97,14 @@ export type NodeFaultKind = 'node-not-ready' | 'image-pull-failure';
  * const watchFaults: FaultKind[] = faultKinds.filter((k) => k === 'cut-watch' || k === 'expire');
  * ```
  */
-export type FaultKind = (typeof faultKinds)[number] | (typeof clusterFaultKinds)[number] | (typeof operatorFaultKinds)[number];
+export type FaultKind =
+  | (typeof faultKinds)[number]
+  | (typeof clusterFaultKinds)[number]
+  | (typeof operatorFaultKinds)[number]
+  | (typeof serverFaultKinds)[number];
 
-/** Every kind of fault: request faults, then cluster faults, then operator faults. */
-export const allFaultKinds: readonly FaultKind[] = [...faultKinds, ...clusterFaultKinds, ...operatorFaultKinds];
+/** Every kind of fault: request faults, then cluster, operator and server faults. */
+export const allFaultKinds: readonly FaultKind[] = [...faultKinds, ...clusterFaultKinds, ...operatorFaultKinds, ...serverFaultKinds];
 
 /**
  * Which requests a fault touches; every given list must match (a missing one
@@ -158,10 +177,14 @@ export type Fault = FaultScope &
         labelSelector?: string;
       }
     | { kind: (typeof operatorFaultKinds)[number] }
+    | { kind: (typeof serverFaultKinds)[number] }
   );
 
 /** A fault that the test's operator handler carries out. */
 export type OperatorFault = Extract<Fault, { kind: (typeof operatorFaultKinds)[number] }>;
+
+/** A fault that whoever runs the API server carries out. */
+export type ServerFault = Extract<Fault, { kind: (typeof serverFaultKinds)[number] }>;
 
 /** Whether a fault acts on the cluster (through the proxy's credentials) rather than on requests. */
 export function isClusterFault(fault: Fault): fault is Extract<Fault, { kind: (typeof clusterFaultKinds)[number] }> {
@@ -171,6 +194,11 @@ export function isClusterFault(fault: Fault): fault is Extract<Fault, { kind: (t
 /** Whether the fault acts on the operator's processes (done by the test's handler, not by the proxy). */
 export function isOperatorFault(fault: Fault): fault is OperatorFault {
   return (operatorFaultKinds as readonly string[]).includes(fault.kind);
+}
+
+/** Whether the fault acts on the API server itself (done by whoever runs it, not by the proxy). */
+export function isServerFault(fault: Fault): fault is ServerFault {
+  return (serverFaultKinds as readonly string[]).includes(fault.kind);
 }
 
 /** Whether `fault`'s scope covers the request. Non-resource requests (discovery) match only unscoped faults. */
@@ -251,6 +279,8 @@ export function describeFault(fault: Fault): string {
       return 'SIGKILL the leading operator replica';
     case 'terminate-leader':
       return 'SIGTERM the leading operator replica during a reconcile';
+    case 'restart-server':
+      return 'stop the API server, start it again when the window closes';
     default:
       what = fault.kind;
   }

@@ -5,7 +5,7 @@
  * failing run can always be replayed.
  */
 import type { InjectedFault } from './active-fault.js';
-import type { OperatorFaultHandler } from './operator-faults.js';
+import type { OperatorFaultHandler } from './handed-faults.js';
 import type { FaultProxy } from './proxy.js';
 import { deriveSeed } from './prng.js';
 import { makeReport, type ChaosReport } from './report.js';
@@ -61,6 +61,8 @@ export async function playSchedule(proxy: FaultProxy, schedule: ChaosSchedule, o
   });
   for (const t of timers) clearTimeout(t);
   for (const f of injected) f.remove();
+  // A fault's aftermath (a restarted server coming back, a knob taken back) belongs to the schedule.
+  await proxy.settled();
   const rebase = <T extends { at: number }>(x: T): T => ({ ...x, at: Math.max(0, Math.round(x.at - start)) });
   return makeReport({
     seed: schedule.seed,

@@ -25,8 +25,8 @@ import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
 import { applyClusterFault } from './cluster-faults.js';
-import { errorStatus, expiredWatchEvent, isClusterFault, isOperatorFault, type clusterFaultKinds, type Fault, type FaultKind, type OperatorFault } from './faults.js';
-import type { OperatorFaultHandler } from './operator-faults.js';
+import { errorStatus, expiredWatchEvent, isClusterFault, isOperatorFault, isServerFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
+import type { FaultOutcome, ServerFaultHandler } from './handed-faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
 import { proxyKubeconfigText } from './proxy-kubeconfig.js';
@@ -58,6 +58,8 @@ export interface FaultProxyOptions {
   port?: number;
   /** Told of every record as it is made (the CLI prints the timeline from it). */
   onRecord?: (record: FaultRecord) => void;
+  /** Carries out server faults (`restart-server`); a durable TestEnv's `faultProxy()` brings one. */
+  server?: ServerFaultHandler;
 }
 
 /** A request as the timeline names it, or how to name it when a fault hits it. */
@@ -100,8 +102,8 @@ export class FaultProxy {
   private readonly upstream: Upstream;
   /** The client of cluster faults, on the upstream credentials; made when the first one starts. */
   private clusterClient: Client | undefined;
-  /** Cluster faults being taken back (their knobs removed). */
-  private readonly undoing = new Set<Promise<unknown>>();
+  /** What faults still do after they end: cluster faults being taken back (their knobs removed), handed-over faults under way. */
+  private readonly aftermath = new Set<Promise<unknown>>();
   private stopped: Promise<void> | undefined;
 
   private constructor(
@@ -109,6 +111,7 @@ export class FaultProxy {
     upstream: ClientConfig,
     private readonly token: string,
     private readonly onRecord: ((record: FaultRecord) => void) | undefined,
+    private readonly serverFaults: ServerFaultHandler | undefined,
     caPem: string,
   ) {
     const { port, address } = server.address() as AddressInfo;
@@ -137,7 +140,7 @@ export class FaultProxy {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
     });
-    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, certs.caPem);
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs.caPem);
     return proxy;
   }
 
@@ -175,8 +178,14 @@ export class FaultProxy {
     });
     this.faults.push(active);
     this.record({ type: 'start', faultId: id, fault });
-    if (isClusterFault(fault)) void this.clusterFault(active, fault);
-    else if (isOperatorFault(fault)) void this.operatorFault(active, fault, options.operator);
+    if (isClusterFault(fault)) this.track(this.clusterFault(active, fault));
+    else if (isOperatorFault(fault)) {
+      const handler = options.operator;
+      this.track(this.handOver(active, handler && ((window) => handler(fault, window)), 'no operator handler: the test that runs the operator carries out operator faults (PlayOptions.operator)'));
+    } else if (isServerFault(fault)) {
+      const handler = this.serverFaults;
+      this.track(this.handOver(active, handler && ((window) => handler(fault, window)), 'no server handler: whoever runs the API server carries out server faults (a durable TestEnv\'s faultProxy())'));
+    }
     return active;
   }
 
@@ -199,6 +208,15 @@ export class FaultProxy {
     return playSchedule(this, schedule, options);
   }
 
+  /**
+   * Resolves once what ended faults still do is done: cluster faults taken
+   * back (their knobs removed), handed-over faults returned (a restarted server
+   * serving again). A schedule's play waits for it before it reports.
+   */
+  async settled(): Promise<void> {
+    while (this.aftermath.size > 0) await Promise.all([...this.aftermath]);
+  }
+
   /** The faults in force now. */
   active(): readonly InjectedFault[] {
     return [...this.faults];
@@ -209,7 +227,7 @@ export class FaultProxy {
     this.stopped ??= (async () => {
       for (const f of [...this.faults]) f.remove();
       // Cluster faults take their knobs back before the client that does it closes.
-      await Promise.all([...this.undoing]);
+      await this.settled();
       await new Promise<void>((resolve) => {
         this.server.close(() => resolve());
         this.server.closeAllConnections();
@@ -222,6 +240,12 @@ export class FaultProxy {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
+  }
+
+  private track(work: Promise<unknown>): void {
+    const done = work.catch(() => undefined);
+    this.aftermath.add(done);
+    void done.finally(() => this.aftermath.delete(done));
   }
 
   private record(r: Omit<FaultRecord, 'at'>): void {
@@ -253,17 +277,16 @@ export class FaultProxy {
     const undone = f.ended.then(() =>
       undo().catch((err: unknown) => this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: `could not take the fault back: ${err instanceof Error ? err.message : String(err)}` })),
     );
-    this.undoing.add(undone);
-    void undone.finally(() => this.undoing.delete(undone));
+    this.track(undone);
   }
 
-  /** Hands an operator fault to the test's handler, and records what it struck (a hit) or why nothing (a miss). */
-  private async operatorFault(f: ActiveFault, fault: OperatorFault, handler: OperatorFaultHandler | undefined): Promise<void> {
+  /** Hands a fault over to its handler (`none` says why there is none), and records what it struck (a hit) or why nothing (a miss). */
+  private async handOver(f: ActiveFault, strike: ((window: AbortSignal) => Promise<FaultOutcome>) | undefined, none: string): Promise<void> {
     const window = new AbortController();
     void f.ended.then(() => window.abort());
-    const outcome = handler
-      ? await handler(fault, window.signal).catch((err: unknown) => ({ target: undefined, detail: `the handler failed: ${err instanceof Error ? err.message : String(err)}` }))
-      : { target: undefined, detail: 'no operator handler: the test that runs the operator carries out operator faults (PlayOptions.operator)' };
+    const outcome = strike
+      ? await strike(window.signal).catch((err: unknown) => ({ target: undefined, detail: `the handler failed: ${err instanceof Error ? err.message : String(err)}` }))
+      : { target: undefined, detail: none };
     // Counted even when the window closed meanwhile: the process was struck.
     if (outcome.target !== undefined) {
       f.hits++;

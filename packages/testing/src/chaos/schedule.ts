@@ -58,7 +58,7 @@ export interface ChaosOptions {
   seed?: number;
   /** How long the schedule lasts, ms. */
   duration: number;
-  /** What may be injected; default every request fault kind ({@link faultKinds}), unscoped; cluster and operator faults only when listed. */
+  /** What may be injected; default every request fault kind ({@link faultKinds}), unscoped; cluster, operator and server faults only when listed. */
   faults?: readonly FaultTemplate[];
   /** The mean time between the starts of two faults; default 700 ms. */
   meanGapMs?: number;
@@ -133,6 +133,8 @@ export const defaultWindows: Readonly<Record<FaultKind, readonly [number, number
   'kill-leader': [100, 500],
   // The window is how long the handler may wait for a reconcile to be in flight.
   'terminate-leader': [1000, 3000],
+  // The server is down for its window: clients see refused connections, watches end.
+  'restart-server': [300, 1500],
 });
 
 /**
@@ -213,9 +215,10 @@ function instantiate(template: TemplateObject, random: Prng, defaultScope: Fault
     case 'node-not-ready':
     case 'image-pull-failure':
       return { kind: template.kind, ...(template.labelSelector ? { labelSelector: template.labelSelector } : {}), ...scope } as Fault;
-    // An operator fault strikes a process: no request scope applies.
+    // An operator or server fault strikes a process: no request scope applies.
     case 'kill-leader':
     case 'terminate-leader':
+    case 'restart-server':
       return { kind: template.kind };
     default:
       return { kind: template.kind, ...scope };

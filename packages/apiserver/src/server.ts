@@ -6,7 +6,7 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { badRequest, methodNotAllowed, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
@@ -270,6 +270,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       createHttpsServer({ ...timeouts, cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: true, rejectUnauthorized: false }, handler);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
+  // Every TCP connection, from its accept: closeAllConnections() knows only those that got as far as
+  // HTTP, so one still in its TLS handshake (or that never starts it) would hold stop() until Node's
+  // 120 s handshake timeout.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -307,6 +315,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
           resolve();
         });
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return stopped;
     },

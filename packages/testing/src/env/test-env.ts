@@ -401,7 +401,16 @@ export class TestEnv implements AsyncDisposable {
     this.restarting = (async () => {
       await this.running.stop();
       await over;
-      this.running = await startApiServer(restartOptions);
+      // While it was down, the port may have been handed to some client's outgoing connection: wait for it back.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          this.running = await startApiServer(restartOptions);
+          return;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
     })();
     try {
       await this.restarting;

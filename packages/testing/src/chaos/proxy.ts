@@ -21,7 +21,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { StatusError } from '@operant/apimachinery';
-import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
+import { ApiError, Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
 import { applyClusterFault } from './cluster-faults.js';
@@ -60,6 +60,23 @@ export interface FaultProxyOptions {
   onRecord?: (record: FaultRecord) => void;
   /** Carries out server faults (`restart-server`); a durable TestEnv's `faultProxy()` brings one. */
   server?: ServerFaultHandler;
+}
+
+/**
+ * Takes a cluster fault back, trying again while the server cannot be reached
+ * (another fault may have it down or partitioned): a knob left behind would
+ * crash-loop a pod or silence a node for good. Gives up after about 30 s.
+ */
+async function retryUndo(undo: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await undo();
+    } catch (err) {
+      // The server's own refusal (a 4xx other than 429) will not change; an outage or overload will.
+      if ((err instanceof ApiError && err.code < 500 && err.code !== 429) || attempt >= 150) throw err;
+      await sleep(200);
+    }
+  }
 }
 
 /** A request as the timeline names it, or how to name it when a fault hits it. */
@@ -275,7 +292,7 @@ export class FaultProxy {
     const undo = outcome.undo;
     if (!undo) return;
     const undone = f.ended.then(() =>
-      undo().catch((err: unknown) => this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: `could not take the fault back: ${err instanceof Error ? err.message : String(err)}` })),
+      retryUndo(undo).catch((err: unknown) => this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: `could not take the fault back: ${err instanceof Error ? err.message : String(err)}` })),
     );
     this.track(undone);
   }

@@ -385,7 +385,7 @@ export class TestEnv implements AsyncDisposable {
    * import { TestEnv } from '@operant/testing';
    *
    * const env = await TestEnv.start({ durable: true });
-   * await env.restartServer({ downMs: 500 }); // the objects are still there; the operator's informers relist
+   * await env.restartServer({ downMs: 500 }); // the objects are still there; the operator's informers reconnect
    * ```
    */
   async restartServer(options: { downMs?: number } = {}): Promise<void> {

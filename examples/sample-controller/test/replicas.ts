@@ -58,21 +58,24 @@ export class Replicas {
   readonly processes: ReplicaProcess[] = [];
   private readonly current: ReplicaProcess[] = [];
   private stopping = false;
+  private onLeader: Array<(p: ReplicaProcess) => void> = [];
   private readonly t0 = performance.now();
 
   constructor(private readonly options: ReplicasOptions) {
     for (let slot = 1; slot <= options.count; slot++) this.current.push(this.spawn(slot, 1));
   }
 
-  /** Resolves once some replica has taken the Lease and started its workers. */
-  async firstLeader(timeoutMs = 60_000): Promise<ReplicaProcess> {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const leader = this.processes.find((p) => p.ledAt !== undefined);
-      if (leader) return leader;
-      if (performance.now() > deadline) throw new Error(`no replica took the Lease within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Resolves once some replica has taken the Lease (said so in its log). */
+  firstLeader(timeoutMs = 60_000): Promise<ReplicaProcess> {
+    const leader = this.processes.find((p) => p.ledAt !== undefined);
+    if (leader) return Promise.resolve(leader);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no replica took the Lease within ${timeoutMs} ms`)), timeoutMs);
+      this.onLeader.push((p) => {
+        clearTimeout(timer);
+        resolve(p);
+      });
+    });
   }
 
   /** The live process that holds the Lease now, by the Lease on the server. */
@@ -158,6 +161,7 @@ export class Replicas {
     else if (entry.msg === 'successfully acquired lease') {
       p.ledAt = performance.now();
       this.log(`${p.name} took the Lease`);
+      for (const wake of this.onLeader.splice(0)) wake(p);
     } else if (entry.msg === 'Successfully synced') p.synced++;
     else if (entry.msg === 'resourceVersion expired; relisting') p.relists++;
     else if (entry.msg === 'leaderelection lost') this.log(`${p.name} lost the Lease and exits`);

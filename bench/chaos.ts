@@ -18,7 +18,7 @@ type Log = (text: string) => void;
 const plain = (figure: string, ours: string, baseline = '', aim = ''): Row => ({ figure, ours, baseline, ratio: '', noise: '', aim });
 
 export async function chaosSection(log: Log): Promise<Row[]> {
-  const seed = Number(process.env.CHAOS_SEED ?? 20251223);
+  const seed = Number(process.env.CHAOS_SEED ?? 20251234);
   const durationMs = 60_000;
   const convergeWithinMs = 120_000;
   log(`chaos: the sample-controller, 3 replicas, 3 simulated nodes, ${durationMs / 1000} s of every fault kind, seed ${seed}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);

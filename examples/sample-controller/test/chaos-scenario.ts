@@ -11,13 +11,15 @@
  *   that a node's 40 s grace period and its pods' back-offs fit in a window),
  *   and a short event history (1,000 events, some 20 s of this cluster's
  *   writes), so that a replica that comes back to a watch late meets the
- *   server's own 410, as after a compaction, besides the proxy's `expire`
- *   (rare in practice: the replicas resume within a second or two);
+ *   server's own 410 between compactions too (rare in practice: the
+ *   replicas resume within a second or two);
  * - the schedule: every request fault kind, every cluster fault (pods of the
  *   test namespace, simulated nodes), both operator faults (SIGKILL to the
  *   leader, and SIGTERM to the leader while a write of its reconcile is held
- *   in flight by the proxy) and the server fault: the API server (durable,
- *   its data in SQLite) down for a window and started again;
+ *   in flight by the proxy) and the server faults: the API server (durable,
+ *   its data in SQLite) down for a window and started again, and its history
+ *   compacted, as etcd's compaction, so that watches resuming from before it
+ *   get the server's own 410;
  * - the user: Foos created, scaled and deleted, straight to the server,
  *   while the faults come (trying again while the server is down).
  *

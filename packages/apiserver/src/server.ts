@@ -126,6 +126,13 @@ export interface RunningApiServer {
   adminToken: string;
   /** A kubeconfig for the admin, as YAML. */
   kubeconfig: string;
+  /**
+   * Compacts the event history through the current revision, as etcd's
+   * compaction: watches resuming from, and paginated lists continuing at, an
+   * older resourceVersion get 410 Expired; open watches go on. Returns the
+   * revision compacted through. (Tests and fault injection use it.)
+   */
+  compact(): number;
   /** Stops serving and closes storage; pending watches are ended. */
   stop(): Promise<void>;
 }
@@ -304,6 +311,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     caPem: material.ca.certPem,
     adminToken: material.adminToken,
     kubeconfig,
+    compact: () => store.compact(),
     stop(): Promise<void> {
       stopped ??= new Promise<void>((resolve) => {
         namespaces.stop();

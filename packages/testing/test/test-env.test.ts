@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
+import type { Status } from '@operant/apimachinery';
 import { chaos, eventually, eventuallyFound, TestEnv, WaitError } from '../src/index.js';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
@@ -233,6 +234,24 @@ describe('the restart-server fault', () => {
     assert.match(hits[0]!.detail!, /^down \d+ ms, started again from its data$/);
     assert.deepEqual((await viaProxy.get(ConfigMap, 'before', { namespace: ns.name })).data, { a: '1' });
     await eventually(() => viaProxy.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } }), { message: 'a create through the proxy after the restarts' });
+  });
+
+  test('compact: the server\'s history is compacted, so a watch resuming from before it gets the server\'s own 410', async (t) => {
+    const ns = await env.namespace(t);
+    const proxy = await env.faultProxy(t);
+    const before = await env.client.create(ConfigMap, { metadata: { name: 'before', namespace: ns.name } });
+    await env.client.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } });
+    const fault = proxy.inject({ kind: 'compact' }, { times: 1 });
+    await fault.ended;
+    const hit = proxy.records.find((r) => r.type === 'hit' && r.faultId === fault.id);
+    assert.match(hit?.detail ?? '', /^compacted through revision \d+$/);
+    let first: { type: string; object: unknown } | undefined;
+    for await (const event of env.client.watch(ConfigMap, { namespace: ns.name, resourceVersion: before.metadata.resourceVersion })) {
+      first = event;
+      break;
+    }
+    assert.equal(first?.type, 'ERROR');
+    assert.deepEqual([(first?.object as Status).code, (first?.object as Status).reason], [410, 'Expired']);
   });
 
   test('an environment in memory records it as a miss, saying why', async (t) => {

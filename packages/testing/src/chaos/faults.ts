@@ -18,6 +18,7 @@
  * | `kill-leader`    | an operator fault: the leading replica of the operator is killed with SIGKILL (no lease release); done by the test's `operator` handler |
  * | `terminate-leader` | an operator fault: the leading replica gets SIGTERM while a reconcile is in flight; done by the test's `operator` handler |
  * | `restart-server` | a server fault: the API server stops for the window and starts again with its data; done by the environment's handler (a durable TestEnv's `faultProxy()`) |
+ * | `compact`        | a server fault: at its start the server's history is compacted through the current revision (etcd's compaction): watches resuming, and lists continuing, from before it get the server's own 410 Expired; done by the environment's handler |
  * | `crash-container` | a cluster fault: the containers of one running pod in scope (and `labelSelector`) crash, and crash again after each restart (CrashLoopBackOff) for the window |
  *
  * `applied` faults are the nasty ones: the write happened, the client hears
@@ -72,8 +73,9 @@ export const operatorFaultKinds = ['kill-leader', 'terminate-leader'] as const;
 
 /**
  * The kinds of fault that act on the API server itself: the proxy hands them
- * to whoever runs the server (a durable TestEnv's `faultProxy()` restarts
- * it). A schedule has them only when asked.
+ * to whoever runs the server (a TestEnv's `faultProxy()` compacts its history,
+ * and restarts it when the environment is durable). A schedule has them only
+ * when asked.
  *
  * @example
  * ```ts
@@ -82,7 +84,7 @@ export const operatorFaultKinds = ['kill-leader', 'terminate-leader'] as const;
  * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...serverFaultKinds] });
  * ```
  */
-export const serverFaultKinds = ['restart-server'] as const;
+export const serverFaultKinds = ['restart-server', 'compact'] as const;
 
 /** The cluster faults that act on a node rather than on a pod. */
 export type NodeFaultKind = 'node-not-ready' | 'image-pull-failure';
@@ -281,6 +283,8 @@ export function describeFault(fault: Fault): string {
       return 'SIGTERM the leading operator replica during a reconcile';
     case 'restart-server':
       return 'stop the API server, start it again when the window closes';
+    case 'compact':
+      return "compact the API server's history";
     default:
       what = fault.kind;
   }

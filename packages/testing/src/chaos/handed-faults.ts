@@ -50,8 +50,8 @@ export type OperatorFaultHandler = (fault: OperatorFault, window: AbortSignal) =
 
 /**
  * Carries out a server fault: `restart-server` stops the API server when the
- * window opens and starts it again, with its data, when `window` aborts.
- * `env.faultProxy()` of a durable TestEnv brings its own.
+ * window opens and starts it again, with its data, when `window` aborts;
+ * `compact` compacts its history. `env.faultProxy()` brings one.
  *
  * @example
  * ```ts
@@ -59,7 +59,8 @@ export type OperatorFaultHandler = (fault: OperatorFault, window: AbortSignal) =
  *
  * declare function stopServer(): Promise<void>;
  * declare function startServer(): Promise<void>;
- * const server: ServerFaultHandler = async (_fault, window) => {
+ * const server: ServerFaultHandler = async (fault, window) => {
+ *   if (fault.kind === 'compact') return { detail: 'this server cannot compact on demand' };
  *   await stopServer();
  *   await new Promise((resolve) => window.addEventListener('abort', resolve, { once: true }));
  *   await startServer();

@@ -135,6 +135,8 @@ export const defaultWindows: Readonly<Record<FaultKind, readonly [number, number
   'terminate-leader': [1000, 3000],
   // The server is down for its window: clients see refused connections, watches end.
   'restart-server': [300, 1500],
+  // The compaction is done when the window opens.
+  compact: [100, 300],
 });
 
 /**
@@ -219,6 +221,7 @@ function instantiate(template: TemplateObject, random: Prng, defaultScope: Fault
     case 'kill-leader':
     case 'terminate-leader':
     case 'restart-server':
+    case 'compact':
       return { kind: template.kind };
     default:
       return { kind: template.kind, ...scope };

@@ -324,8 +324,9 @@ export class TestEnv implements AsyncDisposable {
   /**
    * A fault proxy in front of this environment's server: point the operator
    * under test at `proxy.clientConfig()` (e.g. `startManager(setup, { kubeconfig })`).
-   * It carries out `restart-server` faults by restarting this server (a durable
-   * environment's; an in-memory one records them as misses).
+   * It carries out server faults on this server: `compact` compacts its
+   * history, `restart-server` restarts it (a durable environment's; an
+   * in-memory one records them as misses).
    * It stops when `scope` ends, when disposed, or with the environment.
    *
    * @example
@@ -419,8 +420,12 @@ export class TestEnv implements AsyncDisposable {
     }
   }
 
-  /** What a `restart-server` fault does here: the server is down for the fault's window. */
-  private readonly serverFaults: ServerFaultHandler = async (_fault, window) => {
+  /** What server faults do here: `compact` compacts the history; `restart-server` has the server down for the fault's window. */
+  private readonly serverFaults: ServerFaultHandler = async (fault, window) => {
+    if (fault.kind === 'compact') {
+      if (this.restarting || this.stopped) return { detail: this.stopped ? 'the environment is stopped' : 'the server is restarting' };
+      return { target: `the API server's history`, detail: `compacted through revision ${this.running.compact()}` };
+    }
     if (!this.restartOptions) return { detail: 'the environment keeps its data in memory: start it with { durable: true } to restart its server' };
     if (this.restarting || this.stopped) return { detail: this.stopped ? 'the environment is stopped' : 'a restart is under way' };
     const down = performance.now();

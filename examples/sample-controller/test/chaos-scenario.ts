@@ -139,10 +139,15 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
     log(report.summary());
 
     let left: string[] = [];
+    let shown = '';
     const foos = await env
       .converges(
         async () => {
           left = await problems(env.client, ns.name, { namedAsAsked: true, available: true });
+          // What is still wrong, each time it changes: where the time to converge goes.
+          const now = left.slice(0, 3).join('; ');
+          if (now !== shown) log(`+${((performance.now() - faultsStopped) / 1000).toFixed(1)}s after the faults: ${left.length ? `${left.length} problems: ${now}` : 'no problems'}`);
+          shown = now;
           if (left.length > 0) throw new Error(`${left.length} problems:\n      ${left.join('\n      ')}`);
           return (await env.client.list(FooKind, { namespace: ns.name })).items.length;
         },

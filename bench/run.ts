@@ -5,12 +5,13 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing proxy sidecarset soak scale apply cluster.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing proxy sidecarset soak scale apply cluster chaos.
  * `scale` grows one data dir to 1,000, 10,000 and 100,000 pods (BENCH_SCALE_SIZES) and
  * measures restart, list, watch, creates and RSS at each size (see scale.ts).
  * `apply` measures server-side apply against update (PUT) for a Deployment and a
  * 52-field CR, and the heap managedFields add per stored object (see apply.ts).
  * `cluster` scales a Deployment to 10,000 pods on 100 simulated nodes (see cluster.ts).
+ * `chaos` runs the sample-controller (3 replicas) under 60 s of every fault kind at once (see chaos.ts).
  * `crd` measures a CRD's schema checks: creates/s and latency of a custom
  * resource under a CRD with a realistic schema and CEL rules, against the same
  * kind under a CRD without checks on the same server, and the in-process time of
@@ -50,6 +51,7 @@ import { soakSection } from './soak.js';
 import { perObjectUs, scale } from './scale.js';
 import { applySection } from './apply.js';
 import { clusterSection } from './cluster.js';
+import { chaosSection } from './chaos.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -59,7 +61,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak', 'scale', 'apply', 'cluster'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak', 'scale', 'apply', 'cluster', 'chaos'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -270,6 +272,7 @@ try {
   if (sections.has('scale')) rows.push(...(await scaleSection()));
   if (sections.has('apply')) rows.push(...(await applySection(workDir, rounds, log)));
   if (sections.has('cluster')) rows.push(...(await clusterSection(log)));
+  if (sections.has('chaos')) rows.push(...(await chaosSection(log)));
   const cpu = cpus();
   process.stdout.write(
     `\nOperant API server benchmarks: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}; ` +
@@ -289,6 +292,8 @@ try {
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       (sections.has('soak') ? ' Soak rows: an ordinary GET workload during each attack against the same workload idle, and the server process RSS.' : '') +
       (sections.has('scale') ? ' Scale rows: the cost per pod at each size against the cost per pod at the smallest; a ratio near 1 is linear growth.' : '') +
+      (sections.has('proxy') ? ' Proxy rows: CPU per request is this process\'s (process.cpuUsage) plus, for `operant chaos`, its process\'s (/proc); it does not move with the machine\'s load, the throughput rows do.' : '') +
+      (sections.has('chaos') ? ' Chaos rows: one run of the sample-controller scenario; latency windows include the 1 s holds of terminate-leader.' : '') +
       (sections.has('apply') ? ' Apply rows: the baseline is the plain update path (PUT) of the same objects and changes; managedFields rows compare with the stored object without them.' : '') +
       '\n\n',
   );

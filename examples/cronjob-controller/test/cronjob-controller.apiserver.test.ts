@@ -28,7 +28,7 @@ import {
   rfc3339,
   setControllerReference,
 } from '@operant/runtime';
-import { TestEnv, consistently, eventually } from '@operant/testing';
+import { TestEnv, consistently, eventuallyFound } from '@operant/testing';
 import type { CronJobSpec } from '../src/api/v1/cronjob-types.js';
 import { CronJob } from '../src/api/v1/zz_generated.kinds.js';
 import { scheduledTimeAnnotation, setupCronJobController, type JobObject } from '../src/controllers/cronjob-controller.js';
@@ -48,14 +48,8 @@ const stop = new AbortController();
 let running: Promise<void>;
 let namespaces = 0;
 
-/** Resolves with what `check` finds, trying until it finds something (not undefined or false). */
-function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeout = 10_000): Promise<T> {
-  return eventually(async () => {
-    const value = await check();
-    assert.ok(value !== undefined && value !== false, 'not yet');
-    return value;
-  }, { message: what, timeout });
-}
+/** How long a test waits for the controller to get somewhere. */
+const patience = 10_000;
 
 before(async () => {
   // A local run: generated certificates, and the webhook configurations the manager installs for itself.
@@ -160,10 +154,10 @@ describe('the CronJob controller', () => {
     const created = new Date(cronJob.metadata.creationTimestamp!);
     const first = runAt(new Date(created.getTime() + 1.5 * minute));
     await at(new Date(created.getTime() + 1.5 * minute), cronJob);
-    const [job] = await waitFor('the first Job', async () => {
+    const [job] = await eventuallyFound(async () => {
       const list = await jobs(cronJob);
       return list.length > 0 && list;
-    });
+    }, { message: 'the first Job', timeout: patience });
     assert.equal(job!.metadata.name, jobName(cronJob, first));
     assert.deepEqual(job!.metadata.ownerReferences, [
       { apiVersion: 'batch.tutorial.kubebuilder.io/v1', kind: 'CronJob', name: 'every-minute', uid: cronJob.metadata.uid, controller: true, blockOwnerDeletion: true },
@@ -172,18 +166,18 @@ describe('the CronJob controller', () => {
     // The Job's spec is the template's, with the server's batch/v1 defaults (and generated selector) added.
     assert.deepEqual(job!.spec?.template.spec?.containers.map((c) => [c.name, c.image, c.args]), [['hello', 'busybox', ['/bin/sh', '-c', 'date']]]);
     assert.equal(job!.spec?.template.spec?.restartPolicy, 'OnFailure');
-    await waitFor('status.active', async () => {
+    await eventuallyFound(async () => {
       const status = (await client.get(CronJob, 'every-minute', { namespace: cronJob.metadata.namespace })).status;
       return status?.active?.length === 1 && status.lastScheduleTime === rfc3339(first) && status.active[0]!.name === job!.metadata.name && status.active[0]!.uid === job!.metadata.uid;
-    });
+    }, { message: 'status.active', timeout: patience });
 
     await at(new Date(first.getTime() + minute + 5_000), cronJob);
-    const both = await waitFor('the second Job', async () => {
+    const both = await eventuallyFound(async () => {
       const list = await jobs(cronJob);
       return list.length === 2 && list;
-    });
+    }, { message: 'the second Job', timeout: patience });
     assert.deepEqual(both.map((j) => j.metadata.name).sort(), [jobName(cronJob, first), jobName(cronJob, new Date(first.getTime() + minute))].sort());
-    await waitFor('both Jobs active (concurrencyPolicy Allow)', async () => (await client.get(CronJob, 'every-minute', { namespace: cronJob.metadata.namespace })).status?.active?.length === 2);
+    await eventuallyFound(async () => (await client.get(CronJob, 'every-minute', { namespace: cronJob.metadata.namespace })).status?.active?.length === 2, { message: 'both Jobs active (concurrencyPolicy Allow)', timeout: patience });
 
     // Events, as Kubernetes' CronJob controller records them, from the manager's recorder.
     await mgr.eventRecorderFor('cronjob-controller').flush();
@@ -207,14 +201,14 @@ describe('the CronJob controller', () => {
     // Runs 0-2 succeeded, 3-4 failed, 5 is still running.
     for (let i = 0; i < 5; i++) await finish(made[i]!, i < 3 ? 'Complete' : 'Failed', new Date(base.getTime() + i * minute));
     await at(new Date(base.getTime() + 10 * minute), cronJob);
-    await waitFor('the old finished Jobs to go', async () => {
+    await eventuallyFound(async () => {
       const names = (await jobs(cronJob)).map((j) => j.metadata.name);
       return JSON.stringify(names) === JSON.stringify(['history-run-2', 'history-run-4', 'history-run-5']);
-    });
-    const status = await waitFor('the status', async () => {
+    }, { message: 'the old finished Jobs to go', timeout: patience });
+    const status = await eventuallyFound(async () => {
       const s = (await client.get(CronJob, 'history', { namespace: cronJob.metadata.namespace })).status;
       return s?.active?.length === 1 && s;
-    });
+    }, { message: 'the status', timeout: patience });
     assert.equal(status.active![0]!.name, 'history-run-5');
     assert.equal(status.lastScheduleTime, rfc3339(new Date(base.getTime() + 5 * minute)));
   });
@@ -226,15 +220,15 @@ describe('the CronJob controller', () => {
     const first = runAt(start);
     await at(start, forbid);
     await at(start, replace);
-    for (const cj of [forbid, replace]) await waitFor(`${cj.metadata.name}'s first Job`, async () => (await jobs(cj)).length === 1);
+    for (const cj of [forbid, replace]) await eventuallyFound(async () => (await jobs(cj)).length === 1, { message: `${cj.metadata.name}'s first Job`, timeout: patience });
 
     const later = new Date(first.getTime() + minute + 5_000);
     await at(later, forbid);
     await at(later, replace);
-    const replaced = await waitFor('the replacement', async () => {
+    const replaced = await eventuallyFound(async () => {
       const names = (await jobs(replace)).map((j) => j.metadata.name);
       return names.length === 1 && names[0] === jobName(replace, runAt(later)) && names;
-    });
+    }, { message: 'the replacement', timeout: patience });
     assert.deepEqual(replaced, [jobName(replace, runAt(later))]);
     // The Forbid CronJob was told of the same time, and starts nothing (given time to have done it wrongly).
     await consistently(async () => assert.deepEqual((await jobs(forbid)).map((j) => j.metadata.name), [jobName(forbid, first)]), { duration: 300, message: 'Forbid starts nothing while its Job runs' });
@@ -243,7 +237,7 @@ describe('the CronJob controller', () => {
     await finish((await jobs(forbid))[0]!, 'Complete', first);
     const third = new Date(first.getTime() + 2 * minute + 5_000);
     await at(third, forbid);
-    await waitFor('the next run after the active Job finished', async () => (await jobs(forbid)).some((j) => j.metadata.name === jobName(forbid, runAt(third))));
+    await eventuallyFound(async () => (await jobs(forbid)).some((j) => j.metadata.name === jobName(forbid, runAt(third))), { message: 'the next run after the active Job finished', timeout: patience });
   });
 
   test('a suspended CronJob starts nothing, and a run older than startingDeadlineSeconds is not started late', async () => {
@@ -261,8 +255,8 @@ describe('the CronJob controller', () => {
     // 5 s past the next boundary: within the deadline.
     const inTime = new Date(runAt(missed).getTime() + minute + 5_000);
     await at(inTime, late);
-    await waitFor('the run within the deadline', async () => (await jobs(late)).some((j) => j.metadata.name === jobName(late, runAt(inTime))));
+    await eventuallyFound(async () => (await jobs(late)).some((j) => j.metadata.name === jobName(late, runAt(inTime))), { message: 'the run within the deadline', timeout: patience });
     await client.patch(CronJob, 'suspended', { spec: { suspend: false } }, { namespace: suspended.metadata.namespace });
-    await waitFor('the suspended CronJob to run once resumed', async () => (await jobs(suspended)).some((j) => j.metadata.name === jobName(suspended, runAt(inTime))));
+    await eventuallyFound(async () => (await jobs(suspended)).some((j) => j.metadata.name === jobName(suspended, runAt(inTime))), { message: 'the suspended CronJob to run once resumed', timeout: patience });
   });
 });

@@ -30,7 +30,7 @@ import {
   type Typed,
 } from '@operant/runtime';
 import { SharedInformerFactory } from '@operant/runtime/cache';
-import { TestEnv, eventually } from '@operant/testing';
+import { TestEnv, eventuallyFound } from '@operant/testing';
 import { FooController, MessageResourceSynced, messageResourceExists } from '../src/controller.js';
 import { FooKind, type Foo } from '../src/foo.js';
 
@@ -44,14 +44,8 @@ const env = await TestEnv.start({ crds: join(exampleDir, 'artifacts/examples/crd
 after(() => env.stop());
 const client = env.client;
 
-/** Resolves with what `pick` finds in an informer's store, trying until it finds something. */
-function found<R>(pick: () => R | undefined | false, message: string, timeout = 10_000): Promise<R> {
-  return eventually(() => {
-    const value = pick();
-    assert.ok(value !== undefined && value !== false, 'not there yet');
-    return value;
-  }, { message, timeout });
-}
+/** How long a test waits for the controller and the simulated cluster to get somewhere. */
+const patience = 10_000;
 
 type DeploymentObject = Typed<import('kubernetes-types/apps/v1.js').Deployment>;
 
@@ -108,14 +102,14 @@ describe('the Foo controller in process', () => {
 
   test('a Foo gets a Deployment it controls, with its replicas, and a Synced event', async () => {
     const foo = await client.create(FooKind, { metadata: { name: 'alpha', namespace: ns }, spec: { deploymentName: 'alpha-web', replicas: 2 } });
-    const deployment = await found(() => deployments.store.get(`${ns}/alpha-web`), 'the Deployment');
+    const deployment = await eventuallyFound(() => deployments.store.get(`${ns}/alpha-web`), { message: 'the Deployment', timeout: patience });
     assert.equal(deployment.spec?.replicas, 2);
     assert.deepEqual(deployment.spec?.selector.matchLabels, { app: 'nginx', controller: 'alpha' });
     assert.equal(deployment.spec?.template.spec?.containers[0]?.image, 'nginx:latest');
     assert.deepEqual(deployment.metadata.ownerReferences, [
       { apiVersion: 'samplecontroller.k8s.io/v1alpha1', kind: 'Foo', name: 'alpha', uid: foo.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);
-    const synced = await found(eventFor('alpha', 'Synced'), 'the Synced event');
+    const synced = await eventuallyFound(eventFor('alpha', 'Synced'), { message: 'the Synced event', timeout: patience });
     assert.equal(synced.type, 'Normal');
     assert.equal(synced.note, MessageResourceSynced);
     assert.equal(synced.reportingController, 'sample-controller');
@@ -124,10 +118,10 @@ describe('the Foo controller in process', () => {
   test('the Deployment follows the Foo\'s replicas, and the Foo\'s status follows the Deployment', async () => {
     const foo = await client.get(FooKind, 'alpha', { namespace: ns });
     await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 3 } });
-    await found(() => deployments.store.get(`${ns}/alpha-web`)?.spec?.replicas === 3, 'the Deployment at 3 replicas');
+    await eventuallyFound(() => deployments.store.get(`${ns}/alpha-web`)?.spec?.replicas === 3, { message: 'the Deployment at 3 replicas', timeout: patience });
     // The simulated cluster rolls the Deployment out: 3 pods are scheduled, run and become ready,
     // the Deployment counts them available, and the controller copies that into the Foo.
-    await found(() => foos.store.get(`${ns}/alpha`)?.status?.availableReplicas === 3, 'the Foo status at 3 available', 30_000);
+    await eventuallyFound(() => foos.store.get(`${ns}/alpha`)?.status?.availableReplicas === 3, { message: 'the Foo status at 3 available', timeout: 30_000 });
     const pods = await client.list(Pod, { namespace: ns, labelSelector: 'app=nginx,controller=alpha' });
     assert.equal(pods.items.length, 3);
     for (const pod of pods.items) {
@@ -145,7 +139,7 @@ describe('the Foo controller in process', () => {
       },
     });
     await client.create(FooKind, { metadata: { name: 'beta', namespace: ns }, spec: { deploymentName: 'taken', replicas: 1 } });
-    const warning = await found(eventFor('beta', 'ErrResourceExists'), 'the ErrResourceExists event');
+    const warning = await eventuallyFound(eventFor('beta', 'ErrResourceExists'), { message: 'the ErrResourceExists event', timeout: patience });
     assert.equal(warning.type, 'Warning');
     assert.equal(warning.note, messageResourceExists('taken'));
     const after = await client.get(Deployment, 'taken', { namespace: ns });
@@ -157,7 +151,7 @@ describe('the Foo controller in process', () => {
 
   test('deleting a Foo deletes its Deployment (garbage collection through the owner reference)', async () => {
     await client.delete(FooKind, 'alpha', { namespace: ns });
-    await found(() => (deployments.store.get(`${ns}/alpha-web`) ? undefined : true), 'the Deployment to go');
+    await eventuallyFound(() => (deployments.store.get(`${ns}/alpha-web`) ? undefined : true), { message: 'the Deployment to go', timeout: patience });
   });
 });
 
@@ -200,18 +194,18 @@ describe('the Foo controller with server-side apply, sharing its Deployment with
 
   test('each manager applies only its fields: no write undoes another, and an unchanged apply is no write', async () => {
     await client.create(FooKind, { metadata: { name: 'gamma', namespace: ns }, spec: { deploymentName: 'gamma-web', replicas: 2 } });
-    await found(() => deployments.store.get(`${ns}/gamma-web`)?.metadata.annotations?.[annotation], 'the annotated Deployment');
+    await eventuallyFound(() => deployments.store.get(`${ns}/gamma-web`)?.metadata.annotations?.[annotation], { message: 'the annotated Deployment', timeout: patience });
     const foo = await client.get(FooKind, 'gamma', { namespace: ns });
     await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 4 } });
-    const scaled = await found(() => {
+    const scaled = await eventuallyFound(() => {
       const d = deployments.store.get(`${ns}/gamma-web`);
       return d?.spec?.replicas === 4 ? d : undefined;
-    }, 'the Deployment at 4 replicas');
+    }, { message: 'the Deployment at 4 replicas', timeout: patience });
     // Play the deployment controller (a third manager, through the status subresource); the Foo
     // controller's status apply after it shows it synced after every other write.
     const reported = await client.updateStatus(Deployment, { ...scaled, status: { replicas: 4, availableReplicas: 4 } }, { fieldManager: 'deployment-controller' });
-    await found(() => foos.store.get(`${ns}/gamma`)?.status?.availableReplicas === 4 || undefined, 'the Foo status at 4');
-    await found(() => audited.includes(reported.metadata.resourceVersion!) || undefined, 'the auditor’s apply after the status write');
+    await eventuallyFound(() => foos.store.get(`${ns}/gamma`)?.status?.availableReplicas === 4 || undefined, { message: 'the Foo status at 4', timeout: patience });
+    await eventuallyFound(() => audited.includes(reported.metadata.resourceVersion!) || undefined, { message: 'the auditor’s apply after the status write', timeout: patience });
     assert.deepEqual(auditorErrors, []);
 
     const final = await client.get(Deployment, 'gamma-web', { namespace: ns });
@@ -270,7 +264,7 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
       const events = eventInformers.informerFor(EventsV1Event);
       eventInformers.startAll(watching.signal);
-      await found(() => events.store.list().find((e) => e.reason === 'Synced'), 'the Synced event');
+      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience });
       watching.abort();
       await eventInformers.stopAll();
       const described = (await kubectl('describe', '-n', ns, 'foo', 'example-foo')).stdout;

@@ -6,7 +6,7 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { badRequest, methodNotAllowed, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
@@ -137,6 +137,13 @@ export interface RunningApiServer {
   adminToken: string;
   /** A kubeconfig for the admin, as YAML. */
   kubeconfig: string;
+  /**
+   * Compacts the event history through the current revision, as etcd's
+   * compaction: watches resuming from, and paginated lists continuing at, an
+   * older resourceVersion get 410 Expired; open watches go on. Returns the
+   * revision compacted through. (Tests and fault injection use it.)
+   */
+  compact(): number;
   /** Stops serving and closes storage; pending watches are ended. */
   stop(): Promise<void>;
 }
@@ -293,6 +300,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       createHttpsServer({ ...timeouts, cert: material.serving.certPem, key: material.serving.keyPem, ca: material.ca.certPem, requestCert: true, rejectUnauthorized: false }, handler);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
+  // Every TCP connection, from its accept: closeAllConnections() knows only those that got as far as
+  // HTTP, so one still in its TLS handshake (or that never starts it) would hold stop() until Node's
+  // 120 s handshake timeout.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -321,6 +336,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     caPem: material.ca.certPem,
     adminToken: material.adminToken,
     kubeconfig,
+    compact: () => store.compact(),
     stop(): Promise<void> {
       stopped ??= new Promise<void>((resolve) => {
         namespaces.stop();
@@ -335,6 +351,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
           });
         });
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return stopped;
     },

@@ -12,13 +12,26 @@ export type { ManifestSource } from './install/manifests.js';
 export type { TestScope } from './env/scope.js';
 export { certificateCacheDir, processCertificates } from './certificates.js';
 
-export { eventually, consistently, type EventuallyOptions, type ConsistentlyOptions } from './wait/eventually.js';
+export { eventually, eventuallyFound, consistently, type EventuallyOptions, type ConsistentlyOptions } from './wait/eventually.js';
 export { converges, type ConvergesOptions } from './wait/converges.js';
 export { WaitError } from './wait/wait-error.js';
 
 export { FaultProxy, type FaultProxyOptions } from './chaos/proxy.js';
 export type { InjectOptions, InjectedFault } from './chaos/active-fault.js';
-export { allFaultKinds, clusterFaultKinds, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './chaos/faults.js';
+export {
+  allFaultKinds,
+  clusterFaultKinds,
+  faultKinds,
+  operatorFaultKinds,
+  serverFaultKinds,
+  type ErrorCode,
+  type Fault,
+  type FaultKind,
+  type FaultScope,
+  type OperatorFault,
+  type ServerFault,
+} from './chaos/faults.js';
+export type { FaultOutcome, OperatorFaultHandler, ServerFaultHandler } from './chaos/handed-faults.js';
 export { chaos, defaultWindows, type ChaosOptions, type ChaosSchedule, type FaultTemplate, type ScheduledFault } from './chaos/schedule.js';
 export type { PlayOptions } from './chaos/play.js';
 export { formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';

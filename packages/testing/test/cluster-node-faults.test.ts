@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceleratedClock } from '@operant/controllers';
 import { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation } from '@operant/controllers/knobs';
-import { Deployment, Node, Pod, createLogger, type Typed } from '@operant/runtime';
+import { ApiError, Deployment, Node, Pod, createLogger, type Typed } from '@operant/runtime';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { FooKind, type Foo } from '@operant/sample-controller/src/foo.js';
 import { chaos, eventually, TestEnv, type ChaosReport } from '../src/index.js';
@@ -152,5 +152,28 @@ describe('cluster faults through the simulated kubelet', () => {
       },
       { namespace: ns.name, within: 45_000, quiet: 1000 },
     );
+  });
+});
+
+describe('a knob is taken back even when the server is down as its window closes', () => {
+  test('crash-container ends while restart-server has the server down: the knob goes once the server is back', async (t) => {
+    const durable = await TestEnv.start({ durable: true, cluster: { nodes: 1, clock: acceleratedClock(100) } });
+    t.after(() => durable.stop());
+    const ns = await durable.namespace(t);
+    await durable.client.create(Deployment, deployment(ns.name, 1));
+    await durable.converges(async () => assert.equal((await durable.client.get(Deployment, 'web', { namespace: ns.name })).status?.availableReplicas, 1), { namespace: ns.name, within: 20_000, quiet: 200 });
+    const proxy = await durable.faultProxy(t);
+    const crash = proxy.inject({ kind: 'crash-container', namespaces: [ns.name] });
+    const victim = /^patch pods [^/]+\/(.+)$/.exec((await hitOf(proxy, crash.id)).request ?? '')?.[1];
+    assert.ok(victim);
+    const outage = proxy.inject({ kind: 'restart-server' });
+    // The server is down once a request to it cannot connect.
+    await eventually(() => durable.client.get(Pod, victim, { namespace: ns.name }).then(() => false, (err: unknown) => !(err instanceof ApiError)), { message: 'the server is down', timeout: 10_000 });
+    crash.remove();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    outage.remove();
+    await proxy.settled();
+    assert.deepEqual(proxy.records.filter((r) => r.type === 'miss').map((r) => r.detail), []);
+    assert.equal((await durable.client.get(Pod, victim, { namespace: ns.name })).metadata.annotations?.[crashLoopAnnotation], undefined, 'the knob is taken back');
   });
 });

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { consistently, eventually, WaitError } from '../src/index.js';
+import { consistently, eventually, eventuallyFound, WaitError } from '../src/index.js';
 
 test('eventually resolves with the first value that passes', async () => {
   let n = 0;
@@ -20,6 +20,30 @@ test('eventually treats false as a failure, and undefined (a void assertion bloc
   let n = 0;
   assert.equal(await eventually(() => ++n >= 2, { interval: 1 }), true);
   assert.equal(await eventually(() => undefined), undefined);
+});
+
+test('eventuallyFound resolves with the first thing found: undefined, null and false are not found, 0 and the empty string are', async () => {
+  const answers: unknown[] = [undefined, null, false, 0];
+  let n = 0;
+  assert.equal(await eventuallyFound(() => answers[n++], { interval: 1 }), 0);
+  assert.equal(n, 4);
+  assert.equal(await eventuallyFound(async () => ''), '');
+  const store = new Map<string, { replicas: number }>();
+  setTimeout(() => store.set('web', { replicas: 3 }), 20);
+  assert.deepEqual(await eventuallyFound(() => store.get('web'), { interval: 5 }), { replicas: 3 });
+});
+
+test('eventuallyFound, timed out, names the last value without an assertion to describe', async () => {
+  const err = await eventuallyFound(() => undefined, { timeout: 60, interval: 10, message: 'the Deployment' }).catch((e: unknown) => e);
+  assert.ok(err instanceof WaitError);
+  assert.match(err.message, /^eventually the Deployment: still failing after 60 ms \(\d+ tries\)\n {2}last value: undefined$/);
+  assert.equal(err.cause, undefined);
+  // A check that throws is reported as eventually reports it.
+  const thrown = await eventuallyFound(() => {
+    throw new Error('the list failed');
+  }, { timeout: 30, interval: 10 }).catch((e: unknown) => e);
+  assert.ok(thrown instanceof WaitError);
+  assert.match(thrown.message, /last error: the list failed$/);
 });
 
 test('eventually, timed out, shows the last error and keeps it as the cause', async () => {

@@ -89,4 +89,9 @@ test('requests are read as kube-apiserver reads them', () => {
   assert.equal(pick('GET', '/api/v1/watch/namespaces/a/pods').verb, 'watch');
   assert.deepEqual(pick('GET', '/apis/apps/v1').isResourceRequest, false);
   assert.deepEqual(pick('GET', '/version').isResourceRequest, false);
+  // Read without a URL parse when the path is plain; dot segments and the like are normalised as a URL parser does.
+  assert.equal(pick('GET', '/api/v1/namespaces/a/configmaps/with%20space').name, 'with space');
+  assert.deepEqual(pick('GET', '/api/v1/namespaces/a/../b/pods/web?resourceVersion=7'), pick('GET', '/api/v1/namespaces/b/pods/web?resourceVersion=7'));
+  assert.deepEqual(pick('GET', '/api/v1/namespaces/a/pods/web#frag'), pick('GET', '/api/v1/namespaces/a/pods/web'));
+  assert.equal(pick('GET', '/api/v1/pods?watch=1&resourceVersion=').resourceVersion, '');
 });

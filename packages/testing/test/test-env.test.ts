@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, type Typed } from '@operant/runtime';
-import { eventually, TestEnv, WaitError } from '../src/index.js';
+import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Informer } from '@operant/runtime/cache';
+import type { Status } from '@operant/apimachinery';
+import { chaos, eventually, eventuallyFound, TestEnv, WaitError } from '../src/index.js';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
@@ -188,5 +190,74 @@ describe('converges', () => {
     await env.converges(async () => true, { within: 5000, quiet: 400, namespace: ns.name });
     // Quiet from the late write (~150 ms) on, not from the first check.
     assert.ok(performance.now() - started >= 540, `${Math.round(performance.now() - started)} ms`);
+  });
+});
+
+describe('restarting the server', () => {
+  test('an environment in memory cannot, and says how to make one that can', async () => {
+    await assert.rejects(env.restartServer(), /keeps its data in memory; start it with \{ durable: true \}/);
+  });
+
+  test('a durable one comes back on the same port with its objects, and an informer started before sees what changes after', async (t) => {
+    const durable = await TestEnv.start({ durable: true });
+    t.after(() => durable.stop());
+    const ns = await durable.namespace(t);
+    await durable.client.create(ConfigMap, { metadata: { name: 'kept', namespace: ns.name }, data: { a: '1' } });
+    const informer = new Informer(durable.client.listerWatcher(ConfigMap), { logger: silentLogger });
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    informer.start(stop.signal);
+    await eventuallyFound(() => informer.store.get(`${ns.name}/kept`), { message: 'the informer has the ConfigMap' });
+    const port = durable.server.port;
+
+    await durable.restartServer({ downMs: 200 });
+    assert.equal(durable.server.port, port);
+    assert.deepEqual((await durable.client.get(ConfigMap, 'kept', { namespace: ns.name })).data, { a: '1' });
+    await durable.client.patch(ConfigMap, 'kept', { data: { a: '2' } }, { namespace: ns.name });
+    await eventuallyFound(() => informer.store.get(`${ns.name}/kept`)?.data?.['a'] === '2', { message: 'the informer sees the change made after the restart', timeout: 15_000 });
+  });
+});
+
+describe('the restart-server fault', () => {
+  test('a durable environment\'s proxy restarts the server for the window; the data stays and clients through the proxy carry on', async (t) => {
+    const durable = await TestEnv.start({ durable: true });
+    t.after(() => durable.stop());
+    const ns = await durable.namespace(t);
+    const proxy = await durable.faultProxy(t);
+    const viaProxy = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
+    t.after(() => viaProxy.close());
+    await viaProxy.create(ConfigMap, { metadata: { name: 'before', namespace: ns.name }, data: { a: '1' } });
+    const report = await proxy.play(chaos({ seed: 3, duration: 1200, meanGapMs: 300, faults: [{ kind: 'restart-server', windowMs: [300, 300] }] }), { log: () => undefined });
+    const hits = report.records.filter((r) => r.type === 'hit');
+    assert.ok(hits.length >= 1, report.timeline());
+    assert.match(hits[0]!.request!, new RegExp(`^the API server on port ${durable.server.port}$`));
+    assert.match(hits[0]!.detail!, /^down \d+ ms, started again from its data$/);
+    assert.deepEqual((await viaProxy.get(ConfigMap, 'before', { namespace: ns.name })).data, { a: '1' });
+    await eventually(() => viaProxy.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } }), { message: 'a create through the proxy after the restarts' });
+  });
+
+  test('compact: the server\'s history is compacted, so a watch resuming from before it gets the server\'s own 410', async (t) => {
+    const ns = await env.namespace(t);
+    const proxy = await env.faultProxy(t);
+    const before = await env.client.create(ConfigMap, { metadata: { name: 'before', namespace: ns.name } });
+    await env.client.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } });
+    const fault = proxy.inject({ kind: 'compact' }, { times: 1 });
+    await fault.ended;
+    const hit = proxy.records.find((r) => r.type === 'hit' && r.faultId === fault.id);
+    assert.match(hit?.detail ?? '', /^compacted through revision \d+$/);
+    let first: { type: string; object: unknown } | undefined;
+    for await (const event of env.client.watch(ConfigMap, { namespace: ns.name, resourceVersion: before.metadata.resourceVersion })) {
+      first = event;
+      break;
+    }
+    assert.equal(first?.type, 'ERROR');
+    assert.deepEqual([(first?.object as Status).code, (first?.object as Status).reason], [410, 'Expired']);
+  });
+
+  test('an environment in memory records it as a miss, saying why', async (t) => {
+    const proxy = await env.faultProxy(t);
+    proxy.inject({ kind: 'restart-server' }, { times: 1 });
+    const miss = await eventuallyFound(() => proxy.records.find((r) => r.type === 'miss'));
+    assert.equal(miss.detail, 'the environment keeps its data in memory: start it with { durable: true } to restart its server');
   });
 });

@@ -51,6 +51,21 @@ export class EventHistory {
     return this.compactedThrough;
   }
 
+  /**
+   * Forgets every event through `rev`, as etcd's compaction does: watches and
+   * snapshots from before it get 410 Expired; open watches go on.
+   */
+  compact(rev: number): void {
+    while (this.size > 0 && this.events[this.start]!.rev <= rev) {
+      this.bytes -= this.events[this.start]!.size ?? 0;
+      this.events[this.start] = undefined as never;
+      this.start++;
+    }
+    this.compactedThrough = Math.max(this.compactedThrough, rev);
+    this.events = this.events.slice(this.start);
+    this.start = 0;
+  }
+
   /** Events with revision greater than `rev`, oldest first. */
   *after(rev: number): IterableIterator<StorageEvent> {
     let lo = this.start;

@@ -134,6 +134,18 @@ export class MvccStore {
     return new Promise((resolve, reject) => this.syncWaiters.push({ rev, resolve, reject }));
   }
 
+  /**
+   * Compacts the history through the current revision, as etcd's compaction
+   * (kube-apiserver asks for one every 5 minutes): a watch or a paginated list
+   * from an older revision then gets 410 Expired. Returns that revision.
+   */
+  compact(): number {
+    const rev = this.rev;
+    this.history.compact(rev);
+    this.persistence?.compact(rev);
+    return rev;
+  }
+
   /** The oldest revision a watch can start from or a snapshot can be read at. */
   get oldestRevision(): number {
     return this.history.oldestServable;

@@ -6,7 +6,7 @@
  * `latency`), `applied` (an `error` or `reset` after the server did the
  * write) or `p=<probability>`.
  */
-import { allFaultKinds, clusterFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
+import { allFaultKinds, clusterFaultKinds, faultKinds, operatorFaultKinds, serverFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -42,7 +42,13 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
   if (text === undefined || text.trim() === '' || text.trim() === 'all') return undefined;
   return text.split(',').map((item) => {
     const [kind, ...options] = item.trim().split(':');
-    if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${allFaultKinds.join(', ')}`);
+    if ((operatorFaultKinds as readonly string[]).includes(kind!)) {
+      throw new Error(`--faults: ${kind} is an operator fault: the proxy does not run the operator, so a test that runs it plays it (PlayOptions.operator)`);
+    }
+    if ((serverFaultKinds as readonly string[]).includes(kind!)) {
+      throw new Error(`--faults: ${kind} is a server fault: operant chaos does not run the API server, so a test environment that does plays it (a durable TestEnv's faultProxy())`);
+    }
+    if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${[...faultKinds, ...clusterFaultKinds].join(', ')}`);
     const template: Exclude<FaultTemplate, FaultKind> = { kind: kind as FaultKind };
     for (const option of options) {
       if (option === 'applied' && (kind === 'error' || kind === 'reset')) template.applied = true;

@@ -4,6 +4,7 @@
  * generator of its own, its `times`).
  */
 import { inScope, type Fault } from './faults.js';
+import type { OperatorFaultHandler } from './handed-faults.js';
 import type { Prng } from './prng.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -22,6 +23,8 @@ export interface InjectOptions {
   times?: number;
   /** Seed of the fault's own `probability` draws; default its id. */
   seed?: number;
+  /** Carries out an operator fault (`kill-leader`, `terminate-leader`); without it, one is recorded as a miss. */
+  operator?: OperatorFaultHandler;
 }
 
 /**

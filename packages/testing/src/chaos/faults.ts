@@ -15,6 +15,10 @@
  * | `delete-pod`     | a cluster fault: at its start, one running pod in scope (and `labelSelector`) is deleted, as Chaos Monkey does |
  * | `node-not-ready` | a cluster fault: one simulated node's kubelet stops (no heartbeats, no pod status) for the window; past 40 s of cluster time the node goes NotReady and, past its pods' tolerations, they are evicted |
  * | `image-pull-failure` | a cluster fault: image pulls on one simulated node fail for the window (ErrImagePull, ImagePullBackOff) |
+ * | `kill-leader`    | an operator fault: the leading replica of the operator is killed with SIGKILL (no lease release); done by the test's `operator` handler |
+ * | `terminate-leader` | an operator fault: the leading replica gets SIGTERM while a reconcile is in flight; done by the test's `operator` handler |
+ * | `restart-server` | a server fault: the API server stops for the window and starts again with its data; done by the environment's handler (a durable TestEnv's `faultProxy()`) |
+ * | `compact`        | a server fault: at its start the server's history is compacted through the current revision (etcd's compaction): watches resuming, and lists continuing, from before it get the server's own 410 Expired; done by the environment's handler |
  * | `crash-container` | a cluster fault: the containers of one running pod in scope (and `labelSelector`) crash, and crash again after each restart (CrashLoopBackOff) for the window |
  *
  * `applied` faults are the nasty ones: the write happened, the client hears
@@ -52,6 +56,36 @@ export const faultKinds = ['latency', 'error', 'reset', 'cut-watch', 'expire', '
  */
 export const clusterFaultKinds = ['delete-pod', 'node-not-ready', 'image-pull-failure', 'crash-container'] as const;
 
+/**
+ * The kinds of fault that act on the operator's own processes. The proxy
+ * cannot do them (it does not run the operator): when a schedule plays one,
+ * the test's `operator` handler ({@link PlayOptions}) carries it out, and the
+ * timeline records what it struck. A schedule has them only when asked.
+ *
+ * @example
+ * ```ts
+ * import { chaos, faultKinds, operatorFaultKinds } from '@operant/testing';
+ *
+ * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...operatorFaultKinds] });
+ * ```
+ */
+export const operatorFaultKinds = ['kill-leader', 'terminate-leader'] as const;
+
+/**
+ * The kinds of fault that act on the API server itself: the proxy hands them
+ * to whoever runs the server (a TestEnv's `faultProxy()` compacts its history,
+ * and restarts it when the environment is durable). A schedule has them only
+ * when asked.
+ *
+ * @example
+ * ```ts
+ * import { chaos, faultKinds, serverFaultKinds } from '@operant/testing';
+ *
+ * const schedule = chaos({ seed: 5, duration: 30_000, faults: [...faultKinds, ...serverFaultKinds] });
+ * ```
+ */
+export const serverFaultKinds = ['restart-server', 'compact'] as const;
+
 /** The cluster faults that act on a node rather than on a pod. */
 export type NodeFaultKind = 'node-not-ready' | 'image-pull-failure';
 
@@ -65,10 +99,14 @@ export type NodeFaultKind = 'node-not-ready' | 'image-pull-failure';
  * const watchFaults: FaultKind[] = faultKinds.filter((k) => k === 'cut-watch' || k === 'expire');
  * ```
  */
-export type FaultKind = (typeof faultKinds)[number] | (typeof clusterFaultKinds)[number];
+export type FaultKind =
+  | (typeof faultKinds)[number]
+  | (typeof clusterFaultKinds)[number]
+  | (typeof operatorFaultKinds)[number]
+  | (typeof serverFaultKinds)[number];
 
-/** Every kind of fault, request faults first. */
-export const allFaultKinds: readonly FaultKind[] = [...faultKinds, ...clusterFaultKinds];
+/** Every kind of fault: request faults, then cluster, operator and server faults. */
+export const allFaultKinds: readonly FaultKind[] = [...faultKinds, ...clusterFaultKinds, ...operatorFaultKinds, ...serverFaultKinds];
 
 /**
  * Which requests a fault touches; every given list must match (a missing one
@@ -140,11 +178,29 @@ export type Fault = FaultScope &
         /** Only nodes matching this label selector; default the simulated nodes (`operant.dev/simulated=true`). */
         labelSelector?: string;
       }
+    | { kind: (typeof operatorFaultKinds)[number] }
+    | { kind: (typeof serverFaultKinds)[number] }
   );
+
+/** A fault that the test's operator handler carries out. */
+export type OperatorFault = Extract<Fault, { kind: (typeof operatorFaultKinds)[number] }>;
+
+/** A fault that whoever runs the API server carries out. */
+export type ServerFault = Extract<Fault, { kind: (typeof serverFaultKinds)[number] }>;
 
 /** Whether a fault acts on the cluster (through the proxy's credentials) rather than on requests. */
 export function isClusterFault(fault: Fault): fault is Extract<Fault, { kind: (typeof clusterFaultKinds)[number] }> {
   return (clusterFaultKinds as readonly string[]).includes(fault.kind);
+}
+
+/** Whether the fault acts on the operator's processes (done by the test's handler, not by the proxy). */
+export function isOperatorFault(fault: Fault): fault is OperatorFault {
+  return (operatorFaultKinds as readonly string[]).includes(fault.kind);
+}
+
+/** Whether the fault acts on the API server itself (done by whoever runs it, not by the proxy). */
+export function isServerFault(fault: Fault): fault is ServerFault {
+  return (serverFaultKinds as readonly string[]).includes(fault.kind);
 }
 
 /** Whether `fault`'s scope covers the request. Non-resource requests (discovery) match only unscoped faults. */
@@ -221,6 +277,14 @@ export function describeFault(fault: Fault): string {
     case 'image-pull-failure':
       what = `fail image pulls on a node${fault.labelSelector ? ` (${fault.labelSelector})` : ''}`;
       break;
+    case 'kill-leader':
+      return 'SIGKILL the leading operator replica';
+    case 'terminate-leader':
+      return 'SIGTERM the leading operator replica during a reconcile';
+    case 'restart-server':
+      return 'stop the API server, start it again when the window closes';
+    case 'compact':
+      return "compact the API server's history";
     default:
       what = fault.kind;
   }

@@ -5,6 +5,7 @@
  * failing run can always be replayed.
  */
 import type { InjectedFault } from './active-fault.js';
+import type { OperatorFaultHandler } from './handed-faults.js';
 import type { FaultProxy } from './proxy.js';
 import { deriveSeed } from './prng.js';
 import { makeReport, type ChaosReport } from './report.js';
@@ -26,6 +27,8 @@ export interface PlayOptions {
   signal?: AbortSignal;
   /** Where the seed line goes; default standard error. */
   log?: (line: string) => void;
+  /** Carries out the schedule's operator faults (see {@link OperatorFaultHandler}). */
+  operator?: OperatorFaultHandler;
 }
 
 export async function playSchedule(proxy: FaultProxy, schedule: ChaosSchedule, options: PlayOptions = {}): Promise<ChaosReport> {
@@ -40,7 +43,7 @@ export async function playSchedule(proxy: FaultProxy, schedule: ChaosSchedule, o
   for (const entry of schedule.entries) {
     timers.push(
       setTimeout(() => {
-        const f = proxy.inject(entry.fault, { seed: deriveSeed(schedule.seed, entry.index) });
+        const f = proxy.inject(entry.fault, { seed: deriveSeed(schedule.seed, entry.index), operator: options.operator });
         injected.push(f);
         timers.push(setTimeout(() => f.remove(), entry.durationMs));
       }, entry.at),
@@ -58,6 +61,8 @@ export async function playSchedule(proxy: FaultProxy, schedule: ChaosSchedule, o
   });
   for (const t of timers) clearTimeout(t);
   for (const f of injected) f.remove();
+  // A fault's aftermath (a restarted server coming back, a knob taken back) belongs to the schedule.
+  await proxy.settled();
   const rebase = <T extends { at: number }>(x: T): T => ({ ...x, at: Math.max(0, Math.round(x.at - start)) });
   return makeReport({
     seed: schedule.seed,

@@ -21,18 +21,19 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { StatusError } from '@operant/apimachinery';
-import { Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
+import { ApiError, Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { ActiveFault, type InjectedFault, type InjectOptions } from './active-fault.js';
 import { applyClusterFault } from './cluster-faults.js';
-import { errorStatus, expiredWatchEvent, isClusterFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
+import { errorStatus, expiredWatchEvent, isClusterFault, isOperatorFault, isServerFault, type clusterFaultKinds, type Fault, type FaultKind } from './faults.js';
+import type { FaultOutcome, ServerFaultHandler } from './handed-faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
 import { proxyKubeconfigText } from './proxy-kubeconfig.js';
 import type { FailedWrite, FaultRecord } from './records.js';
 import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
-import { closedPromise, nameInBody, readAll, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
+import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
 import { Upstream, type Auth } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
@@ -57,7 +58,29 @@ export interface FaultProxyOptions {
   port?: number;
   /** Told of every record as it is made (the CLI prints the timeline from it). */
   onRecord?: (record: FaultRecord) => void;
+  /** Carries out server faults (`restart-server`); a durable TestEnv's `faultProxy()` brings one. */
+  server?: ServerFaultHandler;
 }
+
+/**
+ * Takes a cluster fault back, trying again while the server cannot be reached
+ * (another fault may have it down or partitioned): a knob left behind would
+ * crash-loop a pod or silence a node for good. Gives up after about 30 s.
+ */
+async function retryUndo(undo: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await undo();
+    } catch (err) {
+      // The server's own refusal (a 4xx other than 429) will not change; an outage or overload will.
+      if ((err instanceof ApiError && err.code < 500 && err.code !== 429) || attempt >= 150) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+/** A request as the timeline names it, or how to name it when a fault hits it. */
+type Described = string | (() => string);
 
 const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 /** The faults that act on the events inside a watch stream. */
@@ -96,8 +119,8 @@ export class FaultProxy {
   private readonly upstream: Upstream;
   /** The client of cluster faults, on the upstream credentials; made when the first one starts. */
   private clusterClient: Client | undefined;
-  /** Cluster faults being taken back (their knobs removed). */
-  private readonly undoing = new Set<Promise<unknown>>();
+  /** What faults still do after they end: cluster faults being taken back (their knobs removed), handed-over faults under way. */
+  private readonly aftermath = new Set<Promise<unknown>>();
   private stopped: Promise<void> | undefined;
 
   private constructor(
@@ -105,6 +128,7 @@ export class FaultProxy {
     upstream: ClientConfig,
     private readonly token: string,
     private readonly onRecord: ((record: FaultRecord) => void) | undefined,
+    private readonly serverFaults: ServerFaultHandler | undefined,
     caPem: string,
   ) {
     const { port, address } = server.address() as AddressInfo;
@@ -133,7 +157,7 @@ export class FaultProxy {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
     });
-    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, certs.caPem);
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs.caPem);
     return proxy;
   }
 
@@ -171,7 +195,14 @@ export class FaultProxy {
     });
     this.faults.push(active);
     this.record({ type: 'start', faultId: id, fault });
-    if (isClusterFault(fault)) void this.clusterFault(active, fault);
+    if (isClusterFault(fault)) this.track(this.clusterFault(active, fault));
+    else if (isOperatorFault(fault)) {
+      const handler = options.operator;
+      this.track(this.handOver(active, handler && ((window) => handler(fault, window)), 'no operator handler: the test that runs the operator carries out operator faults (PlayOptions.operator)'));
+    } else if (isServerFault(fault)) {
+      const handler = this.serverFaults;
+      this.track(this.handOver(active, handler && ((window) => handler(fault, window)), 'no server handler: whoever runs the API server carries out server faults (a durable TestEnv\'s faultProxy())'));
+    }
     return active;
   }
 
@@ -194,6 +225,15 @@ export class FaultProxy {
     return playSchedule(this, schedule, options);
   }
 
+  /**
+   * Resolves once what ended faults still do is done: cluster faults taken
+   * back (their knobs removed), handed-over faults returned (a restarted server
+   * serving again). A schedule's play waits for it before it reports.
+   */
+  async settled(): Promise<void> {
+    while (this.aftermath.size > 0) await Promise.all([...this.aftermath]);
+  }
+
   /** The faults in force now. */
   active(): readonly InjectedFault[] {
     return [...this.faults];
@@ -204,7 +244,7 @@ export class FaultProxy {
     this.stopped ??= (async () => {
       for (const f of [...this.faults]) f.remove();
       // Cluster faults take their knobs back before the client that does it closes.
-      await Promise.all([...this.undoing]);
+      await this.settled();
       await new Promise<void>((resolve) => {
         this.server.close(() => resolve());
         this.server.closeAllConnections();
@@ -217,6 +257,12 @@ export class FaultProxy {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
+  }
+
+  private track(work: Promise<unknown>): void {
+    const done = work.catch(() => undefined);
+    this.aftermath.add(done);
+    void done.finally(() => this.aftermath.delete(done));
   }
 
   private record(r: Omit<FaultRecord, 'at'>): void {
@@ -246,10 +292,23 @@ export class FaultProxy {
     const undo = outcome.undo;
     if (!undo) return;
     const undone = f.ended.then(() =>
-      undo().catch((err: unknown) => this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: `could not take the fault back: ${err instanceof Error ? err.message : String(err)}` })),
+      retryUndo(undo).catch((err: unknown) => this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: `could not take the fault back: ${err instanceof Error ? err.message : String(err)}` })),
     );
-    this.undoing.add(undone);
-    void undone.finally(() => this.undoing.delete(undone));
+    this.track(undone);
+  }
+
+  /** Hands a fault over to its handler (`none` says why there is none), and records what it struck (a hit) or why nothing (a miss). */
+  private async handOver(f: ActiveFault, strike: ((window: AbortSignal) => Promise<FaultOutcome>) | undefined, none: string): Promise<void> {
+    const window = new AbortController();
+    void f.ended.then(() => window.abort());
+    const outcome = strike
+      ? await strike(window.signal).catch((err: unknown) => ({ target: undefined, detail: `the handler failed: ${err instanceof Error ? err.message : String(err)}` }))
+      : { target: undefined, detail: none };
+    // Counted even when the window closed meanwhile: the process was struck.
+    if (outcome.target !== undefined) {
+      f.hits++;
+      this.hit(f, outcome.target, outcome.detail);
+    } else this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: outcome.detail });
   }
 
   /** The first fault of `kind` that hits this request, counting the hit. */
@@ -257,8 +316,8 @@ export class FaultProxy {
     return this.faults.find((f) => f.fault.kind === kind && f.take(info));
   }
 
-  private hit(f: ActiveFault, request: string, detail: string): void {
-    this.record({ type: 'hit', faultId: f.id, fault: f.fault, request, detail });
+  private hit(f: ActiveFault, request: Described, detail: string): void {
+    this.record({ type: 'hit', faultId: f.id, fault: f.fault, request: typeof request === 'string' ? request : request(), detail });
     f.settle();
   }
 
@@ -280,15 +339,17 @@ export class FaultProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.requests++;
     const info = requestInfo(req.method ?? 'GET', req.url ?? '/');
-    const body = await readAll(req);
-    const request = describeRequest(info, info.name ?? nameInBody(body));
+    const body = await readBody(req);
+    // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).
+    let described: string | undefined;
+    const request = (): string => (described ??= describeRequest(info, info.name ?? nameInBody(body)));
     const auth = await this.upstream.auth(req.headers.authorization, this.token);
     if (auth === undefined) return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
     if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
 
     if (!(await this.outlastPartitions(info, request, res))) return;
     let delay = 0;
-    for (const f of this.faults.filter((f) => f.fault.kind === 'latency')) {
+    for (const f of this.faults) {
       if (f.fault.kind === 'latency' && f.take(info)) {
         delay += f.fault.ms;
         this.hit(f, request, `delayed ${f.fault.ms} ms`);
@@ -336,7 +397,7 @@ export class FaultProxy {
     upstream.pipe(res);
   }
 
-  private answerError(f: ActiveFault, info: RequestInfo, request: string, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
+  private answerError(f: ActiveFault, info: RequestInfo, request: Described, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
     const fault = f.fault as Extract<Fault, { kind: 'error' }>;
     const status = errorStatus(fault.code, fault.retryAfterSeconds);
     this.hit(f, request, `answered ${fault.code}${after}`);
@@ -345,7 +406,7 @@ export class FaultProxy {
     sendStatus(res, status, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
   }
 
-  private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: string, body: Buffer, auth: Auth): Promise<void> {
+  private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
     const upstream = await this.upstream.forward(req, body, auth);
     res.once('close', () => upstream.destroy());
     if (upstream.statusCode !== 200) {
@@ -386,7 +447,7 @@ export class FaultProxy {
    * Waits while a partition covers the request; false when the client left
    * meanwhile. `onHang` is told of each partition waited for (default: a hit).
    */
-  private async outlastPartitions(info: RequestInfo, request: string, res: ServerResponse, onHang?: (f: ActiveFault) => void): Promise<boolean> {
+  private async outlastPartitions(info: RequestInfo, request: Described, res: ServerResponse, onHang?: (f: ActiveFault) => void): Promise<boolean> {
     for (;;) {
       const partition = this.faults.find((f) => f.fault.kind === 'partition' && f.covers(info));
       if (!partition) return !res.destroyed;

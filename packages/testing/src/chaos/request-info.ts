@@ -55,11 +55,10 @@ const isWatchValue = (v: string | null): boolean => v === 'true' || v === '1';
  * ```
  */
 export function requestInfo(method: string, target: string): RequestInfo {
-  const url = new URL(target, 'http://x');
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  const query = url.searchParams;
+  const { pathname, query } = splitTarget(target);
+  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const resourceVersion = query.get('resourceVersion') ?? undefined;
-  const base = { path: url.pathname, resourceVersion };
+  const base = { path: pathname, resourceVersion };
   let rest: string[];
   let group: string;
   let version: string;
@@ -91,6 +90,24 @@ export function requestInfo(method: string, target: string): RequestInfo {
   if (verb === 'list' && (watchPrefix || isWatchValue(query.get('watch')))) verb = 'watch';
   if (verb === 'get' && watchPrefix) verb = 'watch';
   return { ...base, verb, isResourceRequest: true, group, version, resource, subresource, namespace, name };
+}
+
+const noQuery = new URLSearchParams();
+
+/**
+ * The path and query of a request target. A plain absolute path (what
+ * clients send) is split as it is, which costs a fraction of a URL parse on
+ * every proxied request; anything else (dot segments, backslashes, an absolute
+ * URL) goes through the WHATWG URL parser, which normalises it.
+ */
+function splitTarget(target: string): { pathname: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (path.startsWith('/') && !path.startsWith('//') && !path.includes('/.') && !path.includes('\\') && !target.includes('#')) {
+    return { pathname: path, query: q < 0 ? noQuery : new URLSearchParams(target.slice(q + 1)) };
+  }
+  const url = new URL(target, 'http://x');
+  return { pathname: url.pathname, query: url.searchParams };
 }
 
 function verbOf(method: string, hasName: boolean): Verb {

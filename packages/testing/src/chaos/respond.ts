@@ -35,6 +35,21 @@ export function resetConnection(res: ServerResponse): void {
   res.destroy();
 }
 
+const noBody = Buffer.alloc(0);
+
+/**
+ * A request's body. One that announces none (no Content-Length, no
+ * Transfer-Encoding: most GETs, every watch) is not waited for: the stream is
+ * only drained, so a bodiless request costs no promise and no listeners.
+ */
+export function readBody(req: IncomingMessage): Buffer | Promise<Buffer> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return noBody;
+  }
+  return readAll(req);
+}
+
 export function readAll(stream: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -58,7 +58,7 @@ export interface ChaosOptions {
   seed?: number;
   /** How long the schedule lasts, ms. */
   duration: number;
-  /** What may be injected; default every request fault kind ({@link faultKinds}), unscoped; cluster faults only when listed. */
+  /** What may be injected; default every request fault kind ({@link faultKinds}), unscoped; cluster, operator and server faults only when listed. */
   faults?: readonly FaultTemplate[];
   /** The mean time between the starts of two faults; default 700 ms. */
   meanGapMs?: number;
@@ -129,6 +129,14 @@ export const defaultWindows: Readonly<Record<FaultKind, readonly [number, number
   'crash-container': [1000, 4000],
   'node-not-ready': [2000, 6000],
   'image-pull-failure': [1000, 4000],
+  // The kill is done when the window opens; the replacement's start is what follows.
+  'kill-leader': [100, 500],
+  // The window is how long the handler may wait for a reconcile to be in flight.
+  'terminate-leader': [1000, 3000],
+  // The server is down for its window: clients see refused connections, watches end.
+  'restart-server': [300, 1500],
+  // The compaction is done when the window opens.
+  compact: [100, 300],
 });
 
 /**
@@ -209,6 +217,12 @@ function instantiate(template: TemplateObject, random: Prng, defaultScope: Fault
     case 'node-not-ready':
     case 'image-pull-failure':
       return { kind: template.kind, ...(template.labelSelector ? { labelSelector: template.labelSelector } : {}), ...scope } as Fault;
+    // An operator or server fault strikes a process: no request scope applies.
+    case 'kill-leader':
+    case 'terminate-leader':
+    case 'restart-server':
+    case 'compact':
+      return { kind: template.kind };
     default:
       return { kind: template.kind, ...scope };
   }

@@ -15,10 +15,15 @@ export type Auth = { header: string } | { credentials: Credentials };
 
 export class Upstream {
   private readonly url: URL;
+  /** What every request's options share, worked out once. */
+  private readonly hostname: string;
+  private readonly pathPrefix: string;
   private readonly agent: HttpAgent;
 
   constructor(readonly config: ClientConfig) {
     this.url = new URL(config.server);
+    this.hostname = this.url.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.pathPrefix = this.url.pathname.replace(/\/+$/, '');
     const tls = config.tls;
     this.agent =
       this.url.protocol === 'https:'
@@ -57,10 +62,10 @@ export class Upstream {
       const out = send(
         {
           protocol: base.protocol,
-          hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'),
+          hostname: this.hostname,
           port: base.port || undefined,
           method: req.method,
-          path: base.pathname.replace(/\/+$/, '') + (req.url ?? '/'),
+          path: this.pathPrefix + (req.url ?? '/'),
           headers,
           // A credential plugin's own certificate needs a connection of its own.
           ...(cert ? { agent: false, cert: cert.cert, key: cert.key, ca: this.config.tls.ca, rejectUnauthorized: !this.config.tls.insecureSkipTlsVerify } : { agent: this.agent }),

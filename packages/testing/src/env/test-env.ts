@@ -12,6 +12,7 @@
  * fault proxies in front of the server; each is disposable, or tied to a test
  * scope, and whatever is left is stopped with the environment.
  */
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,7 @@ import {
 } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
 import { FaultProxy } from '../chaos/proxy.js';
+import type { ServerFaultHandler } from '../chaos/handed-faults.js';
 import { converges, type ConvergesOptions } from '../wait/converges.js';
 import { installCrds } from '../install/crds.js';
 import { createNamespace, type TestNamespace } from './namespaces.js';
@@ -78,6 +80,13 @@ export interface TestEnvOptions {
    * (namespaces, garbage collection).
    */
   cluster?: Omit<SimulatedClusterOptions, 'kubeconfig'>;
+  /**
+   * Keep the server's data on disk (SQLite, as `operant server --data-dir`,
+   * in the environment's temporary directory) instead of in memory, so that
+   * {@link TestEnv.restartServer} can stop the server and start it again with
+   * everything it had. Writes then cost an fsync each. Default false.
+   */
+  durable?: boolean;
 }
 
 /**
@@ -158,10 +167,13 @@ export class TestEnv implements AsyncDisposable {
   private readonly cleanups = new Set<() => Promise<void>>();
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
+  private running: RunningApiServer;
+  private restarting: Promise<void> | undefined;
 
   private constructor(
-    /** The embedded server. */
-    readonly server: RunningApiServer,
+    server: RunningApiServer,
+    /** How the server was started, to start it again (durable environments only). */
+    private readonly restartOptions: ApiServerOptions | undefined,
     /** An admin client (unthrottled) on the environment's kubeconfig. */
     readonly client: Client,
     readonly kubeconfig: EnvKubeconfig,
@@ -174,7 +186,13 @@ export class TestEnv implements AsyncDisposable {
     private readonly dir: string,
     started: number,
   ) {
+    this.running = server;
     this.startMs = performance.now() - started;
+  }
+
+  /** The embedded server (a new one after {@link restartServer}, on the same port and data). */
+  get server(): RunningApiServer {
+    return this.running;
   }
 
   /**
@@ -197,8 +215,11 @@ export class TestEnv implements AsyncDisposable {
     // the cache), so no start mints one. Everything else that does not need
     // the server is done while it starts.
     const certs = await processCertificates();
-    const serverStart = startApiServer({ ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key } });
     const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
+    const serverOptions: ApiServerOptions = { ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key } };
+    // A durable server needs its directory first; an in-memory one starts while the directory is made.
+    if (options.durable) serverOptions.dataDir = join(await dirMade, 'data');
+    const serverStart = startApiServer(serverOptions);
     let server: RunningApiServer | undefined;
     let client: Client | undefined;
     let clusterStart: Promise<SimulatedCluster> | undefined;
@@ -225,7 +246,8 @@ export class TestEnv implements AsyncDisposable {
         // A test's kubeconfig needs no fsync: it lives as long as the process.
         writeFile(path, server.kubeconfig, { mode: 0o600 }),
       ]);
-      return new TestEnv(server, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, cluster, dir, started);
+      const restartOptions = options.durable ? { ...serverOptions, port: server.port } : undefined;
+      return new TestEnv(server, restartOptions, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, cluster, dir, started);
     } catch (err) {
       await (await clusterStart?.catch(() => undefined))?.stop();
       client?.close();
@@ -302,6 +324,9 @@ export class TestEnv implements AsyncDisposable {
   /**
    * A fault proxy in front of this environment's server: point the operator
    * under test at `proxy.clientConfig()` (e.g. `startManager(setup, { kubeconfig })`).
+   * It carries out server faults on this server: `compact` compacts its
+   * history, `restart-server` restarts it (a durable environment's; an
+   * in-memory one records them as misses).
    * It stops when `scope` ends, when disposed, or with the environment.
    *
    * @example
@@ -317,7 +342,7 @@ export class TestEnv implements AsyncDisposable {
    * ```
    */
   async faultProxy(scope?: TestScope): Promise<FaultProxy> {
-    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config });
+    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults });
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
       return proxy.stop();
@@ -350,6 +375,64 @@ export class TestEnv implements AsyncDisposable {
     return converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
   }
 
+  /**
+   * Stops the server and starts it again on the same port from the same data
+   * (a durable environment only), as a kube-apiserver restart: watches end,
+   * requests meanwhile are refused, clients and informers reconnect on their
+   * own. With `downMs`, the server stays down that long first.
+   *
+   * @example
+   * ```ts
+   * import { TestEnv } from '@operant/testing';
+   *
+   * const env = await TestEnv.start({ durable: true });
+   * await env.restartServer({ downMs: 500 }); // the objects are still there; the operator's informers reconnect
+   * ```
+   */
+  async restartServer(options: { downMs?: number } = {}): Promise<void> {
+    if (!this.restartOptions) throw new Error('TestEnv.restartServer: this environment keeps its data in memory; start it with { durable: true }');
+    if (this.stopped) throw new Error('TestEnv.restartServer: the environment is stopped');
+    if (this.restarting) throw new Error('TestEnv.restartServer: a restart is under way');
+    await this.outage(new Promise((resolve) => setTimeout(resolve, options.downMs ?? 0)));
+  }
+
+  /** Stops the server, waits for `over`, and starts it again on the same port and data. */
+  private async outage(over: Promise<unknown>): Promise<void> {
+    const restartOptions = this.restartOptions!;
+    this.restarting = (async () => {
+      await this.running.stop();
+      await over;
+      // While it was down, the port may have been handed to some client's outgoing connection: wait for it back.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          this.running = await startApiServer(restartOptions);
+          return;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    })();
+    try {
+      await this.restarting;
+    } finally {
+      this.restarting = undefined;
+    }
+  }
+
+  /** What server faults do here: `compact` compacts the history; `restart-server` has the server down for the fault's window. */
+  private readonly serverFaults: ServerFaultHandler = async (fault, window) => {
+    if (fault.kind === 'compact') {
+      if (this.restarting || this.stopped) return { detail: this.stopped ? 'the environment is stopped' : 'the server is restarting' };
+      return { target: `the API server's history`, detail: `compacted through revision ${this.running.compact()}` };
+    }
+    if (!this.restartOptions) return { detail: 'the environment keeps its data in memory: start it with { durable: true } to restart its server' };
+    if (this.restarting || this.stopped) return { detail: this.stopped ? 'the environment is stopped' : 'a restart is under way' };
+    const down = performance.now();
+    await this.outage(window.aborted ? Promise.resolve() : once(window, 'abort'));
+    return { target: `the API server on port ${this.running.port}`, detail: `down ${Math.round(performance.now() - down)} ms, started again from its data` };
+  };
+
   /** Stops what is still running (managers, proxies, the simulated cluster), then the server, and removes the kubeconfig file. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
@@ -357,7 +440,9 @@ export class TestEnv implements AsyncDisposable {
       for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
       await this.cluster?.stop().catch((err: unknown) => errors.push(err));
       this.client.close();
-      await this.server.stop();
+      // A restart under way ends first, so that the server it starts is the one stopped.
+      await this.restarting?.catch(() => undefined);
+      await this.running.stop();
       await rm(this.dir, { recursive: true, force: true });
       if (errors.length === 1) throw errors[0];
       if (errors.length > 1) throw new AggregateError(errors, 'stopping the test environment');

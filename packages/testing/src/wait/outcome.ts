@@ -7,11 +7,11 @@ import { inspect } from 'node:util';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown } | { ok: false; value: unknown };
 
-/** Runs `check` once. A check fails by throwing or by returning `false`. */
-export async function attempt<T>(check: () => T | Promise<T>): Promise<Outcome<T>> {
+/** Runs `check` once. A check fails by throwing or by returning what `passes` refuses (by default `false`). */
+export async function attempt<T>(check: () => T | Promise<T>, passes: (value: T) => boolean = (value) => value !== false): Promise<Outcome<T>> {
   try {
     const value = await check();
-    return value === false ? { ok: false, value } : { ok: true, value };
+    return passes(value) ? { ok: true, value } : { ok: false, value };
   } catch (error) {
     return { ok: false, error };
   }

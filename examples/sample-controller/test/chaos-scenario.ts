@@ -1,0 +1,258 @@
+/**
+ * The sample-controller under one seeded schedule of every fault kind at
+ * once (issue 20's proof), shared by its test (about 15 s of faults) and the
+ * `chaos` benchmark (60 s):
+ *
+ * - the operator: 3 replicas of src/main.ts with --leader-elect, each its own
+ *   process, talking to the API server through a fault proxy, and restarted
+ *   when they exit, as a Deployment's pods would be;
+ * - the cluster: a TestEnv with 3 simulated nodes (the deployment and
+ *   replicaset controllers, the scheduler, kubelets on a clock 100x fast, so
+ *   that a node's 40 s grace period and its pods' back-offs fit in a window),
+ *   and a short event history (1,000 events, some 20 s of this cluster's
+ *   writes), so that a replica that comes back to a watch late meets the
+ *   server's own 410 between compactions too (rare in practice: the
+ *   replicas resume within a second or two);
+ * - the schedule: every request fault kind, every cluster fault (pods of the
+ *   test namespace, simulated nodes), both operator faults (SIGKILL to the
+ *   leader, and SIGTERM to the leader while a write of its reconcile is held
+ *   in flight by the proxy) and the server faults: the API server (durable,
+ *   its data in SQLite) down for a window and started again, and its history
+ *   compacted, as etcd's compaction, so that watches resuming from before it
+ *   get the server's own 410;
+ * - the user: Foos created, scaled and deleted, straight to the server,
+ *   while the faults come (trying again while the server is down).
+ *
+ * Then, after the faults stop, it measures how long until every Foo has
+ * converged: one Deployment each, named as asked, with its replicas all
+ * available and counted in the Foo's status, no duplicates, no orphans, and
+ * nothing changing for a second.
+ */
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { acceleratedClock } from '@operant/controllers';
+import { ApiError, isConflict } from '@operant/runtime';
+import {
+  TestEnv,
+  chaos,
+  clusterFaultKinds,
+  faultKinds,
+  operatorFaultKinds,
+  serverFaultKinds,
+  type ChaosReport,
+  type ChaosSchedule,
+  type FaultProxy,
+  type OperatorFaultHandler,
+} from '@operant/testing';
+import { FooKind, type Foo } from '../src/foo.js';
+import { problems } from './problems.js';
+import { Replicas, type ElectionTiming, type ReplicaProcess } from './replicas.js';
+
+const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The Lease's timing: short, so that a killed leader's Lease runs out within a window or two. */
+export const electionTiming: ElectionTiming = { leaseDuration: '3s', renewDeadline: '2s', retryPeriod: '500ms' };
+
+/**
+ * The schedule of a run: every kind of fault, request faults unscoped (the
+ * replicas' informers watch all namespaces), pod faults in `namespace`.
+ * A pure function of its arguments: a seed names one schedule for good.
+ */
+export function combinedSchedule(seed: number, durationMs: number, namespace: string): ChaosSchedule {
+  const podFaults = new Set<string>(['delete-pod', 'crash-container']);
+  return chaos({
+    seed,
+    duration: durationMs,
+    meanGapMs: 500,
+    faults: [
+      ...faultKinds,
+      ...clusterFaultKinds.map((kind) => (podFaults.has(kind) ? { kind, namespaces: [namespace] } : kind)),
+      ...operatorFaultKinds,
+      ...serverFaultKinds,
+    ],
+  });
+}
+
+/** Options of {@link runCombinedChaos}. */
+export interface CombinedChaosOptions {
+  seed: number;
+  durationMs: number;
+  /** How long the Foos may take to converge once the faults have stopped. */
+  convergeWithinMs: number;
+  /** Progress, a line at a time (the seed first). */
+  log: (line: string) => void;
+  /** At most this many Foos are created in all; default 20. */
+  maxFoos?: number;
+}
+
+/** What a run did and how it ended. */
+export interface CombinedChaosResult {
+  schedule: ChaosSchedule;
+  report: ChaosReport;
+  /** The namespace of the Foos. */
+  namespace: string;
+  /** Foos alive at the end. */
+  foos: number;
+  /** From the end of the faults to converged (check passing and a quiet second), ms. */
+  convergedAfterMs: number;
+  /** What is still wrong when it did not converge (empty when it did). */
+  problems: string[];
+  /** Every replica process, in start order. */
+  processes: readonly ReplicaProcess[];
+  /** The processes that took the Lease, in order. */
+  leaders: readonly ReplicaProcess[];
+  leaseTransitions: number;
+}
+
+/** Runs the scenario on a fresh environment, stopping everything it started. */
+export async function runCombinedChaos(options: CombinedChaosOptions): Promise<CombinedChaosResult> {
+  const { seed, durationMs } = options;
+  const log = (text: string): void => text.split('\n').forEach((line) => options.log(line));
+  const env = await TestEnv.start({
+    crds: join(exampleDir, 'artifacts', 'examples', 'crd.yaml'),
+    cluster: { nodes: 3, clock: acceleratedClock(100) },
+    // On disk, so that the server can be restarted with its data.
+    durable: true,
+    // Bookmarks every second, so that dropping them is felt; a short history, so that resuming watches can be too old.
+    server: { bookmarkIntervalMs: 1000, historyCapacity: 1000 },
+  });
+  let replicas: Replicas | undefined;
+  try {
+    const ns = await env.namespace(undefined, { prefix: 'chaos' });
+    const proxy = await env.faultProxy();
+    const kubeconfigPath = join(dirname(env.kubeconfig.path), 'replicas-kubeconfig');
+    await proxy.writeKubeconfig(kubeconfigPath);
+    const lease = { name: 'sample-controller', namespace: ns.name };
+    replicas = new Replicas({ count: 3, kubeconfigPath, lease, timing: electionTiming, client: env.client, log });
+    const first = await replicas.firstLeader();
+    log(`${first.name} leads; playing the schedule`);
+
+    const schedule = combinedSchedule(seed, durationMs, ns.name);
+    log(schedule.describe());
+    const play = proxy.play(schedule, { log, operator: operatorFaults(proxy, replicas, ns.name) });
+    const playing = { done: false };
+    void play.finally(() => (playing.done = true));
+    await drive(env, ns.name, playing, options.maxFoos ?? 20);
+    const report = await play;
+    const faultsStopped = performance.now();
+    log(report.summary());
+
+    let left: string[] = [];
+    let shown = '';
+    const foos = await env
+      .converges(
+        async () => {
+          left = await problems(env.client, ns.name, { namedAsAsked: true, available: true });
+          // What is still wrong, each time it changes: where the time to converge goes.
+          const now = left.slice(0, 3).join('; ');
+          if (now !== shown) log(`+${((performance.now() - faultsStopped) / 1000).toFixed(1)}s after the faults: ${left.length ? `${left.length} problems: ${now}` : 'no problems'}`);
+          shown = now;
+          if (left.length > 0) throw new Error(`${left.length} problems:\n      ${left.join('\n      ')}`);
+          return (await env.client.list(FooKind, { namespace: ns.name })).items.length;
+        },
+        { namespace: ns.name, within: options.convergeWithinMs, quiet: 1000, message: `in ${ns.name}` },
+      )
+      .catch((err: unknown) => {
+        log(err instanceof Error ? err.message : String(err));
+        return -1;
+      });
+    const convergedAfterMs = performance.now() - faultsStopped;
+    return {
+      schedule,
+      report,
+      namespace: ns.name,
+      foos,
+      convergedAfterMs,
+      problems: foos < 0 ? left : [],
+      processes: [...replicas.processes],
+      leaders: replicas.processes.filter((p) => p.ledAt !== undefined).sort((a, b) => a.ledAt! - b.ledAt!),
+      leaseTransitions: await replicas.leaseTransitions(),
+    };
+  } finally {
+    // The replicas stop before the proxy they talk through.
+    await replicas?.stop();
+    await env.stop();
+  }
+}
+
+/**
+ * The operator faults: SIGKILL to the replica holding the Lease; or a write
+ * of the leader's reconcile held in the proxy for a second, and SIGTERM to
+ * the leader while it waits (it must finish that reconcile, release the
+ * Lease, and leave the rest to its successor).
+ */
+function operatorFaults(proxy: FaultProxy, replicas: Replicas, namespace: string): OperatorFaultHandler {
+  const named = (p: ReplicaProcess): string => `${p.name} (pid ${p.child.pid})`;
+  return async (fault, window) => {
+    if (fault.kind === 'kill-leader') {
+      const leader = await replicas.leader();
+      if (!leader) return { detail: 'no live replica holds the Lease' };
+      leader.child.kill('SIGKILL');
+      return { target: named(leader), detail: 'SIGKILL to the leader' };
+    }
+    const held = proxy.inject(
+      { kind: 'latency', ms: 1000, verbs: ['create', 'update', 'patch'], resources: ['deployments.apps', 'foos.samplecontroller.k8s.io'], namespaces: [namespace] },
+      { times: 1 },
+    );
+    await Promise.race([held.ended, window.aborted ? undefined : once(window, 'abort')]);
+    held.remove();
+    const write = proxy.records.find((r) => r.type === 'hit' && r.faultId === held.id);
+    if (!write) return { detail: 'no reconcile wrote during the window' };
+    const leader = await replicas.leader();
+    if (!leader) return { detail: `no live replica holds the Lease (the held write: ${write.request})` };
+    void replicas.terminate(leader);
+    return { target: named(leader), detail: `SIGTERM while its ${write.request} was held in flight` };
+  };
+}
+
+/**
+ * The user: Foos created, scaled and deleted every 300 ms until the schedule
+ * is over. A step that could not reach the server (it is down for a
+ * `restart-server` window) is tried again, as kubectl would be by hand; a
+ * create or delete that the server did before the connection broke is done.
+ */
+async function drive(env: TestEnv, namespace: string, playing: { done: boolean }, maxFoos: number): Promise<void> {
+  const foo = (i: number, replicas: number): Foo => ({ metadata: { name: `foo-${i}`, namespace }, spec: { deploymentName: `foo-${i}-web`, replicas } });
+  const create = (i: number, replicas: number) => untilReached(() => env.client.create(FooKind, foo(i, replicas)), 'AlreadyExists');
+  let next = 0;
+  for (; next < 6; next++) await create(next, 1 + (next % 3));
+  const deleted = new Set<number>();
+  for (let step = 0; !playing.done; step++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const i = (step * 5) % next;
+    if (step % 9 === 4 && !deleted.has(i)) {
+      await untilReached(() => env.client.delete(FooKind, `foo-${i}`, { namespace }), 'NotFound');
+      deleted.add(i);
+    } else if (step % 3 === 2 && next < maxFoos) {
+      await create(next++, 2);
+    } else if (!deleted.has(i)) {
+      // The controller writes the Foo's status meanwhile: read again on a conflict, as kubectl scale would.
+      await untilReached(async () => {
+        for (;;) {
+          const current = await env.client.get(FooKind, `foo-${i}`, { namespace });
+          const scaled = await env.client.update(FooKind, { ...current, spec: { ...current.spec, replicas: ((current.spec?.replicas ?? 1) % 3) + 1 } }).catch((err: unknown) => {
+            if (isConflict(err)) return undefined;
+            throw err;
+          });
+          if (scaled) return;
+        }
+      });
+    }
+  }
+}
+
+/** Runs `step` until the server answers it; an answer with `done` (the step's effect already there) counts as done. */
+async function untilReached(step: () => Promise<unknown>, done?: 'AlreadyExists' | 'NotFound'): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === done && attempt > 1) return;
+      // An answer from the server is the test's business; only a server out of reach is waited out (at most 30 s).
+      if (err instanceof ApiError || attempt > 150) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

@@ -85,6 +85,9 @@ it('the event log is trimmed, and a restart on it serves objects, revisions and 
 
 it('a trim that fails (as on a full disk) costs no acknowledged write: each is stored, shown to watchers and kept across a restart; the next trim goes on', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'operant-compact-fail-')), 'data');
+  // Room for what the server writes itself at each start (APIServices, FlowSchema status), so that
+  // the watch below, from before the restart, is still served.
+  const roomyHistory = 200;
   after(() => rmSync(dir, { recursive: true, force: true }));
   const cmPath = '/api/v1/namespaces/trim/configmaps';
   const put = (api: TestApi, n: string) => api.ok('PUT', `${cmPath}/cm`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { n } }, 200);
@@ -97,7 +100,7 @@ it('a trim that fails (as on a full disk) costs no acknowledged write: each is s
     }
   };
 
-  let api = await TestApi.start({ dataDir: dir, historyCapacity });
+  let api = await TestApi.start({ dataDir: dir, historyCapacity: roomyHistory });
   await api.createNamespace('trim');
   const created = await api.ok('POST', cmPath, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { n: 'created' } }, 201);
   await api.stop();
@@ -106,8 +109,8 @@ it('a trim that fails (as on a full disk) costs no acknowledged write: each is s
   db.exec("CREATE TRIGGER refuse_trim BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
   db.close();
 
-  const writes = historyCapacity + compactionBatch + 5;
-  api = await TestApi.start({ dataDir: dir, historyCapacity });
+  const writes = roomyHistory + compactionBatch + 5;
+  api = await TestApi.start({ dataDir: dir, historyCapacity: roomyHistory });
   let last = '';
   try {
     const watch = await api.watch(`${cmPath}?watch=1&resourceVersion=${created.metadata.resourceVersion}`);
@@ -125,7 +128,7 @@ it('a trim that fails (as on a full disk) costs no acknowledged write: each is s
   assert.ok(eventCount() > compactionBatch, 'the trim was refused: the log kept its events');
 
   // A restart on the untrimmed log serves the last acknowledged write and resumes watches.
-  api = await TestApi.start({ dataDir: dir, historyCapacity });
+  api = await TestApi.start({ dataDir: dir, historyCapacity: roomyHistory });
   try {
     const cm = await api.ok('GET', `${cmPath}/cm`, undefined, 200);
     assert.deepEqual([cm.data.n, cm.metadata.resourceVersion], [String(writes - 1), last]);
@@ -137,7 +140,7 @@ it('a trim that fails (as on a full disk) costs no acknowledged write: each is s
   const fixed = new Database(join(dir, 'state.db'));
   fixed.exec('DROP TRIGGER refuse_trim');
   fixed.close();
-  api = await TestApi.start({ dataDir: dir, historyCapacity });
+  api = await TestApi.start({ dataDir: dir, historyCapacity: roomyHistory });
   try {
     for (let i = 0; i < compactionBatch + 5; i++) await put(api, `again-${i}`);
   } finally {

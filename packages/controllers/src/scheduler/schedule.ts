@@ -16,7 +16,7 @@
  */
 import type { NodeObject, PodObject } from '../objects.js';
 import { filterNode, type FilterFailure } from './filters.js';
-import { allocatable, nonZeroRequests, type NodeUsage } from './resources.js';
+import { allocatable, footprintOf, type NodeUsage } from './resources.js';
 
 export type ScheduleResult = { node: string } | { message: string };
 
@@ -28,7 +28,7 @@ export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageO
   if (nodes.length === 0) return { message: noNodesMessage };
   const failures = new Map<string, FilterFailure>();
   let best: { name: string; score: number; pods: number } | undefined;
-  for (const node of [...nodes].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+  for (const node of inNameOrder(nodes)) {
     const name = node.metadata.name ?? '';
     const usage = usageOf(name);
     const failure = filterNode(pod, node, usage);
@@ -37,16 +37,26 @@ export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageO
       continue;
     }
     const score = leastAllocatedScore(pod, node, usage);
-    const pods = usage.pods.length;
+    const pods = usage.podCount;
     if (!best || score > best.score || (score === best.score && pods < best.pods)) best = { name, score, pods };
   }
   return best ? { node: best.name } : { message: fitErrorMessage(pod, nodes.length, failures) };
 }
 
+const nameOf = (n: NodeObject): string => n.metadata.name ?? '';
+
+/** The nodes in name order: as given when they already are (the scheduler keeps them so), else a sorted copy. */
+function inNameOrder(nodes: readonly NodeObject[]): readonly NodeObject[] {
+  for (let i = 1; i < nodes.length; i++) {
+    if (nameOf(nodes[i - 1]!) > nameOf(nodes[i]!)) return [...nodes].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+  }
+  return nodes;
+}
+
 /** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. */
 export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage): number {
   const alloc = allocatable(node);
-  const wants = nonZeroRequests(pod);
+  const wants = footprintOf(pod).nonZero;
   let total = 0;
   let weights = 0;
   for (const resource of ['cpu', 'memory']) {

@@ -6,13 +6,15 @@
  * apiserver_request_total for create, update, patch and delete). The
  * baseline is the same server's bare create rate, measured in the same run
  * on a fresh server: pods created as fast as 16 connections can, with
- * nothing watching. The machine is shared: the load average is printed.
+ * nothing watching. The simulated cluster runs in a child process, as
+ * `operant server --nodes` runs it. The machine is shared: the load average
+ * is printed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '@operant/apiserver';
-import { startSimulatedCluster } from '@operant/controllers';
+import { startSimulatedClusterProcess } from '@operant/controllers';
 import { Client, Deployment, loadKubeConfig, Namespace, Pod } from '@operant/runtime';
 import { Client as RawClient, readKubeconfig } from './client.js';
 import { fmt, row, type Row } from './table.js';
@@ -68,7 +70,8 @@ export async function clusterSection(log: Log): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'operant-bench-cluster-'));
   writeFileSync(join(dir, 'kubeconfig'), server.kubeconfig);
   const raw = new RawClient(readKubeconfig(join(dir, 'kubeconfig')), 1);
-  const cluster = await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+  // The cluster in a process of its own, as `operant server --nodes` runs it: the server keeps this one's core.
+  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
   try {
     const labels = { app: 'web' };
     await client.create(Deployment, {

@@ -38,7 +38,10 @@ export interface SimulatedNodesOptions {
   clock?: Clock;
   /** The kubelet version the nodes report; default the API server's (`GET /version`). */
   kubeletVersion?: string;
-  /** Pods synced at once (across all nodes); default 10. */
+  /**
+   * Pods synced at once across all nodes; default one per node, from 10 to 100 (each real kubelet
+   * syncs its pods in parallel: ten workers for a hundred nodes left pods waiting for a status write).
+   */
   workers?: number;
 }
 
@@ -82,6 +85,6 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
     }
   }
   addNodeHeartbeats(mgr, { nodes, kubeletVersion, clock }, options.clock);
-  addKubelet(mgr, { nodes, clock, timing }, options.clock, options.workers ?? 10);
+  addKubelet(mgr, { nodes, clock, timing }, options.clock, options.workers ?? Math.min(100, Math.max(10, options.count)));
   return [...nodes.keys()];
 }

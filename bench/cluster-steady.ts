@@ -1,0 +1,138 @@
+/**
+ * The steady state of a large simulated cluster (BENCH_CLUSTER_STEADY=1; it
+ * takes many minutes, so the default `cluster` run leaves it out): 1,000
+ * nodes (BENCH_CLUSTER_STEADY_NODES) are filled with 100,000 pods
+ * (BENCH_CLUSTER_STEADY_PODS) from ten Deployments, then held for a minute
+ * (BENCH_CLUSTER_STEADY_HOLD_S). Reported: the RSS of the server and of the
+ * cluster's process as pods come (so that a run cut short by
+ * BENCH_CLUSTER_STEADY_TIMEOUT_S still gives the slope, bytes per pod, and
+ * what it comes to at the full count), their CPU while held, and whether the
+ * heartbeats keep up: every node's Lease renewed within its renew interval
+ * (10 s) and no node NotReady, sampled through the hold.
+ */
+import { loadavg } from 'node:os';
+import { startApiServer } from '@operant/apiserver';
+import { startSimulatedClusterProcess } from '@operant/controllers';
+import { Client, Deployment, Lease, loadKubeConfig, Node } from '@operant/runtime';
+import { cpuMsOf, rssOf } from './proc.js';
+import { fmt, row, type Row } from './table.js';
+
+type Log = (text: string) => void;
+
+const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const nodes = env('BENCH_CLUSTER_STEADY_NODES', 1000);
+const pods = env('BENCH_CLUSTER_STEADY_PODS', 100_000);
+const timeoutMs = env('BENCH_CLUSTER_STEADY_TIMEOUT_S', 1800) * 1000;
+const holdMs = env('BENCH_CLUSTER_STEADY_HOLD_S', 60) * 1000;
+const deployments = 10;
+/** The kubelet renews its Lease every 10 s (a quarter of its 40 s duration). */
+const renewIntervalMs = 10_000;
+const aimBytes = 4 * 1024 ** 3;
+
+interface Sample {
+  ready: number;
+  server: number;
+  cluster: number;
+}
+
+/** The least-squares slope of y over x. */
+function slope(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    den += (xs[i]! - mx) ** 2;
+  }
+  return den === 0 ? NaN : num / den;
+}
+
+const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+
+export async function clusterSteadySection(log: Log): Promise<Row[]> {
+  log(`cluster steady state: ${nodes.toLocaleString('en-US')} nodes, ${pods.toLocaleString('en-US')} pods (cap ${(timeoutMs / 1000).toFixed(0)} s), load average ${load()}`);
+  const server = await startApiServer({ port: 0 });
+  const client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  const registering = performance.now();
+  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+  const samples: Sample[] = [];
+  const sample = (ready: number): Sample => {
+    const s = { ready, server: rssOf(process.pid), cluster: rssOf(cluster.pid) };
+    samples.push(s);
+    return s;
+  };
+  try {
+    const empty = sample(0);
+    log(`  ${nodes} nodes registered in ${((performance.now() - registering) / 1000).toFixed(1)} s; RSS server ${fmt.bytes(empty.server)}, cluster ${fmt.bytes(empty.cluster)}`);
+    const start = performance.now();
+    const each = Math.ceil(pods / deployments);
+    for (let d = 0; d < deployments; d++) {
+      const labels = { app: `steady-${d}` };
+      await client.create(Deployment, {
+        metadata: { name: `steady-${d}`, namespace: 'default' },
+        spec: { replicas: Math.min(each, pods - d * each), selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
+      });
+    }
+    let ready = 0;
+    let nextSample = pods / 10;
+    const deadline = start + timeoutMs;
+    // Polled (a list of ten Deployments every 5 s), not watched: the figure is a count, and a watch would add its own load.
+    while (performance.now() < deadline) {
+      const list = await client.list(Deployment, { namespace: 'default' });
+      ready = list.items.reduce((n, d) => n + (d.status?.readyReplicas ?? 0), 0);
+      if (ready >= nextSample || ready >= pods) {
+        const s = sample(ready);
+        log(`  ${((performance.now() - start) / 1000).toFixed(0)} s: ${ready.toLocaleString('en-US')} Ready; RSS server ${fmt.bytes(s.server)}, cluster ${fmt.bytes(s.cluster)}; load average ${load()}`);
+        while (nextSample <= ready) nextSample += pods / 10;
+      }
+      if (ready >= pods) break;
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+    }
+    const fillSeconds = (performance.now() - start) / 1000;
+    if (ready < pods) log(`  gave up filling after ${fillSeconds.toFixed(0)} s at ${ready.toLocaleString('en-US')} Ready`);
+    else log(`  all ${pods.toLocaleString('en-US')} Ready in ${fillSeconds.toFixed(0)} s (${(pods / fillSeconds).toFixed(0)}/s)`);
+
+    // The hold: CPU of each process, and the heartbeats' lag, sampled every 5 s.
+    const cpuBefore = { server: cpuMsOf(process.pid), cluster: cpuMsOf(cluster.pid) };
+    const holdStart = performance.now();
+    let worstLagMs = 0;
+    let notReady = 0;
+    let leaseCount = 0;
+    while (performance.now() - holdStart < holdMs) {
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const now = Date.now();
+      const leases = (await client.list(Lease, { namespace: 'kube-node-lease' })).items;
+      leaseCount = leases.length;
+      for (const l of leases) worstLagMs = Math.max(worstLagMs, now - Date.parse(l.spec?.renewTime ?? '1970-01-01T00:00:00Z'));
+      const nodeList = (await client.list(Node)).items;
+      notReady = Math.max(notReady, nodeList.filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True').length);
+    }
+    const heldSeconds = (performance.now() - holdStart) / 1000;
+    const cpu = { server: (cpuMsOf(process.pid) - cpuBefore.server) / 1000 / heldSeconds, cluster: (cpuMsOf(cluster.pid) - cpuBefore.cluster) / 1000 / heldSeconds };
+    const held = sample(ready);
+    const keepUp = leaseCount === nodes && worstLagMs <= renewIntervalMs + 5000 && notReady === 0;
+    log(
+      `  held ${heldSeconds.toFixed(0)} s at ${ready.toLocaleString('en-US')} pods: CPU server ${(cpu.server * 100).toFixed(0)}%, cluster ${(cpu.cluster * 100).toFixed(0)}% of a core; ` +
+        `RSS server ${fmt.bytes(held.server)}, cluster ${fmt.bytes(held.cluster)}; ${leaseCount} leases, oldest renewal ${(worstLagMs / 1000).toFixed(1)} s old (renewed every 10 s), ${notReady} nodes NotReady; load average ${load()}`,
+    );
+    const withPods = samples.filter((s) => s.ready > 0);
+    const xs = samples.map((s) => s.ready);
+    const perPod = withPods.length > 0 ? slope(xs, samples.map((s) => s.server + s.cluster)) : NaN;
+    const projected = empty.server + empty.cluster + perPod * pods;
+    log(`  RSS slope ${fmt.bytes(perPod)} per pod (server ${fmt.bytes(slope(xs, samples.map((s) => s.server)))}, cluster ${fmt.bytes(slope(xs, samples.map((s) => s.cluster)))}); at ${pods.toLocaleString('en-US')} pods: ${fmt.bytes(projected)}`);
+    const at = `${ready.toLocaleString('en-US')} pods on ${nodes.toLocaleString('en-US')} nodes`;
+    return [
+      row(`Steady state, ${at}: RSS of server + cluster`, [held.server + held.cluster], [empty.server + empty.cluster], fmt.bytes, '(no pods)', ready >= pods ? '< 4 GiB' : '', (v) => v < aimBytes),
+      row(`  RSS at ${pods.toLocaleString('en-US')} pods, projected from the slope`, [projected], [aimBytes], fmt.bytes, '(the aim)', '< 4 GiB', (v) => v < aimBytes),
+      row(`  heartbeats: oldest Lease renewal while held`, [worstLagMs], [renewIntervalMs], fmt.ms, '(renew interval)', 'kept up', () => keepUp),
+      row(`  CPU while held, server`, [cpu.server * 1000], [1000], fmt.ms, '(ms per s: one core)'),
+      row(`  CPU while held, cluster`, [cpu.cluster * 1000], [1000], fmt.ms, '(ms per s: one core)'),
+    ];
+  } finally {
+    client.close();
+    await cluster.stop();
+    await server.stop();
+  }
+}

@@ -27,7 +27,7 @@ import { canonicalJson } from '../json.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import { bindPod } from './bind.js';
 import { SchedulerCache } from './scheduler-cache.js';
-import { schedulePod } from './schedule.js';
+import { schedulePod, type SearchCursor } from './schedule.js';
 
 /**
  * Options of {@link addScheduler}.
@@ -91,6 +91,7 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
   const nodesChanged = (): void => void (sortedNodes = undefined);
   nodeInformer.addEventHandler({ add: nodesChanged, update: (old, n) => old !== n && nodesChanged(), delete: nodesChanged });
   const nodes = (): NodeObject[] => (sortedNodes ??= byName(nodeInformer.store.list() as NodeObject[]));
+  const cursor: SearchCursor = { next: 0 };
   const allPending = (): Request[] => (podInformer.store.list() as PodObject[]).filter(pending).map(requestFor);
   mgr
     .controller('scheduler', clock ? { clock } : {})
@@ -116,18 +117,25 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
     // Several pods at a time: each worker's decision is made and assumed without awaiting, so the
     // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
     .maxConcurrentReconciles(bindingWorkers)
-    .reconcile((req) => scheduleOne(ctx, req, pending, cache, nodes));
+    .reconcile((req) => scheduleOne(ctx, req, pending, cache, nodes, cursor));
 }
 
 /** Nodes in name order, as a list answers them: ties between equal scores go to the same node as before. */
 const byName = (nodes: NodeObject[]): NodeObject[] => nodes.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
 
-async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: PodObject) => boolean, cache: SchedulerCache, nodes: () => NodeObject[]): Promise<ReconcileResult | void> {
+async function scheduleOne(
+  ctx: ControllerContext,
+  req: Request,
+  pending: (p: PodObject) => boolean,
+  cache: SchedulerCache,
+  nodes: () => NodeObject[],
+  cursor: SearchCursor,
+): Promise<ReconcileResult | void> {
   const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
   if (!pod || !pending(pod) || cache.isAssumed(pod.metadata.uid)) return;
   // From here to the assumption nothing is awaited: the workers' decisions see each other's.
   cache.expire(Date.now());
-  const result = schedulePod(pod, nodes(), (node) => cache.usage(node));
+  const result = schedulePod(pod, nodes(), (node) => cache.usage(node), cursor);
   const regarding = objectReference(pod, Pod);
   if ('node' in result) {
     // Assumed at once, as kube-scheduler assumes before its binding cycle: the other workers place

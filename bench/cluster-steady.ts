@@ -4,7 +4,8 @@
  * nodes (BENCH_CLUSTER_STEADY_NODES) are filled with 100,000 pods
  * (BENCH_CLUSTER_STEADY_PODS) from ten Deployments, then held for a minute
  * (BENCH_CLUSTER_STEADY_HOLD_S). Reported: the RSS of the server and of the
- * cluster's process as pods come (so that a run cut short by
+ * cluster's process as pods come (sampled by pods that exist, Ready or not,
+ * so that a run cut short by
  * BENCH_CLUSTER_STEADY_TIMEOUT_S still gives the slope, bytes per pod, and
  * what it comes to at the full count), their CPU while held, and whether the
  * heartbeats keep up: every node's Lease renewed within its renew interval
@@ -30,7 +31,8 @@ const renewIntervalMs = 10_000;
 const aimBytes = 4 * 1024 ** 3;
 
 interface Sample {
-  ready: number;
+  /** Pods that exist (the Deployments' status.replicas): what the processes hold, Ready or not. */
+  pods: number;
   server: number;
   cluster: number;
 }
@@ -58,8 +60,8 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
   const registering = performance.now();
   const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
   const samples: Sample[] = [];
-  const sample = (ready: number): Sample => {
-    const s = { ready, server: rssOf(process.pid), cluster: rssOf(cluster.pid) };
+  const sample = (existing: number): Sample => {
+    const s = { pods: existing, server: rssOf(process.pid), cluster: rssOf(cluster.pid) };
     samples.push(s);
     return s;
   };
@@ -76,16 +78,18 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
       });
     }
     let ready = 0;
+    let existing = 0;
     let nextSample = pods / 10;
     const deadline = start + timeoutMs;
     // Polled (a list of ten Deployments every 5 s), not watched: the figure is a count, and a watch would add its own load.
     while (performance.now() < deadline) {
       const list = await client.list(Deployment, { namespace: 'default' });
       ready = list.items.reduce((n, d) => n + (d.status?.readyReplicas ?? 0), 0);
-      if (ready >= nextSample || ready >= pods) {
-        const s = sample(ready);
-        log(`  ${((performance.now() - start) / 1000).toFixed(0)} s: ${ready.toLocaleString('en-US')} Ready; RSS server ${fmt.bytes(s.server)}, cluster ${fmt.bytes(s.cluster)}; load average ${load()}`);
-        while (nextSample <= ready) nextSample += pods / 10;
+      existing = list.items.reduce((n, d) => n + (d.status?.replicas ?? 0), 0);
+      if (existing >= nextSample || ready >= pods) {
+        const s = sample(existing);
+        log(`  ${((performance.now() - start) / 1000).toFixed(0)} s: ${existing.toLocaleString('en-US')} pods, ${ready.toLocaleString('en-US')} Ready; RSS server ${fmt.bytes(s.server)}, cluster ${fmt.bytes(s.cluster)}; load average ${load()}`);
+        while (nextSample <= existing) nextSample += pods / 10;
       }
       if (ready >= pods) break;
       await new Promise((resolve) => setTimeout(resolve, 5000));
@@ -111,18 +115,18 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
     }
     const heldSeconds = (performance.now() - holdStart) / 1000;
     const cpu = { server: (cpuMsOf(process.pid) - cpuBefore.server) / 1000 / heldSeconds, cluster: (cpuMsOf(cluster.pid) - cpuBefore.cluster) / 1000 / heldSeconds };
-    const held = sample(ready);
+    const held = sample(existing);
     const keepUp = leaseCount === nodes && worstLagMs <= renewIntervalMs + 5000 && notReady === 0;
     log(
-      `  held ${heldSeconds.toFixed(0)} s at ${ready.toLocaleString('en-US')} pods: CPU server ${(cpu.server * 100).toFixed(0)}%, cluster ${(cpu.cluster * 100).toFixed(0)}% of a core; ` +
+      `  held ${heldSeconds.toFixed(0)} s at ${existing.toLocaleString('en-US')} pods (${ready.toLocaleString('en-US')} Ready): CPU server ${(cpu.server * 100).toFixed(0)}%, cluster ${(cpu.cluster * 100).toFixed(0)}% of a core; ` +
         `RSS server ${fmt.bytes(held.server)}, cluster ${fmt.bytes(held.cluster)}; ${leaseCount} leases, oldest renewal ${(worstLagMs / 1000).toFixed(1)} s old (renewed every 10 s), ${notReady} nodes NotReady; load average ${load()}`,
     );
-    const withPods = samples.filter((s) => s.ready > 0);
-    const xs = samples.map((s) => s.ready);
+    const withPods = samples.filter((s) => s.pods > 0);
+    const xs = samples.map((s) => s.pods);
     const perPod = withPods.length > 0 ? slope(xs, samples.map((s) => s.server + s.cluster)) : NaN;
     const projected = empty.server + empty.cluster + perPod * pods;
     log(`  RSS slope ${fmt.bytes(perPod)} per pod (server ${fmt.bytes(slope(xs, samples.map((s) => s.server)))}, cluster ${fmt.bytes(slope(xs, samples.map((s) => s.cluster)))}); at ${pods.toLocaleString('en-US')} pods: ${fmt.bytes(projected)}`);
-    const at = `${ready.toLocaleString('en-US')} pods on ${nodes.toLocaleString('en-US')} nodes`;
+    const at = `${existing.toLocaleString('en-US')} pods (${ready.toLocaleString('en-US')} Ready) on ${nodes.toLocaleString('en-US')} nodes`;
     return [
       row(`Steady state, ${at}: RSS of server + cluster`, [held.server + held.cluster], [empty.server + empty.cluster], fmt.bytes, '(no pods)', ready >= pods ? '< 4 GiB' : '', (v) => v < aimBytes),
       row(`  RSS at ${pods.toLocaleString('en-US')} pods, projected from the slope`, [projected], [aimBytes], fmt.bytes, '(the aim)', '< 4 GiB', (v) => v < aimBytes),

@@ -42,7 +42,8 @@ async function syncPodRequest(
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
-  const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
+  // The cache's own object, read only: the status is built afresh and written as a new object.
+  const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   const before = placed.get(key);
   const node = pod && deps.nodes.get(pod.spec?.nodeName ?? '');
   if (before && (!node || before.uid !== pod?.metadata.uid || before.node !== node)) {

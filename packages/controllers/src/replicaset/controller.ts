@@ -102,7 +102,7 @@ async function syncReplicaSet(ctx: Context, kind: ReplicatedKind, req: Request):
   const rs = deepCopy(found) as ReplicaSetObject;
   // The cached pods themselves, read only (kube's listers share them too), from the controller index:
   // a copy, or a scan, of every pod in the namespace on each sync made a large rollout quadratic.
-  const pods = (await podsControlledBy(ctx.client, rs)).filter(isPodActive);
+  const pods = (await podsControlledBy(ctx.client, rs, rs.spec?.selector)).filter(isPodActive);
   let manageError: Error | undefined;
   if (!rs.metadata.deletionTimestamp) {
     try {

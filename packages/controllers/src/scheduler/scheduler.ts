@@ -131,7 +131,8 @@ async function scheduleOne(
   nodes: () => NodeObject[],
   cursor: SearchCursor,
 ): Promise<ReconcileResult | void> {
-  const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
+  // The cache's own object, read only (an assumed pod is a copy with its node set).
+  const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   if (!pod || !pending(pod) || cache.isAssumed(pod.metadata.uid)) return;
   // From here to the assumption nothing is awaited: the workers' decisions see each other's.
   cache.expire(Date.now());

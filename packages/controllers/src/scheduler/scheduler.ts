@@ -102,7 +102,9 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
         { update: (e) => canonicalJson([e.oldObject.spec, e.oldObject.metadata.labels]) !== canonicalJson([e.object.spec, e.object.metadata.labels]) },
       ],
     })
-    .watches(Node, allPending, { predicates: [{ delete: () => false }] })
+    // A node's heartbeat (a new lastHeartbeatTime every report) frees no room: only what the filters
+    // read (kube's nodeSchedulingPropertiesChange: cordon, allocatable, labels, taints, conditions).
+    .watches(Node, allPending, { predicates: [{ delete: () => false, update: (e) => schedulingProperties(e.oldObject) !== schedulingProperties(e.object) }] })
     // Room freed on a node: a bound pod deleted or finished.
     .watches(Pod, allPending, {
       predicates: [
@@ -118,6 +120,12 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
     // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
     .maxConcurrentReconciles(bindingWorkers)
     .reconcile((req) => scheduleOne(ctx, req, pending, cache, nodes, cursor));
+}
+
+/** What of a node the scheduler's filters read, as a string to compare. */
+function schedulingProperties(node: NodeObject): string {
+  const conditions = node.status?.conditions?.map((c) => [c.type, c.status]);
+  return canonicalJson([node.spec?.unschedulable, node.spec?.taints, node.metadata.labels, node.status?.allocatable, conditions]);
 }
 
 /** Nodes in name order, as a list answers them: ties between equal scores go to the same node as before. */

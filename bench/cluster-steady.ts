@@ -4,12 +4,12 @@
  * nodes (BENCH_CLUSTER_STEADY_NODES) are filled with 100,000 pods
  * (BENCH_CLUSTER_STEADY_PODS) from ten Deployments, then held for a minute
  * (BENCH_CLUSTER_STEADY_HOLD_S). Reported: the RSS of the server and of the
- * cluster's process as pods come (sampled by pods that exist, Ready or not,
- * so that a run cut short by
- * BENCH_CLUSTER_STEADY_TIMEOUT_S still gives the slope, bytes per pod, and
- * what it comes to at the full count), their CPU while held, and whether the
- * heartbeats keep up: every node's Lease renewed within its renew interval
- * (10 s) and no node NotReady, sampled through the hold.
+ * cluster's process as pods come, and per pod once held (projected to
+ * 100,000 pods when a smaller count is asked for or the fill is cut short by
+ * BENCH_CLUSTER_STEADY_TIMEOUT_S); their CPU while held; and whether the
+ * heartbeats keep up, while filling and while held: every node's Lease
+ * renewed within its renew interval (10 s, with 5 s for sampling) and no
+ * node NotReady.
  */
 import { loadavg } from 'node:os';
 import { startApiServer } from '@operant/apiserver';
@@ -29,6 +29,8 @@ const deployments = 10;
 /** The kubelet renews its Lease every 10 s (a quarter of its 40 s duration). */
 const renewIntervalMs = 10_000;
 const aimBytes = 4 * 1024 ** 3;
+/** The aim's pod count, which a smaller run's RSS is projected to. */
+const aimPods = 100_000;
 
 interface Sample {
   /** Pods that exist (the Deployments' status.replicas): what the processes hold, Ready or not. */
@@ -77,6 +79,16 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
         spec: { replicas: Math.min(each, pods - d * each), selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
       });
     }
+    /** The oldest Lease renewal and the NotReady nodes seen so far. */
+    let heartbeats = { worstLagMs: 0, notReady: 0, leases: 0 };
+    const sampleHeartbeats = async (): Promise<void> => {
+      const now = Date.now();
+      const leases = (await client.list(Lease, { namespace: 'kube-node-lease' })).items;
+      heartbeats.leases = leases.length;
+      for (const l of leases) heartbeats.worstLagMs = Math.max(heartbeats.worstLagMs, now - Date.parse(l.spec?.renewTime ?? '1970-01-01T00:00:00Z'));
+      const nodeList = (await client.list(Node)).items;
+      heartbeats.notReady = Math.max(heartbeats.notReady, nodeList.filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True').length);
+    };
     let ready = 0;
     let existing = 0;
     let nextSample = pods / 10;
@@ -93,26 +105,23 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
       }
       if (ready >= pods) break;
       await new Promise((resolve) => setTimeout(resolve, 5000));
+      await sampleHeartbeats();
     }
     const fillSeconds = (performance.now() - start) / 1000;
     if (ready < pods) log(`  gave up filling after ${fillSeconds.toFixed(0)} s at ${ready.toLocaleString('en-US')} Ready`);
     else log(`  all ${pods.toLocaleString('en-US')} Ready in ${fillSeconds.toFixed(0)} s (${(pods / fillSeconds).toFixed(0)}/s)`);
+    log(`  while filling: oldest Lease renewal ${(heartbeats.worstLagMs / 1000).toFixed(1)} s old, at most ${heartbeats.notReady} nodes NotReady`);
 
+    const fillHeartbeats = { ...heartbeats };
     // The hold: CPU of each process, and the heartbeats' lag, sampled every 5 s.
     const cpuBefore = { server: cpuMsOf(process.pid), cluster: cpuMsOf(cluster.pid) };
     const holdStart = performance.now();
-    let worstLagMs = 0;
-    let notReady = 0;
-    let leaseCount = 0;
+    heartbeats = { worstLagMs: 0, notReady: 0, leases: 0 };
     while (performance.now() - holdStart < holdMs) {
       await new Promise((resolve) => setTimeout(resolve, 5000));
-      const now = Date.now();
-      const leases = (await client.list(Lease, { namespace: 'kube-node-lease' })).items;
-      leaseCount = leases.length;
-      for (const l of leases) worstLagMs = Math.max(worstLagMs, now - Date.parse(l.spec?.renewTime ?? '1970-01-01T00:00:00Z'));
-      const nodeList = (await client.list(Node)).items;
-      notReady = Math.max(notReady, nodeList.filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True').length);
+      await sampleHeartbeats();
     }
+    const { worstLagMs, notReady, leases: leaseCount } = heartbeats;
     const heldSeconds = (performance.now() - holdStart) / 1000;
     const cpu = { server: (cpuMsOf(process.pid) - cpuBefore.server) / 1000 / heldSeconds, cluster: (cpuMsOf(cluster.pid) - cpuBefore.cluster) / 1000 / heldSeconds };
     const held = sample(existing);
@@ -121,16 +130,20 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
       `  held ${heldSeconds.toFixed(0)} s at ${existing.toLocaleString('en-US')} pods (${ready.toLocaleString('en-US')} Ready): CPU server ${(cpu.server * 100).toFixed(0)}%, cluster ${(cpu.cluster * 100).toFixed(0)}% of a core; ` +
         `RSS server ${fmt.bytes(held.server)}, cluster ${fmt.bytes(held.cluster)}; ${leaseCount} leases, oldest renewal ${(worstLagMs / 1000).toFixed(1)} s old (renewed every 10 s), ${notReady} nodes NotReady; load average ${load()}`,
     );
-    const withPods = samples.filter((s) => s.pods > 0);
-    const xs = samples.map((s) => s.pods);
-    const perPod = withPods.length > 0 ? slope(xs, samples.map((s) => s.server + s.cluster)) : NaN;
-    const projected = empty.server + empty.cluster + perPod * pods;
-    log(`  RSS slope ${fmt.bytes(perPod)} per pod (server ${fmt.bytes(slope(xs, samples.map((s) => s.server)))}, cluster ${fmt.bytes(slope(xs, samples.map((s) => s.cluster)))}); at ${pods.toLocaleString('en-US')} pods: ${fmt.bytes(projected)}`);
+    // Per pod from no pods to the held state (every pod Ready, its status written): the samples taken while
+    // filling have many pods still Pending, smaller than they end, so a fit through them would flatter.
+    const perPod = existing > 0 ? (held.server + held.cluster - empty.server - empty.cluster) / existing : NaN;
+    const projected = empty.server + empty.cluster + perPod * aimPods;
+    log(
+      `  RSS per pod ${fmt.bytes(perPod)} (server ${fmt.bytes((held.server - empty.server) / existing)}, cluster ${fmt.bytes((held.cluster - empty.cluster) / existing)}); ` +
+        `at ${aimPods.toLocaleString('en-US')} pods: ${fmt.bytes(projected)}; while filling the slope was ${fmt.bytes(slope(samples.map((x) => x.pods), samples.map((x) => x.server + x.cluster)))} per pod`,
+    );
     const at = `${existing.toLocaleString('en-US')} pods (${ready.toLocaleString('en-US')} Ready) on ${nodes.toLocaleString('en-US')} nodes`;
     return [
       row(`Steady state, ${at}: RSS of server + cluster`, [held.server + held.cluster], [empty.server + empty.cluster], fmt.bytes, '(no pods)', ready >= pods ? '< 4 GiB' : '', (v) => v < aimBytes),
-      row(`  RSS at ${pods.toLocaleString('en-US')} pods, projected from the slope`, [projected], [aimBytes], fmt.bytes, '(the aim)', '< 4 GiB', (v) => v < aimBytes),
+      row(`  RSS at ${aimPods.toLocaleString('en-US')} pods, projected per pod`, [projected], [aimBytes], fmt.bytes, '(the aim)', '< 4 GiB', (v) => v < aimBytes),
       row(`  heartbeats: oldest Lease renewal while held`, [worstLagMs], [renewIntervalMs], fmt.ms, '(renew interval)', 'kept up', () => keepUp),
+      row(`  heartbeats: oldest Lease renewal while filling`, [fillHeartbeats.worstLagMs], [renewIntervalMs], fmt.ms, `(renew interval; ${fillHeartbeats.notReady} NotReady)`),
       row(`  CPU while held, server`, [cpu.server * 1000], [1000], fmt.ms, '(ms per s: one core)'),
       row(`  CPU while held, cluster`, [cpu.cluster * 1000], [1000], fmt.ms, '(ms per s: one core)'),
     ];

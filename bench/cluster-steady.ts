@@ -140,7 +140,7 @@ export async function clusterSteadySection(log: Log): Promise<Row[]> {
     );
     const at = `${existing.toLocaleString('en-US')} pods (${ready.toLocaleString('en-US')} Ready) on ${nodes.toLocaleString('en-US')} nodes`;
     return [
-      row(`Steady state, ${at}: RSS of server + cluster`, [held.server + held.cluster], [empty.server + empty.cluster], fmt.bytes, '(no pods)', ready >= pods ? '< 4 GiB' : '', (v) => v < aimBytes),
+      row(`Steady state, ${at}: RSS of server + cluster`, [held.server + held.cluster], [empty.server + empty.cluster], fmt.bytes, '(no pods)', ready >= aimPods ? '< 4 GiB' : '', (v) => v < aimBytes),
       row(`  RSS at ${aimPods.toLocaleString('en-US')} pods, projected per pod`, [projected], [aimBytes], fmt.bytes, '(the aim)', '< 4 GiB', (v) => v < aimBytes),
       row(`  heartbeats: oldest Lease renewal while held`, [worstLagMs], [renewIntervalMs], fmt.ms, '(renew interval)', 'kept up', () => keepUp),
       row(`  heartbeats: oldest Lease renewal while filling`, [fillHeartbeats.worstLagMs], [renewIntervalMs], fmt.ms, `(renew interval; ${fillHeartbeats.notReady} NotReady)`),

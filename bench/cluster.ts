@@ -6,15 +6,18 @@
  * apiserver_request_total for create, update, patch and delete). The
  * baseline is the same server's bare create rate, measured in the same run
  * on a fresh server: pods created as fast as 16 connections can, with
- * nothing watching. The machine is shared: the load average is printed.
+ * nothing watching. The simulated cluster runs in a child process, as
+ * `operant server --nodes` runs it. The machine is shared: the load average
+ * is printed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '@operant/apiserver';
-import { startSimulatedCluster } from '@operant/controllers';
+import { startSimulatedClusterProcess } from '@operant/controllers';
 import { Client, Deployment, loadKubeConfig, Namespace, Pod } from '@operant/runtime';
 import { Client as RawClient, readKubeconfig } from './client.js';
+import { cpuMsOf, rssOf } from './proc.js';
 import { fmt, row, type Row } from './table.js';
 
 type Log = (text: string) => void;
@@ -26,13 +29,14 @@ const timeoutMs = Number(process.env.BENCH_CLUSTER_TIMEOUT_S ?? 600) * 1000;
 
 const pod = (namespace: string, i: number) => ({ metadata: { name: `bare-${i}`, namespace }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } });
 
-/** Pods created per second on a fresh server with 16 connections, for `ms`. */
-async function bareCreateRate(ms: number): Promise<number> {
+/** Pods created per second on a fresh server with 16 connections, for `ms`, and the CPU each took (the server's and its client's: one process). */
+async function bareCreateRate(ms: number): Promise<{ rate: number; cpuMs: number }> {
   const server = await startApiServer({ port: 0 });
   const client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
   try {
     await client.create(Namespace, { metadata: { name: 'bare' } });
     let next = 0;
+    const cpuBefore = cpuMsOf(process.pid);
     const deadline = performance.now() + ms;
     const start = performance.now();
     await Promise.all(
@@ -40,35 +44,48 @@ async function bareCreateRate(ms: number): Promise<number> {
         while (performance.now() < deadline) await client.create(Pod, pod('bare', next++));
       }),
     );
-    return next / ((performance.now() - start) / 1000);
+    return { rate: next / ((performance.now() - start) / 1000), cpuMs: (cpuMsOf(process.pid) - cpuBefore) / next };
   } finally {
     client.close();
     await server.stop();
   }
 }
 
-/** The server's writes so far, from its /metrics. */
-async function writesSoFar(raw: RawClient): Promise<number> {
+/** The server's writes so far by verb and resource (`POST pods`, `PUT pods/status`), from its /metrics. */
+async function writesSoFar(raw: RawClient): Promise<Map<string, number>> {
   const text = (await raw.ok('GET', '/metrics')).toString('utf8');
-  let total = 0;
+  const writes = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
-    if (!/verb="(POST|PUT|PATCH|DELETE|CREATE|UPDATE)"/i.test(line)) continue;
-    total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+    const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+    const verb = label('verb').toUpperCase();
+    if (!['POST', 'PUT', 'PATCH', 'DELETE', 'CREATE', 'UPDATE', 'APPLY'].includes(verb)) continue;
+    const what = `${verb} ${label('resource')}${label('subresource') ? `/${label('subresource')}` : ''}`;
+    writes.set(what, (writes.get(what) ?? 0) + (Number(line.slice(line.lastIndexOf(' ') + 1)) || 0));
   }
-  return total;
+  return writes;
+}
+
+const sum = (m: ReadonlyMap<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** `after - before` by key, largest first. */
+function difference(after: ReadonlyMap<string, number>, before: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) out.set(k, v - (before.get(k) ?? 0));
+  return new Map([...out].sort((a, b) => b[1] - a[1]));
 }
 
 export async function clusterSection(log: Log): Promise<Row[]> {
   log(`cluster: bare pod creates/s on a fresh server (16 connections, 3 s)`);
-  const bare = await bareCreateRate(3000);
-  log(`  ${fmt.rate(bare)}; now ${pods.toLocaleString('en-US')} pods on ${nodes} nodes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const { rate: bare, cpuMs: bareCpuMs } = await bareCreateRate(3000);
+  log(`  ${fmt.rate(bare)}, ${bareCpuMs.toFixed(2)} ms of CPU each; now ${pods.toLocaleString('en-US')} pods on ${nodes} nodes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const server = await startApiServer({ port: 0 });
   const client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
   const dir = mkdtempSync(join(tmpdir(), 'operant-bench-cluster-'));
   writeFileSync(join(dir, 'kubeconfig'), server.kubeconfig);
   const raw = new RawClient(readKubeconfig(join(dir, 'kubeconfig')), 1);
-  const cluster = await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+  // The cluster in a process of its own, as `operant server --nodes` runs it: the server keeps this one's core.
+  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
   try {
     const labels = { app: 'web' };
     await client.create(Deployment, {
@@ -77,6 +94,7 @@ export async function clusterSection(log: Log): Promise<Row[]> {
     });
     const list = await client.list(Deployment, { namespace: 'default' });
     const writesBefore = await writesSoFar(raw);
+    const cpuBefore = { server: cpuMsOf(process.pid), cluster: cpuMsOf(cluster.pid) };
     const start = performance.now();
     await client.patch(Deployment, 'web', { spec: { replicas: pods } }, { namespace: 'default' });
     let lastReport = start;
@@ -96,10 +114,17 @@ export async function clusterSection(log: Log): Promise<Row[]> {
       if (!(err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) throw err;
     }
     const seconds = (performance.now() - start) / 1000;
-    const writes = (await writesSoFar(raw)) - writesBefore;
-    const running = (await client.list(Pod, { namespace: 'default' })).items.filter((p) => p.status?.phase === 'Running').length;
+    // CPU time per pod Ready: what the machine's load does not change as much as it changes wall time.
+    const cpu = { server: cpuMsOf(process.pid) - cpuBefore.server, cluster: cpuMsOf(cluster.pid) - cpuBefore.cluster };
+    const byKind = difference(await writesSoFar(raw), writesBefore);
+    const writes = sum(byKind);
+    const all = (await client.list(Pod, { namespace: 'default' })).items;
+    const running = all.filter((p) => p.status?.phase === 'Running').length;
+    const created = Math.max(1, all.length);
     if (ready < pods) log(`  gave up after ${(timeoutMs / 1000).toFixed(0)} s`);
-    log(`  ${ready.toLocaleString('en-US')} of ${pods.toLocaleString('en-US')} ready in ${seconds.toFixed(1)} s (${running} Running), ${writes.toLocaleString('en-US')} writes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    log(`  CPU per pod Ready: server ${(cpu.server / Math.max(1, ready)).toFixed(2)} ms (${(cpu.server / Math.max(1, ready) / bareCpuMs).toFixed(1)}x a bare create), cluster ${(cpu.cluster / Math.max(1, ready)).toFixed(2)} ms (${(cpu.server / 1000).toFixed(1)} s and ${(cpu.cluster / 1000).toFixed(1)} s of CPU in ${seconds.toFixed(1)} s); RSS server ${fmt.bytes(rssOf(process.pid))}, cluster ${fmt.bytes(rssOf(cluster.pid))}`);
+    log(`  writes per pod created: ${[...byKind].map(([k, n]) => `${k} ${(n / created).toFixed(2)}`).join(', ')}`);
+    log(`  ${ready.toLocaleString('en-US')} of ${pods.toLocaleString('en-US')} ready in ${seconds.toFixed(1)} s (${all.length} created, ${running} Running), ${writes.toLocaleString('en-US')} writes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     const what = '(bare pod creates/s, fresh server)';
     const done = ready >= pods;
     return [
@@ -114,6 +139,8 @@ export async function clusterSection(log: Log): Promise<Row[]> {
       ),
       row('  pods Ready/s', [ready / seconds], [bare], fmt.rate, what),
       row('  server writes/s meanwhile', [writes / seconds], [bare], fmt.rate, what),
+      row('  server CPU per pod Ready', [cpu.server / Math.max(1, ready)], [bareCpuMs], fmt.ms, '(CPU per bare pod create)'),
+      row('  cluster CPU per pod Ready', [cpu.cluster / Math.max(1, ready)], [bareCpuMs], fmt.ms, '(CPU per bare pod create)'),
     ];
   } finally {
     client.close();

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Client, closedLoop, readKubeconfig } from './client.js';
 import { pod } from './fixtures.js';
 import { repoRoot, startOperant, type ReadyProcess } from './processes.js';
+import { cpuMsOf, rssOf } from './proc.js';
 
 export interface ScalePoint {
   objects: number;
@@ -32,17 +33,6 @@ export interface ScalePoint {
 
 const namespace = 'scale';
 
-function rssOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
-/** The process's CPU time so far (user + system), ms. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 function populate(dataDir: string, templateFile: string, from: number, to: number): Promise<void> {
   return new Promise((resolve, reject) => {

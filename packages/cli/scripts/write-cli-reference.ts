@@ -56,7 +56,9 @@ starts in \`$XDG_CACHE_HOME/operant/pki\` (default \`~/.cache/operant/pki\`, mod
 0600), so that starting makes none; the admin token is new at every start. A cache file that others
 could read or that another user owns is replaced, with a warning.
 
-With \`--nodes\`, a simulated cluster runs beside it, like kwok: the deployment, replicaset,
+With \`--nodes\`, a simulated cluster runs beside it, in a child process of its own (so the server
+keeps a core to itself; the child's logs are the server's, and it exits with the server, even one
+killed with SIGKILL), like kwok: the deployment, replicaset,
 replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
 endpointslice, persistentvolume-binder, resourcequota and horizontalpodautoscaling controllers, a
 scheduler, and nodes whose pods run and

@@ -9,6 +9,7 @@
  * an operator would. What `operant server --nodes N` runs beside the
  * embedded server, and what tests use to get pods that run.
  */
+import { dropManagedFields } from '@operant/runtime/cache';
 import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type LoadKubeConfigOptions, type LogMethods } from '@operant/runtime';
 import { selectControllers, type SimulatedControllerName } from './controller-selection.js';
 import { addCronJobController } from './cronjob/controller.js';
@@ -167,6 +168,10 @@ async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig
     kubeconfig: config,
     // The controllers list what they just wrote (kube's expectations); the server is local, so no throttling.
     client: { readYourWrites: true, qps: Infinity, userAgent: 'operant-simulated-cluster/0.1.0' },
+    // No controller here reads managedFields, and they are much of a pod's size: a cache of 100,000
+    // pods holds none (controller-runtime's TransformStripManagedFields). An update without them
+    // keeps the stored ones, as kube's field manager does.
+    cache: { transform: dropManagedFields },
     logger,
     gracefulShutdownTimeoutMs: 10_000,
   });

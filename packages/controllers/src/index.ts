@@ -6,6 +6,7 @@
  * all; the `add*` functions put each on a manager of your own.
  */
 export { startSimulatedCluster, startSimulatedNodes, type SimulatedCluster, type SimulatedClusterOptions, type SimulatedNodesProcessOptions } from './cluster.js';
+export { startSimulatedClusterProcess, type SimulatedClusterProcess, type SimulatedClusterProcessOptions } from './cluster-process.js';
 export { selectControllers, simulatedControllers, type SimulatedControllerName } from './controller-selection.js';
 export { addDeploymentController } from './deployment/controller.js';
 export { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';

@@ -82,15 +82,17 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     // In memory, the CA and serving certificate come from the user's cache: no certificate is made at each start.
     servingCacheDir: flags.dataDir ? undefined : defaultServingCacheDir(),
   });
-  // The simulated cluster talks to the server over HTTPS with the admin kubeconfig, as any operator would.
+  // The simulated cluster runs in a child process, so that the server has a core of its own; it
+  // talks to the server over HTTPS with the admin kubeconfig, as any operator would.
   const cluster =
     nodes === undefined || !simulated
       ? undefined
-      : await simulated.startSimulatedCluster({
+      : await simulated.startSimulatedClusterProcess({
           kubeconfig: { kubeconfigText: server.kubeconfig },
           nodes,
           controllers,
-          clock: await clockOf(timeScale, flags.timeAnchor),
+          timeScale,
+          timeAnchor: flags.timeAnchor === undefined ? undefined : parseTimeAnchor(flags.timeAnchor),
         });
   stopOnSignals(server, cluster && (() => cluster.stop()));
   process.stdout.write(`ready ${server.url}\n`);

@@ -30,6 +30,9 @@ export function addNodeHeartbeats(mgr: Manager, deps: HeartbeatDeps, clock: Cloc
     .controller('node-heartbeat', clock ? { clock } : {})
     .for(Node, { predicates: [objectPredicate((n) => deps.nodes.has(n.metadata.name ?? ''))] })
     .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace && deps.nodes.has(l.metadata.name ?? '') ? [{ namespace: '', name: l.metadata.name! }] : []))
+    // Each node's kubelet renews on its own: one worker for every ten nodes (at most 32), so that a
+    // thousand nodes' renewals (100/s) do not queue behind each other's round trips.
+    .maxConcurrentReconciles(Math.min(32, Math.max(1, Math.ceil(deps.nodes.size / 10))))
     .reconcile((req) => heartbeat(mgr, deps, req));
 }
 

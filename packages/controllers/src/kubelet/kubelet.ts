@@ -11,6 +11,7 @@ import { ignoreNotFound, isNotFound, Node, objectPredicate, objectReference, Pod
 import { canonicalJson } from '../json.js';
 import type { PodObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
+import { containerId } from './images.js';
 import { syncPod, type KubeletEvent, type NodeTiming } from './pod-sync.js';
 
 /** How often a pod on a paused node is looked at again (cluster time): the kubelet's sync period. */
@@ -41,7 +42,8 @@ async function syncPodRequest(
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
-  const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
+  // The cache's own object, read only: the status is built afresh and written as a new object.
+  const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   const before = placed.get(key);
   const node = pod && deps.nodes.get(pod.spec?.nodeName ?? '');
   if (before && (!node || before.uid !== pod?.metadata.uid || before.node !== node)) {
@@ -63,10 +65,21 @@ async function syncPodRequest(
       if (c.state?.running) record(recorder, pod, { type: 'Normal', reason: 'Killing', message: `Stopping container ${c.name}`, container: { name: c.name, init: false } });
     }
   }
+  // A host-network pod has the node's address; others one from the node's pod CIDR, and none
+  // without a CIDR: the sandbox's network cannot be set up, so the pod waits (as kube's would).
+  const podIP = pod.spec?.hostNetwork ? node.hostIP : node.ips?.ensure(key, pod.status?.podIP);
+  if (podIP === undefined && !pod.metadata.deletionTimestamp) {
+    if (!node.sandboxFailures.has(uid)) {
+      node.sandboxFailures.add(uid);
+      const sandbox = containerId(uid, 'sandbox', 0).replace(/^containerd:\/\//, '');
+      record(recorder, pod, { type: 'Warning', reason: 'FailedCreatePodSandBox', message: `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "${sandbox}": cni plugin not initialized` });
+    }
+    return;
+  }
   const result = syncPod({
     pod,
     hostIP: node.hostIP,
-    podIP: node.ips.ensure(key, pod.status?.podIP),
+    podIP,
     now,
     timing: deps.timing,
     restarts: node.restartsOf(uid),

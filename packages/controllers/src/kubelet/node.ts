@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { rfc3339 } from '../clock.js';
 import type { NodeObject } from '../objects.js';
 import { IpPool } from './ip-pool.js';
+import { podCidrOf } from './pod-cidr.js';
 import { heartbeatsPausedAnnotation } from './knobs.js';
 import type { PullFailures, RestartBackOff } from './pod-sync.js';
 
@@ -42,14 +43,20 @@ export const defaultShape: NodeShape = { namePrefix: 'node-', cpu: '32', memory:
 /** The label every simulated node carries. */
 export const simulatedLabel = 'operant.dev/simulated';
 
+/** What a kubelet whose node has no pod CIDR reports (the CNI plugin has no range to hand out: containerd's words). */
+export const networkNotReadyMessage =
+  'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
+
 const arch = process.arch === 'x64' ? 'amd64' : process.arch;
 
 export class SimulatedNode {
   readonly name: string;
   /** The node's InternalIP, in a kind-like 172.18.0.0/16 network. */
   readonly hostIP: string;
-  readonly podCIDR: string;
-  readonly ips: IpPool;
+  /** The node's pod range, undefined when the cluster CIDR had none left for it (see pod-cidr.ts). */
+  readonly podCIDR: string | undefined;
+  /** Its pods' addresses, from the pod CIDR; undefined without one. */
+  readonly ips: IpPool | undefined;
   /** Scheduled in-place restarts: pod uid, then container name, to when it is due. */
   readonly restarts = new Map<string, Map<string, number>>();
   /** Pods being deleted, by uid: when this kubelet first saw it (cluster time); the grace period runs from there. */
@@ -58,6 +65,8 @@ export class SimulatedNode {
   readonly pulls = new Map<string, Map<string, PullFailures>>();
   /** The restart back-off (kube's flowcontrol.Backoff): pod uid, then container name. */
   readonly backOffs = new Map<string, Map<string, RestartBackOff>>();
+  /** Pods told (once) that their sandbox cannot be made: the node has no pod CIDR. By uid. */
+  readonly sandboxFailures = new Set<string>();
   /** The Node's annotations as last seen (where node-wide test knobs are set). */
   annotations: Readonly<Record<string, string>> = {};
   /** This kubelet's boot: changes with each start of the simulated cluster. */
@@ -69,8 +78,8 @@ export class SimulatedNode {
   ) {
     this.name = `${shape.namePrefix}${index}`;
     this.hostIP = `172.18.${Math.floor((index + 1) / 256)}.${(index + 1) % 256}`;
-    this.podCIDR = `10.244.${index}.0/24`;
-    this.ips = new IpPool(`10.244.${index}.`);
+    this.podCIDR = podCidrOf(index);
+    this.ips = this.podCIDR === undefined ? undefined : new IpPool(this.podCIDR.slice(0, this.podCIDR.lastIndexOf('.') + 1));
   }
 
   /** The in-place restarts scheduled for a pod (created on first use). */
@@ -95,12 +104,13 @@ export class SimulatedNode {
 
   /** Forgets a pod that is gone. */
   forget(key: string, podUid: string | undefined): void {
-    this.ips.release(key);
+    this.ips?.release(key);
     if (podUid) {
       this.restarts.delete(podUid);
       this.pulls.delete(podUid);
       this.backOffs.delete(podUid);
       this.stopping.delete(podUid);
+      this.sandboxFailures.delete(podUid);
     }
   }
 
@@ -122,7 +132,7 @@ export class SimulatedNode {
         },
         annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
       },
-      spec: { podCIDR: this.podCIDR, podCIDRs: [this.podCIDR] },
+      spec: this.podCIDR === undefined ? {} : { podCIDR: this.podCIDR, podCIDRs: [this.podCIDR] },
       status: this.nodeStatus(kubeletVersion, nowMs, undefined),
     };
   }
@@ -150,7 +160,9 @@ export class SimulatedNode {
         condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
         condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
         condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
-        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+        this.podCIDR === undefined
+          ? condition('Ready', 'False', 'KubeletNotReady', networkNotReadyMessage)
+          : condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
       ],
       addresses: [
         { type: 'InternalIP', address: this.hostIP },

@@ -90,7 +90,8 @@ export interface KubeletEvent {
 export interface PodSyncInput {
   pod: PodObject;
   hostIP: string;
-  podIP: string;
+  /** The pod's address; none on a node without a pod CIDR (only its deletion is carried out there). */
+  podIP?: string;
   /** Cluster time, epoch ms. */
   now: number;
   timing: NodeTiming;
@@ -163,8 +164,10 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
   status.startTime ??= t;
   status.hostIP = input.hostIP;
   status.hostIPs = [{ ip: input.hostIP }];
-  status.podIP = input.podIP;
-  status.podIPs = [{ ip: input.podIP }];
+  if (input.podIP !== undefined) {
+    status.podIP = input.podIP;
+    status.podIPs = [{ ip: input.podIP }];
+  }
   const sandboxAt = timeOf(status.startTime) ?? now;
   const initSpecs = pod.spec?.initContainers ?? [];
   const appSpecs = pod.spec?.containers ?? [];

@@ -3,7 +3,8 @@
  * start), then one heartbeat controller keeps their Leases and statuses
  * fresh and one kubelet controller runs the pods bound to them.
  */
-import { isAlreadyExists, Node, type Clock, type Manager } from '@operant/runtime';
+import { isAlreadyExists, Node, objectReference, type Clock, type Manager } from '@operant/runtime';
+import { cidrNotAvailableMessage } from './pod-cidr.js';
 import { wallClock } from '../clock.js';
 import { serverVersion } from '../server-version.js';
 import { addNodeHeartbeats } from './heartbeat.js';
@@ -38,7 +39,10 @@ export interface SimulatedNodesOptions {
   clock?: Clock;
   /** The kubelet version the nodes report; default the API server's (`GET /version`). */
   kubeletVersion?: string;
-  /** Pods synced at once (across all nodes); default 10. */
+  /**
+   * Pods synced at once across all nodes; default one per node, from 10 to 100 (each real kubelet
+   * syncs its pods in parallel: ten workers for a hundred nodes left pods waiting for a status write).
+   */
   workers?: number;
 }
 
@@ -73,15 +77,24 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
     nodes.set(node.name, node);
   }
   const kubeletVersion = options.kubeletVersion ?? (await serverVersion(mgr.apiReader.config)).gitVersion;
-  for (const node of nodes.values()) {
+  const ipam = mgr.eventRecorderFor('cidrAllocator');
+  const register = async (node: SimulatedNode): Promise<void> => {
     try {
-      await mgr.apiReader.create(Node, node.nodeObject(kubeletVersion, clock.now()));
+      const created = await mgr.apiReader.create(Node, node.nodeObject(kubeletVersion, clock.now()));
+      // What kube's node IPAM says of a node it has no range for (see pod-cidr.ts).
+      if (node.podCIDR === undefined) ipam.eventf(objectReference(created, Node), null, 'Warning', 'CIDRNotAvailable', 'CIDRNotAvailable', cidrNotAvailableMessage(node.name));
     } catch (err) {
       // Registered before (a restart with the same data): the heartbeat brings its status up to date.
       if (!isAlreadyExists(err)) throw err;
     }
-  }
+  };
+  // Sixteen at a time: a thousand nodes register in seconds, not one round trip after another.
+  const queue = [...nodes.values()];
+  const worker = async (): Promise<void> => {
+    for (let node = queue.shift(); node; node = queue.shift()) await register(node);
+  };
+  await Promise.all(Array.from({ length: Math.min(16, queue.length) }, worker));
   addNodeHeartbeats(mgr, { nodes, kubeletVersion, clock }, options.clock);
-  addKubelet(mgr, { nodes, clock, timing }, options.clock, options.workers ?? 10);
+  addKubelet(mgr, { nodes, clock, timing }, options.clock, options.workers ?? Math.min(100, Math.max(10, options.count)));
   return [...nodes.keys()];
 }

@@ -16,7 +16,6 @@
 import { deepCopy } from '@operant/apimachinery';
 import {
   ignoreNotFound,
-  isControlledBy,
   isNotFound,
   objectReference,
   Pod,
@@ -33,6 +32,7 @@ import { canonicalJson } from '../json.js';
 import { namespaceTerminating, type ControllerContext as Context, type WorkloadControllerOptions } from '../context.js';
 import type { PodObject, ReplicaSetObject, ReplicaSetStatus } from '../objects.js';
 import { availableAt, isPodActive, isPodAvailable, isPodReady } from '../pod/pod-util.js';
+import { podsControlledBy, indexPodsByController } from '../pod/controlled-pods.js';
 import { podsToDelete } from './pods-to-delete.js';
 
 /** kube's burstReplicas: most pods created or deleted in one sync. */
@@ -86,6 +86,7 @@ export function addReplicationControllerController(mgr: Manager, options: Worklo
 function addReplicatingController(mgr: Manager, kind: ReplicatedKind, name: string, component: string, options: WorkloadControllerOptions): void {
   const clock = options.clock;
   const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor(component), now: () => (clock ?? Date).now() };
+  indexPodsByController(mgr);
   mgr
     .controller(name, clock ? { clock } : {})
     .for(kind)
@@ -99,10 +100,9 @@ async function syncReplicaSet(ctx: Context, kind: ReplicatedKind, req: Request):
   const found = await ctx.client.get(kind, req.name, { namespace: req.namespace }).catch(ignoreNotFound);
   if (!found) return;
   const rs = deepCopy(found) as ReplicaSetObject;
-  // The cached pods themselves, read only (kube's listers share them too): a copy of every pod in the
-  // namespace on each sync made a large ReplicaSet's rollout quadratic in copies.
-  const all = await ctx.client.list(Pod, { namespace: req.namespace, unsafeDisableDeepCopy: true });
-  const pods = (all.items as PodObject[]).filter((p) => isPodActive(p) && isControlledBy(p, rs));
+  // The cached pods themselves, read only (kube's listers share them too), from the controller index:
+  // a copy, or a scan, of every pod in the namespace on each sync made a large rollout quadratic.
+  const pods = (await podsControlledBy(ctx.client, rs, rs.spec?.selector)).filter(isPodActive);
   let manageError: Error | undefined;
   if (!rs.metadata.deletionTimestamp) {
     try {
@@ -120,7 +120,9 @@ async function syncReplicaSet(ctx: Context, kind: ReplicatedKind, req: Request):
   if (manageError) throw manageError;
   // kube resyncs after minReadySeconds; we come back when the next ready pod becomes available.
   const minReady = rs.spec?.minReadySeconds ?? 0;
-  const next = Math.min(...pods.filter((p) => isPodReady(p) && !isPodAvailable(p, minReady, now)).map((p) => availableAt(p, minReady) ?? Infinity));
+  if (minReady <= 0) return;
+  let next = Infinity;
+  for (const p of pods) if (isPodReady(p) && !isPodAvailable(p, minReady, now)) next = Math.min(next, availableAt(p, minReady) ?? Infinity);
   if (Number.isFinite(next)) return { requeueAfter: Math.max(1, next - now) };
 }
 

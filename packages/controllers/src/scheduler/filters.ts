@@ -8,7 +8,7 @@
  */
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
-import { allocatable, podRequests, usageOf, type NodeUsage } from './resources.js';
+import { allocatable, footprintOf, usageOf, type NodeUsage } from './resources.js';
 
 /** Why a node was filtered out. */
 export interface FilterFailure {
@@ -100,17 +100,10 @@ const nodeAffinity: Filter = (pod, node) => {
   return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
 };
 
-function hostPorts(pod: PodObject): Array<{ ip: string; protocol: string; port: number }> {
-  return (pod.spec?.containers ?? []).flatMap((c) =>
-    (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol ?? 'TCP', port: p.hostPort! })),
-  );
-}
-
 const nodePorts: Filter = (pod, _node, usage) => {
-  const wanted = hostPorts(pod);
+  const wanted = footprintOf(pod).hostPorts;
   if (wanted.length === 0) return undefined;
-  const used = usage.pods.flatMap(hostPorts);
-  const clash = wanted.some((w) => used.some((u) => u.port === w.port && u.protocol === w.protocol && (u.ip === w.ip || u.ip === '0.0.0.0' || w.ip === '0.0.0.0')));
+  const clash = wanted.some((w) => usage.hostPorts.some((u) => u.port === w.port && u.protocol === w.protocol && (u.ip === w.ip || u.ip === '0.0.0.0' || w.ip === '0.0.0.0')));
   return clash ? { reasons: ["node(s) didn't have free ports for the requested pod ports"], unresolvable: false } : undefined;
 };
 
@@ -118,8 +111,8 @@ const nodePorts: Filter = (pod, _node, usage) => {
 const resourcesFit: Filter = (pod, node, usage) => {
   const alloc = allocatable(node);
   const reasons: string[] = [];
-  if (usage.pods.length + 1 > (alloc.get('pods') ?? 0) / 1000) reasons.push('Too many pods');
-  const wants = podRequests(pod);
+  if (usage.podCount + 1 > (alloc.get('pods') ?? 0) / 1000) reasons.push('Too many pods');
+  const wants = footprintOf(pod).requested;
   const order = ['cpu', 'memory', 'ephemeral-storage', ...[...wants.keys()].filter((k) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(k)).sort()];
   for (const name of order) {
     const want = wants.get(name) ?? 0;

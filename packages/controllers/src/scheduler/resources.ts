@@ -93,27 +93,68 @@ function computeAllocatable(node: NodeObject): Resources {
   return out;
 }
 
-/** What pods on a node take: requests (for fit), non-zero requests (for scores), and their count. */
+/** A host port a container holds (kube's HostPortInfo entry). */
+export interface HostPort {
+  ip: string;
+  protocol: string;
+  port: number;
+}
+
+/** The host ports a pod's containers ask for ('0.0.0.0' when no hostIP is given, TCP by default). */
+export function hostPorts(pod: PodObject): HostPort[] {
+  return (pod.spec?.containers ?? []).flatMap((c) =>
+    (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol ?? 'TCP', port: p.hostPort! })),
+  );
+}
+
+/** What pods on a node take: requests (for fit), non-zero requests (for scores), their count and host ports. */
 export interface NodeUsage {
+  readonly requested: ReadonlyMap<string, number>;
+  readonly nonZero: ReadonlyMap<string, number>;
+  /** How many pods count on the node. */
+  readonly podCount: number;
+  /** The host ports their containers hold. */
+  readonly hostPorts: readonly HostPort[];
+}
+
+/** What one pod adds to its node's usage. */
+export interface PodFootprint {
   requested: Resources;
   nonZero: Resources;
-  pods: PodObject[];
+  hostPorts: HostPort[];
 }
 
 /**
- * Each pod's requests, computed once per object: the cache replaces a pod's
- * object when it changes and never edits it, so the object is the key (the
- * usage of every node is summed again for each pod scheduled).
+ * Each pod's footprint, computed once per object: the cache replaces a pod's
+ * object when it changes and never edits it, so the object is the key.
  */
-const requestsOf = new WeakMap<PodObject, { requested: Resources; nonZero: Resources }>();
+const footprints = new WeakMap<PodObject, PodFootprint>();
 
-export function usageOf(pods: readonly PodObject[]): NodeUsage {
-  const usage: NodeUsage = { requested: new Map(), nonZero: new Map(), pods: [...pods] };
-  for (const pod of pods) {
-    let r = requestsOf.get(pod);
-    if (!r) requestsOf.set(pod, (r = { requested: podRequests(pod), nonZero: nonZeroRequests(pod) }));
-    add(usage.requested, r.requested);
-    add(usage.nonZero, r.nonZero);
+export function footprintOf(pod: PodObject): PodFootprint {
+  let f = footprints.get(pod);
+  if (!f) footprints.set(pod, (f = { requested: podRequests(pod), nonZero: nonZeroRequests(pod), hostPorts: hostPorts(pod) }));
+  return f;
+}
+
+/** Adds (`sign` 1) or takes away (`sign` -1) one set of amounts; a resource that comes back to 0 is dropped, so sums compare equal however they were reached. */
+export function addSigned(into: Resources, from: ReadonlyMap<string, number>, sign: 1 | -1): void {
+  for (const [k, v] of from) {
+    const next = (into.get(k) ?? 0) + sign * v;
+    if (next === 0) into.delete(k);
+    else into.set(k, next);
   }
-  return usage;
+}
+
+/** The usage of `pods` summed from scratch (what the scheduler's cache keeps up to date incrementally; see node-usage.ts). */
+export function usageOf(pods: readonly PodObject[]): NodeUsage {
+  const requested: Resources = new Map();
+  const nonZero: Resources = new Map();
+  const ports: HostPort[] = [];
+  for (const pod of pods) {
+    const f = footprintOf(pod);
+    addSigned(requested, f.requested, 1);
+    addSigned(nonZero, f.nonZero, 1);
+    ports.push(...f.hostPorts);
+  }
+  return { requested, nonZero, podCount: pods.length, hostPorts: ports };
 }

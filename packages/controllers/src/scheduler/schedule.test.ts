@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { NodeObject, PodObject } from '../objects.js';
 import { effectiveTaints, filterNode, tolerates } from './filters.js';
 import { podRequests, usageOf } from './resources.js';
-import { fitErrorMessage, schedulePod } from './schedule.js';
+import { feasibleNodesToFind, fitErrorMessage, schedulePod } from './schedule.js';
 
 function node(name: string, extra: { cpu?: string; memory?: string; pods?: string; labels?: Record<string, string>; taints?: NodeObject['spec'] extends infer S ? S extends { taints?: infer T } ? T : never : never; unschedulable?: boolean; ready?: 'True' | 'False' | 'Unknown' } = {}): NodeObject {
   return {
@@ -123,5 +123,31 @@ describe('scheduling decisions', () => {
     assert.deepEqual(schedulePod(pod('p'), [], () => empty), { message: 'no nodes available to schedule pods' });
     const never = fitErrorMessage(pod('p', { preemptionPolicy: 'Never' }), 1, new Map([['a', { reasons: ['Insufficient cpu'], unresolvable: false }]]));
     assert.equal(never, '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..');
+  });
+
+  it("a large cluster is sampled as kube-scheduler samples it: enough feasible nodes, then on from where the last search stopped", () => {
+    // kube's adaptive percentageOfNodesToScore: all nodes under 100, never fewer than 100 (49% of 200 is 98), 42% of 1,000, at least 5%.
+    assert.deepEqual([50, 99, 100, 200, 1000, 5000, 10_000].map(feasibleNodesToFind), [50, 99, 100, 100, 420, 500, 500]);
+    const many = Array.from({ length: 1000 }, (_, i) => node(`node-${String(i).padStart(4, '0')}`));
+    const usage = new Map<string, number>();
+    let visited = 0;
+    const usageOfNode = (n: string) => {
+      visited++;
+      return usageOf(Array.from({ length: usage.get(n) ?? 0 }, (_, i) => pod(`${n}-${i}`)));
+    };
+    const cursor = { next: 0 };
+    const first = schedulePod(pod('a'), many, usageOfNode, cursor);
+    assert.equal(visited, 420, 'stops once 420 nodes fit');
+    assert.deepEqual(first, { node: 'node-0000' });
+    assert.equal(cursor.next, 420);
+    usage.set('node-0000', 1);
+    visited = 0;
+    assert.deepEqual(schedulePod(pod('b'), many, usageOfNode, cursor), { node: 'node-0420' }, 'the next search starts where the last stopped');
+    assert.equal(cursor.next, 840);
+    // Nodes that do not fit do not count: with every node full but the last, the search goes all the way round.
+    const full = many.map((n, i) => (i === 999 ? n : node(n.metadata.name!, { pods: '0' })));
+    visited = 0;
+    assert.deepEqual(schedulePod(pod('c'), full, usageOfNode, cursor), { node: 'node-0999' });
+    assert.equal(visited, 1000);
   });
 });

@@ -16,19 +16,46 @@
  */
 import type { NodeObject, PodObject } from '../objects.js';
 import { filterNode, type FilterFailure } from './filters.js';
-import { allocatable, nonZeroRequests, type NodeUsage } from './resources.js';
+import { allocatable, footprintOf, type NodeUsage } from './resources.js';
 
 export type ScheduleResult = { node: string } | { message: string };
 
 /** kube's ErrNoNodesAvailable. */
 export const noNodesMessage = 'no nodes available to schedule pods';
 
-/** Chooses a node for `pod`, given each node's current usage. */
-export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): ScheduleResult {
+/** Where the next search of a large cluster starts (kube's nextStartNodeIndex); the caller keeps it across decisions. */
+export interface SearchCursor {
+  next: number;
+}
+
+/**
+ * kube's numFeasibleNodesToFind with the default, adaptive
+ * percentageOfNodesToScore: every node of a cluster under 100 nodes, else
+ * 50% less 1% per 125 nodes (at least 5%), and never fewer than 100.
+ */
+export function feasibleNodesToFind(total: number): number {
+  if (total < 100) return total;
+  const percentage = Math.max(5, 50 - Math.trunc(total / 125));
+  return Math.max(100, Math.trunc((total * percentage) / 100));
+}
+
+/**
+ * Chooses a node for `pod`, given each node's current usage. In a cluster
+ * where {@link feasibleNodesToFind} is less than every node, the search
+ * starts at `cursor` and stops once that many nodes fit (kube scores a
+ * sample of a large cluster, and the next pod's search goes on from there).
+ */
+export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage, cursor?: SearchCursor): ScheduleResult {
   if (nodes.length === 0) return { message: noNodesMessage };
+  const ordered = inNameOrder(nodes);
+  const wanted = feasibleNodesToFind(ordered.length);
+  const start = cursor && wanted < ordered.length ? cursor.next % ordered.length : 0;
   const failures = new Map<string, FilterFailure>();
   let best: { name: string; score: number; pods: number } | undefined;
-  for (const node of [...nodes].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+  let feasible = 0;
+  let processed = 0;
+  for (; processed < ordered.length && feasible < wanted; processed++) {
+    const node = ordered[(start + processed) % ordered.length]!;
     const name = node.metadata.name ?? '';
     const usage = usageOf(name);
     const failure = filterNode(pod, node, usage);
@@ -36,17 +63,29 @@ export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageO
       failures.set(name, failure);
       continue;
     }
+    feasible++;
     const score = leastAllocatedScore(pod, node, usage);
-    const pods = usage.pods.length;
+    const pods = usage.podCount;
     if (!best || score > best.score || (score === best.score && pods < best.pods)) best = { name, score, pods };
   }
+  if (cursor) cursor.next = (start + processed) % ordered.length;
   return best ? { node: best.name } : { message: fitErrorMessage(pod, nodes.length, failures) };
+}
+
+const nameOf = (n: NodeObject): string => n.metadata.name ?? '';
+
+/** The nodes in name order: as given when they already are (the scheduler keeps them so), else a sorted copy. */
+function inNameOrder(nodes: readonly NodeObject[]): readonly NodeObject[] {
+  for (let i = 1; i < nodes.length; i++) {
+    if (nameOf(nodes[i - 1]!) > nameOf(nodes[i]!)) return [...nodes].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+  }
+  return nodes;
 }
 
 /** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. */
 export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage): number {
   const alloc = allocatable(node);
-  const wants = nonZeroRequests(pod);
+  const wants = footprintOf(pod).nonZero;
   let total = 0;
   let weights = 0;
   for (const resource of ['cpu', 'memory']) {

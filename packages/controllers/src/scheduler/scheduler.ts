@@ -20,14 +20,14 @@ import {
   type ReconcileResult,
   type Request,
 } from '@operant/runtime';
+import { deletedObject } from '@operant/runtime/cache';
 import { rfc3339 } from '../clock.js';
 import type { ControllerContext } from '../context.js';
 import { canonicalJson } from '../json.js';
 import type { NodeObject, PodObject } from '../objects.js';
-import { AssumedPods } from './assumed-pods.js';
 import { bindPod } from './bind.js';
-import { usageOf } from './resources.js';
-import { schedulePod } from './schedule.js';
+import { SchedulerCache } from './scheduler-cache.js';
+import { schedulePod, type SearchCursor } from './schedule.js';
 
 /**
  * Options of {@link addScheduler}.
@@ -75,11 +75,23 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
   const name = options.schedulerName ?? 'default-scheduler';
   const clock = options.clock;
   const ctx: ControllerContext = { client: mgr.client, recorder: mgr.eventRecorderFor(name), now: () => (clock ?? Date).now() };
-  const assumed = new AssumedPods();
   const pending = (p: PodObject): boolean =>
     !p.spec?.nodeName && (p.spec?.schedulerName ?? 'default-scheduler') === name && !p.metadata.deletionTimestamp && !terminal(p);
   const podInformer = mgr.informers.informerFor(Pod);
   const nodeInformer = mgr.informers.informerFor(Node);
+  // Kept by the informers' events (the handlers are given the current contents first): each
+  // placement reads sums, not every pod, and the node list is sorted once per change of a node.
+  const cache = new SchedulerCache();
+  podInformer.addEventHandler({
+    add: (p) => cache.observed(p as PodObject),
+    update: (old, p) => cache.observed(p as PodObject, old as PodObject),
+    delete: (p) => cache.removed(deletedObject(p) as PodObject),
+  });
+  let sortedNodes: NodeObject[] | undefined;
+  const nodesChanged = (): void => void (sortedNodes = undefined);
+  nodeInformer.addEventHandler({ add: nodesChanged, update: (old, n) => old !== n && nodesChanged(), delete: nodesChanged });
+  const nodes = (): NodeObject[] => (sortedNodes ??= byName(nodeInformer.store.list() as NodeObject[]));
+  const cursor: SearchCursor = { next: 0 };
   const allPending = (): Request[] => (podInformer.store.list() as PodObject[]).filter(pending).map(requestFor);
   mgr
     .controller('scheduler', clock ? { clock } : {})
@@ -90,7 +102,9 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
         { update: (e) => canonicalJson([e.oldObject.spec, e.oldObject.metadata.labels]) !== canonicalJson([e.object.spec, e.object.metadata.labels]) },
       ],
     })
-    .watches(Node, allPending, { predicates: [{ delete: () => false }] })
+    // A node's heartbeat (a new lastHeartbeatTime every report) frees no room: only what the filters
+    // read (kube's nodeSchedulingPropertiesChange: cordon, allocatable, labels, taints, conditions).
+    .watches(Node, allPending, { predicates: [{ delete: () => false, update: (e) => schedulingProperties(e.oldObject) !== schedulingProperties(e.object) }] })
     // Room freed on a node: a bound pod deleted or finished.
     .watches(Pod, allPending, {
       predicates: [
@@ -105,47 +119,41 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
     // Several pods at a time: each worker's decision is made and assumed without awaiting, so the
     // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
     .maxConcurrentReconciles(bindingWorkers)
-    .reconcile((req) => scheduleOne(ctx, req, pending, assumed, { nodes: () => byName(nodeInformer.store.list() as NodeObject[]), pods: () => podInformer.store.list() as PodObject[], pod: (p) => podInformer.store.get(`${p.metadata.namespace}/${p.metadata.name}`) as PodObject | undefined }));
+    .reconcile((req) => scheduleOne(ctx, req, pending, cache, nodes, cursor));
+}
+
+/** What of a node the scheduler's filters read, as a string to compare. */
+function schedulingProperties(node: NodeObject): string {
+  const conditions = node.status?.conditions?.map((c) => [c.type, c.status]);
+  return canonicalJson([node.spec?.unschedulable, node.spec?.taints, node.metadata.labels, node.status?.allocatable, conditions]);
 }
 
 /** Nodes in name order, as a list answers them: ties between equal scores go to the same node as before. */
 const byName = (nodes: NodeObject[]): NodeObject[] => nodes.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
 
-/** The cache's own nodes and pods, read only, in no particular order (kube's scheduler cache shares them too). */
-interface CachedObjects {
-  nodes(): NodeObject[];
-  pods(): PodObject[];
-  /** The cache's current object of a pod. */
-  pod(p: PodObject): PodObject | undefined;
-}
-
-async function scheduleOne(ctx: ControllerContext, req: Request, pending: (p: PodObject) => boolean, assumed: AssumedPods, cached: CachedObjects): Promise<ReconcileResult | void> {
-  const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
-  if (!pod || !pending(pod) || assumed.has(pod.metadata.uid)) return;
-  // Straight from the informers' stores (synced before the controller starts): a copy, or the
-  // client's sorted list, of every pod for each pod scheduled made scheduling quadratic.
+async function scheduleOne(
+  ctx: ControllerContext,
+  req: Request,
+  pending: (p: PodObject) => boolean,
+  cache: SchedulerCache,
+  nodes: () => NodeObject[],
+  cursor: SearchCursor,
+): Promise<ReconcileResult | void> {
+  // The cache's own object, read only (an assumed pod is a copy with its node set).
+  const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
+  if (!pod || !pending(pod) || cache.isAssumed(pod.metadata.uid)) return;
   // From here to the assumption nothing is awaited: the workers' decisions see each other's.
-  const nodes = cached.nodes();
-  const pods = cached.pods();
-  assumed.settle(cached.pod, Date.now());
-  const byNode = new Map<string, PodObject[]>();
-  for (const p of [...pods, ...assumed.pods()]) {
-    const node = p.spec?.nodeName;
-    if (!node || terminal(p)) continue;
-    let list = byNode.get(node);
-    if (!list) byNode.set(node, (list = []));
-    list.push(p);
-  }
-  const result = schedulePod(pod, nodes, (node) => usageOf(byNode.get(node) ?? []));
+  cache.expire(Date.now());
+  const result = schedulePod(pod, nodes(), (node) => cache.usage(node), cursor);
   const regarding = objectReference(pod, Pod);
   if ('node' in result) {
     // Assumed at once, as kube-scheduler assumes before its binding cycle: the other workers place
     // their pods while this binding is on its way.
-    assumed.assume(pod, result.node, Date.now());
+    cache.assume(pod, result.node, Date.now());
     try {
       await bindPod(ctx.client, pod, result.node);
     } catch (err) {
-      assumed.forget(pod.metadata.uid);
+      cache.forget(pod.metadata.uid);
       // Bound meanwhile (by us, before the cache showed it), or being deleted: nothing left to do.
       if (isConflict(err)) return;
       throw err;

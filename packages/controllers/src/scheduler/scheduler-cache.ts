@@ -1,0 +1,134 @@
+/**
+ * What each node's pods take, kept up to date as pods come and go (kube's
+ * scheduler cache and its NodeInfo): the pod informer's adds, updates and
+ * deletes, and the pods this scheduler has placed but the cache does not
+ * show bound yet. Placing a pod then reads its candidate nodes' sums instead
+ * of summing every pod again (which made each placement cost as much as the
+ * cluster is big).
+ *
+ * A pod counts on its node while it is bound and not finished (Succeeded or
+ * Failed), a pod being deleted included, as kube counts it. A placed pod is
+ * "assumed" from the decision on, so that the next pods, placed before the
+ * watch catches up, see the room it took; it stops being assumed when the
+ * cache shows it bound (the cache's object counts from then on), when it is
+ * deleted, when its binding fails, or (kube's assumed-pod expiry) a while
+ * after its binding was sent without the cache ever showing it bound.
+ */
+import type { PodObject } from '../objects.js';
+import { addSigned, footprintOf, type HostPort, type NodeUsage, type PodFootprint, type Resources } from './resources.js';
+
+/** How long a placed pod counts on its node without the cache showing it bound (kube's binding TTL is 30 s). */
+const assumedTtlMs = 30_000;
+
+const finished = (p: PodObject): boolean => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
+/** One node's running sums, and the pods they are made of (by uid). */
+class NodeTally implements NodeUsage {
+  readonly requested: Resources = new Map();
+  readonly nonZero: Resources = new Map();
+  readonly pods = new Map<string, PodFootprint>();
+  private ports: HostPort[] | undefined = [];
+
+  get podCount(): number {
+    return this.pods.size;
+  }
+
+  /** Host ports are rare: the list is made again, when next asked, after a pod with some came or went. */
+  get hostPorts(): readonly HostPort[] {
+    return (this.ports ??= [...this.pods.values()].flatMap((f) => f.hostPorts));
+  }
+
+  add(uid: string, f: PodFootprint): void {
+    this.pods.set(uid, f);
+    addSigned(this.requested, f.requested, 1);
+    addSigned(this.nonZero, f.nonZero, 1);
+    if (f.hostPorts.length) this.ports = undefined;
+  }
+
+  remove(uid: string): void {
+    const f = this.pods.get(uid);
+    if (!f) return;
+    this.pods.delete(uid);
+    addSigned(this.requested, f.requested, -1);
+    addSigned(this.nonZero, f.nonZero, -1);
+    if (f.hostPorts.length) this.ports = undefined;
+  }
+}
+
+const noUsage: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [] };
+
+export class SchedulerCache {
+  private readonly nodes = new Map<string, NodeTally>();
+  /** Where each counted pod counts, by uid. */
+  private readonly countedOn = new Map<string, string>();
+  /** Placed pods the cache does not show bound yet, by uid: when they were placed. */
+  private readonly assumed = new Map<string, number>();
+
+  /** The usage of a node (live: it changes as pods come and go). */
+  usage(node: string): NodeUsage {
+    return this.nodes.get(node) ?? noUsage;
+  }
+
+  /** The pod informer's add or update: the pod counts as the cache now shows it. */
+  observed(pod: PodObject, old?: PodObject): void {
+    const uid = pod.metadata.uid;
+    if (uid === undefined) return;
+    if (old?.metadata.uid !== undefined && old.metadata.uid !== uid) this.removed(old);
+    if (pod.spec?.nodeName) {
+      // Bound: what the cache shows replaces what was assumed (on whatever node the binding took it to).
+      this.assumed.delete(uid);
+      if (finished(pod)) this.uncount(uid);
+      else this.count(uid, pod.spec.nodeName, pod);
+    } else if (!this.assumed.has(uid)) {
+      this.uncount(uid);
+    }
+  }
+
+  /** The pod informer's delete (`pod` may be the last state known before a relist noticed it gone). */
+  removed(pod: PodObject): void {
+    const uid = pod.metadata.uid;
+    if (uid === undefined) return;
+    this.assumed.delete(uid);
+    this.uncount(uid);
+  }
+
+  /** Counts `pod` on `node` from now on, until the cache shows it bound. */
+  assume(pod: PodObject, node: string, now: number): void {
+    const uid = pod.metadata.uid!;
+    this.assumed.set(uid, now);
+    this.count(uid, node, pod);
+  }
+
+  /** Stops counting an assumed pod (its binding failed); nothing when the cache already shows it bound. */
+  forget(uid: string | undefined): void {
+    if (uid === undefined || !this.assumed.delete(uid)) return;
+    this.uncount(uid);
+  }
+
+  /** Whether a pod is placed and its binding not yet seen. */
+  isAssumed(uid: string | undefined): boolean {
+    return uid !== undefined && this.assumed.has(uid);
+  }
+
+  /** Forgets the pods assumed longer ago than the TTL: bound or deleted without the cache ever showing it. */
+  expire(now: number): void {
+    for (const [uid, at] of this.assumed) if (now - at > assumedTtlMs) this.forget(uid);
+  }
+
+  private count(uid: string, node: string, pod: PodObject): void {
+    this.uncount(uid);
+    let tally = this.nodes.get(node);
+    if (!tally) this.nodes.set(node, (tally = new NodeTally()));
+    tally.add(uid, footprintOf(pod));
+    this.countedOn.set(uid, node);
+  }
+
+  private uncount(uid: string): void {
+    const node = this.countedOn.get(uid);
+    if (node === undefined) return;
+    this.countedOn.delete(uid);
+    const tally = this.nodes.get(node)!;
+    tally.remove(uid);
+    if (tally.podCount === 0) this.nodes.delete(node);
+  }
+}

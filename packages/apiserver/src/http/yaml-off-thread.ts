@@ -36,8 +36,8 @@ interface Pending {
 let worker: Worker | undefined;
 let nextId = 0;
 const pending = new Map<number, Pending>();
-/** An idle thread is ended after this long: what a burst of large bodies grew its heap to goes back to the system. */
-const idleMs = 5_000;
+/** An idle thread is ended after this long (a burst of large bodies keeps it), so that what the burst grew its heap to goes back to the system. */
+const idleMs = 1_000;
 let idleTimer: NodeJS.Timeout | undefined;
 
 function yamlWorker(): Worker {

@@ -3,6 +3,7 @@
  * namespaces, the default RBAC policy, the system PriorityClasses and the priority-and-fairness
  * bootstrap configuration.
  */
+import { isIPv6 } from 'node:net';
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.js';
 import type { ResourceCatalog } from './registry/catalog.js';
@@ -56,8 +57,8 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
 }
 
 /**
- * The `kubernetes` Service in `default` and its Endpoints, pointing at this
- * server, as every cluster has them (rewritten at each start: the port may change).
+ * The `kubernetes` Service in `default`, its Endpoints and its EndpointSlice,
+ * pointing at this server, as every cluster has them (rewritten at each start: the port may change).
  */
 export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number): Promise<void> {
   const services = catalog.lookup('', 'v1', 'services')!;
@@ -88,6 +89,23 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
   } catch (e) {
     if (!(e instanceof StatusError && e.code === 409)) throw e;
     await endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
+  }
+  // kube-apiserver's endpoints adapter keeps an EndpointSlice beside the Endpoints (endpointSliceFromEndpoints).
+  const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
+  const slice = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType: isIPv6(host) ? 'IPv6' : 'IPv4',
+    endpoints: [{ addresses: [host], conditions: { ready: true } }],
+    ports: [{ name: 'https', port, protocol: 'TCP' }],
+  };
+  try {
+    await slices.create('default', slice, opts);
+  } catch (e) {
+    if (!(e instanceof StatusError && e.code === 409)) throw e;
+    const patch = { metadata: { labels: slice.metadata.labels }, endpoints: slice.endpoints, ports: slice.ports };
+    await slices.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
   }
 }
 

@@ -308,10 +308,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => resolve());
+    });
+  } catch (err) {
+    // Nothing will serve: let go of what was opened for it (an open database keeps the data dir locked).
+    customResources.stop();
+    store.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const reached = reachableHost(host);
   const urlHost = reached.includes(':') ? `[${reached}]` : reached;

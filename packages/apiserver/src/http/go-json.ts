@@ -369,8 +369,12 @@ export function goJsonSyntaxError(data: Uint8Array, maxDepth = maxJsonNestingDep
   return endTop ? undefined : 'unexpected end of JSON input';
 }
 
-/** A parsed JSON body, or the error Go's decoder reports for it. */
-export type GoJsonResult = { value: unknown; text: string } | { syntax: string };
+/**
+ * A parsed JSON body, or the error Go's decoder reports for it. `nonFinite`:
+ * the body holds a number out of float64 range (JSON.parse made it Infinity;
+ * Go refuses it).
+ */
+export type GoJsonResult = { value: unknown; text: string; nonFinite: boolean } | { syntax: string };
 
 /** Whether `data` holds at most `limit` opening brackets (it then cannot nest deeper than that). */
 function bracketsAtMost(data: Uint8Array, limit: number): boolean {
@@ -391,17 +395,20 @@ function bracketsAtMost(data: Uint8Array, limit: number): boolean {
  * more brackets than `maxDepth` is scanned first, which refuses a deep one
  * within `maxDepth` bytes instead of parsing megabytes of `[`.
  */
-export function parseJsonLikeGo(data: Uint8Array, maxDepth = maxJsonNestingDepth): GoJsonResult {
+export function parseJsonLikeGo(data: Uint8Array, maxDepth = maxJsonNestingDepth, decoded?: string): GoJsonResult {
   if (!bracketsAtMost(data, maxDepth)) {
     const syntax = goJsonSyntaxError(data, maxDepth);
     if (syntax !== undefined) return { syntax };
   }
-  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  // `decoded`: the caller's UTF-8 decoding of `data`, when it has one already.
+  const text = decoded ?? Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  let value: unknown;
   try {
-    return { value: parseGoJson(text), text };
+    value = parseGoJson(text);
   } catch (e) {
     return { syntax: goJsonSyntaxError(data, maxDepth) ?? (e as Error).message };
   }
+  return { value, text, nonFinite: mayContainNonFinite(text) && containsNonFinite(value) };
 }
 
 /**
@@ -409,7 +416,7 @@ export function parseJsonLikeGo(data: Uint8Array, maxDepth = maxJsonNestingDepth
  * literal with an exponent or with more than 308 digits can be one, so most
  * bodies need no walk.
  */
-export function mayContainNonFinite(text: string): boolean {
+function mayContainNonFinite(text: string): boolean {
   return /[0-9][eE]|[0-9]{309}/.test(text);
 }
 

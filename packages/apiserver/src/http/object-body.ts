@@ -16,7 +16,7 @@
 import { parseYamlKeepingLastKey } from './lazy-yaml.js';
 import { tagDuplicateFields, tagYamlDuplicateKeys } from './duplicate-fields.js';
 import { StatusError, badRequest } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, jsonDepthExceeds, mayContainNonFinite, maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
+import { containsNonFinite, firstNonFiniteLiteral, jsonDepthExceeds, maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
 
 /** How Go prints the anonymous struct meta.Interpret decodes into. */
 const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
@@ -72,7 +72,7 @@ export function decodeJsonObject(body: Buffer, into: string): Record<string, unk
   if ('syntax' in parsed) throw unrecognizedBody(into, `couldn't get version/kind; json parse error: ${parsed.syntax}`, body);
   const { value, text } = parsed;
   tagDuplicateFields(value, text);
-  if (mayContainNonFinite(text) && containsNonFinite(value)) {
+  if (parsed.nonFinite) {
     // Go refuses a number out of float64 range; JSON.parse would make it Infinity.
     throw unrecognizedBody(into, `json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`, body);
   }

@@ -5,7 +5,7 @@
  * `error decoding patch: `; a strategic merge patch's failures come bare.
  */
 import { StatusError, badRequest, invalid, type FieldError } from '@operant/apimachinery';
-import { containsNonFinite, firstNonFiniteLiteral, jsonDepthExceeds, mayContainNonFinite, maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
+import { firstNonFiniteLiteral, jsonDepthExceeds, maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
 import { parseYaml } from './lazy-yaml.js';
 import { duplicateFieldsOf, tagDuplicateFields } from './duplicate-fields.js';
 
@@ -25,7 +25,7 @@ export function parsePatchBody(body: Buffer, patchType: string): unknown {
   const parsed = parseJsonLikeGo(body, maxBodyNestingDepth);
   if ('syntax' in parsed) throw badRequest(`${prefix}${parsed.syntax}`);
   const { value, text } = parsed;
-  if (mayContainNonFinite(text) && containsNonFinite(value)) {
+  if (parsed.nonFinite) {
     throw badRequest(`${prefix}json: cannot unmarshal number ${firstNonFiniteLiteral(text) ?? 'Inf'} into Go value of type float64`);
   }
   if (patchType === jsonPatchType) {
@@ -97,10 +97,10 @@ export function parseApplyPatch(body: Buffer, opts: { fieldManager?: string; for
  */
 function jsonObjectOrUndefined(body: Buffer, text: string): unknown {
   if (!/^\s*\{/.test(text)) return undefined;
-  const parsed = parseJsonLikeGo(body, maxBodyNestingDepth);
+  const parsed = parseJsonLikeGo(body, maxBodyNestingDepth, text);
   if ('syntax' in parsed) return undefined;
   const { value } = parsed;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || (mayContainNonFinite(text) && containsNonFinite(value))) return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || parsed.nonFinite) return undefined;
   tagDuplicateFields(value, text);
   return duplicateFieldsOf(value) ? undefined : value;
 }

@@ -33,17 +33,14 @@ const bindingKind = { group: '', version: 'v1', kind: 'Binding' };
 
 /**
  * The Binding through admission, as kube's create handler and BindingREST run
- * it: the mutating webhooks, then (once the name is known good) the validating
- * ones, on a CREATE of `<resource>/<subresource>` named `name`.
+ * it: the mutating webhooks now, the validating ones (`validate`) once the
+ * name and target pass kube's checks, on a CREATE of `<resource>/<subresource>`
+ * named `name`.
  */
 async function admitted(store: ResourceStore, rr: ResourceRequest, name: string, subresource: string, binding: Binding, dryRun: boolean, user: UserInfo) {
   const admission = store.subresourceCreateAdmission(rr.namespace, name, subresource, bindingKind, { dryRun, user });
   const mutated = await admission.mutate({ ...binding, apiVersion: 'v1', kind: 'Binding' } as KubeObject);
-  const warnings = [...mutated.warnings];
-  const validate = async (): Promise<void> => {
-    warnings.push(...(await admission.validate(mutated.object)));
-  };
-  return { binding: mutated.object as Binding, warnings, validate };
+  return { binding: mutated as Binding, warnings: admission.warnings, validate: () => admission.validate(mutated) };
 }
 
 /** `POST .../pods/<name>/binding`. */

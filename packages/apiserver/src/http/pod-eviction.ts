@@ -28,17 +28,14 @@ export async function servePodEviction(
   const dryRun = writeOptions(query).dryRun;
   // Webhooks see the Eviction as a CREATE of pods/eviction: the mutating ones first, as kube's create handler runs them.
   const admission = stores.pods.subresourceCreateAdmission(rr.namespace, rr.name, 'eviction', evictionKind, { dryRun, user });
-  const mutated = await admission.mutate({ ...body, apiVersion: 'policy/v1', kind: 'Eviction' } as KubeObject);
-  const warnings = [...mutated.warnings];
-  const validate = async (eviction: Eviction, evictionDryRun: boolean): Promise<void> => {
-    warnings.push(...(await admission.validate(eviction as KubeObject, evictionDryRun)));
-  };
   try {
-    const result = await evictPod(stores, rr.namespace, rr.name, mutated.object as Eviction, { dryRun, user, validate });
-    addWarnings(res, warnings);
+    const eviction = (await admission.mutate({ ...body, apiVersion: 'policy/v1', kind: 'Eviction' } as KubeObject)) as Eviction;
+    const validate = (admitted: Eviction, evictionDryRun: boolean): Promise<void> => admission.validate(admitted as KubeObject, evictionDryRun);
+    const result = await evictPod(stores, rr.namespace, rr.name, eviction, { dryRun, user, validate });
+    addWarnings(res, admission.warnings);
     sendJson(res, result.code, result.status);
   } catch (e) {
-    addWarnings(res, warnings);
+    addWarnings(res, admission.warnings);
     throw e;
   }
 }

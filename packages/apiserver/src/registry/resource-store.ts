@@ -827,7 +827,8 @@ export class ResourceStore {
    * policy/v1 Eviction of `pods/eviction`): webhooks see `object` as `kind` on
    * `<resource>/<subresource>`, named after the object the subresource
    * belongs to. `mutate` runs the mutating webhooks and returns what they
-   * made; `validate`, the validating ones.
+   * made; `validate`, the validating ones. `warnings` gathers what both
+   * answered, for the response whether the request succeeds or not.
    */
   subresourceCreateAdmission(namespace: string, name: string, subresource: string, kind: GroupVersionKind, opts: Pick<WriteOptions, 'dryRun' | 'user'>) {
     const chain = this.deps.admission;
@@ -837,13 +838,18 @@ export class ResourceStore {
       name,
       namespace: this.info.namespaced ? namespace : '',
     });
+    const warnings: string[] = [];
     return {
-      mutate: async (object: KubeObject): Promise<{ object: KubeObject; warnings: string[] }> => {
-        if (!chain) return { object, warnings: [] };
+      warnings,
+      mutate: async (object: KubeObject): Promise<KubeObject> => {
+        if (!chain) return object;
         const result = await chain.admit(attrs(object, opts.dryRun));
-        return { object: result.object ?? object, warnings: result.warnings };
+        warnings.push(...result.warnings);
+        return result.object ?? object;
       },
-      validate: async (object: KubeObject, dryRun = opts.dryRun): Promise<string[]> => (chain ? (await chain.validate(attrs(object, dryRun))).warnings : []),
+      validate: async (object: KubeObject, dryRun = opts.dryRun): Promise<void> => {
+        if (chain) warnings.push(...(await chain.validate(attrs(object, dryRun))).warnings);
+      },
     };
   }
 

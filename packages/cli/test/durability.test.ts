@@ -12,19 +12,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Prng } from '@operant/testing';
 import { startServer } from './harness.js';
 import { Client, cmPath, configMap, recordEvents, waitFor, type Response, type SeenEvent } from './https-client.js';
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
+/** A seeded generator (the chaos schedules' mulberry32), so a failing run can be replayed. */
 function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const prng = new Prng(seed);
+  return () => prng.next();
 }
 
 /** What the writers know about one ConfigMap. */

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
+import { Prng } from '@operant/testing';
 import { jsonPatchText } from './patch-text.js';
 
 const expected = (a: object, b: object): string | undefined => {
@@ -13,16 +14,10 @@ const expected = (a: object, b: object): string | undefined => {
   return ops.length === 0 ? undefined : JSON.stringify(ops);
 };
 
-/** A small seeded PRNG (mulberry32), so that a failure can be replayed. */
+/** A seeded generator (the chaos schedules' mulberry32), so that a failure can be replayed. */
 function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const prng = new Prng(seed);
+  return () => prng.next();
 }
 
 const keys = ['a', 'b', 'c', 'x/y', 'm~n', 'spec', '0', '1'];

@@ -22,6 +22,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { startApiServer, type RunningApiServer } from '../src/server.js';
+import { seededRandom } from './support/api-client.js';
 import { RawClient, type RawRequest, type RawResponse } from './support/raw-client.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? 0x0fe2c0de) >>> 0;
@@ -32,19 +33,8 @@ const budgetMs = 60_000;
 
 // ------------------------------------------------------------------ randomness
 
-/** mulberry32: small, fast, and the same sequence on every machine. */
-function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-let rng = prng(seed);
+// mulberry32 (the test support's): the same sequence on every machine.
+let rng = seededRandom(seed);
 const int = (n: number): number => Math.floor(rng() * n);
 const chance = (p: number): boolean => rng() < p;
 const pick = <T>(items: readonly T[]): T => items[int(items.length)];
@@ -672,7 +662,7 @@ after(async () => {
 });
 
 test(`fuzz: ${count} random and mutated requests (seed ${seed})`, async (t) => {
-  rng = prng(seed);
+  rng = seededRandom(seed);
   const started = Date.now();
   const failures: string[] = [];
   const codes = new Map<number, number>();

@@ -38,6 +38,7 @@ import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
 import { FlowSchemaStatusController } from './controllers/flowschema-status.js';
+import { CsrSigningController } from './controllers/csr-signing.js';
 import { bootstrap, ensureKubernetesService, type BootstrapWrites } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
 import { ServiceAccountTokenAuthority } from './auth/authn/index.js';
@@ -212,6 +213,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const apiServiceRegistration = new APIServiceRegistrationController(catalog);
   const flowSchemaStatus = new FlowSchemaStatusController(catalog);
+  // Signing needs the CA's key; a server given only a CA certificate signs nothing, as
+  // kube-controller-manager without --cluster-signing-key-file.
+  const caKeyPem = material.ca.keyPem;
+  const csrSigning = caKeyPem === undefined ? undefined : new CsrSigningController(catalog, { certPem: material.ca.certPem, keyPem: caKeyPem });
   const customResources = new CustomResourceServing(catalog, store, admission, quota);
   await customResources.start();
   const components = embeddedComponents(() => store.get('/health'));
@@ -335,6 +340,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   clusterRoleAggregation.start();
   apiServiceRegistration.start();
   flowSchemaStatus.start();
+  csrSigning?.start();
 
   let stopped: Promise<void> | undefined;
   return {
@@ -350,7 +356,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         gc.stop();
         customResources.stop();
         // Storage closes once the controllers' passes under way have ended, and the connections.
-        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop()]);
+        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop(), csrSigning?.stop()]);
         server.close(() => {
           void passes.then(() => {
             store.close();

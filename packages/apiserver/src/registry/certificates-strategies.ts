@@ -241,6 +241,8 @@ const statusStrategy: SubresourceStrategy = {
     return withStatus(old, status);
   },
   validateUpdate: (obj, old) => validateCsrUpdate(obj, old, { allowSettingCertificate: true }),
+  // The signer owns the certificate, not the conditions (kube's csrStatusStrategy reset fields).
+  resetStatusFields: ['conditions'],
 };
 
 /** `approval`: only the conditions change; the certificate stays as stored. */
@@ -254,6 +256,7 @@ const approvalStrategy: SubresourceStrategy = {
     return withStatus(old, status);
   },
   validateUpdate: (obj, old) => validateCsrUpdate(obj, old, { allowSettingApprovalConditions: true }),
+  resetStatusFields: ['certificate'],
 };
 
 /** The requestor as kube records it: the user's name, uid, groups and extra, nothing the client sent. */

@@ -158,7 +158,13 @@ export class ResourceStore {
    * like it, own nothing but `status`.
    */
   private resetFieldsFilter(subresource: string): ((set: FieldSet) => FieldSet) | undefined {
-    if (subresource === 'status' || this.strategy.subresourceStrategies?.[subresource]) return (set) => onlyUnder(set, 'status');
+    const sub = this.strategy.subresourceStrategies?.[subresource];
+    if (subresource === 'status' || sub) {
+      const reset = sub?.resetStatusFields;
+      if (!reset?.length) return (set) => onlyUnder(set, 'status');
+      const fields = FieldSet.of(...reset.map((field): FieldPath => [{ field: 'status' }, { field }]));
+      return (set) => onlyUnder(set, 'status').recursiveDifference(fields);
+    }
     if (subresource !== '') return undefined;
     const reset = [...(this.strategy.hasStatusSubresource ? ['status'] : []), ...(this.strategy.resetFields ?? [])];
     if (reset.length === 0) return undefined;

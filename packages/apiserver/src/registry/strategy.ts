@@ -89,6 +89,8 @@ export interface SubresourceStrategy {
   /** The object to store from the request's `incoming` object and the stored `old` one (which must not be modified). */
   prepareForUpdate(incoming: KubeObject, old: KubeObject): KubeObject;
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] | Promise<FieldError[]>;
+  /** Fields under `status` a write here may not own (kube's GetResetFields of the subresource's strategy), as paths. */
+  resetStatusFields?: string[];
 }
 
 /** The stored object with only its status replaced: what an update through a status-like subresource keeps. */

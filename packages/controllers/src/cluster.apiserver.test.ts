@@ -164,8 +164,10 @@ describe('simulated cluster (in process, clock x100)', () => {
     const marked = await client.get(Pod, 'slow', { namespace: ns });
     assert.equal(marked.metadata.deletionGracePeriodSeconds, 30);
     await watching;
-    assert.ok(gone.get('quick')! >= 5000 && gone.get('quick')! < 30_000, `quick went after ${gone.get('quick')} ms`);
+    // Order, not an upper bound: at 100x a loaded machine may deliver the deletion late in cluster time.
+    assert.ok(gone.get('quick')! >= 5000, `quick went after ${gone.get('quick')} ms`);
     assert.ok(gone.get('slow')! >= 30_000, `slow went after ${gone.get('slow')} ms`);
+    assert.ok(gone.get('quick')! < gone.get('slow')!, `quick (${gone.get('quick')} ms) went before slow (${gone.get('slow')} ms)`);
   });
 
   it('an image changed in place restarts the container: old image until then, then the new imageID, restartCount 1, same pod', async () => {

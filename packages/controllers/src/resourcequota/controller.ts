@@ -9,8 +9,9 @@
  *   every five minutes (kube's `--resource-quota-sync-period`);
  * - only resources in `spec.hard` are reported, each at least `0`;
  *   `count/` of kinds not watched (other built-ins, custom resources) is
- *   listed at each sync (object-count.ts); a resource nothing here counts
- *   keeps what admission charged;
+ *   listed at each sync (object-count.ts), and a deletion of one re-queues
+ *   the quotas of its namespace (count-monitor.ts, kube's QuotaMonitor); a
+ *   resource nothing here counts keeps what admission charged;
  * - the status is written only when it changed.
  */
 import { deepCopy } from '@operant/apimachinery';
@@ -37,6 +38,7 @@ import {
 import type { ControllerContext as Context, WorkloadControllerOptions } from '../context.js';
 import { ResourceQuota, type ResourceQuotaObject } from '../kinds.js';
 import { listedObjectCounts } from './object-count.js';
+import { QuotaCountMonitor } from './count-monitor.js';
 
 /** kube's default `--resource-quota-sync-period`: a full recount this often, in cluster time. */
 export const resourceQuotaSyncPeriodMs = 5 * 60 * 1000;
@@ -63,7 +65,8 @@ export function addResourceQuotaController(mgr: Manager, options: WorkloadContro
   // The quotas of each namespace, so that an object's change reaches the quotas that count it.
   const quotas = new Map<string, Set<string>>();
   const quotasOf = (namespace: string): Request[] => [...(quotas.get(namespace) ?? [])].map((name) => ({ namespace, name }));
-  let builder = mgr.controller('resourcequota', clock ? { clock } : {}).for(ResourceQuota);
+  const monitor = new QuotaCountMonitor(mgr.informers, quotasOf);
+  let builder = mgr.controller('resourcequota', clock ? { clock } : {}).for(ResourceQuota).watchesRawSource(monitor);
   for (const kind of countedKinds) if (kind !== ResourceQuota) builder = builder.watches(kind, (o) => quotasOf(o.metadata.namespace ?? ''));
   builder.maxConcurrentReconciles(options.workers ?? 5).reconcile(async (req) => {
     const found = (await ctx.client.get(ResourceQuota, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as ResourceQuotaObject | undefined;
@@ -74,12 +77,12 @@ export function addResourceQuotaController(mgr: Manager, options: WorkloadContro
       return;
     }
     quotas.set(req.namespace, names.add(req.name));
-    return syncResourceQuota(ctx, found);
+    return syncResourceQuota(ctx, found, (kind) => monitor.monitor(kind));
   });
 }
 
 /** kube's syncResourceQuota. */
-async function syncResourceQuota(ctx: Context, quota: ResourceQuotaObject): Promise<ReconcileResult> {
+async function syncResourceQuota(ctx: Context, quota: ResourceQuotaObject, monitor: (kind: Kind) => void): Promise<ReconcileResult> {
   const namespace = quota.metadata.namespace ?? '';
   const hard = (quota.spec?.hard ?? {}) as ResourceList;
   const hardNames = Object.keys(hard);
@@ -99,7 +102,7 @@ async function syncResourceQuota(ctx: Context, quota: ResourceQuotaObject): Prom
   // A quota with scopes counts only pods (kube's MatchesNoScopeFunc for the rest).
   const hasScopes = (quota.spec?.scopes?.length ?? 0) > 0 || (quota.spec?.scopeSelector?.matchExpressions?.length ?? 0) > 0;
   const unwatched = hardNames.filter((name) => name.startsWith('count/') && !(name in observed));
-  const listed = await listedObjectCounts(ctx.client, namespace, unwatched);
+  const listed = await listedObjectCounts(ctx.client, namespace, unwatched, monitor);
   for (const [name, count] of Object.entries(listed)) observed[name] = hasScopes ? '0' : count;
   const previous = (quota.status?.used ?? {}) as ResourceList;
   const used = maskResources({ ...previous, ...observed }, hardNames);

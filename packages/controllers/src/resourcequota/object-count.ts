@@ -3,8 +3,8 @@
  * watch: other built-in namespaced kinds, and custom resources (found by
  * their CRD). kube's controller watches every resource; here they are
  * listed (metadata only, from the server) when a quota that limits them is
- * synced, at the latest every sync period, which is when a deletion is
- * credited.
+ * synced; `monitor` is told each kind found, so that its deletions re-queue
+ * the quotas (count-monitor.ts).
  */
 import {
   ControllerRevision,
@@ -42,15 +42,21 @@ async function kindToCount(client: Client, name: string): Promise<Kind | undefin
 
 /**
  * How many objects each of `names` (count/ names no watched kind counts)
- * has in `namespace`. Names of no known kind, or whose list fails (a CRD
+ * has in `namespace`; `monitor` is given the kind of each. Names of no known kind, or whose list fails (a CRD
  * just deleted), are left out, as kube leaves out what it could not count.
  */
-export async function listedObjectCounts(client: Client, namespace: string, names: readonly string[]): Promise<Record<string, string>> {
+export async function listedObjectCounts(
+  client: Client,
+  namespace: string,
+  names: readonly string[],
+  monitor: (kind: Kind) => void = () => undefined,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of names) {
     try {
       const kind = await kindToCount(client, name);
       if (!kind) continue;
+      monitor(kind);
       const list = await client.withoutCache().list(kind, { namespace, metadataOnly: true });
       out[name] = String(list.items.length);
     } catch {

@@ -106,7 +106,7 @@ describe('resourcequota controller', () => {
       return true;
     });
     await client.delete(Widget, 'a', { namespace: ns });
-    // No watch covers widgets: the recount of the 5 min sync period (3 s here) credits it.
+    // The quota count monitor re-queues the quota (count-monitor.apiserver.test.ts proves it on the real clock).
     await until(ResourceQuota, ns, (o) => usedOf(o, 'objects')?.['count/widgets.example.com'] === '0', resourceQuotaSyncPeriodMs / 100 + 10_000);
     await client.create(Widget, { metadata: { name: 'b', namespace: ns } } as never);
   });

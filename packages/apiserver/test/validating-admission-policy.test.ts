@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { celLoaded } from '../src/cel-loader.js';
 import { TestApi, type ApiResponse, type Json } from './support/api-client.js';
 
 const policies = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
@@ -62,6 +63,12 @@ describe('ValidatingAdmissionPolicies are enforced', () => {
     await api.ok('POST', bindings, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: `${name}-binding` }, spec: { policyName: name, ...bindingSpec } }, 201);
   }
   const createIn = (ns: string, body: Json, headers?: Record<string, string>): Promise<ApiResponse> => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, body, headers);
+
+  it('a server with no bindings never loads CEL', async () => {
+    await api.ok('POST', '/api/v1/namespaces/default/configmaps', configMap('cold'), 201);
+    await api.ok('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', configMap('colder'), 201);
+    assert.equal(celLoaded(), false, 'writes with no policy in force leave CEL unloaded');
+  });
 
   it('Deny refuses with kube\'s Status (Invalid, 422, the message as a cause); Warn warns; Audit lets it through silently', async () => {
     for (const ns of ['vap-deny', 'vap-warn', 'vap-audit']) await api.createNamespace(ns);
@@ -265,6 +272,58 @@ describe('ValidatingAdmissionPolicies are enforced', () => {
     assert.equal((await createIn('vap-ignore', configMap('x', { owner: '' }))).status, 201, 'gold namespaces need no owner');
     await api.ok('PATCH', '/api/v1/namespaces/vap-ignore', { metadata: { labels: { tier: null } } }, 200, { 'Content-Type': 'application/merge-patch+json' });
     assert.equal((await createIn('vap-ignore', configMap('y', { owner: '' }))).status, 201, 'the error is ignored under Ignore');
+  });
+
+  it('DELETE is judged on oldObject; the per-call cost limit stops a runaway expression', async () => {
+    await api.createNamespace('vap-delete');
+    await enforce(
+      'protected',
+      {
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['configmaps'] }], namespaceSelector: inNamespaces('vap-delete') },
+        validations: [{ expression: "object == null && oldObject.metadata.?labels.?protected.orValue('') != 'true'", messageExpression: "oldObject.metadata.name + ' is protected'", reason: 'Forbidden' }],
+      },
+      { validationActions: ['Deny'] },
+    );
+    await api.ok('POST', '/api/v1/namespaces/vap-delete/configmaps', configMap('keep', {}, { protected: 'true' }), 201);
+    await api.ok('POST', '/api/v1/namespaces/vap-delete/configmaps', configMap('drop'), 201);
+    const refused = await api.request('DELETE', '/api/v1/namespaces/vap-delete/configmaps/keep');
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.message, `configmaps "keep" is forbidden: ValidatingAdmissionPolicy 'protected' with binding 'protected-binding' denied request: keep is protected`);
+    await api.ok('DELETE', '/api/v1/namespaces/vap-delete/configmaps/drop');
+
+    await api.createNamespace('vap-cost');
+    await enforce(
+      'quadratic',
+      { matchConstraints: { resourceRules: configMapRules, namespaceSelector: inNamespaces('vap-cost') }, validations: [{ expression: 'object.data.all(a, object.data.all(b, a.size() >= 0))' }] },
+      { validationActions: ['Deny'] },
+    );
+    const few = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'v']));
+    assert.equal((await createIn('vap-cost', configMap('few', few))).status, 201);
+    const many = Object.fromEntries(Array.from({ length: 1100 }, (_, i) => [`k${i}`, 'v']));
+    const runaway = await createIn('vap-cost', configMap('many', many));
+    assert.equal(runaway.status, 422);
+    assert.match(runaway.body.message, /denied request: expression 'object\.data\.all\(a, object\.data\.all\(b, a\.size\(\) >= 0\)\)' resulted in error: operation cancelled: actual cost limit exceeded$/);
+  });
+
+  it("Kubernetes' CEL libraries are there, as for CRD rules (quantity, RE2 regexes)", async () => {
+    await api.createNamespace('vap-libraries');
+    await enforce(
+      'memory-limit',
+      {
+        matchConstraints: { resourceRules: configMapRules, namespaceSelector: inNamespaces('vap-libraries') },
+        validations: [
+          { expression: "!has(object.data.memory) || (isQuantity(object.data.memory) && quantity(object.data.memory).isLessThan(quantity('1Gi')))", message: 'memory must be a quantity under 1Gi' },
+          { expression: "object.metadata.name.matches('^[a-z]+$')", message: 'names are lower-case letters' },
+        ],
+      },
+      { validationActions: ['Deny'] },
+    );
+    assert.equal((await createIn('vap-libraries', configMap('small', { memory: '512Mi' }))).status, 201);
+    const big = await createIn('vap-libraries', configMap('big', { memory: '2Gi' }));
+    assert.equal(big.status, 422);
+    assert.match(big.body.message, /denied request: memory must be a quantity under 1Gi$/);
+    const digits = await createIn('vap-libraries', configMap('abc1', { memory: '1Mi' }));
+    assert.match(digits.body.message, /denied request: names are lower-case letters$/);
   });
 
   it('the authorizer variable asks RBAC about the requesting user', async () => {

@@ -113,6 +113,9 @@ function registerAuthorizer(env: Environment): Environment {
   fn(`${a}.ResourceCheck.subresource(string): ${a}.ResourceCheck`, (c: ResourceCheckVal, subresource: string) => c.with({ subresource }));
   fn(`${a}.ResourceCheck.namespace(string): ${a}.ResourceCheck`, (c: ResourceCheckVal, namespace: string) => c.with({ namespace }));
   fn(`${a}.ResourceCheck.name(string): ${a}.ResourceCheck`, (c: ResourceCheckVal, name: string) => c.with({ name }));
+  // kube 1.32's AuthorizeWithSelectors (beta, on): RBAC decides without selectors, so they are kept for the record only.
+  fn(`${a}.ResourceCheck.fieldSelector(string): ${a}.ResourceCheck`, (c: ResourceCheckVal) => c);
+  fn(`${a}.ResourceCheck.labelSelector(string): ${a}.ResourceCheck`, (c: ResourceCheckVal) => c);
   fn(`${a}.ResourceCheck.check(string): ${a}.Decision`, (c: ResourceCheckVal, verb: string) => resourceCheck(c, verb));
   fn(`${a}.PathCheck.check(string): ${a}.Decision`, (c: PathCheckVal, verb: string) => pathCheck(c, verb));
   fn(`${a}.Decision.allowed(): bool`, (d: DecisionVal) => d.allowed);

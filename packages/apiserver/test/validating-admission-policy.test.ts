@@ -305,6 +305,25 @@ describe('ValidatingAdmissionPolicies are enforced', () => {
     assert.match(runaway.body.message, /denied request: expression 'object\.data\.all\(a, object\.data\.all\(b, a\.size\(\) >= 0\)\)' resulted in error: operation cancelled: actual cost limit exceeded$/);
   });
 
+  it('auditAnnotations are evaluated (the server keeps no audit log): one that fails denies under Fail', async () => {
+    await api.createNamespace('vap-audit-annotations');
+    await enforce(
+      'annotated',
+      {
+        matchConstraints: { resourceRules: configMapRules, namespaceSelector: inNamespaces('vap-audit-annotations') },
+        auditAnnotations: [{ key: 'owner', valueExpression: "'owned by ' + object.data.owner" }],
+      },
+      { validationActions: ['Audit'] },
+    );
+    assert.equal((await createIn('vap-audit-annotations', configMap('owned', { owner: 'team-a' }))).status, 201);
+    const unowned = await createIn('vap-audit-annotations', configMap('unowned', { a: '1' }));
+    assert.equal(unowned.status, 422);
+    assert.equal(
+      unowned.body.message,
+      `configmaps "unowned" is forbidden: ValidatingAdmissionPolicy 'annotated' with binding 'annotated-binding' denied request: expression ''owned by ' + object.data.owner' resulted in error: no such key: owner`,
+    );
+  });
+
   it("Kubernetes' CEL libraries are there, as for CRD rules (quantity, RE2 regexes)", async () => {
     await api.createNamespace('vap-libraries');
     await enforce(

@@ -30,7 +30,7 @@ import { AuthorizerVal, ResourceCheckVal } from './cel.js';
 import { compilePolicy, type CompiledPolicy } from './compile.js';
 import { compileMatchResources, matchResources, type CompiledMatchResources } from './matching.js';
 import { collectParams, parseParamKind, type ParamResolver, type ParamStore } from './params.js';
-import { validatePolicy, type PolicyDecision } from './validator.js';
+import { validatePolicy, type PolicyDecision, type PolicyInputs } from './validator.js';
 
 const policyPrefix = '/admissionregistration.k8s.io/validatingadmissionpolicies/';
 const bindingPrefix = '/admissionregistration.k8s.io/validatingadmissionpolicybindings/';
@@ -166,14 +166,15 @@ export class ValidatingAdmissionPolicyPlugin {
     });
   }
 
-  /** Where the policy's params live; an Error with kube's words when its paramKind is served by nothing. */
-  private paramStore(policy: CompiledPolicy): ParamStore | undefined | Error {
+  /**
+   * Where the policy's params live: an Error with kube's words when its paramKind is served
+   * by nothing, `skip` when its apiVersion does not parse (kube leaves such a policy out).
+   */
+  private paramStore(policy: CompiledPolicy): ParamStore | undefined | Error | 'skip' {
     if (!policy.paramKind) return undefined;
     const gvk = parseParamKind(policy.paramKind);
-    const found = gvk && this.opts.params?.(gvk.group, gvk.version, gvk.kind);
-    if (found) return found;
-    const printed = gvk ? `${gvk.group}/${gvk.version}, Kind=${gvk.kind}` : `${policy.paramKind.apiVersion}, Kind=${policy.paramKind.kind}`;
-    return new Error(`failed to find resource referenced by paramKind: '${printed}'`);
+    if (!gvk) return 'skip';
+    return this.opts.params?.(gvk.group, gvk.version, gvk.kind) ?? new Error(`failed to find resource referenced by paramKind: '${gvk.group}/${gvk.version}, Kind=${gvk.kind}'`);
   }
 
   /**
@@ -201,6 +202,8 @@ export class ValidatingAdmissionPolicyPlugin {
     const authorizer = this.opts.authorizer ? this.authorizerFor(attrs) : undefined;
 
     for (const { policy, bindings } of hooks) {
+      const paramStore = this.paramStore(policy);
+      if (paramStore === 'skip') continue;
       let invocation: WebhookInvocation | undefined;
       try {
         if (!policy.matchConstraints) throw new Error('policy contained no match constraints, a required field');
@@ -210,13 +213,12 @@ export class ValidatingAdmissionPolicyPlugin {
         continue;
       }
       if (!invocation) continue;
-      const paramStore = this.paramStore(policy);
       if (paramStore instanceof Error) {
         configError(policy, undefined, paramStore);
         continue;
       }
       const annotations = new Map<string, string[]>();
-      let versioned: { object?: KubeObject; oldObject?: KubeObject } | undefined;
+      let inputs: Omit<PolicyInputs, 'params'> | undefined;
       for (const binding of bindings) {
         try {
           if (binding.matchResources && !matchResources(binding.matchResources, attrs, this.matchContext)) continue;
@@ -232,36 +234,18 @@ export class ValidatingAdmissionPolicyPlugin {
           continue;
         }
         if (params.length === 0) continue;
-        if (!versioned) {
+        if (!inputs) {
+          let versioned: { object?: KubeObject; oldObject?: KubeObject };
           try {
             versioned = await convert(attrs, invocation);
           } catch (e) {
             configError(policy, binding.name, new Error(`failed to convert object version: ${errorText(e)}`));
             continue;
           }
+          inputs = this.inputs(attrs, invocation, versioned, authorizer);
         }
-        // A Namespace's own namespace is not looked up (kube unsets it for Namespace objects).
-        const isNamespace = attrs.kind.group === '' && attrs.kind.version === 'v1' && attrs.kind.kind === 'Namespace';
-        let nsObject: unknown = null;
-        if (attrs.namespace && !isNamespace) {
-          const ns = this.store.get(`/core/namespaces/${attrs.namespace}`)?.value;
-          if (!ns) throw namespaceNotFoundError(attrs.namespace);
-          nsObject = toCelJson(namespaceObject(ns));
-        }
-        const request = toCelJson(celRequest(attrs, invocation));
-        const matchRequest = toCelJson(celRequest(attrs, { ...invocation, resource: attrs.resource }));
-        const object = toCelJson(versioned.object ?? null);
-        const oldObject = toCelJson(versioned.oldObject ?? null);
         for (const param of params) {
-          const result = validatePolicy(policy, {
-            object,
-            oldObject,
-            request,
-            matchRequest,
-            params: toCelJson(param ?? null),
-            namespaceObject: nsObject,
-            authorizer,
-          });
+          const result = validatePolicy(policy, { ...inputs, params: toCelJson(param ?? null) });
           result.decisions.forEach((d, i) => this.act(d, i, policy, binding, denied, outcome));
           for (const a of result.auditAnnotations) {
             if (a.action === 'publish') {
@@ -279,6 +263,30 @@ export class ValidatingAdmissionPolicyPlugin {
     }
     if (denied.length > 0) outcome.denial = denialError(attrs, denied[0]!);
     return outcome;
+  }
+
+  /**
+   * What every evaluation of a policy for this request sees, but the params: the objects in the
+   * matched version, the request, and the namespace (none for cluster-scoped objects and for a
+   * Namespace itself, as kube leaves it out). Throws kube's 404 when the namespace is missing.
+   */
+  private inputs(attrs: AdmissionAttributes, invocation: WebhookInvocation, versioned: { object?: KubeObject; oldObject?: KubeObject }, authorizer: AuthorizerVal | undefined): Omit<PolicyInputs, 'params'> {
+    const isNamespace = attrs.kind.group === '' && attrs.kind.version === 'v1' && attrs.kind.kind === 'Namespace';
+    let nsObject: unknown = null;
+    if (attrs.namespace && !isNamespace) {
+      const ns = this.store.get(`/core/namespaces/${attrs.namespace}`)?.value;
+      if (!ns) throw namespaceNotFoundError(attrs.namespace);
+      nsObject = toCelJson(namespaceObject(ns));
+    }
+    return {
+      object: toCelJson(versioned.object ?? null),
+      oldObject: toCelJson(versioned.oldObject ?? null),
+      request: toCelJson(celRequest(attrs, invocation)),
+      // matchConditions see the request's own resource (kube's matcher builds it so).
+      matchRequest: toCelJson(celRequest(attrs, { ...invocation, resource: attrs.resource })),
+      namespaceObject: nsObject,
+      authorizer,
+    };
   }
 
   /** What a binding's validationActions make of one decision. */

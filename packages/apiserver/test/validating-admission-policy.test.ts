@@ -209,6 +209,33 @@ describe('ValidatingAdmissionPolicies are enforced', () => {
     assert.match(unknown.body.message, /ValidatingAdmissionPolicy 'unknown-kind' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com\/v1, Kind=Nothing'$/);
   });
 
+  it("params' scope: kube's words for a namespace on a cluster-scoped paramKind, and for a namespaced paramKind on a cluster-scoped request", async () => {
+    await api.createNamespace('vap-scope');
+    // A cluster-scoped paramKind (PriorityClass) with paramRef.namespace.
+    await enforce(
+      'cluster-params',
+      { paramKind: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' }, matchConstraints: { resourceRules: configMapRules, namespaceSelector: inNamespaces('vap-scope') }, validations: [{ expression: 'true' }] },
+      { validationActions: ['Deny'], paramRef: { name: 'system-cluster-critical', namespace: 'vap-scope', parameterNotFoundAction: 'Deny' } },
+    );
+    const r = await createIn('vap-scope', configMap('x'));
+    assert.equal(r.status, 422);
+    assert.match(r.body.message, /with binding 'cluster-params-binding' denied request: failed to configure binding: paramRef\.namespace must not be provided for a cluster-scoped `paramKind`$/);
+
+    // A namespaced paramKind (ConfigMap) without paramRef.namespace, for a cluster-scoped object.
+    await enforce(
+      'namespaced-params',
+      { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, matchConstraints: { resourceRules: [{ apiGroups: ['scheduling.k8s.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['priorityclasses'] }] }, validations: [{ expression: 'true' }] },
+      { validationActions: ['Deny'], paramRef: { name: 'limits', parameterNotFoundAction: 'Allow' } },
+    );
+    const pc = await api.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'vap-scope-low' }, value: 10 });
+    assert.equal(pc.status, 422);
+    assert.equal(
+      pc.body.message,
+      "priorityclasses.scheduling.k8s.io \"vap-scope-low\" is forbidden: ValidatingAdmissionPolicy 'namespaced-params' with binding 'namespaced-params-binding' denied request: failed to configure binding: cannot use namespaced paramRef in policy binding that matches cluster-scoped resources",
+    );
+    await api.ok('DELETE', `${bindings}/namespaced-params-binding`);
+  });
+
   it('a custom resource as params', async () => {
     await api.createNamespace('vap-crd');
     await api.createCrd('policy.example.com', 'Limit', { type: 'object', properties: { spec: { type: 'object', properties: { maxKeys: { type: 'integer' } } } } });

@@ -357,8 +357,10 @@ describe('ValidatingAdmissionPolicies are enforced', () => {
       'memory-limit',
       {
         matchConstraints: { resourceRules: configMapRules, namespaceSelector: inNamespaces('vap-libraries') },
+        // A variable may hold any type, a quantity here.
+        variables: [{ name: 'memory', expression: "quantity(object.data.?memory.orValue('0'))" }],
         validations: [
-          { expression: "!has(object.data.memory) || (isQuantity(object.data.memory) && quantity(object.data.memory).isLessThan(quantity('1Gi')))", message: 'memory must be a quantity under 1Gi' },
+          { expression: "!has(object.data.memory) || (isQuantity(object.data.memory) && variables.memory.isLessThan(quantity('1Gi')))", message: 'memory must be a quantity under 1Gi' },
           { expression: "object.metadata.name.matches('^[a-z]+$')", message: 'names are lower-case letters' },
         ],
       },

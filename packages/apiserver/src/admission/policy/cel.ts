@@ -156,19 +156,19 @@ export type PolicyProgram = (vars: Record<string, unknown>) => unknown;
 /** cel-go's name of a type in kube's "must evaluate to" messages. */
 const celGoName = (t: string): string => (t === 'null' ? 'null_type' : t);
 
-/** Every type a variable may have (kube's AnyType). */
-export const anyType = ['bool', 'int', 'uint', 'double', 'string', 'bytes', 'null', 'list', 'map', 'dyn'] as const;
+/** A variable may be of any type (kube's AnyType): quantities, URLs, optionals, authorization decisions... */
+export const anyType = 'any';
 
 /**
  * Compiles `expression` for the given variables, requiring one of `returnTypes`
- * (cel-js names: `bool`, `string`, `null`; {@link anyType} for any). The error is
+ * (cel-js names: `bool`, `string`, `null`), or any type ({@link anyType}). The error is
  * kube's compile error text, e.g. `compilation failed: ERROR: <input>:1:5: ...` or
  * `must evaluate to bool`.
  */
 export function compilePolicyExpression(
   expression: string,
   declarations: PolicyDeclarations,
-  returnTypes: readonly string[],
+  returnTypes: readonly string[] | typeof anyType,
 ): { program: PolicyProgram; error?: undefined } | { program?: undefined; error: string } {
   const env = policyEnvironment(declarations);
   let parsed: ReturnType<Environment['parse']>;
@@ -182,7 +182,7 @@ export function compilePolicyExpression(
   if (!checked.valid) return { error: `compilation failed: ${compileIssue(expression, checked.error)}` };
   const type = checked.type ?? '';
   const baseType = type.replace(/<.*$/, '');
-  if (!returnTypes.includes(type) && !returnTypes.includes(baseType)) {
+  if (returnTypes !== anyType && !returnTypes.includes(type) && !returnTypes.includes(baseType)) {
     return { error: returnTypes.length === 1 ? `must evaluate to ${celGoName(returnTypes[0]!)}` : `must evaluate to one of [${returnTypes.map(celGoName).join(' ')}]` };
   }
   cel().rules.applyRuntimeOverrides(parsed.ast);

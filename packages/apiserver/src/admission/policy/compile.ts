@@ -53,7 +53,7 @@ export interface CompiledPolicy {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const entries = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map((x) => (isJsonObject(x) ? x : {})) : []);
 
-function compile(expression: string, declarations: PolicyDeclarations, returnTypes: readonly string[]): CompiledExpression {
+function compile(expression: string, declarations: PolicyDeclarations, returnTypes: readonly string[] | typeof anyType): CompiledExpression {
   const { program, error } = compilePolicyExpression(expression, declarations, returnTypes);
   return error === undefined ? { expression, program } : { expression, compileError: error };
 }

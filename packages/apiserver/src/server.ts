@@ -174,7 +174,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const admission = new AdmissionChain(store, {
     observeWebhook: (...args) => metrics.observeWebhook(...args),
     // ValidatingAdmissionPolicies read params of any served kind (CRDs too) and ask RBAC for their `authorizer`.
-    policies: { params: (group, version, kind) => paramStore(catalog.lookupKind(group, version, kind)), authorizer: { authorize: (attrs) => access.rbac.authorize(attrs) } },
+    policies: {
+      params: (group, version, kind) => paramStore(catalog.lookupKind(group, version, kind)),
+      authorizer: { authorize: (attrs) => access.rbac.authorize(attrs) },
+      observeCheck: (...args) => metrics.observePolicyCheck(...args),
+    },
   });
   const quota = new ResourceQuotaAdmission(store);
   const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);

@@ -111,6 +111,15 @@ describe('ValidatingAdmissionPolicies are enforced', () => {
     const good = await api.ok('GET', '/api/v1/namespaces/vap-deny/configmaps/good');
     const update = await api.request('PUT', '/api/v1/namespaces/vap-deny/configmaps/good', { ...good, data: { forbidden: 'now' } });
     assert.equal(update.status, 422);
+
+    // kube's policy check metrics count each enforcement.
+    const metrics = (await api.request('GET', '/metrics', undefined, { Accept: 'text/plain' })).text;
+    const count = (action: string, policy: string): string | undefined =>
+      new RegExp(`^apiserver_validating_admission_policy_check_total\\{enforcement_action="${action}",error_type="invalid_error",policy="${policy}",policy_binding="${policy}-binding"\\} (\\d+)$`, 'm').exec(metrics)?.[1];
+    assert.equal(count('deny', 'no-forbidden-deny'), '3');
+    assert.equal(count('warn', 'no-forbidden-warn'), '1');
+    assert.equal(count('audit', 'no-forbidden-audit'), '1');
+    assert.match(metrics, /^apiserver_validating_admission_policy_check_duration_seconds_count\{enforcement_action="deny",error_type="invalid_error",policy="no-forbidden-deny",policy_binding="no-forbidden-deny-binding"\} 3$/m);
   });
 
   it('a policy applies as soon as its binding is written, and stops when the binding is deleted', async () => {

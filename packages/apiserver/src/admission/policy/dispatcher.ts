@@ -47,6 +47,12 @@ export interface PolicyPluginOptions {
   params?: ParamResolver;
   /** Answers the `authorizer` variable's checks (the server's RBAC authorizer). */
   authorizer?: Authorizer;
+  /**
+   * Told of each decision that counts (kube's `apiserver_validating_admission_policy_check_*`):
+   * `action` is `allow` (an error ignored), `deny`, `warn` or `audit`; `errorType` is kube's
+   * `no_error`, `compile_error`, `out_of_budget` or `invalid_error`.
+   */
+  observeCheck?: (policy: string, binding: string, errorType: string, action: string, seconds: number) => void;
 }
 
 /** What the policies made of a request. */
@@ -84,6 +90,14 @@ function compileBinding(b: KubeObject): CompiledBinding {
     paramRef: spec.paramRef,
     matchResources: isJsonObject(spec.matchResources) ? compileMatchResources(spec.matchResources) : undefined,
   };
+}
+
+/** kube's ErrorType: the metric label of a decision, from its evaluation and message. */
+function errorType(d: Pick<PolicyDecision, 'evaluation' | 'message'>): string {
+  if (d.evaluation === 'admit') return 'no_error';
+  if (d.message.startsWith('compilation')) return 'compile_error';
+  if (d.message.startsWith('validation failed due to running out of cost budget')) return 'out_of_budget';
+  return 'invalid_error';
 }
 
 const byName = (a: KubeObject, b: KubeObject): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0);
@@ -255,6 +269,7 @@ export class ValidatingAdmissionPolicyPlugin {
               annotations.set(a.key, values);
             } else if (a.action === 'error') {
               denied.push({ policy: policy.name, binding: binding.name, message: a.error, reason: '' });
+              this.opts.observeCheck?.(policy.name, binding.name, errorType({ evaluation: 'error', message: a.error }), 'deny', a.elapsed);
             }
           }
         }
@@ -291,8 +306,13 @@ export class ValidatingAdmissionPolicyPlugin {
 
   /** What a binding's validationActions make of one decision. */
   private act(d: PolicyDecision, index: number, policy: CompiledPolicy, binding: CompiledBinding, denied: Denied[], outcome: PolicyOutcome): void {
-    if (d.action !== 'deny') return;
+    const observe = (action: string): void => this.opts.observeCheck?.(policy.name, binding.name, errorType(d), action, d.elapsed);
+    if (d.action !== 'deny') {
+      if (d.evaluation === 'error') observe('allow');
+      return;
+    }
     for (const action of binding.validationActions) {
+      if (action === 'Deny' || action === 'Warn' || action === 'Audit') observe(action.toLowerCase());
       if (action === 'Deny') denied.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason });
       else if (action === 'Warn') {
         const warning = `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${d.message}`;

@@ -48,6 +48,8 @@ export interface PolicyDecision {
   message: string;
   /** The validation's reason; empty for errors (kube then answers Invalid). */
   reason: string;
+  /** Seconds the validation's expression took (kube's Elapsed, for the check-duration metric). */
+  elapsed: number;
 }
 
 /** kube's PolicyAuditAnnotation. */
@@ -56,6 +58,7 @@ export interface PolicyAuditAnnotation {
   value: string;
   action: 'publish' | 'error' | 'exclude';
   error: string;
+  elapsed: number;
 }
 
 export interface ValidateResult {
@@ -63,7 +66,7 @@ export interface ValidateResult {
   auditAnnotations: PolicyAuditAnnotation[];
 }
 
-type Evaluated = { value: unknown; error?: undefined } | { value?: undefined; error: string };
+type Evaluated = ({ value: unknown; error?: undefined } | { value?: undefined; error: string }) & { elapsed?: number };
 
 /** One step's evaluation of a list of expressions; `budgetError` when the step ran out of budget. */
 interface StepResult {
@@ -123,11 +126,13 @@ function forInput(
     const program = e.program;
     const meter = new CostMeter(perCallLimit);
     let outcome: Evaluated;
+    const started = process.hrtime.bigint();
     try {
       outcome = { value: withMeter(meter, () => program(activation)) };
     } catch (err) {
       outcome = { error: `expression '${e.expression}' resulted in error: ${runtimeErrorText(err).text}` };
     }
+    outcome.elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     if (meter.used > remaining) return { results: [], remaining: -1, budgetError: outOfBudget };
     remaining -= meter.used;
     results.push(outcome);
@@ -135,11 +140,12 @@ function forInput(
   return { results, remaining };
 }
 
-const errorDecision = (failurePolicy: string, message: string): PolicyDecision => ({
+const errorDecision = (failurePolicy: string, message: string, elapsed = 0): PolicyDecision => ({
   action: failurePolicy === 'Ignore' ? 'admit' : 'deny',
   evaluation: 'error',
   message,
   reason: '',
+  elapsed,
 });
 
 /** kube's utilerrors aggregate text: one message alone, several as `[a, b]`. */
@@ -192,29 +198,32 @@ export function validatePolicy(p: CompiledPolicy, inputs: PolicyInputs): Validat
   );
   const decisions = p.validations.map((validation, i): PolicyDecision => {
     const result = validations.results[i]!;
-    if (result.error !== undefined) return errorDecision(p.failurePolicy, result.error);
-    if (messages.budgetError !== undefined) return errorDecision(p.failurePolicy, `failed messageExpression: ${messages.budgetError}`);
+    const elapsed = result.elapsed ?? 0;
+    if (result.error !== undefined) return errorDecision(p.failurePolicy, result.error, elapsed);
+    if (messages.budgetError !== undefined) return errorDecision(p.failurePolicy, `failed messageExpression: ${messages.budgetError}`, elapsed);
     if (result.value !== true) {
-      return { action: 'deny', evaluation: 'deny', reason: validation.reason ?? 'Invalid', message: denialMessage(validation, messages.results[i]) };
+      return { action: 'deny', evaluation: 'deny', reason: validation.reason ?? 'Invalid', message: denialMessage(validation, messages.results[i]), elapsed };
     }
-    return { action: 'admit', evaluation: 'admit', message: '', reason: '' };
+    return { action: 'admit', evaluation: 'admit', message: '', reason: '', elapsed };
   });
 
   const audits = forInput(p.auditAnnotations, base, p.variables, runtimeCostBudget);
   if (audits.budgetError !== undefined) return { decisions: [errorDecision(p.failurePolicy, audits.budgetError)], auditAnnotations: [] };
   const auditAnnotations = p.auditAnnotations.map((a, i): PolicyAuditAnnotation => {
     const result = audits.results[i]!;
-    if (result.error !== undefined) return { key: a.key, value: '', action: p.failurePolicy === 'Ignore' ? 'exclude' : 'error', error: result.error };
+    const elapsed = result.elapsed ?? 0;
+    if (result.error !== undefined) return { key: a.key, value: '', action: p.failurePolicy === 'Ignore' ? 'exclude' : 'error', error: result.error, elapsed };
     if (typeof result.value === 'string') {
       const value = result.value.trim();
-      return { key: a.key, value, action: value === '' ? 'exclude' : 'publish', error: '' };
+      return { key: a.key, value, action: value === '' ? 'exclude' : 'publish', error: '', elapsed };
     }
-    if (result.value === null) return { key: a.key, value: '', action: 'exclude', error: '' };
+    if (result.value === null) return { key: a.key, value: '', action: 'exclude', error: '', elapsed };
     return {
       key: a.key,
       value: '',
       action: 'error',
       error: `valueExpression '${a.expression}' resulted in unsupported return type: ${typeof result.value}. Return type must be either string or null.`,
+      elapsed,
     };
   });
   return { decisions, auditAnnotations };

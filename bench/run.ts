@@ -5,7 +5,7 @@
  * JSON for memory), their ratio, and the spread over repeats as the measure
  * of machine noise.
  *
- * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook codegen scaffold testing proxy sidecarset soak scale apply cluster chaos.
+ * Arguments select sections (default: all): start creates list watch crd memory auth informer workqueue webhook policy codegen scaffold testing proxy sidecarset soak scale apply cluster chaos.
  * `scale` grows one data dir to 1,000, 10,000 and 100,000 pods (BENCH_SCALE_SIZES) and
  * measures restart, list, watch, creates and RSS at each size (see scale.ts).
  * `apply` measures server-side apply against update (PUT) for a Deployment and a
@@ -44,6 +44,7 @@ import { authSection } from './auth.js';
 import { informerSection } from './informer.js';
 import { workqueueSection } from './workqueue.js';
 import { webhookSection } from './webhook.js';
+import { policySection } from './policy.js';
 import { codegenSection } from './codegen.js';
 import { scaffoldSection } from './scaffold.js';
 import { testingSection } from './testing.js';
@@ -64,7 +65,7 @@ const watchers = 100;
 const changes = 10_000;
 /** A fan-out round takes ~20 s (a million event lines through TLS), so it gets at most two. */
 const watchRounds = Math.min(rounds, 2);
-const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak', 'scale', 'apply', 'cluster', 'chaos'];
+const all = ['start', 'creates', 'list', 'watch', 'crd', 'memory', 'auth', 'informer', 'workqueue', 'webhook', 'policy', 'codegen', 'scaffold', 'testing', 'proxy', 'sidecarset', 'soak', 'scale', 'apply', 'cluster', 'chaos'];
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : all);
 for (const s of sections) if (!all.includes(s)) throw new Error(`unknown section ${s}; sections: ${all.join(' ')}`);
 
@@ -270,6 +271,7 @@ try {
   if (sections.has('proxy')) rows.push(...(await proxySection(rounds, connections, log)));
   if (sections.has('workqueue')) rows.push(...(await workqueueSection(rounds, log)));
   if (sections.has('webhook')) rows.push(...(await webhookSection(rounds, log)));
+  if (sections.has('policy')) rows.push(...(await policySection(rounds, log)));
   if (sections.has('sidecarset')) rows.push(...(await sidecarsetSection(rounds, log)));
   if (sections.has('soak')) rows.push(...(await soakSection(workDir, log)));
   if (sections.has('scale')) rows.push(...(await scaleSection()));
@@ -296,6 +298,7 @@ try {
         : '') +
       (sections.has('workqueue') ? ' Workqueue rows: the baseline is a Set-deduplicated array FIFO with the same async get.' : '') +
       (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview.' : '') +
+      (sections.has('policy') ? ' Policy rows: the baseline is the same creates into a namespace no policy applies to, same server, same run.' : '') +
       (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on.' : '') +
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       (sections.has('soak') ? ' Soak rows: an ordinary GET workload during each attack against the same workload idle, and the server process RSS.' : '') +

@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { badRequest, methodNotAllowed, tooManyRequests } from '@operant/apimachinery';
+import { badRequest, methodNotAllowed, StatusError, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
 import { StoreError } from './storage/types.js';
 import { ResourceCatalog } from './registry/catalog.js';
@@ -46,6 +46,7 @@ import type { UserInfo } from './auth/authn/user-info.js';
 import { rbacGroup, rbacPolicyResources, rbacWritePolicy } from './auth/rbac/storage-policy.js';
 import { ClusterRoleAggregationController } from './auth/rbac/aggregation-controller.js';
 import { AdmissionChain } from './admission/dispatcher.js';
+import type { ParamStore } from './admission/policy/params.js';
 import { serveTokenRequest } from './http/token-request.js';
 import { servePodLog } from './http/pod-log.js';
 import { serveBindings, servePodBinding } from './http/pod-binding.js';
@@ -171,7 +172,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const catalog = new ResourceCatalog();
   const allocator = new ClusterIpAllocator(() => usedServiceAddresses(store));
   const metrics = new ApiServerMetrics(() => storageObjectCounts(catalog, store));
-  const admission = new AdmissionChain(store, { observeWebhook: (...args) => metrics.observeWebhook(...args) });
+  const admission = new AdmissionChain(store, {
+    observeWebhook: (...args) => metrics.observeWebhook(...args),
+    // ValidatingAdmissionPolicies read params of any served kind (CRDs too) and ask RBAC for their `authorizer`.
+    policies: {
+      params: (group, version, kind) => paramStore(catalog.lookupKind(group, version, kind)),
+      authorizer: { authorize: (attrs) => access.rbac.authorize(attrs) },
+      observeCheck: (...args) => metrics.observePolicyCheck(...args),
+    },
+  });
   const quota = new ResourceQuotaAdmission(store);
   const serviceAccountTokens = await ServiceAccountTokenAuthority.load(options.dataDir);
   const access = new AccessControl(store, { adminToken: material.adminToken, clientCA: material.ca.certPem, serviceAccountTokens });
@@ -412,6 +421,23 @@ async function readOnlyIfFull(write: () => Promise<void>, what: string): Promise
     if (!(e instanceof StoreError && e.code === 'NoSpace')) throw e;
     process.stderr.write(`warning: starting read-only: the data dir is full (${e.message}), so ${what} could not be written; reads and watches are served, and writes are accepted again once space frees\n`);
   }
+}
+
+/** A resource's objects as a policy's params see them: in the served version, none when absent. */
+function paramStore(rs: ResourceStore | undefined): ParamStore | undefined {
+  if (!rs) return undefined;
+  return {
+    namespaced: rs.info.namespaced,
+    get: async (namespace, name) => {
+      try {
+        return await rs.get(namespace, name);
+      } catch (e) {
+        if (e instanceof StatusError && e.code === 404) return undefined;
+        throw e;
+      }
+    },
+    list: async (namespace) => (await rs.list(namespace, {})).items,
+  };
 }
 
 function* storageObjectCounts(catalog: ResourceCatalog, store: MvccStore): Iterable<[string, number]> {

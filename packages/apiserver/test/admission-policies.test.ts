@@ -2,7 +2,7 @@
  * admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies and their
  * bindings over the wire: stored with kube's defaults, validated in kube's
  * words (CEL expressions compiled), the policy's status through its
- * subresource. The server does not enforce them.
+ * subresource. Their enforcement: validating-admission-policy.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,8 +1,8 @@
 /**
  * The real kubectl against `operant server`: ValidatingAdmissionPolicies and
  * their bindings are stored and printed with kubectl's columns, and a policy
- * whose CEL does not compile is refused in kube's words. (They are not
- * enforced.)
+ * whose CEL does not compile is refused in kube's words. (Their enforcement,
+ * with kubectl too: packages/apiserver/test/validating-admission-policy.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';

@@ -15,3 +15,8 @@ export {
 } from './compile.js';
 export { evaluateRules, type EvaluateOptions } from './evaluate.js';
 export type { ValidationRule } from './decl-types.js';
+// The pieces admission policies (ValidatingAdmissionPolicy) build their own environment from.
+export { instrumentEnvironment, libraryEnvironment } from './libraries.js';
+export { applyRuntimeOverrides } from './runtime-overrides.js';
+export { compileIssueText, runtimeErrorText, type RuntimeErrorText } from './issues.js';
+export { CostLimitExceeded, CostMeter, withMeter } from './meter.js';

@@ -39,6 +39,7 @@ import { defaultTimeoutSeconds, hasMatchConditions } from './configuration.js';
 import { loadCelIf } from '../cel-loader.js';
 import { compileWebhookConfiguration, isExemptFromWebhooks, matchConditionsAllow, matchWebhookRules, type CompiledWebhook, type MatchContext } from './matching.js';
 import type { AdmissionAttributes, AdmissionUserInfo, ResourceEquivalence, WebhookInvocation } from './types.js';
+import { ValidatingAdmissionPolicyPlugin, type PolicyPluginOptions } from './policy/dispatcher.js';
 
 /** Storage prefixes of the two configuration kinds. */
 const mutatingPrefix = '/admissionregistration.k8s.io/mutatingwebhookconfigurations/';
@@ -54,6 +55,8 @@ export interface AdmissionChainOptions {
    * when it denied the request or failed under failurePolicy Fail.
    */
   observeWebhook?: (name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number) => void;
+  /** Where ValidatingAdmissionPolicies find params and ask the authorizer. Policies are enforced either way. */
+  policies?: PolicyPluginOptions;
 }
 
 /** Seconds since `start` (a `process.hrtime.bigint()`). */
@@ -80,9 +83,11 @@ export interface AdmitResult {
   patched: boolean;
 }
 
-/** What the validating webhooks said. */
+/** What the validating admission policies and webhooks said. */
 export interface ValidateResult {
   warnings: string[];
+  /** Audit annotations the policies set (the server keeps no audit log: nothing records them yet). */
+  auditAnnotations: Record<string, string>;
 }
 
 /** The request's objects in the version a webhook is called with. */
@@ -173,6 +178,7 @@ function sameKind(a: GroupVersionKind, b: GroupVersionKind): boolean {
 export class AdmissionChain {
   private readonly compiled = new WeakMap<KubeObject, CompiledWebhook[]>();
   private readonly matchContext: MatchContext;
+  private readonly policies: ValidatingAdmissionPolicyPlugin;
 
   constructor(
     private readonly store: MvccStore,
@@ -185,6 +191,7 @@ export class AdmissionChain {
       },
       equivalence: opts.equivalence,
     };
+    this.policies = new ValidatingAdmissionPolicyPlugin(store, this.matchContext, opts.policies);
   }
 
   /** The webhooks of one kind, ordered by configuration name and then by position. */
@@ -277,15 +284,20 @@ export class AdmissionChain {
   }
 
   /**
-   * Runs the validating webhooks in parallel. Throws the first failure (in webhook
-   * order) as a StatusError; failures under failurePolicy Ignore are dropped.
+   * The validating phase: ValidatingAdmissionPolicies first, then the validating webhooks
+   * in parallel, as kube orders its plugins. Throws the first failure as a StatusError
+   * (a policy's denial, else the first webhook's in webhook order), carrying the warnings
+   * gathered so far; webhook failures under failurePolicy Ignore are dropped.
    */
   async validate(attributes: AdmissionAttributes): Promise<ValidateResult> {
     const attrs = this.normalize(attributes);
-    if (isExemptFromWebhooks(attrs)) return { warnings: [] };
+    const policies = await this.policies.validate(attrs, (a, invocation) => this.versioned(a, invocation));
+    if (policies.denial) throw withWarnings(policies.denial, policies.warnings);
+    const auditAnnotations = policies.auditAnnotations;
+    if (isExemptFromWebhooks(attrs)) return { warnings: policies.warnings, auditAnnotations };
     const found = this.webhooks(false);
     const hooks = Array.isArray(found) ? found : await found;
-    if (hooks.length === 0) return { warnings: [] };
+    if (hooks.length === 0) return { warnings: policies.warnings, auditAnnotations };
 
     // Matching (selectors, rules, match conditions) decides before any webhook is called.
     const relevant: Array<{ hook: CompiledWebhook; invocation: WebhookInvocation; versioned: Versioned }> = [];
@@ -296,7 +308,7 @@ export class AdmissionChain {
       if (!matchConditionsAllow(hook, attrs, invocation, versioned.object, versioned.oldObject)) continue;
       relevant.push({ hook, invocation, versioned });
     }
-    if (relevant.length === 0) return { warnings: [] };
+    if (relevant.length === 0) return { warnings: policies.warnings, auditAnnotations };
 
     const perHook = await Promise.all(
       relevant.map(async ({ hook, invocation, versioned }) => {
@@ -319,10 +331,11 @@ export class AdmissionChain {
       }),
     );
     const all = new WarningSink();
+    for (const w of policies.warnings) all.add(w);
     for (const r of perHook) for (const w of r.sink.list) all.add(w);
     const failed = perHook.find((r) => r.error !== undefined);
     if (failed) throw withWarnings(failed.error, all.list);
-    return { warnings: all.list };
+    return { warnings: all.list, auditAnnotations };
   }
 
   /** The objects in the version the webhook is called with. */

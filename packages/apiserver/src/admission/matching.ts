@@ -35,7 +35,8 @@ export interface CompiledWebhook {
   readonly conditions: readonly CompiledCondition[];
 }
 
-function parseSelector(raw: unknown): LabelSelector | Error {
+/** A label selector as stored (absent selects everything), or why it cannot be parsed. */
+export function parseSelector(raw: unknown): LabelSelector | Error {
   try {
     return labelSelectorFromObject(isJsonObject(raw) ? raw : undefined, { absent: 'everything' });
   } catch (e) {
@@ -70,7 +71,7 @@ export function compileWebhookConfiguration(config: KubeObject, mutating: boolea
 
 const namespacesResource: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };
 
-function sameGvr(a: GroupVersionResource, b: GroupVersionResource): boolean {
+export function sameGvr(a: GroupVersionResource, b: GroupVersionResource): boolean {
   return a.group === b.group && a.version === b.version && a.resource === b.resource;
 }
 
@@ -119,8 +120,14 @@ export interface MatchContext {
   equivalence?: ResourceEquivalence;
 }
 
+/** The parsed namespaceSelector and objectSelector of a webhook, or of a policy's or binding's match resources. */
+export interface ParsedSelectors {
+  readonly namespaceSelector: LabelSelector | Error;
+  readonly objectSelector: LabelSelector | Error;
+}
+
 /** The outcome of the namespaceSelector: a decision, or the error to answer with once the rules match. */
-function matchNamespace(hook: CompiledWebhook, attrs: AdmissionAttributes, ctx: MatchContext): boolean | Error {
+export function matchNamespace(hook: ParsedSelectors, attrs: AdmissionAttributes, ctx: MatchContext): boolean | Error {
   const isNamespace = attrs.resource.resource === 'namespaces';
   if (attrs.namespace === '' && !isNamespace) return true;
   const selector = hook.namespaceSelector;
@@ -147,7 +154,8 @@ export class NamespaceNotFound extends Error {
   }
 }
 
-function matchObject(hook: CompiledWebhook, attrs: AdmissionAttributes): boolean | Error {
+/** The outcome of the objectSelector (the new or the old object's labels): a decision, or the error to answer with. */
+export function matchObject(hook: ParsedSelectors, attrs: AdmissionAttributes): boolean | Error {
   const selector = hook.objectSelector;
   if (selector instanceof Error) return internalError(selector.message);
   if (selector.empty()) return true;
@@ -155,7 +163,7 @@ function matchObject(hook: CompiledWebhook, attrs: AdmissionAttributes): boolean
   return matches(attrs.object) || matches(attrs.oldObject);
 }
 
-function gvrString(r: GroupVersionResource): string {
+export function gvrString(r: GroupVersionResource): string {
   return `${r.group}/${r.version}, Resource=${r.resource}`;
 }
 
@@ -196,7 +204,7 @@ export function matchWebhookRules(hook: CompiledWebhook, attrs: AdmissionAttribu
 }
 
 /** kube answers a request into a missing namespace with the namespace's 404. */
-function namespaceNotFoundError(name: string): Error {
+export function namespaceNotFoundError(name: string): Error {
   return notFound({ group: '', resource: 'namespaces' }, name);
 }
 

@@ -4,7 +4,7 @@
  * pkg/apis/admissionregistration/validation, in its paths and words
  * (including its `spec.matchResouces` spelling for a binding's
  * matchResources). ObjectMeta is the registry's. The CEL expressions are
- * compiled to check them (policy-expressions.ts); policies are not enforced.
+ * compiled to check them (policy-expressions.ts); admission/policy enforces them.
  */
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, isJsonObject, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { goSlice, invalidGoValue, selectorErrors, stringList, supportedFailurePolicies, supportedMatchPolicies, validateMatchConditions, validateRuleWithOperations } from './configuration.js';

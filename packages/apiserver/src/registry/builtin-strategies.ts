@@ -287,7 +287,7 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
   });
 }
 
-/** ValidatingAdmissionPolicies: stored and validated (not enforced), generation tracked, status through its subresource. */
+/** ValidatingAdmissionPolicies: validated (enforced by admission/policy), generation tracked, status through its subresource. */
 function validatingAdmissionPolicyStrategy(): Strategy {
   return statusSubresourceStrategy({
     applyDefaults: defaultValidatingAdmissionPolicy,

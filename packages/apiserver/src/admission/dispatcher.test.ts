@@ -381,10 +381,17 @@ describe('validating webhooks', () => {
   it('run in parallel and answer with the first denial in webhook order', async () => {
     let inFlight = 0;
     let maxInFlight = 0;
+    // Each call waits until all three have arrived (or 5 s, for a dispatcher that calls them one at a time):
+    // causality, not a timing window that a loaded machine can miss.
+    let allArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (allArrived = resolve));
     const ws = await startWebhook(async (_req, path) => {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((r) => setTimeout(r, 50));
+      if (inFlight === 3) allArrived();
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([arrived, new Promise((r) => (waited = setTimeout(r, 5000)))]);
+      clearTimeout(waited);
       inFlight--;
       return path.startsWith('/b') ? { allowed: false, status: { message: 'b says no' } } : path.startsWith('/c') ? { allowed: false, status: { message: 'c says no' } } : { allowed: true };
     });

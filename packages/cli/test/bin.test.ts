@@ -23,6 +23,8 @@ describe('bin/operant.js', () => {
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'dist', 'bundle'), { recursive: true });
   copyFileSync(launcher, join(root, 'bin', 'operant.js'));
+  // The launcher is CommonJS in an ES module package: its own package.json says so.
+  copyFileSync(join(dirname(launcher), 'package.json'), join(root, 'bin', 'package.json'));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
   writeFileSync(join(root, 'dist', 'main.js'), "console.log('dist');\n");
   const bundle = join(root, 'dist', 'bundle', 'operant.cjs');

@@ -62,6 +62,19 @@ describe('bin/operant.js', () => {
     assert.equal(run(), 'bundle');
   });
 
+  it('reads the bundle as latin1 only when the build found it ASCII', () => {
+    const inputs = { '../../tsconfig.tsbuildinfo': statSync(buildInfo).mtimeMs };
+    writeFileSync(bundle, "console.log('caf\\u00e9 \\u00e9t\\u00e9'.length, 'bundle');\n");
+    stamp(inputs, { encoding: 'latin1' });
+    assert.equal(run(), '8 bundle');
+    writeFileSync(bundle, "console.log('café été'.length, 'bundle');\n");
+    stamp(inputs, { encoding: 'utf8' });
+    assert.equal(run(), '8 bundle');
+    stamp(inputs);
+    assert.equal(run(), '8 bundle');
+    writeFileSync(bundle, "console.log('bundle');\n");
+  });
+
   it('compiles the bundle with the code cache recorded for it, and ignores one recorded for another file', () => {
     const inputs = { '../../tsconfig.tsbuildinfo': statSync(buildInfo).mtimeMs };
     stamp(inputs);

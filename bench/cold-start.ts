@@ -13,31 +13,37 @@ export interface ColdStartResult {
   memory: number[];
   dataDirFirst: number[];
   dataDirRestart: number[];
+  /** CPU time to ready, ms, of each start above (the machine's load inflates wall time far more). */
+  cpu: { floor: number[]; memory: number[]; dataDirFirst: number[]; dataDirRestart: number[] };
   /** A data dir left behind, whose pki/ the baselines borrow. */
   dataDir: string;
 }
 
 export async function coldStart(workDir: string, rounds: number): Promise<ColdStartResult> {
-  const r: ColdStartResult = { floor: [], memory: [], dataDirFirst: [], dataDirRestart: [], dataDir: '' };
+  const r: ColdStartResult = { floor: [], memory: [], dataDirFirst: [], dataDirRestart: [], cpu: { floor: [], memory: [], dataDirFirst: [], dataDirRestart: [] }, dataDir: '' };
   // One unmeasured start of each, so the OS file cache is warm for all alike.
   await (await startNodeFloor()).stop();
   await (await startOperant(join(workDir, 'kc-warm'))).stop();
   for (let i = 0; i < rounds; i++) {
     const floor = await startNodeFloor();
     r.floor.push(floor.readyMs);
+    r.cpu.floor.push(floor.readyCpuMs);
     await floor.stop();
 
     const mem = await startOperant(join(workDir, `kc-mem-${i}`));
     r.memory.push(mem.readyMs);
+    r.cpu.memory.push(mem.readyCpuMs);
     await mem.stop();
 
     const dataDir = mkdtempSync(join(workDir, 'data-'));
     const first = await startOperant(join(workDir, `kc-dd-${i}`), dataDir);
     r.dataDirFirst.push(first.readyMs);
+    r.cpu.dataDirFirst.push(first.readyCpuMs);
     await first.stop();
 
     const again = await startOperant(join(workDir, `kc-dd-${i}`), dataDir);
     r.dataDirRestart.push(again.readyMs);
+    r.cpu.dataDirRestart.push(again.readyCpuMs);
     await again.stop();
     r.dataDir = dataDir;
   }

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { schedCpuMsOf } from './proc.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The committed bin, as `npx operant` runs it (the bundle of dist/bundle/ when it is current). */
@@ -17,6 +18,8 @@ export interface ReadyProcess {
   url: string;
   /** Milliseconds from spawn() to the `ready` line. */
   readyMs: number;
+  /** CPU time the process had used when its `ready` line arrived, ms (all threads; NaN without /proc). */
+  readyCpuMs: number;
   /** SIGTERM, then wait for exit. */
   stop(): Promise<void>;
 }
@@ -43,10 +46,12 @@ export async function spawnReady(command: string, args: string[], env?: NodeJS.P
     child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code} before ready: ${stderr}`)));
   });
   const readyMs = performance.now() - started;
+  const readyCpuMs = child.pid === undefined ? NaN : schedCpuMsOf(child.pid);
   return {
     child,
     url,
     readyMs,
+    readyCpuMs,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

@@ -99,7 +99,10 @@ const result = await build({
 const dynamicImports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
 if (dynamicImports.length) throw new Error(`the bundle must not import() at run time (node:vm offers no loader for it): ${dynamicImports.join(', ')}`);
 // The bin compiles the bundle as a function body (node:vm): no hashbang line.
-writeFileSync(bundleFile, asAscii(readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, '')));
+const bundleText = asAscii(readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, ''));
+writeFileSync(bundleFile, bundleText);
+// An ASCII bundle is read as latin1, which Node copies into a string as it is, without UTF-8 decoding.
+const encoding = /[^\x00-\x7f]/.test(bundleText) ? 'utf8' : 'latin1';
 
 // The tsc outputs the bundle was made from, by their build-info files' times.
 const inputs = {};
@@ -108,7 +111,7 @@ for (const name of workspaces) {
   const info = join(packagesDir, name, 'tsconfig.tsbuildinfo');
   inputs[relative(outdir, info).split(sep).join('/')] = statSync(info).mtimeMs;
 }
-const writeStamp = (extra) => writeFileSync(join(outdir, 'stamp.json'), `${JSON.stringify({ inputs, ...extra }, null, 2)}\n`);
+const writeStamp = (extra) => writeFileSync(join(outdir, 'stamp.json'), `${JSON.stringify({ inputs, encoding, ...extra }, null, 2)}\n`);
 writeStamp({});
 
 try {

@@ -24,7 +24,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { builtinSchemas } from '../src/openapi/builtin-schemas.js';
+import { builtinSchemaNames } from '../src/openapi/builtin-schemas.js';
 
 const { values } = parseArgs({ options: { api: { type: 'string' }, apimachinery: { type: 'string' }, apiextensions: { type: 'string' }, aggregator: { type: 'string' } } });
 if (!values.api || !values.apimachinery || !values.apiextensions || !values.aggregator) {
@@ -115,7 +115,7 @@ function zeroFields(def: string): Record<string, string | null> {
 }
 
 const result: Record<string, Record<string, string | null>> = {};
-for (const def of Object.keys(builtinSchemas).sort()) {
+for (const def of builtinSchemaNames().sort()) {
   if (!structs.has(def)) continue;
   const fields = zeroFields(def);
   if (Object.keys(fields).length) result[def] = fields;

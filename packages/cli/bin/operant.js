@@ -8,17 +8,22 @@
 // was made from; after a `tsc -b` that changed a package, dist/ itself, until the next build.
 // The bundle is compiled with the V8 code cache the build recorded for that very file, when
 // there is one and V8 accepts it (same V8, same flags); otherwise V8 compiles it as usual.
-import { readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
-import { createRequire, Module } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+//
+// It is CommonJS (bin/package.json says so), not an ES module like the rest of the package:
+// Node sets up its ES module loader only for an ES module, which costs every start some
+// milliseconds that the bundle, itself CommonJS, never needs.
+'use strict';
+const { readFileSync, statSync, writeFileSync, renameSync } = require('node:fs');
+const { createRequire, Module } = require('node:module');
+const { dirname, join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const vm = require('node:vm');
 
-const bundleDir = new URL('../dist/bundle/', import.meta.url);
+const bundleDir = join(__dirname, '..', 'dist', 'bundle');
 
 function readStamp() {
   try {
-    return JSON.parse(readFileSync(new URL('stamp.json', bundleDir), 'utf8'));
+    return JSON.parse(readFileSync(join(bundleDir, 'stamp.json'), 'utf8'));
   } catch {
     return undefined;
   }
@@ -28,7 +33,7 @@ function bundleIsCurrent(stamp) {
   if (!stamp) return false;
   return Object.entries(stamp.inputs).every(([file, mtimeMs]) => {
     try {
-      return statSync(new URL(file, bundleDir)).mtimeMs === mtimeMs;
+      return statSync(join(bundleDir, file)).mtimeMs === mtimeMs;
     } catch {
       // No build info beside an installed package: its dist/ never changes.
       return true;
@@ -43,7 +48,7 @@ function codeCacheFor(stamp, bundle) {
   try {
     const { size, mtimeMs } = statSync(bundle);
     if (size !== recorded.source?.size || mtimeMs !== recorded.source?.mtimeMs) return undefined;
-    return readFileSync(new URL(recorded.file, bundleDir));
+    return readFileSync(join(bundleDir, recorded.file));
   } catch {
     return undefined;
   }
@@ -51,11 +56,13 @@ function codeCacheFor(stamp, bundle) {
 
 /** Runs the bundle as a CommonJS module, compiled with its code cache when there is one. */
 function runBundle(stamp) {
-  const bundle = fileURLToPath(new URL('operant.cjs', bundleDir));
+  const bundle = join(bundleDir, 'operant.cjs');
   const require = createRequire(bundle);
   const cachedData = codeCacheFor(stamp, bundle);
   // As Node's CommonJS loader compiles a module; the bundle makes no import() (scripts/bundle-cli.mjs).
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
+  // The build says whether the bundle is ASCII, which reads faster as latin1 (the same text).
+  const encoding = stamp.encoding === 'latin1' ? 'latin1' : 'utf8';
+  const script = new vm.Script(Module.wrap(readFileSync(bundle, encoding)), { filename: bundle, cachedData });
   // For troubleshooting (and the bin's test): whether V8 took the cache.
   if (process.env.OPERANT_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${!cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`);
   const mod = new Module(bundle);
@@ -76,4 +83,5 @@ function runBundle(stamp) {
 
 const stamp = readStamp();
 if (bundleIsCurrent(stamp)) runBundle(stamp);
-else await import('../dist/main.js');
+// dist/ is ES modules: import() loads them (a failure to load ends the process, as an uncaught error).
+else import(pathToFileURL(join(__dirname, '..', 'dist', 'main.js')).href);

@@ -23,6 +23,8 @@ describe('bin/operant.js', () => {
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'dist', 'bundle'), { recursive: true });
   copyFileSync(launcher, join(root, 'bin', 'operant.js'));
+  // The launcher is CommonJS in an ES module package: its own package.json says so.
+  copyFileSync(join(dirname(launcher), 'package.json'), join(root, 'bin', 'package.json'));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
   writeFileSync(join(root, 'dist', 'main.js'), "console.log('dist');\n");
   const bundle = join(root, 'dist', 'bundle', 'operant.cjs');
@@ -58,6 +60,19 @@ describe('bin/operant.js', () => {
     assert.equal(run(), 'dist');
     stamp({ '../../../apiserver/tsconfig.tsbuildinfo': 1 });
     assert.equal(run(), 'bundle');
+  });
+
+  it('reads the bundle as latin1 only when the build found it ASCII', () => {
+    const inputs = { '../../tsconfig.tsbuildinfo': statSync(buildInfo).mtimeMs };
+    writeFileSync(bundle, "console.log('caf\\u00e9 \\u00e9t\\u00e9'.length, 'bundle');\n");
+    stamp(inputs, { encoding: 'latin1' });
+    assert.equal(run(), '8 bundle');
+    writeFileSync(bundle, "console.log('café été'.length, 'bundle');\n");
+    stamp(inputs, { encoding: 'utf8' });
+    assert.equal(run(), '8 bundle');
+    stamp(inputs);
+    assert.equal(run(), '8 bundle');
+    writeFileSync(bundle, "console.log('bundle');\n");
   });
 
   it('compiles the bundle with the code cache recorded for it, and ignores one recorded for another file', () => {

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceCatalog } from '../registry/catalog.js';
-import { builtinSchemas } from '../openapi/builtin-schemas.js';
+import { allBuiltinSchemas } from '../openapi/builtin-schemas.js';
 import { customResourceDefinitions } from '../openapi/custom-resource-schemas.js';
 import { openApiV2Json, openApiV2Protobuf, openApiV2ProtobufAccepts, openApiV2ProtobufType } from '../openapi/v2-document.js';
 import { openApiDocumentHash, openApiV3Document, openApiV3Index, openApiV3PathKey, type GroupVersion } from '../openapi/document.js';
@@ -63,7 +63,7 @@ export class OpenApiRoutes {
       const infos = this.catalog.infos();
       const custom = infos.filter((i) => i.custom && i.group === gv.group && i.version === gv.version);
       // A group version of custom resources carries their schemas, and no strategic merge patch.
-      const schemas = custom.length ? Object.assign({}, builtinSchemas, ...custom.map(customResourceDefinitions)) : builtinSchemas;
+      const schemas = custom.length ? Object.assign({}, allBuiltinSchemas(), ...custom.map(customResourceDefinitions)) : allBuiltinSchemas();
       const body = JSON.stringify(openApiV3Document(gv, infos, schemas, { strategicMergePatch: custom.length === 0 }));
       r = { body, hash: openApiDocumentHash(body) };
       this.cache.set(key, r);

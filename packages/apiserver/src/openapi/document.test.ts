@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiSchema } from '@operant/apimachinery';
 import { builtinResources } from '../registry/builtin-resources.js';
-import { builtinSchemas } from './builtin-schemas.js';
+import { allBuiltinSchemas } from './builtin-schemas.js';
+
+const builtinSchemas = allBuiltinSchemas();
 import {
   openApiDocumentHash,
   openApiV3Document,

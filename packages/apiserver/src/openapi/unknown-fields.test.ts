@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { OpenApiSchema } from '@operant/apimachinery';
-import { builtinSchemas, resolveBuiltinSchema, schemaRef } from './builtin-schemas.js';
+import { builtinSchema, resolveBuiltinSchema, schemaRef } from './builtin-schemas.js';
 import {
   cannotBeHandledMessage,
   findUnknownFields,
@@ -159,7 +159,7 @@ describe('findUnknownFields', () => {
       embedded: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', nope: 1 }, spec: { s: 1 }, other: 1 },
     };
     const resolve = (ref: string): OpenApiSchema | undefined =>
-      builtinSchemas[ref.replace('#/components/schemas/', '')];
+      builtinSchema(ref.replace('#/components/schemas/', ''));
     assert.deepEqual(findUnknownFields(obj, schema, resolve), [
       'open.n.inner',
       'closed.b',

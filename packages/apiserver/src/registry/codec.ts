@@ -14,7 +14,7 @@ import {
   type KubeObject,
   type OpenApiSchema,
 } from '@operant/apimachinery';
-import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
+import { hasBuiltinSchema, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
 import { cannotBeHandledMessage, findUnknownFields, pruneUnknownFields, strictDecodingError, unknownFieldWarning } from '../openapi/unknown-fields.js';
 import { parsePatchBody } from '../http/patch-body.js';
 import { findTypeError } from '../openapi/type-check.js';
@@ -25,7 +25,7 @@ import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
 function kindSchema(info: ResourceInfo): OpenApiSchema | undefined {
-  return info.definition && builtinSchemas[info.definition] ? { $ref: schemaRef(info.definition) } : undefined;
+  return info.definition && hasBuiltinSchema(info.definition) ? { $ref: schemaRef(info.definition) } : undefined;
 }
 
 export function schemaDecoder(info: ResourceInfo): ObjectDecoder {

@@ -13,14 +13,14 @@ import { readFileSync } from 'node:fs';
 import { mergeTypeOf, untypedType, type MergeType } from '@operant/apimachinery/managedfields';
 import { resolveSchema } from '@operant/apimachinery/schema';
 import type { OpenApiSchema } from '@operant/apimachinery';
-import { builtinSchemas, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
+import { builtinSchema, definitionNameOfRef, hasBuiltinSchema, resolveBuiltinSchema, schemaRef } from '../openapi/builtin-schemas.js';
 import type { ResourceInfo } from './resource-info.js';
 
 const core = 'io.k8s.api.core.v1';
 const meta = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
 /** Definitions with `+structType=atomic` in k8s.io/api core/v1 and meta/v1. */
-const atomicStructs = [
+const atomicStructs = new Set([
   `${meta}.LabelSelector`,
   `${meta}.OwnerReference`,
   `${core}.SecretReference`,
@@ -38,7 +38,7 @@ const atomicStructs = [
   `${core}.LocalObjectReference`,
   `${core}.TypedLocalObjectReference`,
   `${core}.ScopeSelector`,
-];
+]);
 
 /** Key fields with a default, per item definition (`+default="TCP"` on the protocol of ports). */
 const keyFieldDefaults: Record<string, Record<string, unknown>> = {
@@ -46,24 +46,33 @@ const keyFieldDefaults: Record<string, Record<string, unknown>> = {
   [`${core}.ServicePort`]: { protocol: 'TCP' },
 };
 
-/** The built-in definitions with the atomic-struct marker applied (copies: the shared schemas stay as they are). */
-const builtinWithMarkers: Record<string, OpenApiSchema> = (() => {
-  const out = { ...builtinSchemas };
-  for (const name of atomicStructs) if (out[name]) out[name] = { ...out[name], 'x-kubernetes-map-type': 'atomic' };
-  return out;
-})();
+/** The atomic structs' definitions with the marker applied, made at first use (copies: the shared schemas stay as they are). */
+const markedAtomic = new Map<string, OpenApiSchema>();
 
 const resolveWithMarkers = (ref: string): OpenApiSchema | undefined => {
-  const name = ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
-  return name !== undefined && Object.hasOwn(builtinWithMarkers, name) ? builtinWithMarkers[name] : resolveBuiltinSchema(ref);
+  const name = definitionNameOfRef(ref);
+  if (name === undefined || !atomicStructs.has(name)) return resolveBuiltinSchema(ref);
+  let marked = markedAtomic.get(name);
+  if (!marked) {
+    const schema = builtinSchema(name);
+    if (!schema) return undefined;
+    marked = { ...schema, 'x-kubernetes-map-type': 'atomic' };
+    markedAtomic.set(name, marked);
+  }
+  return marked;
 };
 
-const defaultsByItem = new Map<OpenApiSchema, Record<string, unknown>>();
-for (const [name, defaults] of Object.entries(keyFieldDefaults)) {
-  const s = resolveSchema({ $ref: schemaRef(name) }, resolveWithMarkers);
-  if (s) defaultsByItem.set(s, defaults);
-}
-const keyDefaults = (item: OpenApiSchema): Record<string, unknown> | undefined => defaultsByItem.get(item);
+let defaultsByItem: Map<OpenApiSchema, Record<string, unknown>> | undefined;
+const keyDefaults = (item: OpenApiSchema): Record<string, unknown> | undefined => {
+  if (!defaultsByItem) {
+    defaultsByItem = new Map();
+    for (const [name, defaults] of Object.entries(keyFieldDefaults)) {
+      const s = resolveSchema({ $ref: schemaRef(name) }, resolveWithMarkers);
+      if (s) defaultsByItem.set(s, defaults);
+    }
+  }
+  return defaultsByItem.get(item);
+};
 
 const objectMetaRef: OpenApiSchema = { $ref: schemaRef(`${meta}.ObjectMeta`) };
 
@@ -79,7 +88,7 @@ export function mergeTypeFor(info: ResourceInfo): MergeType {
     };
     return mergeTypeOf(root, resolveWithMarkers, keyDefaults);
   }
-  if (info.definition && builtinSchemas[info.definition]) return mergeTypeOf({ $ref: schemaRef(info.definition) }, resolveWithMarkers, keyDefaults);
+  if (info.definition && hasBuiltinSchema(info.definition)) return mergeTypeOf({ $ref: schemaRef(info.definition) }, resolveWithMarkers, keyDefaults);
   return untypedType;
 }
 

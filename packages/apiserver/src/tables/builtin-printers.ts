@@ -14,7 +14,7 @@ import { eventToCore } from '../registry/event-conversion.js';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
-import { builtinSchemas } from '../openapi/builtin-schemas.js';
+import { builtinSchema } from '../openapi/builtin-schemas.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
@@ -619,7 +619,7 @@ const replicaSetPrinter = printer(
 
 /** A field's description in the built-in schemas, as kube's printers take it from `SwaggerDoc()`. */
 function fieldDoc(definition: string, field: string): string {
-  return builtinSchemas[definition]?.properties?.[field]?.description ?? '';
+  return builtinSchema(definition)?.properties?.[field]?.description ?? '';
 }
 
 const appsV1 = 'io.k8s.api.apps.v1';

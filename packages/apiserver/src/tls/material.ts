@@ -1,4 +1,4 @@
-import { X509Certificate, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -192,9 +192,7 @@ function subjectAltNameCount(cert: X509Certificate): number {
 
 /** Whether `pair.keyPem` is the private key of `pair.certPem`. */
 export function keyMatches(pair: { certPem: string; keyPem: string }): boolean {
-  const fromCert = new X509Certificate(pair.certPem).publicKey.export({ type: 'spki', format: 'der' });
-  const fromKey = createPublicKey(createPrivateKey(pair.keyPem)).export({ type: 'spki', format: 'der' });
-  return fromCert.equals(fromKey);
+  return new X509Certificate(pair.certPem).checkPrivateKey(createPrivateKey(pair.keyPem));
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

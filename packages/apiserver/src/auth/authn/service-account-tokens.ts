@@ -8,7 +8,7 @@
  * the uids it was issued for. The TokenRequest API (`serviceaccounts/token`,
  * `kubectl create token`) is answered by {@link ServiceAccountTokenAuthority.tokenRequest}.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair as generateKeyPairCb, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair as generateKeyPairCb, generateKeyPairSync, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -224,35 +224,52 @@ export class ServiceAccountTokenAuthority {
   readonly issuer: string;
   /** The API server's audiences. */
   readonly apiAudiences: readonly string[];
-  /** `kid` of the tokens: base64url SHA-256 of the DER public key, as kube derives it. */
-  readonly keyId: string;
-  private readonly privateKey: KeyObject;
-  private readonly publicKey: KeyObject;
+  private key: { privateKey: KeyObject; publicKey: KeyObject; keyId: string } | undefined;
+  private readonly makeKey: () => KeyObject;
   private readonly maxExpirationSeconds: number;
   private readonly extendExpiration: boolean;
   private readonly now: () => number;
   /** Tokens whose signature was verified, and their claims: most requests repeat a recent token. */
   private readonly verifiedTokens = new Map<string, ParsedClaims>();
 
-  constructor(privateKey: KeyObject, options: ServiceAccountTokenOptions = {}) {
-    this.privateKey = privateKey;
-    this.publicKey = createPublicKey(privateKey);
+  /** `privateKey`: the signing key, or a function that makes it when it is first needed. */
+  constructor(privateKey: KeyObject | (() => KeyObject), options: ServiceAccountTokenOptions = {}) {
+    this.makeKey = typeof privateKey === 'function' ? privateKey : () => privateKey;
     this.issuer = options.issuer ?? defaultIssuer;
     this.apiAudiences = Object.freeze([...(options.apiAudiences ?? [this.issuer])]);
     this.maxExpirationSeconds = options.maxExpirationSeconds ?? 0;
     this.extendExpiration = options.extendExpiration ?? true;
     this.now = options.now ?? Date.now;
-    this.keyId = createHash('sha256').update(this.publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
   }
 
-  /** An authority with the key of {@link loadOrCreateServiceAccountKey}. */
+  /**
+   * An authority with the key of {@link loadOrCreateServiceAccountKey}. Without a data dir the
+   * key is made when a token is first issued or checked: most in-memory servers never need one,
+   * and their start is spared making it.
+   */
   static async load(dataDir: string | undefined, options: ServiceAccountTokenOptions = {}): Promise<ServiceAccountTokenAuthority> {
+    if (dataDir === undefined) return new ServiceAccountTokenAuthority(() => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, options);
     return new ServiceAccountTokenAuthority(await loadOrCreateServiceAccountKey(dataDir), options);
+  }
+
+  private get keys(): { privateKey: KeyObject; publicKey: KeyObject; keyId: string } {
+    if (!this.key) {
+      const privateKey = this.makeKey();
+      const publicKey = createPublicKey(privateKey);
+      const keyId = createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+      this.key = { privateKey, publicKey, keyId };
+    }
+    return this.key;
+  }
+
+  /** `kid` of the tokens: base64url SHA-256 of the DER public key, as kube derives it. */
+  get keyId(): string {
+    return this.keys.keyId;
   }
 
   /** The verification key (SPKI PEM), e.g. for a JWKS or for `--service-account-key-file` elsewhere. */
   get publicKeyPem(): string {
-    return this.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    return this.keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
   }
 
   /** Signs a token for a ServiceAccount, with the claims kube's `serviceaccount.Claims` produces. */
@@ -281,7 +298,7 @@ export class ServiceAccountTokenAuthority {
     };
     const header = b64json({ alg: algorithm, kid: this.keyId });
     const payload = b64json(claims);
-    const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: this.privateKey, dsaEncoding: 'ieee-p1363' });
+    const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: this.keys.privateKey, dsaEncoding: 'ieee-p1363' });
     return { token: `${header}.${payload}.${signature.toString('base64url')}`, claims, expiresAt: new Date(claims.exp * 1000) };
   }
 
@@ -380,7 +397,7 @@ export class ServiceAccountTokenAuthority {
       header.alg === algorithm &&
       signature !== undefined &&
       signature.length === 64 &&
-      verify('sha256', Buffer.from(`${encodedHeader}.${encodedPayload}`), { key: this.publicKey, dsaEncoding: 'ieee-p1363' }, signature);
+      verify('sha256', Buffer.from(`${encodedHeader}.${encodedPayload}`), { key: this.keys.publicKey, dsaEncoding: 'ieee-p1363' }, signature);
     if (!signed) return { result: 'rejected', error: 'go-jose/go-jose: error in cryptographic primitive' };
 
     const claims = readClaims(payload);

@@ -3,7 +3,8 @@
  * upstream kubeconfig's TLS settings, and the credentials each request goes
  * on with. A request bearing the proxy's own token is sent with the upstream
  * kubeconfig's credentials (token, basic auth or client certificate); one
- * bearing other credentials is sent as it is; one bearing none is refused.
+ * bearing other credentials is sent as it is (only over HTTPS: a plain-HTTP
+ * proxy takes its own token alone); one bearing none is refused.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -38,15 +39,13 @@ export class Upstream {
         : new HttpAgent({ keepAlive: true });
   }
 
-  /** How a request with this Authorization header goes on; undefined when it may not. */
-  async auth(header: string | undefined, proxyToken: string): Promise<Auth | undefined> {
-    if (header === undefined) return undefined;
-    if (header !== `Bearer ${proxyToken}`) return { header };
+  /** How a request bearing the proxy's token goes on: with the upstream kubeconfig's credentials. */
+  async ownCredentials(): Promise<Auth> {
     return { credentials: await this.config.credentials.credentials() };
   }
 
-  /** Sends the request upstream with `auth`; resolves with the answer as it starts. */
-  forward(req: IncomingMessage, body: Buffer, auth: Auth): Promise<IncomingMessage> {
+  /** Sends the request upstream to `target` (its path and query) with `auth`; resolves with the answer as it starts. */
+  forward(req: IncomingMessage, target: string, body: Buffer, auth: Auth): Promise<IncomingMessage> {
     const headers: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !hopByHop.has(name) && name !== 'authorization') headers[name] = value;
@@ -65,7 +64,7 @@ export class Upstream {
           hostname: this.hostname,
           port: base.port || undefined,
           method: req.method,
-          path: this.pathPrefix + (req.url ?? '/'),
+          path: this.pathPrefix + target,
           headers,
           // A credential plugin's own certificate needs a connection of its own.
           ...(cert ? { agent: false, cert: cert.cert, key: cert.key, ca: this.config.tls.ca, rejectUnauthorized: !this.config.tls.insecureSkipTlsVerify } : { agent: this.agent }),

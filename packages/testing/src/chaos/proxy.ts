@@ -40,7 +40,7 @@ import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
 import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
-import { Upstream, type Auth } from './upstream.js';
+import { Upstream, type Auth, type UpstreamAnswer } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
 
 /**
@@ -100,6 +100,22 @@ type Described = string | (() => string);
 const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 /** The faults that act on the events inside a watch stream. */
 const streamFaultKinds = new Set<FaultKind>(['partition', 'drop-bookmarks', 'cut-watch']);
+
+/**
+ * Whether a request may be a watch: a GET whose target says `watch` (the
+ * query parameter or the old path prefix), or hides it in percent-encoding.
+ */
+function mayBeWatch(method: string, target: string): boolean {
+  return method === 'GET' && (target.includes('watch') || target.includes('%'));
+}
+
+/** Sends the server's answer on as it came. */
+function pipeAnswer(upstream: UpstreamAnswer, res: ServerResponse): void {
+  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers, true));
+  const body = upstream.body;
+  res.once('close', () => body.destroy());
+  body.pipe(res);
+}
 
 /**
  * A running fault proxy.
@@ -407,14 +423,18 @@ export class FaultProxy {
       return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
     }
     const { target } = admitted;
-    const info = requestInfo(req.method ?? 'GET', target);
+    const method = req.method ?? 'GET';
     const body = await readBody(req);
+    const auth: Auth = admitted.own ? await this.upstream.ownCredentials() : { header: req.headers.authorization! };
+    if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
+    // Nothing can act on a request that is no watch while no fault is in force: it is not even classified.
+    // (A watch is relayed event by event even then: a fault put in force later acts on open streams.)
+    if (this.faults.length === 0 && !mayBeWatch(method, target)) return pipeAnswer(await this.upstream.forward(req, target, body, auth), res);
+
+    const info = requestInfo(method, target);
     // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).
     let described: string | undefined;
     const request = (): string => (described ??= describeRequest(info, info.name ?? nameInBody(body)));
-    const auth: Auth = admitted.own ? await this.upstream.ownCredentials() : { header: req.headers.authorization! };
-    if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
-
     if (!(await this.outlastPartitions(info, request, res))) return;
     let delay = 0;
     for (const f of this.faults) {
@@ -452,7 +472,7 @@ export class FaultProxy {
 
     const upstream = await this.upstream.forward(req, target, body, auth);
     if (error || reset) {
-      const answer = await readAll(upstream);
+      const answer = await readAll(upstream.body);
       const done = upstream.statusCode !== undefined && upstream.statusCode < 300;
       const name = info.name ?? (done ? nameInBody(answer) : undefined) ?? nameInBody(body);
       if (error) return this.answerError(error, info, request, name, done, res, ` after the server answered ${upstream.statusCode}`);
@@ -460,9 +480,7 @@ export class FaultProxy {
       this.failedWrite(reset!, info, name, done, 'connection reset');
       return resetConnection(res);
     }
-    res.writeHead(upstream.statusCode ?? 502, responseHeaders(upstream.headers, true));
-    res.once('close', () => upstream.destroy());
-    upstream.pipe(res);
+    pipeAnswer(upstream, res);
   }
 
   private answerError(f: ActiveFault, info: RequestInfo, request: Described, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
@@ -476,17 +494,13 @@ export class FaultProxy {
 
   private async relay(req: IncomingMessage, res: ServerResponse, target: string, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
     const upstream = await this.upstream.forward(req, target, body, auth);
-    res.once('close', () => upstream.destroy());
-    if (upstream.statusCode !== 200) {
-      res.writeHead(upstream.statusCode ?? 502, responseHeaders(upstream.headers, true));
-      upstream.pipe(res);
-      return;
-    }
+    if (upstream.statusCode !== 200) return pipeAnswer(upstream, res);
+    res.once('close', () => upstream.body.destroy());
     res.writeHead(200, responseHeaders(upstream.headers, false));
     res.flushHeaders();
     let events = 0;
     let stalled: ActiveFault | undefined;
-    await relayWatch(upstream, res, {
+    await relayWatch(upstream.body, res, {
       quiet: () => !this.faults.some((f) => streamFaultKinds.has(f.fault.kind) && f.covers(info)),
       passed: (n) => {
         events += n;

@@ -36,16 +36,21 @@ after(async () => {
 
 /** A GET to the proxy without any client library; `authorization` undefined sends none. */
 function rawGet(path: string, authorization?: string): Promise<{ status: number; body: string }> {
+  return rawRequest('GET', path, authorization ? { Authorization: authorization } : {});
+}
+
+function rawRequest(method: string, path: string, headers: Record<string, string>, send?: string): Promise<{ status: number; body: string }> {
   const url = new URL(proxy.url);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname: url.hostname, port: url.port, path, headers: authorization ? { Authorization: authorization } : {} }, (res) => {
+    const req = request({ hostname: url.hostname, port: url.port, method, path, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
-    req.end();
+    if (headers.Expect === '100-continue') req.once('continue', () => req.end(send));
+    else req.end(send);
   });
 }
 
@@ -120,6 +125,18 @@ describe('clients, through its kubeconfig as it is', () => {
     await client.create(ConfigMap, { metadata: { name: 'via-plain', namespace: ns.name }, data: { a: '1' } });
     assert.equal((await env.client.get(ConfigMap, 'via-plain', { namespace: ns.name })).data?.a, '1');
     assert.deepEqual((await client.list(ConfigMap, { namespace: ns.name })).items.map((c) => c.metadata.name).filter((n) => n === 'via-plain'), ['via-plain']);
+  });
+
+  test('a create sent with Expect: 100-continue (as curl sends a large body) goes through', async (t) => {
+    const ns = await env.namespace(t);
+    const created = await rawRequest(
+      'POST',
+      `/chaos/${proxyToken()}/api/v1/namespaces/${ns.name}/configmaps`,
+      { 'Content-Type': 'application/json', Expect: '100-continue' },
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'continued' }, data: { d: '4' } }),
+    );
+    assert.equal(created.status, 201, created.body);
+    assert.equal((await env.client.get(ConfigMap, 'continued', { namespace: ns.name })).data?.d, '4');
   });
 
   test('@kubernetes/client-node reads and writes', async (t) => {

@@ -65,7 +65,8 @@ export class Upstream {
     const raw = req.headers;
     for (const name in raw) {
       const value = raw[name];
-      if (value !== undefined && !hopByHop.has(name) && name !== 'authorization') headers[name] = value;
+      // The body is read whole already: an Expect: 100-continue was answered by the proxy's server.
+      if (value !== undefined && !hopByHop.has(name) && name !== 'authorization' && name !== 'expect') headers[name] = value;
     }
     const method = req.method ?? 'GET';
     if (body.length > 0 || method === 'POST' || method === 'PUT' || method === 'PATCH') headers['content-length'] = String(body.length);

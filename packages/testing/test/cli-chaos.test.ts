@@ -62,15 +62,19 @@ test('proxies a client through its kubeconfig, printing the seed, the timeline a
   const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
   let ok = 0;
   let failed = 0;
+  const errors = new Set<string>();
   const ns = await env.namespace();
   const until = performance.now() + 3200;
   for (let i = 0; performance.now() < until; i++) {
-    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(() => ok++, () => failed++);
+    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(
+      () => ok++,
+      (e: Error) => (failed++, errors.add(e.message)),
+    );
   }
   client.close();
   const [code] = (await exited) as [number];
   assert.equal(code, 0, err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed`);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${out}\n${err}`);
   const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
   assert.ok(out.includes(plan), 'the schedule is printed as --plan prints it');
   assert.match(out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
@@ -105,15 +109,19 @@ test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a 
   const client = Client.fromConfig(config, { qps: Infinity });
   let ok = 0;
   let failed = 0;
+  const errors = new Set<string>();
   const ns = await env.namespace();
   const until = performance.now() + 3200;
   for (let i = 0; performance.now() < until; i++) {
-    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(() => ok++, () => failed++);
+    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(
+      () => ok++,
+      (e: Error) => (failed++, errors.add(e.message)),
+    );
   }
   client.close();
   const [code] = (await exited) as [number];
   assert.equal(code, 0, err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed`);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${out}\n${err}`);
   assert.match(out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
   assert.doesNotMatch(out, new RegExp(config.server.split('/chaos/')[1]!), 'the token is not printed');
 });

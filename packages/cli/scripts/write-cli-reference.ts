@@ -110,6 +110,14 @@ webhook configurations (pointed at \`https://127.0.0.1:<port>\` with a local CA 
 servers off); a change under \`src/\` does it all again and restarts the manager. Without
 \`--kubeconfig\`, \`KUBECONFIG\` or \`~/.kube/config\` it starts an embedded API server and writes its
 kubeconfig to \`.operant/kubeconfig\`. Ctrl-C stops the manager and removes the webhook configurations.`,
+  chaos: `The proxy prints \`ready <url>\`, writes its kubeconfig (mode 0600: its URL, its CA and a token it
+made up, 32 random bytes) and forwards a request bearing that token with the credentials of \`--kubeconfig\`
+(over HTTPS, a request bearing credentials of its own goes on with them; one bearing none gets 401).
+It serves HTTPS with a CA of its own by default. \`--plain-http\` serves plain HTTP instead, for tests and
+local runs, which spares every request a second TLS termination: it listens on loopback only (\`--listen\`
+127.0.0.1 or [::1]; any other address is refused), the kubeconfig says \`server: http://127.0.0.1:<port>\`,
+and a request without the token gets 401 Unauthorized (a kube Status). kubectl, client-go and
+@kubernetes/client-node use that kubeconfig as it is.`,
   'alpha webhook': `For built-in kinds such as Pods it writes a raw admission handler (decode, change, patch) in
 place of a typed defaulter or validator; \`--operations\` takes \`create\`, \`update\`, \`delete\` and \`connect\`.`,
 };

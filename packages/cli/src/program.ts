@@ -141,6 +141,7 @@ export function buildProgram(): Command {
     .option('--kubeconfig <file>', 'the API server to forward to (default: KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--listen <host:port>', 'where the proxy listens (port 0 = any free port)', '127.0.0.1:0')
+    .option('--plain-http', 'serve plain HTTP instead of HTTPS, for tests and local runs: cheaper per request; loopback only (127.0.0.1 or ::1), and only the token of its kubeconfig passes')
     .option('--write-kubeconfig <file>', 'where to write the proxy\'s kubeconfig, for the operator', '.operant/chaos-kubeconfig')
     .option('--seed <n>', 'the schedule\'s seed (default: a random one, printed); the same seed gives the same faults at the same offsets')
     .option('--duration <time>', 'how long the schedule lasts, e.g. 30s, 2m', '60s')

@@ -5,7 +5,7 @@
  * consistently, converges), and a fault proxy with seeded chaos schedules
  * to put between an operator and any API server.
  */
-export { TestEnv, type EnvKubeconfig, type EnvWebhook, type TestEnvOptions } from './env/test-env.js';
+export { TestEnv, type EnvFaultProxyOptions, type EnvKubeconfig, type EnvWebhook, type TestEnvOptions } from './env/test-env.js';
 export type { TestNamespace } from './env/namespaces.js';
 export type { RunningManager, StartManagerOptions } from './env/operator.js';
 export type { ManifestSource } from './install/manifests.js';

@@ -3,13 +3,14 @@
  * embedded server: it writes a kubeconfig that a client can use, prints the
  * seed, the schedule, a timeline of what hit the client's requests, and a
  * summary; `--plan` prints the same schedule for the same seed without proxying,
- * pod deletions included when asked.
+ * pod deletions included when asked; `--plain-http` serves plain HTTP on
+ * loopback (and refuses any other address).
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,15 +62,19 @@ test('proxies a client through its kubeconfig, printing the seed, the timeline a
   const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
   let ok = 0;
   let failed = 0;
+  const errors = new Set<string>();
   const ns = await env.namespace();
   const until = performance.now() + 3200;
   for (let i = 0; performance.now() < until; i++) {
-    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(() => ok++, () => failed++);
+    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(
+      () => ok++,
+      (e: Error) => (failed++, errors.add(e.message)),
+    );
   }
   client.close();
   const [code] = (await exited) as [number];
   assert.equal(code, 0, err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed`);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${out}\n${err}`);
   const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
   assert.ok(out.includes(plan), 'the schedule is printed as --plan prints it');
   assert.match(out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
@@ -77,4 +82,57 @@ test('proxies a client through its kubeconfig, printing the seed, the timeline a
   assert.match(out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
   assert.match(out, /^chaos summary: seed 4242, ran 3\.\d s of 3\.0 s, \d+ requests proxied$/m);
   assert.match(out, /^ {2}failed writes: \d+, of which \d+ applied by the server/m);
+});
+
+test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a client uses as it is, and injects faults', async () => {
+  const kubeconfig = join(dir, 'plain-kubeconfig');
+  const child = spawn(process.execPath, [cli, 'chaos', ...args, '--plain-http', '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = once(child, 'exit');
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (/^kubeconfig /m.test(out)) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 10);
+    child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
+  });
+  const url = /^ready (\S+)$/m.exec(out)?.[1];
+  assert.match(url ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
+  const config = await loadKubeConfig({ path: kubeconfig });
+  assert.ok(config.server.startsWith(`${url}/chaos/`), config.server);
+  const client = Client.fromConfig(config, { qps: Infinity });
+  let ok = 0;
+  let failed = 0;
+  const errors = new Set<string>();
+  const ns = await env.namespace();
+  const until = performance.now() + 3200;
+  for (let i = 0; performance.now() < until; i++) {
+    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(
+      () => ok++,
+      (e: Error) => (failed++, errors.add(e.message)),
+    );
+  }
+  client.close();
+  const [code] = (await exited) as [number];
+  assert.equal(code, 0, err);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${out}\n${err}`);
+  assert.match(out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
+  assert.doesNotMatch(out, new RegExp(config.server.split('/chaos/')[1]!), 'the token is not printed');
+});
+
+test('--plain-http refuses to listen anywhere but loopback', () => {
+  for (const listen of ['0.0.0.0:0', '[::]:0']) {
+    assert.throws(
+      () => execFileSync(process.execPath, [cli, 'chaos', '--plain-http', '--listen', listen, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', join(dir, 'never'), '--exit'], { encoding: 'utf8', stdio: 'pipe' }),
+      (e: Error & { status?: number; stderr?: string }) =>
+        e.status === 1 && /^error: the chaos proxy serves plain HTTP only on loopback \(127\.0\.0\.1 or ::1\), not on "(0\.0\.0\.0|::)"/.test(e.stderr ?? ''),
+      listen,
+    );
+  }
 });

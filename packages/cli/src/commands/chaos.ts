@@ -4,7 +4,8 @@
  * the seed and the schedule, then the timeline as faults open, hit requests
  * and close, and a summary when the schedule is over. The proxy then keeps
  * forwarding, without faults, until SIGINT or SIGTERM (or exits at once with
- * `--exit`), so the operator can settle and be checked.
+ * `--exit`), so the operator can settle and be checked. It serves HTTPS, or
+ * with `--plain-http` plain HTTP on loopback.
  */
 import { loadKubeConfig } from '@operant/runtime';
 import { chaos, FaultProxy, formatRecord, type FaultRecord } from '@operant/testing';
@@ -14,6 +15,7 @@ export interface ChaosFlags {
   kubeconfig?: string;
   context?: string;
   listen: string;
+  plainHttp?: boolean;
   seed?: string;
   duration: string;
   faults?: string;
@@ -46,6 +48,7 @@ export async function runChaos(flags: ChaosFlags): Promise<void> {
     upstream,
     host,
     port,
+    plainHttp: flags.plainHttp === true,
     // Latency hits every request in its window: its start and end lines are enough.
     onRecord: (r: FaultRecord) => {
       if (playStart === undefined || (r.type === 'hit' && r.fault.kind === 'latency')) return;

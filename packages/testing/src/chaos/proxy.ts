@@ -13,11 +13,15 @@
  * credentials (a ServiceAccount token, say) is sent on as it is; a request
  * bearing none is refused, so that no other process on the machine borrows
  * the upstream identity. Upgrades (exec, port-forward) are not proxied.
+ *
+ * With `plainHttp` it serves plain HTTP on loopback instead, for tests and
+ * local runs: no second TLS termination, which is most of what a proxy costs.
+ * Then only requests bearing its own token pass.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { StatusError } from '@operant/apimachinery';
@@ -30,12 +34,13 @@ import type { FaultOutcome, ServerFaultHandler } from './handed-faults.js';
 import { playSchedule, type PlayOptions } from './play.js';
 import { Prng } from './prng.js';
 import { proxyKubeconfigText } from './proxy-kubeconfig.js';
+import { assertLoopback, ProxyToken } from './proxy-token.js';
 import type { FailedWrite, FaultRecord } from './records.js';
 import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
 import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
-import { Upstream, type Auth } from './upstream.js';
+import { Upstream, type Auth, type UpstreamAnswer } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
 
 /**
@@ -54,6 +59,16 @@ export interface FaultProxyOptions {
   upstream: ClientConfig;
   /** Where to listen; default 127.0.0.1. */
   host?: string;
+  /**
+   * Serve plain HTTP instead of HTTPS (default false), for tests and local
+   * runs: it spares every request a second TLS termination. Only on loopback
+   * (`host` 127.0.0.1 or ::1; any other is refused), and only requests bearing
+   * the proxy's own token pass; others get 401. The kubeconfig carries the
+   * token as a bearer token and in its server URL's path
+   * (`http://127.0.0.1:<port>/chaos/<token>`), because client-go (kubectl, Go
+   * operators) sends no kubeconfig credentials to an http server.
+   */
+  plainHttp?: boolean;
   /** Default 0: any free port. */
   port?: number;
   /** Told of every record as it is made (the CLI prints the timeline from it). */
@@ -87,6 +102,22 @@ const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollec
 const streamFaultKinds = new Set<FaultKind>(['partition', 'drop-bookmarks', 'cut-watch']);
 
 /**
+ * Whether a request may be a watch: a GET whose target says `watch` (the
+ * query parameter or the old path prefix), or hides it in percent-encoding.
+ */
+function mayBeWatch(method: string, target: string): boolean {
+  return method === 'GET' && (target.includes('watch') || target.includes('%'));
+}
+
+/** Sends the server's answer on as it came. */
+function pipeAnswer(upstream: UpstreamAnswer, res: ServerResponse): void {
+  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers, true));
+  const body = upstream.body;
+  res.once('close', () => body.destroy());
+  body.pipe(res);
+}
+
+/**
  * A running fault proxy.
  *
  * @example
@@ -102,9 +133,9 @@ const streamFaultKinds = new Set<FaultKind>(['partition', 'drop-bookmarks', 'cut
  * ```
  */
 export class FaultProxy {
-  /** `https://127.0.0.1:<port>` */
+  /** `https://127.0.0.1:<port>` (`http://` with `plainHttp`; its kubeconfig's server URL then carries the token in its path) */
   readonly url: string;
-  /** A kubeconfig for the proxy (YAML): its URL, its CA and its token. */
+  /** A kubeconfig for the proxy (YAML): its URL, its CA (none over plain HTTP) and its token. */
   readonly kubeconfig: string;
   /** The timeline so far. */
   readonly records: FaultRecord[] = [];
@@ -122,42 +153,66 @@ export class FaultProxy {
   /** What faults still do after they end: cluster faults being taken back (their knobs removed), handed-over faults under way. */
   private readonly aftermath = new Set<Promise<unknown>>();
   private stopped: Promise<void> | undefined;
+  private readonly plainHttp: boolean;
 
   private constructor(
     private readonly server: Server,
     upstream: ClientConfig,
-    private readonly token: string,
+    private readonly token: ProxyToken,
     private readonly onRecord: ((record: FaultRecord) => void) | undefined,
     private readonly serverFaults: ServerFaultHandler | undefined,
-    caPem: string,
+    /** The CA of the serving certificate; undefined: plain HTTP. */
+    caPem: string | undefined,
   ) {
     const { port, address } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
-    this.url = `https://${host}:${port}`;
-    this.kubeconfig = proxyKubeconfigText({ url: this.url, caPem, token, namespace: upstream.namespace });
+    this.plainHttp = caPem === undefined;
+    this.url = `${this.plainHttp ? 'http' : 'https'}://${host}:${port}`;
+    this.kubeconfig = proxyKubeconfigText({
+      // Over plain HTTP the token is in the server URL too: client-go sends no kubeconfig credentials to an http server.
+      url: this.plainHttp ? `${this.url}${token.pathPrefix}` : this.url,
+      caPem,
+      token: token.value,
+      namespace: upstream.namespace,
+    });
     this.upstream = new Upstream(upstream);
   }
 
   /**
    * Starts a proxy in front of `options.upstream`, serving HTTPS with the
-   * process's certificate ({@link processCertificates}).
+   * process's certificate ({@link processCertificates}), or plain HTTP on
+   * loopback with `plainHttp`.
+   *
+   * @example
+   * ```ts
+   * import { loadKubeConfig } from '@operant/runtime';
+   * import { FaultProxy } from '@operant/testing';
+   *
+   * // For a test on this machine: plain HTTP on 127.0.0.1, only its own token passes.
+   * const proxy = await FaultProxy.start({ upstream: await loadKubeConfig(), plainHttp: true });
+   * console.log(proxy.url); // http://127.0.0.1:<port>
+   * await proxy.stop();
+   * ```
    */
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {
-    const certs = await processCertificates();
-    const token = randomBytes(24).toString('base64url');
+    const host = options.host ?? '127.0.0.1';
+    if (options.plainHttp) assertLoopback(host);
+    const certs = options.plainHttp ? undefined : await processCertificates();
+    const token = new ProxyToken();
     let proxy: FaultProxy | undefined;
-    const server = createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
+    const handle = (req: IncomingMessage, res: ServerResponse): void => {
       proxy!.handle(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
         else res.destroy();
       });
-    });
+    };
+    const server = certs ? createHttpsServer({ cert: certs.cert, key: certs.key }, handle) : createHttpServer(handle);
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+      server.listen(options.port ?? 0, host, () => resolve());
     });
-    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs.caPem);
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem);
     return proxy;
   }
 
@@ -166,10 +221,16 @@ export class FaultProxy {
     return loadKubeConfig({ kubeconfigText: this.kubeconfig });
   }
 
-  /** Writes {@link kubeconfig} to `path` (mode 0600). */
+  /**
+   * Writes {@link kubeconfig} to `path`, mode 0600 even when the file was
+   * there already: written beside it and renamed, so that the token is never
+   * in a file others may read.
+   */
   async writeKubeconfig(path: string): Promise<void> {
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, this.kubeconfig, { mode: 0o600 });
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temporary, this.kubeconfig, { mode: 0o600, flag: 'wx' });
+    await rename(temporary, path);
   }
 
   /** Milliseconds since the proxy started: the clock of its records. */
@@ -336,17 +397,44 @@ export class FaultProxy {
     });
   }
 
+  /**
+   * The request's target without the token's path prefix, and whether it
+   * bears the proxy's token; undefined when it may not pass. Over HTTPS a
+   * request bearing other credentials passes (as itself); over plain HTTP
+   * only the token does, in the path (the kubeconfig's server URL) or as a
+   * bearer token.
+   */
+  private admit(req: IncomingMessage): { target: string; own: boolean } | undefined {
+    const target = req.url ?? '/';
+    const header = req.headers.authorization;
+    if (this.plainHttp) {
+      const rest = this.token.stripPath(target);
+      if (rest !== undefined) return { target: rest, own: true };
+      return header !== undefined && this.token.matches(header) ? { target, own: true } : undefined;
+    }
+    return header === undefined ? undefined : { target, own: this.token.matches(header) };
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.requests++;
-    const info = requestInfo(req.method ?? 'GET', req.url ?? '/');
+    const admitted = this.admit(req);
+    if (admitted === undefined) {
+      req.resume();
+      return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
+    }
+    const { target } = admitted;
+    const method = req.method ?? 'GET';
     const body = await readBody(req);
+    const auth: Auth = admitted.own ? await this.upstream.ownCredentials() : { header: req.headers.authorization! };
+    if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
+    // Nothing can act on a request that is no watch while no fault is in force: it is not even classified.
+    // (A watch is relayed event by event even then: a fault put in force later acts on open streams.)
+    if (this.faults.length === 0 && !mayBeWatch(method, target)) return pipeAnswer(await this.upstream.forward(req, target, body, auth), res);
+
+    const info = requestInfo(method, target);
     // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).
     let described: string | undefined;
     const request = (): string => (described ??= describeRequest(info, info.name ?? nameInBody(body)));
-    const auth = await this.upstream.auth(req.headers.authorization, this.token);
-    if (auth === undefined) return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
-    if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
-
     if (!(await this.outlastPartitions(info, request, res))) return;
     let delay = 0;
     for (const f of this.faults) {
@@ -379,12 +467,12 @@ export class FaultProxy {
         res.end(expiredWatchEvent(rv!));
         return;
       }
-      return this.relay(req, res, info, request, body, auth);
+      return this.relay(req, res, target, info, request, body, auth);
     }
 
-    const upstream = await this.upstream.forward(req, body, auth);
+    const upstream = await this.upstream.forward(req, target, body, auth);
     if (error || reset) {
-      const answer = await readAll(upstream);
+      const answer = await readAll(upstream.body);
       const done = upstream.statusCode !== undefined && upstream.statusCode < 300;
       const name = info.name ?? (done ? nameInBody(answer) : undefined) ?? nameInBody(body);
       if (error) return this.answerError(error, info, request, name, done, res, ` after the server answered ${upstream.statusCode}`);
@@ -392,9 +480,7 @@ export class FaultProxy {
       this.failedWrite(reset!, info, name, done, 'connection reset');
       return resetConnection(res);
     }
-    res.writeHead(upstream.statusCode ?? 502, responseHeaders(upstream.headers, true));
-    res.once('close', () => upstream.destroy());
-    upstream.pipe(res);
+    pipeAnswer(upstream, res);
   }
 
   private answerError(f: ActiveFault, info: RequestInfo, request: Described, name: string | undefined, applied: boolean, res: ServerResponse, after = ''): void {
@@ -406,19 +492,15 @@ export class FaultProxy {
     sendStatus(res, status, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
   }
 
-  private async relay(req: IncomingMessage, res: ServerResponse, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
-    const upstream = await this.upstream.forward(req, body, auth);
-    res.once('close', () => upstream.destroy());
-    if (upstream.statusCode !== 200) {
-      res.writeHead(upstream.statusCode ?? 502, responseHeaders(upstream.headers, true));
-      upstream.pipe(res);
-      return;
-    }
+  private async relay(req: IncomingMessage, res: ServerResponse, target: string, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
+    const upstream = await this.upstream.forward(req, target, body, auth);
+    if (upstream.statusCode !== 200) return pipeAnswer(upstream, res);
+    res.once('close', () => upstream.body.destroy());
     res.writeHead(200, responseHeaders(upstream.headers, false));
     res.flushHeaders();
     let events = 0;
     let stalled: ActiveFault | undefined;
-    await relayWatch(upstream, res, {
+    await relayWatch(upstream.body, res, {
       quiet: () => !this.faults.some((f) => streamFaultKinds.has(f.fault.kind) && f.covers(info)),
       passed: (n) => {
         events += n;

@@ -4,6 +4,7 @@
  * body, and finding an object's name in one.
  */
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Status } from '@operant/apimachinery';
 
 /** Headers that belong to one connection, not to the request (RFC 9110 7.6.1), plus the length the proxy sets itself. */
@@ -50,7 +51,7 @@ export function readBody(req: IncomingMessage): Buffer | Promise<Buffer> {
   return readAll(req);
 }
 
-export function readAll(stream: IncomingMessage): Promise<Buffer> {
+export function readAll(stream: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));

@@ -9,7 +9,8 @@
  * little more than a pipe). Reading upstream only as fast as the client takes
  * the events keeps a stalled stream's backlog in the sockets, not in memory here.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /** What the proxy decides for each event of a stream. */
 export interface WatchRelayHooks {
@@ -35,7 +36,7 @@ export function eventType(line: string): string {
  * Sends `upstream`'s events to `res` (headers already written), applying the
  * hooks. Resolves when either side ends; a cut resolves `'cut'`.
  */
-export async function relayWatch(upstream: IncomingMessage, res: ServerResponse, hooks: WatchRelayHooks): Promise<'ended' | 'cut' | 'closed'> {
+export async function relayWatch(upstream: Readable, res: ServerResponse, hooks: WatchRelayHooks): Promise<'ended' | 'cut' | 'closed'> {
   const closed = (): boolean => res.destroyed || res.writableEnded;
   res.once('close', () => upstream.destroy());
   // Bytes after the last newline seen: the start of an event still arriving.

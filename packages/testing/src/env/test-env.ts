@@ -39,7 +39,7 @@ import {
   type ManagerOptions,
 } from '@operant/runtime';
 import { processCertificates } from '../certificates.js';
-import { FaultProxy } from '../chaos/proxy.js';
+import { FaultProxy, type FaultProxyOptions } from '../chaos/proxy.js';
 import type { ServerFaultHandler } from '../chaos/handed-faults.js';
 import { converges, type ConvergesOptions } from '../wait/converges.js';
 import { installCrds } from '../install/crds.js';
@@ -126,6 +126,35 @@ export interface EnvWebhook {
   readonly port: number;
   readonly caPem: string;
   readonly certificates: CertificateSource;
+}
+
+/**
+ * Options of {@link TestEnv.faultProxy}.
+ *
+ * @example
+ * ```ts
+ * import { test } from 'node:test';
+ * import type { EnvFaultProxyOptions } from '@operant/testing';
+ *
+ * test('through a plain-HTTP proxy', async (t) => {
+ *   const options: EnvFaultProxyOptions = { scope: t, plainHttp: true };
+ * });
+ * ```
+ */
+export interface EnvFaultProxyOptions {
+  /** Stop the proxy when this test ends. */
+  scope?: TestScope;
+  /**
+   * Serve plain HTTP on 127.0.0.1 instead of HTTPS (default false): a test's
+   * requests then skip a second TLS termination. Only the proxy's own token
+   * (its kubeconfig's) passes. See {@link FaultProxyOptions.plainHttp}.
+   */
+  plainHttp?: boolean;
+}
+
+/** A TestScope (node:test's `t`, or a function), told from fault proxy options. */
+function isScope(value: TestScope | EnvFaultProxyOptions): value is TestScope {
+  return typeof value === 'function' || typeof (value as { after?: unknown }).after === 'function';
 }
 
 /** What {@link TestEnv.converges} watches by default besides the environment's CRD kinds. */
@@ -328,6 +357,8 @@ export class TestEnv implements AsyncDisposable {
    * history, `restart-server` restarts it (a durable environment's; an
    * in-memory one records them as misses).
    * It stops when `scope` ends, when disposed, or with the environment.
+   * It serves HTTPS, or plain HTTP on 127.0.0.1 with `{ plainHttp: true }`
+   * (cheaper per request; only its own token passes).
    *
    * @example
    * ```ts
@@ -339,10 +370,12 @@ export class TestEnv implements AsyncDisposable {
    * const proxy = await env.faultProxy();
    * await env.startManager(setupOperator, { kubeconfig: await proxy.clientConfig() });
    * const report = await proxy.play(chaos({ seed: 1234, duration: 12_000 }));
+   * const plain = await env.faultProxy({ plainHttp: true }); // http://127.0.0.1:<port>
    * ```
    */
-  async faultProxy(scope?: TestScope): Promise<FaultProxy> {
-    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults });
+  async faultProxy(options: TestScope | EnvFaultProxyOptions = {}): Promise<FaultProxy> {
+    const { scope, plainHttp } = isScope(options) ? { scope: options, plainHttp: false } : options;
+    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults, plainHttp });
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
       return proxy.stop();

@@ -132,7 +132,9 @@ async function manageReplicas(ctx: Context, kind: ReplicatedKind, pods: PodObjec
   if (diff < 0) {
     await slowStartBatch(Math.min(-diff, burstReplicas), () => createPod(ctx, kind, rs));
   } else if (diff > 0) {
-    const victims = podsToDelete(pods, Math.min(diff, burstReplicas));
+    // The cache lists them unordered; by name first, so ties among equally cheap pods go as they always did.
+    const byName = [...pods].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
+    const victims = podsToDelete(byName, Math.min(diff, burstReplicas));
     const results = await Promise.allSettled(victims.map((pod) => deletePod(ctx, kind, rs, pod)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;

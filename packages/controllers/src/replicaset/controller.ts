@@ -31,7 +31,7 @@ import { rfc3339 } from '../clock.js';
 import { canonicalJson } from '../json.js';
 import { namespaceTerminating, type ControllerContext as Context, type WorkloadControllerOptions } from '../context.js';
 import type { PodObject, ReplicaSetObject, ReplicaSetStatus } from '../objects.js';
-import { availableAt, isPodActive, isPodAvailable, isPodReady } from '../pod/pod-util.js';
+import { availableAt, isPodActive, isPodAvailable, isPodAvailableSince, isPodReady, podReadyCondition } from '../pod/pod-util.js';
 import { podsControlledBy, indexPodsByController } from '../pod/controlled-pods.js';
 import { podsToDelete } from './pods-to-delete.js';
 
@@ -206,11 +206,16 @@ export function calculateStatus(rs: ReplicaSetObject, pods: PodObject[], manageE
   let fullyLabeled = 0;
   let ready = 0;
   let available = 0;
+  // Once per sync over every pod of the set: plain loops, the Ready condition looked up once per pod.
   for (const pod of pods) {
-    if (templateLabels.every(([k, v]) => pod.metadata.labels?.[k] === v)) fullyLabeled++;
-    if (isPodReady(pod)) {
+    const labels = pod.metadata.labels;
+    let labeled = true;
+    for (let i = 0; i < templateLabels.length && labeled; i++) labeled = labels?.[templateLabels[i]![0]] === templateLabels[i]![1];
+    if (labeled) fullyLabeled++;
+    const readyCondition = podReadyCondition(pod);
+    if (readyCondition?.status === 'True') {
       ready++;
-      if (isPodAvailable(pod, minReady, nowMs)) available++;
+      if (isPodAvailableSince(readyCondition, minReady, nowMs)) available++;
     }
   }
   let conditions = (rs.status?.conditions ?? []).map((c) => ({ ...c }));

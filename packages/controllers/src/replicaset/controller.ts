@@ -13,7 +13,7 @@
  * does that job: a list of pods after this controller's creates or deletes
  * waits until the cache shows them.
  */
-import { deepCopy } from '@operant/apimachinery';
+import { deepCopy, jsonEqual } from '@operant/apimachinery';
 import {
   ignoreNotFound,
   isNotFound,
@@ -28,7 +28,6 @@ import {
   type Request,
 } from '@operant/runtime';
 import { rfc3339 } from '../clock.js';
-import { canonicalJson } from '../json.js';
 import { namespaceTerminating, type ControllerContext as Context, type WorkloadControllerOptions } from '../context.js';
 import type { PodObject, ReplicaSetObject, ReplicaSetStatus } from '../objects.js';
 import { availableAt, isPodActive, isPodAvailable, isPodAvailableSince, isPodReady, podReadyCondition } from '../pod/pod-util.js';
@@ -113,7 +112,7 @@ async function syncReplicaSet(ctx: Context, kind: ReplicatedKind, req: Request):
   }
   const now = ctx.now();
   const status = calculateStatus(rs, pods, manageError, now);
-  if (canonicalJson(status) !== canonicalJson(rs.status ?? {})) {
+  if (!jsonEqual(status, rs.status ?? {})) {
     rs.status = status;
     await ctx.client.updateStatus(kind, rs);
   }

@@ -7,6 +7,7 @@ import { FieldManager } from './field-manager.js';
 import { FieldSet } from './field-set.js';
 import { mergeTypeOf } from './merge-type.js';
 import { parsePathElement, pathString, serializePathElement } from './path-element.js';
+import { shareManagedFields } from './shared-fields.js';
 import { mergeTyped, toFieldSet } from './typed.js';
 
 const metaSchema: OpenApiSchema = {
@@ -118,6 +119,26 @@ describe('FieldManager', () => {
         fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } }, 'f:spec': { '.': {}, 'f:replicas': {} } },
       },
     ]);
+  });
+
+  it('updates objects whose trees are stored shared and frozen as it updates plain ones', () => {
+    const created = widget({ replicas: 1, image: 'a' }, { uid: 'u', managedFields: manager().update(undefined, widget({ replicas: 1, image: 'a' }), 'creator') });
+    const shared = structuredClone(created);
+    shareManagedFields(shared.metadata.managedFields);
+    assert.ok(Object.isFrozen(shared.metadata.managedFields![0]!.fieldsV1));
+    // Twice: the second decodes and encodes from what the first left behind.
+    for (let i = 0; i < 2; i++) {
+      const next = (live: KubeObject) => manager().update(live, widget({ replicas: 2, image: 'a', args: ['x'] }, { uid: 'u' }), 'scaler', live.metadata.managedFields);
+      assert.deepEqual(next(shared), next(structuredClone(created)));
+    }
+    // The creator's untouched tree encodes as it was; the scaler's took replicas from it.
+    const entries = manager().update(shared, widget({ replicas: 2, image: 'a' }, { uid: 'u' }), 'scaler', shared.metadata.managedFields)!;
+    assert.deepEqual(entries.map((e) => [e.manager, e.fieldsV1]), [
+      ['creator', { 'f:spec': { '.': {}, 'f:image': {} } }],
+      ['scaler', { 'f:spec': { 'f:replicas': {} } }],
+    ]);
+    const untouched = manager().update(shared, widget({ replicas: 1, image: 'a', args: ['y'] }, { uid: 'u' }), 'other', shared.metadata.managedFields)!;
+    assert.deepEqual(untouched[0]!.fieldsV1, shared.metadata.managedFields![0]!.fieldsV1);
   });
 
   it('leaves an untracked object untracked on update, and resets on [{}]', () => {

@@ -76,12 +76,50 @@ export function decodeManagedFields(entries: unknown): Managed {
     if (!e.fieldsType) throw new Error(`missing fieldsType in managed fields entry ${i}`);
     if (e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
     const id = managerIdentifier({ manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource });
-    managed.sets.set(id, { set: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}), apiVersion: e.apiVersion, applied: e.operation === 'Apply' });
+    managed.sets.set(id, { set: decodeFields(e.fieldsV1 ?? {}), apiVersion: e.apiVersion, applied: e.operation === 'Apply' });
     managed.times.set(id, e.time);
   });
   return managed;
 }
 
+/**
+ * Stored objects' FieldsV1 trees are frozen and shared (shareManagedFields):
+ * every pod of a template carries the same few. Each such tree is decoded
+ * once, and the set decoded from it encodes once: a write that leaves most
+ * managers' fields as they were (a status update, a binding) does not parse
+ * and print their trees again. FieldSets are never changed in place once
+ * built (union, difference and the rest return new sets), so one can serve
+ * every object that shares the tree.
+ */
+const decodedTrees = new WeakMap<object, FieldSet>();
+const encodedSets = new WeakMap<FieldSet, FieldsV1>();
+/** The sets in `decodedTrees`. */
+const sharedSets = new WeakSet<FieldSet>();
+
+function decodeFields(fields: unknown): FieldSet {
+  if (fields === null || typeof fields !== 'object' || !Object.isFrozen(fields)) return FieldSet.fromFieldsV1(fields);
+  let set = decodedTrees.get(fields);
+  if (!set) {
+    set = FieldSet.fromFieldsV1(fields);
+    decodedTrees.set(fields, set);
+    sharedSets.add(set);
+  }
+  return set;
+}
+
+function encodeFields(set: FieldSet): FieldsV1 {
+  let encoded = encodedSets.get(set);
+  if (encoded) return encoded;
+  encoded = set.toFieldsV1();
+  // Only the sets decoded from a shared tree come back to be encoded again; the encoding is shared too, so frozen.
+  if (sharedSets.has(set)) encodedSets.set(set, freezeTree(encoded));
+  return encoded;
+}
+
+function freezeTree(tree: FieldsV1): FieldsV1 {
+  for (const child of Object.values(tree)) freezeTree(child);
+  return Object.freeze(tree);
+}
 /** encodeManagedFields: one entry per manager, sorted as kube sorts them; undefined when there are none. */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
   if (managed.sets.size === 0) return undefined;
@@ -92,7 +130,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     const time = managed.times.get(id);
     if (time) entry.time = time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = vs.set.toFieldsV1();
+    entry.fieldsV1 = encodeFields(vs.set);
     if (info.subresource) entry.subresource = info.subresource;
     entries.push(entry);
   }

@@ -5,10 +5,9 @@
  * it differs from what is stored (a restart: new bootID; someone else's
  * write). A controller of the runtime's builder, requeued for the next beat.
  */
-import { deepCopy } from '@operant/apimachinery';
+import { deepCopy, jsonEqual } from '@operant/apimachinery';
 import { ignoreNotFound, Lease, Node, objectPredicate, type Clock, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
 import { microTime, timeOf } from '../clock.js';
-import { canonicalJson } from '../json.js';
 import type { LeaseObject, NodeObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
 
@@ -49,7 +48,7 @@ async function heartbeat(mgr: Manager, deps: HeartbeatDeps, req: Request): Promi
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   const reportedAt = timeOf(ready?.lastHeartbeatTime) ?? 0;
   const desired = sim.nodeStatus(deps.kubeletVersion, now, node.status);
-  const stale = reportedAt + reportIntervalMs <= now || canonicalJson(withoutHeartbeats(node.status)) !== canonicalJson(withoutHeartbeats(desired));
+  const stale = reportedAt + reportIntervalMs <= now || !jsonEqual(withoutHeartbeats(node.status), withoutHeartbeats(desired));
   let nextReport = reportedAt + reportIntervalMs;
   if (stale) {
     await mgr.client.updateStatus(Node, { ...node, status: desired });

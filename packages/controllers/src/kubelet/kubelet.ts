@@ -7,8 +7,8 @@
  * recorded once that write succeeded, the pod deleted with grace period 0
  * once its containers stopped, a requeue for what is due later.
  */
+import { jsonEqual } from '@operant/apimachinery';
 import { ignoreNotFound, isNotFound, Node, objectPredicate, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
-import { canonicalJson } from '../json.js';
 import type { PodObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
 import { containerId } from './images.js';
@@ -88,7 +88,7 @@ async function syncPodRequest(
     pulls: node.pullsOf(uid),
     backOffs: node.backOffsOf(uid),
   });
-  if (canonicalJson(result.status) !== canonicalJson(pod.status ?? {})) {
+  if (!jsonEqual(result.status, pod.status ?? {})) {
     await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
   }
   for (const event of result.events) record(recorder, pod, event);

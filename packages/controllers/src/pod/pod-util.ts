@@ -8,7 +8,9 @@ import type { PodCondition, PodObject } from '../objects.js';
 
 /** The condition of a type in a list of conditions. */
 export function conditionOf<C extends { type: string }>(conditions: readonly C[] | undefined, type: string): C | undefined {
-  return conditions?.find((c) => c.type === type);
+  if (!conditions) return undefined;
+  for (const c of conditions) if (c.type === type) return c;
+  return undefined;
 }
 
 /** kube's GetPodReadyCondition. */
@@ -26,7 +28,11 @@ export function isPodReady(pod: PodObject): boolean {
  * more than minReadySeconds before `nowMs`.
  */
 export function isPodAvailable(pod: PodObject, minReadySeconds: number, nowMs: number): boolean {
-  const ready = podReadyCondition(pod);
+  return isPodAvailableSince(podReadyCondition(pod), minReadySeconds, nowMs);
+}
+
+/** {@link isPodAvailable} from the pod's Ready condition, for callers that have it already. */
+export function isPodAvailableSince(ready: PodCondition | undefined, minReadySeconds: number, nowMs: number): boolean {
   if (ready?.status !== 'True') return false;
   if (minReadySeconds <= 0) return true;
   const since = timeOf(ready.lastTransitionTime);

@@ -13,7 +13,7 @@
  * does that job: a list of pods after this controller's creates or deletes
  * waits until the cache shows them.
  */
-import { deepCopy } from '@operant/apimachinery';
+import { deepCopy, jsonEqual } from '@operant/apimachinery';
 import {
   ignoreNotFound,
   isNotFound,
@@ -28,10 +28,9 @@ import {
   type Request,
 } from '@operant/runtime';
 import { rfc3339 } from '../clock.js';
-import { canonicalJson } from '../json.js';
 import { namespaceTerminating, type ControllerContext as Context, type WorkloadControllerOptions } from '../context.js';
 import type { PodObject, ReplicaSetObject, ReplicaSetStatus } from '../objects.js';
-import { availableAt, isPodActive, isPodAvailable, isPodReady } from '../pod/pod-util.js';
+import { availableAt, isPodActive, isPodAvailable, isPodAvailableSince, isPodReady, podReadyCondition } from '../pod/pod-util.js';
 import { podsControlledBy, indexPodsByController } from '../pod/controlled-pods.js';
 import { podsToDelete } from './pods-to-delete.js';
 
@@ -113,7 +112,7 @@ async function syncReplicaSet(ctx: Context, kind: ReplicatedKind, req: Request):
   }
   const now = ctx.now();
   const status = calculateStatus(rs, pods, manageError, now);
-  if (canonicalJson(status) !== canonicalJson(rs.status ?? {})) {
+  if (!jsonEqual(status, rs.status ?? {})) {
     rs.status = status;
     await ctx.client.updateStatus(kind, rs);
   }
@@ -132,7 +131,9 @@ async function manageReplicas(ctx: Context, kind: ReplicatedKind, pods: PodObjec
   if (diff < 0) {
     await slowStartBatch(Math.min(-diff, burstReplicas), () => createPod(ctx, kind, rs));
   } else if (diff > 0) {
-    const victims = podsToDelete(pods, Math.min(diff, burstReplicas));
+    // The cache lists them unordered; by name first, so ties among equally cheap pods go as they always did.
+    const byName = [...pods].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
+    const victims = podsToDelete(byName, Math.min(diff, burstReplicas));
     const results = await Promise.allSettled(victims.map((pod) => deletePod(ctx, kind, rs, pod)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -204,11 +205,16 @@ export function calculateStatus(rs: ReplicaSetObject, pods: PodObject[], manageE
   let fullyLabeled = 0;
   let ready = 0;
   let available = 0;
+  // Once per sync over every pod of the set: plain loops, the Ready condition looked up once per pod.
   for (const pod of pods) {
-    if (templateLabels.every(([k, v]) => pod.metadata.labels?.[k] === v)) fullyLabeled++;
-    if (isPodReady(pod)) {
+    const labels = pod.metadata.labels;
+    let labeled = true;
+    for (let i = 0; i < templateLabels.length && labeled; i++) labeled = labels?.[templateLabels[i]![0]] === templateLabels[i]![1];
+    if (labeled) fullyLabeled++;
+    const readyCondition = podReadyCondition(pod);
+    if (readyCondition?.status === 'True') {
       ready++;
-      if (isPodAvailable(pod, minReady, nowMs)) available++;
+      if (isPodAvailableSince(readyCondition, minReady, nowMs)) available++;
     }
   }
   let conditions = (rs.status?.conditions ?? []).map((c) => ({ ...c }));

@@ -73,6 +73,9 @@ describe('CacheReader over HTTPS against the embedded server', () => {
     assert.equal(source.watches.get('configmaps'), 1);
     // limit truncates (the cache has no pages).
     assert.deepEqual(names((await reader.list(ConfigMap, { namespace: ns, limit: 2 })).items), [`${ns}/a`, `${ns}/b`]);
+    // unordered: the same items, the sort skipped (here the cache's order: b, a, c as created).
+    assert.deepEqual(names((await reader.list(ConfigMap, { namespace: ns, unordered: true })).items).sort(), names(list.items));
+    assert.deepEqual(names((await reader.list(ConfigMap, { namespace: ns, unordered: true, labelSelector: { app: 'web' } })).items).sort(), [`${ns}/a`, `${ns}/b`]);
   });
 
   test('a missing object rejects with the NotFound ApiError a live get gives, in kube words', async () => {

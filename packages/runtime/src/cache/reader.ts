@@ -18,7 +18,7 @@ import { apiVersionOfKind, collectionPath, objectPath, type Kind } from '../kind
 import { fieldIndexFunc, fieldIndexName, namespacedIndexValue, type FieldExtractor } from './field-index.js';
 import { namespaceIndex, namespaceIndexFunc } from './indexes.js';
 import type { Informer } from './informer.js';
-import { keyFor, objectKey } from './keys.js';
+import { keyFor } from './keys.js';
 import type { SharedInformerFactory } from './shared-informers.js';
 
 /**
@@ -82,6 +82,12 @@ export interface CacheListOptions extends Omit<CacheGetOptions, 'namespace'> {
   matchingFields?: Readonly<Record<string, string>>;
   /** At most this many items (no continue token: the cache has no pages). */
   limit?: number;
+  /**
+   * Items in no particular order (as controller-runtime's cache lists them),
+   * skipping the sort by namespace and name, which costs more than the rest
+   * of a large list; with `limit`, which items is then unspecified too.
+   */
+  unordered?: boolean;
 }
 
 /**
@@ -188,19 +194,25 @@ export class CacheReader {
     const metadataOnly = opts.metadataOnly ?? false;
     const informer = await this.syncedInformer(kind, metadataOnly, opts.signal);
     const store = informer.store;
-    let candidates: KubeObject[];
+    // Keys first (`namespace/name`, what the sort orders by), objects once chosen.
+    let keys: string[];
     if (fields.length > 0) {
-      candidates = byFieldIndexes(informer, fields, namespace);
+      keys = keysByFieldIndexes(informer, fields, namespace);
     } else if (namespace) {
       if (!store.hasIndex(namespaceIndex)) store.addIndexer(namespaceIndex, namespaceIndexFunc);
-      candidates = store.byIndex(namespaceIndex, namespace);
+      keys = store.indexKeys(namespaceIndex, namespace);
     } else {
-      candidates = store.list();
+      keys = store.keys();
     }
-    const selected = labels ? candidates.filter((o) => labels.matches(o.metadata.labels)) : candidates;
-    const sorted = selected.map((o) => [objectKey(o), o] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const limited = opts.limit !== undefined && opts.limit > 0 ? sorted.slice(0, opts.limit) : sorted;
-    const items = limited.map(([, o]) => this.output(kind, o, opts));
+    if (labels) keys = keys.filter((k) => labels.matches(store.get(k)?.metadata.labels));
+    // Store keys are objectKey()s; the default sort compares them by UTF-16 code units, as `<` does.
+    if (!opts.unordered) keys.sort();
+    if (opts.limit !== undefined && opts.limit > 0 && keys.length > opts.limit) keys.length = opts.limit;
+    const items: KubeObject[] = [];
+    for (const key of keys) {
+      const cached = store.get(key);
+      if (cached) items.push(this.output(kind, cached, opts));
+    }
     const resourceVersion = informer.stats().resourceVersion;
     return {
       apiVersion: metadataOnly ? 'meta.k8s.io/v1' : apiVersionOfKind(kind),
@@ -343,25 +355,23 @@ function exactFieldMatches(kind: Kind, fieldSelector: string | undefined, matchi
   return out;
 }
 
-/** The objects whose field indexes hold every match (scoped to `namespace` when given). */
-function byFieldIndexes(informer: Informer<KubeObject>, matches: FieldMatch[], namespace: string | undefined): KubeObject[] {
+/** The keys of the objects whose field indexes hold every match (scoped to `namespace` when given). */
+function keysByFieldIndexes(informer: Informer<KubeObject>, matches: FieldMatch[], namespace: string | undefined): string[] {
   const store = informer.store;
   // Every index is checked first, so a missing one fails whatever the data (client-go's wording).
   for (const { field } of matches) {
     const index = fieldIndexName(field);
     if (!store.hasIndex(index)) throw new Error(`Index with name ${index} does not exist`);
   }
-  let keys: Set<string> | undefined;
+  let keys: string[] | undefined;
   for (const { field, value } of matches) {
-    const index = fieldIndexName(field);
-    const found = store.indexKeys(index, namespacedIndexValue(namespace, value));
-    keys = keys === undefined ? new Set(found) : new Set(found.filter((k) => keys!.has(k)));
-    if (keys.size === 0) return [];
+    const found = store.indexKeys(fieldIndexName(field), namespacedIndexValue(namespace, value));
+    if (keys === undefined) keys = found;
+    else {
+      const these = new Set(found);
+      keys = keys.filter((k) => these.has(k));
+    }
+    if (keys.length === 0) return [];
   }
-  const out: KubeObject[] = [];
-  for (const key of keys ?? []) {
-    const obj = store.get(key);
-    if (obj) out.push(obj);
-  }
-  return out;
+  return keys ?? [];
 }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import type { ClientCertificate, TlsConfig } from '../config/index.js';
 
 /** Agents kept at once; past this, the oldest is destroyed (its watches end and are re-established by their owners). */
@@ -53,9 +54,8 @@ export class AgentPool {
     if (!this.secure) return new HttpAgent({ keepAlive: true });
     return new HttpsAgent({
       keepAlive: true,
-      ca: this.tls.ca,
-      cert: cert?.cert,
-      key: cert?.key,
+      // One context for every connection of the agent: without it each new connection parses the CA, certificate and key again.
+      secureContext: createSecureContext({ ca: this.tls.ca, cert: cert?.cert, key: cert?.key }),
       rejectUnauthorized: !this.tls.insecureSkipTlsVerify,
       servername: this.tls.serverName,
     });

@@ -108,6 +108,12 @@ export interface ListOptions extends RequestOptions, NamespaceOptions, CacheRead
    * field indexes by a cached read, sent as a field selector by a live one.
    */
   matchingFields?: Readonly<Record<string, string>>;
+  /**
+   * Cached lists only: items in no particular order, skipping the sort by
+   * namespace and name (the larger part of a large cached list's cost).
+   * Live lists come in the server's order whatever this says.
+   */
+  unordered?: boolean;
   /** Page size; the answer's `metadata.continue` fetches the next page. */
   limit?: number;
   continue?: string;

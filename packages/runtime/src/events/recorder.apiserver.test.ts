@@ -140,11 +140,18 @@ describe('events.k8s.io/v1', () => {
 
   test('a full queue drops new events with a warning, and never throws', async () => {
     const cm = await subject();
-    const { recorder, logs } = newRecorder({ queueSize: 2 });
+    let now = Date.now();
+    const { recorder, logs } = newRecorder({ queueSize: 2, now: () => now, dropWarningIntervalMs: 10_000 });
     for (let i = 0; i < 6; i++) recorder.eventf(cm, null, 'Normal', `Reason${i}`, 'Act', 'n');
     assert.equal(recorder.droppedEvents, 4);
-    const warnings = logs.at('warn').filter((l) => l.msg === 'event queue is full, dropping event');
-    assert.deepEqual(warnings.map((w) => w.fields.reason), ['Reason2', 'Reason3', 'Reason4', 'Reason5']);
+    const warnings = () => logs.at('warn').filter((l) => l.msg === 'event queue is full, dropping event');
+    // One warning for the burst: the first drop's; the next three are counted, not logged.
+    assert.deepEqual(warnings().map((w) => [w.fields.reason, w.fields.dropped, w.fields.droppedTotal]), [['Reason2', 1, 1]]);
+    // Past the interval, the next drop warns again and says how many went meanwhile.
+    now += 10_000;
+    recorder.eventf(cm, null, 'Normal', 'Reason6', 'Act', 'n');
+    assert.equal(recorder.droppedEvents, 5);
+    assert.deepEqual(warnings().map((w) => [w.fields.reason, w.fields.dropped, w.fields.droppedTotal]), [['Reason2', 1, 1], ['Reason6', 4, 5]]);
     await recorder.flush();
     assert.deepEqual((await eventsIn(cm.metadata.namespace!)).map((e) => e.reason).sort(), ['Reason0', 'Reason1']);
     // Room again once the queue has drained.

@@ -38,6 +38,12 @@ export interface EventRecorderOptions {
   logger?: LogMethods;
   /** Events waiting to be sent before new ones are dropped; default 1000, as client-go. */
   queueSize?: number;
+  /**
+   * At most one warning about dropped events per this many milliseconds; the
+   * next one says how many were dropped meanwhile. Default 10 s: a burst of
+   * drops (thousands a second in a busy cluster) costs one log line, not one each.
+   */
+  dropWarningIntervalMs?: number;
   /** How often repeat counts are written (series patches are batched); default 30 s. */
   seriesFlushIntervalMs?: number;
   /** A series ends when no repeat came for this long, and a repeat then starts a new Event; default 6 min, as client-go. */
@@ -79,7 +85,8 @@ type Job = { op: 'create'; entry: CacheEntry } | { op: 'series'; entry: CacheEnt
  * `series` (count, lastObservedTime) instead; counts are written every
  * `seriesFlushIntervalMs`. Writes happen in the background, in order, with
  * retries of transient failures; when `queueSize` events are waiting, new ones
- * are dropped with a warning. Calls never throw and never wait.
+ * are dropped with a warning (one per `dropWarningIntervalMs`, counting the
+ * drops since the last). Calls never throw and never wait.
  *
  * @example
  * ```ts
@@ -110,6 +117,10 @@ export class EventRecorder {
   private flushTimer: NodeJS.Timeout | undefined;
   private closed: Promise<void> | undefined;
   private dropped = 0;
+  private readonly dropWarningIntervalMs: number;
+  /** When the last drop warning was logged (`now()`), and the drops since, not yet reported. */
+  private lastDropWarningMs = -Infinity;
+  private droppedUnreported = 0;
 
   constructor(client: Client, options: EventRecorderOptions) {
     if (!options.reportingController) throw new TypeError('an EventRecorder needs a reportingController');
@@ -124,6 +135,7 @@ export class EventRecorder {
     this.retryDelayMs = options.retryDelayMs ?? 10_000;
     this.requestSignal = options.signal;
     this.queue = new SendQueue<Job>(options.queueSize ?? 1000, (job) => this.send(job));
+    this.dropWarningIntervalMs = Math.max(0, options.dropWarningIntervalMs ?? 10_000);
     if (options.signal?.aborted) this.abort();
     else options.signal?.addEventListener('abort', () => this.abort(), { once: true });
   }
@@ -280,10 +292,21 @@ export class EventRecorder {
     const entry: CacheEntry = { key, record, dirty: false, seriesQueued: false };
     if (!this.queue.offer({ op: 'create', entry })) {
       this.dropped++;
+      this.droppedUnreported++;
+      if (now - this.lastDropWarningMs < this.dropWarningIntervalMs) return;
       this.logger.warn(
-        { reason, type, regarding: `${regarding.namespace ?? ''}/${regarding.name}`, queueSize: this.queue.length, droppedTotal: this.dropped },
+        {
+          reason,
+          type,
+          regarding: `${regarding.namespace ?? ''}/${regarding.name}`,
+          queueSize: this.queue.length,
+          dropped: this.droppedUnreported,
+          droppedTotal: this.dropped,
+        },
         'event queue is full, dropping event',
       );
+      this.lastDropWarningMs = now;
+      this.droppedUnreported = 0;
       return;
     }
     this.cache.set(key, entry);

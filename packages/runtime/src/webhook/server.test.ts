@@ -176,8 +176,8 @@ describe('WebhookServer over HTTPS', () => {
         delete data.k3;
         data.k7 = 'changed';
         // The request's object stays as it was sent while `default` changes its own.
-        const sent = ctx.request.object as { data: Record<string, string> };
-        if (sent === cm || sent.data.k7 !== 'seven' || sent.data.k45 !== undefined) throw new Error('the request object changed under the defaulter');
+        const sent = ctx.request.object as unknown as { data: Record<string, string> };
+        if (sent === (cm as unknown) || sent.data.k7 !== 'seven' || sent.data.k45 !== undefined) throw new Error('the request object changed under the defaulter');
       },
     }));
     stop = new AbortController();

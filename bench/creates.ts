@@ -5,6 +5,7 @@
  */
 import { Client, closedLoop } from './client.js';
 import { configMap } from './fixtures.js';
+import { cpuMsOf } from './proc.js';
 
 export interface CreateTargets {
   bare: Client;
@@ -16,24 +17,36 @@ export interface CreatesResult {
   bare: number[];
   memory: number[];
   sqlite: number[];
+  /** Server CPU (user + system, all threads) per create, µs, by round: what the machine's load moves far less than rates. */
+  cpuUs: { memory: number[]; sqlite: number[] };
 }
 
 const path = '/api/v1/namespaces/default/configmaps';
 
-async function createsPerSecond(client: Client, tag: string, concurrency: number, durationMs: number): Promise<number> {
+async function createsPerSecond(client: Client, tag: string, concurrency: number, durationMs: number): Promise<{ perSecond: number; ops: number }> {
   const r = await closedLoop(concurrency, { durationMs }, async (w, i) => {
     await client.ok('POST', path, configMap(`${tag}-${w}-${i}`));
   });
-  return r.perSecond;
+  return r;
 }
 
-export async function creates(targets: CreateTargets, opts: { rounds: number; concurrency: number; durationMs: number }): Promise<CreatesResult> {
-  const result: CreatesResult = { bare: [], memory: [], sqlite: [] };
+/** `pids` are the servers' processes, for their CPU per create. */
+export async function creates(
+  targets: CreateTargets,
+  opts: { rounds: number; concurrency: number; durationMs: number; pids: { memory: number; sqlite: number } },
+): Promise<CreatesResult> {
+  const result: CreatesResult = { bare: [], memory: [], sqlite: [], cpuUs: { memory: [], sqlite: [] } };
   const order = ['bare', 'memory', 'sqlite'] as const;
   // Warm-up: TLS handshakes, JIT, the first objects.
   for (const name of order) await createsPerSecond(targets[name], `warm`, opts.concurrency, 300);
   for (let round = 0; round < opts.rounds; round++) {
-    for (const name of order) result[name].push(await createsPerSecond(targets[name], `r${round}`, opts.concurrency, opts.durationMs));
+    for (const name of order) {
+      const pid = name === 'bare' ? undefined : opts.pids[name];
+      const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
+      const r = await createsPerSecond(targets[name], `r${round}`, opts.concurrency, opts.durationMs);
+      result[name].push(r.perSecond);
+      if (name !== 'bare') result.cpuUs[name].push(((cpuMsOf(opts.pids[name]) - cpuBefore) * 1000) / r.ops);
+    }
   }
   return result;
 }

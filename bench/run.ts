@@ -119,7 +119,7 @@ async function main(): Promise<Row[]> {
   }
   const pki = join(pkiDataDir, 'pki');
   const tls = { certFile: join(pki, 'apiserver.crt'), keyFile: join(pki, 'apiserver.key'), caPem: readFileSync(join(pki, 'ca.crt'), 'utf8') };
-  await started(startOperant(join(workDir, 'kc-memory')));
+  const memoryServer = await started(startOperant(join(workDir, 'kc-memory')));
   const memory = client(readKubeconfig(join(workDir, 'kc-memory')), connections);
   const bareServer = await started(startBareServer(tls));
   const bare = client({ url: bareServer.url, caPem: tls.caPem, token: 'unused' }, connections);
@@ -129,14 +129,15 @@ async function main(): Promise<Row[]> {
     log(`creates/s: ${rounds} rounds of 2 s each, ${connections} connections`);
     const sqliteServer = await started(startOperant(join(workDir, 'kc-sqlite'), join(workDir, 'sqlite-data')));
     const sqlite = client(readKubeconfig(join(workDir, 'kc-sqlite')), connections);
-    const c = await creates({ bare, memory, sqlite }, { rounds, concurrency: connections, durationMs: 2000 });
-    for (const [name, values] of Object.entries(c)) log(`  ${name}: ${values.map(fmt.rate).join(', ')}`);
+    const c = await creates({ bare, memory, sqlite }, { rounds, concurrency: connections, durationMs: 2000, pids: { memory: memoryServer.child.pid!, sqlite: sqliteServer.child.pid! } });
+    for (const name of ['bare', 'memory', 'sqlite'] as const) log(`  ${name}: ${c[name].map(fmt.rate).join(', ')}`);
     rows.push(row('Creates/s, in memory', c.memory, c.bare, fmt.rate, ceiling, '≥ 5,000/s', (v) => v >= 5000));
     rows.push(row('Creates/s, SQLite (group commit)', c.sqlite, c.bare, fmt.rate, ceiling));
     // Durable against in memory, round by round (each SQLite round runs right after its in-memory one).
     log(`  SQLite ÷ in memory by round: ${c.sqlite.map((v, i) => fmt.ratio(v / c.memory[i])).join(', ')}`);
     const memoryMedian = median(c.memory);
     rows.push(row('Creates/s, SQLite ÷ in memory', c.sqlite, c.memory, fmt.rate, '(in memory, same run)', '≥ 0.8× in memory', (v) => v / memoryMedian >= 0.8));
+    rows.push(row('Server CPU per create, SQLite', c.cpuUs.sqlite, c.cpuUs.memory, fmt.us, '(in memory, same run)'));
     sqlite.close();
     await sqliteServer.stop();
   }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
+import fastJsonPatch from 'fast-json-patch';
 import { Registry } from 'prom-client';
 import { PrometheusWebhookMetrics } from '../metrics/webhook-metrics.js';
 import { defineKind } from '../kind.js';
@@ -168,6 +169,17 @@ describe('WebhookServer over HTTPS', () => {
       return allowed();
     }));
     server.register(mutatePath(ConfigMap), defaulter(ConfigMap, { default: (cm) => void ((cm.data as Record<string, string>).b = '2') }));
+    server.register('/mutate-wide', defaulter(ConfigMap, {
+      default: (cm, ctx) => {
+        const data = cm.data as Record<string, string>;
+        for (let i = 0; i < 50; i++) data[`k${i}`] ??= `default-${i}`;
+        delete data.k3;
+        data.k7 = 'changed';
+        // The request's object stays as it was sent while `default` changes its own.
+        const sent = ctx.request.object as unknown as { data: Record<string, string> };
+        if (sent === (cm as unknown) || sent.data.k7 !== 'seven' || sent.data.k45 !== undefined) throw new Error('the request object changed under the defaulter');
+      },
+    }));
     stop = new AbortController();
     running = server.start(stop.signal);
     const { port } = await server.listening();
@@ -196,6 +208,19 @@ describe('WebhookServer over HTTPS', () => {
     const r = response(await client.review(mutatePath(ConfigMap)));
     assert.equal(r.patchType, 'JSONPatch');
     assert.deepEqual(JSON.parse(Buffer.from(r.patch as string, 'base64').toString('utf8')), [{ op: 'add', path: '/data/b', value: '2' }]);
+  });
+
+  test("a defaulter of a wide object answers fast-json-patch's operations, the request's object untouched", async () => {
+    const sent: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) sent[`k${i}`] = i === 7 ? 'seven' : `v${i}`;
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: sent };
+    const r = response(await client.review('/mutate-wide', reviewBody('wide', { object })));
+    assert.equal(r.allowed, true);
+    const defaulted = structuredClone(object);
+    for (let i = 0; i < 50; i++) defaulted.data[`k${i}`] ??= `default-${i}`;
+    delete defaulted.data.k3;
+    defaulted.data.k7 = 'changed';
+    assert.deepEqual(JSON.parse(Buffer.from(r.patch as string, 'base64').toString('utf8')), fastJsonPatch.compare(object, defaulted));
   });
 
   test('malformed JSON gets 400 with the parser message', async () => {

@@ -6,8 +6,9 @@
 import { deepCopy, type KubeObject } from '@operant/apimachinery';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler } from '../contracts.js';
-import { admissionHandler, decodeObject, responseForStatusError, type AdmissionContext, type AdmissionOptions } from './handler.js';
+import { admissionHandler, decodeObject, RequestAdmissionContext, responseForStatusError, type AdmissionContext, type AdmissionOptions } from './handler.js';
 import { kindMismatch, subjectOf } from './kind-check.js';
+import { copyParsedJson } from './parsed-copy.js';
 import { allowed, denied, patched } from './responses.js';
 
 /**
@@ -47,9 +48,17 @@ export function defaulter<T extends KubeObject>(kind: Kind<T>, impl: CustomDefau
     if (req.operation === 'DELETE') return allowed();
     const mismatch = kindMismatch(kind, req);
     if (mismatch) return mismatch;
-    const original = decodeObject(req, kind);
-    // The body is plain JSON: a recursive copy is several times faster than structuredClone.
-    const obj = deepCopy(original);
+    let original = decodeObject(req, kind);
+    let obj: T;
+    if (ctx instanceof RequestAdmissionContext && ctx.fromWire) {
+      // The server parsed this object for this request alone: `default` changes it in place, and the
+      // request keeps an exact copy, which the patch is computed from (see parsed-copy.ts).
+      obj = original;
+      original = copyParsedJson(original);
+      req.object = original;
+    } else {
+      obj = deepCopy(original);
+    }
     let warnings: void | readonly string[];
     try {
       warnings = await impl.default(obj, ctx);

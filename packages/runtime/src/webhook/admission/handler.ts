@@ -8,6 +8,7 @@ import type { ObjectClient } from '../../client/interfaces.js';
 import { childLogger } from '../../controller/logger.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookHandler, WebhookRequestContext } from '../contracts.js';
+import { RequestContext } from '../http/request-context.js';
 import { deniedWithStatus, errored } from './responses.js';
 import { completeReview, decodeAdmissionReview } from './review.js';
 import type { AdmissionRequest, AdmissionResponse } from './types.js';
@@ -130,9 +131,14 @@ export function admissionHandler(handle: AdmissionHandler, options: AdmissionOpt
   };
 }
 
-/** Made per request, so its logger (a child with five fields) is built only when a handler logs. */
-class RequestAdmissionContext implements AdmissionContext {
+/**
+ * Made per request, so its logger (a child with five fields) is built only when a handler logs.
+ * Internal: the typed handlers read `fromWire`.
+ */
+export class RequestAdmissionContext implements AdmissionContext {
   readonly dryRun: boolean;
+  /** The review came from the webhook server, which parsed it from JSON: its objects hold JSON's values only. */
+  readonly fromWire: boolean;
   private logger: Logger | undefined;
 
   constructor(
@@ -141,6 +147,7 @@ class RequestAdmissionContext implements AdmissionContext {
     private readonly options: AdmissionOptions,
   ) {
     this.dryRun = request.dryRun === true;
+    this.fromWire = base instanceof RequestContext;
   }
 
   get signal(): AbortSignal {

@@ -20,7 +20,7 @@ interface PatchOperation {
   value?: unknown;
 }
 
-const hasOwn = (obj: object, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
+const hasOwn = (obj: object, key: string | number): boolean => Object.prototype.hasOwnProperty.call(obj, key);
 
 /** Array indexes as strings, object keys in their order: what `compare` walks. */
 function keysOf(obj: object): string[] {
@@ -43,14 +43,79 @@ function valueOf(value: unknown): unknown {
  * fast-json-patch 3.1's `_generate` without `invertible`, step for step: old
  * keys from last to first (replace, remove, or a walk into two containers of
  * the same shape), then new keys in order (add), only when some key went or
- * the key counts differ.
+ * the key counts differ. Two arrays and two plain objects, what a defaulter
+ * meets almost always, take the loops below; anything else (a `toJSON` that
+ * gives a primitive, an array against an object) the general one.
  */
 function generate(mirror: object, target: object, ops: PatchOperation[], path: string): void {
   if (target === mirror) return;
   let obj = target as Record<string, unknown>;
   const toJSON = (obj as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') obj = toJSON.call(obj) as Record<string, unknown>;
-  const old = mirror as Record<string, unknown>;
+  if (typeof obj === 'object' && obj !== null) {
+    const oldIsArray = Array.isArray(mirror);
+    if (oldIsArray === Array.isArray(obj)) {
+      if (oldIsArray) generateArrays(mirror as unknown[], obj as unknown as unknown[], ops, path);
+      else generateObjects(mirror as Record<string, unknown>, obj, ops, path);
+      return;
+    }
+  }
+  generateMixed(mirror as Record<string, unknown>, obj, ops, path);
+}
+
+/** Both containers of one shape (arrays or not): walk into them, else replace when they differ. */
+function compareValues(oldVal: unknown, newVal: unknown, ops: PatchOperation[], path: string, key: string | number): void {
+  if (typeof oldVal === 'object' && oldVal !== null && typeof newVal === 'object' && newVal !== null && Array.isArray(oldVal) === Array.isArray(newVal)) {
+    generate(oldVal, newVal, ops, `${path}/${typeof key === 'number' ? key : escapeKey(key)}`);
+  } else if (oldVal !== newVal) {
+    ops.push({ op: 'replace', path: `${path}/${typeof key === 'number' ? key : escapeKey(key)}`, value: valueOf(newVal) });
+  }
+}
+
+/** Two arrays: indexes are keys that need no escaping, and an index is present unless it is a hole. */
+function generateArrays(old: unknown[], arr: unknown[], ops: PatchOperation[], path: string): void {
+  let deleted = false;
+  for (let i = old.length - 1; i >= 0; i--) {
+    if (hasOwn(arr, i)) compareValues(old[i], arr[i], ops, path, i);
+    else {
+      ops.push({ op: 'remove', path: `${path}/${i}` });
+      deleted = true;
+    }
+  }
+  if (!deleted && arr.length === old.length) return;
+  for (let i = 0; i < arr.length; i++) {
+    if (!hasOwn(old, i) && arr[i] !== undefined) ops.push({ op: 'add', path: `${path}/${i}`, value: valueOf(arr[i]) });
+  }
+}
+
+/** Two non-array objects: a key set to undefined counts as removed. */
+function generateObjects(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: string): void {
+  const oldKeys = Object.keys(old);
+  let deleted = false;
+  for (let t = oldKeys.length - 1; t >= 0; t--) {
+    const key = oldKeys[t]!;
+    const oldVal = old[key];
+    const newVal = obj[key];
+    if ((newVal !== undefined || oldVal === undefined) && hasOwn(obj, key)) compareValues(oldVal, newVal, ops, path, key);
+    else {
+      ops.push({ op: 'remove', path: `${path}/${escapeKey(key)}` });
+      deleted = true;
+    }
+  }
+  const newKeys = Object.keys(obj);
+  if (!deleted && newKeys.length === oldKeys.length) return;
+  // Leading keys listed as the old object lists them are its own, so none is added: a defaulted object
+  // usually lists its old keys first, and only the keys after them need the check.
+  let from = 0;
+  while (from < oldKeys.length && from < newKeys.length && newKeys[from] === oldKeys[from]) from++;
+  for (let i = from; i < newKeys.length; i++) {
+    const key = newKeys[i]!;
+    if (!hasOwn(old, key) && obj[key] !== undefined) ops.push({ op: 'add', path: `${path}/${escapeKey(key)}`, value: valueOf(obj[key]) });
+  }
+}
+
+/** The general step, for containers of different shapes (or a `toJSON` that gave something else). */
+function generateMixed(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: string): void {
   const newKeys = keysOf(obj);
   const oldKeys = keysOf(old);
   let deleted = false;
@@ -58,12 +123,7 @@ function generate(mirror: object, target: object, ops: PatchOperation[], path: s
     const key = oldKeys[t]!;
     const oldVal = old[key];
     if (hasOwn(obj, key) && !(obj[key] === undefined && oldVal !== undefined && !Array.isArray(obj))) {
-      const newVal = obj[key];
-      if (typeof oldVal === 'object' && oldVal !== null && typeof newVal === 'object' && newVal !== null && Array.isArray(oldVal) === Array.isArray(newVal)) {
-        generate(oldVal, newVal, ops, `${path}/${escapeKey(key)}`);
-      } else if (oldVal !== newVal) {
-        ops.push({ op: 'replace', path: `${path}/${escapeKey(key)}`, value: valueOf(newVal) });
-      }
+      compareValues(oldVal, obj[key], ops, path, key);
     } else if (Array.isArray(old) === Array.isArray(obj)) {
       ops.push({ op: 'remove', path: `${path}/${escapeKey(key)}` });
       deleted = true;

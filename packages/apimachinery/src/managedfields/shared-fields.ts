@@ -10,7 +10,9 @@
  * generated volume name) still shares its small parts: every `{}` leaf is one
  * object, and a node whose children are all leaves (a condition's fields, a
  * container's) is shared with the equal nodes of other trees. Those are most
- * of a tree's nodes, found in the one walk that freezes it.
+ * of a tree's nodes, found in the one walk that freezes it. The entries' texts
+ * that repeat (the manager's name, the API version, the time to the second)
+ * are shared too.
  */
 import type { FieldsV1 } from './field-set.js';
 
@@ -57,6 +59,21 @@ function shareNodes(tree: FieldsV1): FieldsV1 {
   return tree;
 }
 
+/** How many distinct entry texts (managers, API versions, times to the second) are remembered. */
+const maxSharedTexts = 4096;
+const sharedTexts = new Map<string, string>();
+/** The entry fields whose texts repeat across objects: each request brings its own copy of the same manager name. */
+const textFields = ['manager', 'apiVersion', 'time'] as const;
+
+/** The one copy of `text` kept for every entry that holds it. */
+function shareText(text: string): string {
+  const shared = sharedTexts.get(text);
+  if (shared !== undefined) return shared;
+  if (sharedTexts.size >= maxSharedTexts) sharedTexts.delete(sharedTexts.keys().next().value as string);
+  sharedTexts.set(text, text);
+  return text;
+}
+
 function isEmpty(node: FieldsV1): boolean {
   for (const name in node) if (Object.hasOwn(node, name)) return false;
   return true;
@@ -71,7 +88,8 @@ function deepFreeze(value: unknown): void {
 /**
  * Replaces each entry's fieldsV1 with the shared, frozen tree equal to it (the
  * entry's own tree, frozen, when it is the first, with its leaves and nodes
- * of leaves shared). For objects about to be stored: their managedFields are
+ * of leaves shared), and its manager, apiVersion and time with the equal texts
+ * of other entries. For objects about to be stored: their managedFields are
  * read, never changed in place, afterwards.
  *
  * @example
@@ -88,7 +106,13 @@ function deepFreeze(value: unknown): void {
 export function shareManagedFields(entries: ReadonlyArray<{ fieldsV1?: object }> | undefined): void {
   if (!Array.isArray(entries)) return;
   for (const entry of entries) {
-    const tree = entry?.fieldsV1 as FieldsV1 | undefined;
+    if (entry === null || typeof entry !== 'object' || Object.isFrozen(entry)) continue;
+    const texts = entry as Record<string, unknown>;
+    for (const field of textFields) {
+      const text = texts[field];
+      if (typeof text === 'string') texts[field] = shareText(text);
+    }
+    const tree = entry.fieldsV1 as FieldsV1 | undefined;
     if (!tree || typeof tree !== 'object') continue;
     const key = JSON.stringify(tree);
     let shared: FieldsV1 | undefined = sharedTrees.get(key);

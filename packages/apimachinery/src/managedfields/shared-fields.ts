@@ -5,22 +5,92 @@
  * heap as the object it describes. Identical trees become one frozen object,
  * kept in a bounded table (the oldest forgotten first), so that each stored
  * object pays only for its entries' few strings.
+ *
+ * A tree that is new (most pods' differ in a leaf or two: the pod's IP, its
+ * generated volume name) still shares its small parts: every `{}` leaf is one
+ * object, and a node whose children are all leaves (a condition's fields, a
+ * container's) is shared with the equal nodes of other trees. Those are most
+ * of a tree's nodes, found in the one walk that freezes it. The entries' texts
+ * that repeat (the manager's name, the API version, the time to the second)
+ * are shared too.
  */
 import type { FieldsV1 } from './field-set.js';
 
 /** How many distinct trees are remembered; their keys cost about their JSON each. */
 const maxSharedTrees = 2048;
 const sharedTrees = new Map<string, FieldsV1>();
+/** How many distinct nodes of leaves are remembered; their keys cost about their names each. */
+const maxSharedLeafNodes = 8192;
+/** Nodes whose children are all `{}`, by their names (in order, NUL-separated), the oldest first. */
+const sharedLeafNodes = new Map<string, FieldsV1>();
+/** Every `{}` leaf of a shared tree. */
+const emptyNode: FieldsV1 = Object.freeze({});
 
-function deepFreeze(tree: FieldsV1): FieldsV1 {
-  for (const child of Object.values(tree)) deepFreeze(child);
-  return Object.freeze(tree);
+/**
+ * Freezes `tree` in place, its `{}` leaves replaced by the shared one and its
+ * nodes of leaves by shared equal ones; returns it, or the shared node equal
+ * to it. Anything but plain objects is left as it is (frozen).
+ */
+function shareNodes(tree: FieldsV1): FieldsV1 {
+  let key = '';
+  let leavesOnly = true;
+  for (const name in tree) {
+    if (!Object.hasOwn(tree, name)) continue;
+    const child = tree[name] as unknown;
+    if (child === null || typeof child !== 'object' || Array.isArray(child)) {
+      deepFreeze(child);
+      leavesOnly = false;
+    } else if (isEmpty(child as FieldsV1)) {
+      if (child !== emptyNode) tree[name] = emptyNode;
+      // A name is JSON-like text without NUL: the separator cannot be confused with it.
+      key += `${name}\u0000`;
+    } else {
+      const shared = Object.isFrozen(child) ? (child as FieldsV1) : shareNodes(child as FieldsV1);
+      if (shared !== child) tree[name] = shared;
+      leavesOnly = false;
+    }
+  }
+  Object.freeze(tree);
+  if (!leavesOnly || key === '') return tree;
+  const shared = sharedLeafNodes.get(key);
+  if (shared !== undefined) return shared;
+  if (sharedLeafNodes.size >= maxSharedLeafNodes) sharedLeafNodes.delete(sharedLeafNodes.keys().next().value as string);
+  sharedLeafNodes.set(key, tree);
+  return tree;
+}
+
+/** How many distinct entry texts (managers, API versions, times to the second) are remembered. */
+const maxSharedTexts = 4096;
+const sharedTexts = new Map<string, string>();
+/** The entry fields whose texts repeat across objects: each request brings its own copy of the same manager name. */
+const textFields = ['manager', 'apiVersion', 'time'] as const;
+
+/** The one copy of `text` kept for every entry that holds it. */
+function shareText(text: string): string {
+  const shared = sharedTexts.get(text);
+  if (shared !== undefined) return shared;
+  if (sharedTexts.size >= maxSharedTexts) sharedTexts.delete(sharedTexts.keys().next().value as string);
+  sharedTexts.set(text, text);
+  return text;
+}
+
+function isEmpty(node: FieldsV1): boolean {
+  for (const name in node) if (Object.hasOwn(node, name)) return false;
+  return true;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  for (const child of Object.values(value)) deepFreeze(child);
+  Object.freeze(value);
 }
 
 /**
  * Replaces each entry's fieldsV1 with the shared, frozen tree equal to it (the
- * entry's own tree, frozen, when it is the first). For objects about to be
- * stored: their managedFields are read, never changed in place, afterwards.
+ * entry's own tree, frozen, when it is the first, with its leaves and nodes
+ * of leaves shared), and its manager, apiVersion and time with the equal texts
+ * of other entries. For objects about to be stored: their managedFields are
+ * read, never changed in place, afterwards.
  *
  * @example
  * ```ts
@@ -36,7 +106,13 @@ function deepFreeze(tree: FieldsV1): FieldsV1 {
 export function shareManagedFields(entries: ReadonlyArray<{ fieldsV1?: object }> | undefined): void {
   if (!Array.isArray(entries)) return;
   for (const entry of entries) {
-    const tree = entry?.fieldsV1 as FieldsV1 | undefined;
+    if (entry === null || typeof entry !== 'object' || Object.isFrozen(entry)) continue;
+    const texts = entry as Record<string, unknown>;
+    for (const field of textFields) {
+      const text = texts[field];
+      if (typeof text === 'string') texts[field] = shareText(text);
+    }
+    const tree = entry.fieldsV1 as FieldsV1 | undefined;
     if (!tree || typeof tree !== 'object') continue;
     const key = JSON.stringify(tree);
     let shared: FieldsV1 | undefined = sharedTrees.get(key);
@@ -44,7 +120,11 @@ export function shareManagedFields(entries: ReadonlyArray<{ fieldsV1?: object }>
       // Most recently used last, so that the oldest is forgotten first.
       sharedTrees.delete(key);
     } else {
-      shared = Object.isFrozen(tree) ? tree : deepFreeze(tree);
+      if (Object.isFrozen(tree)) shared = tree;
+      else if (Array.isArray(tree)) {
+        deepFreeze(tree);
+        shared = tree;
+      } else shared = shareNodes(tree);
       if (sharedTrees.size >= maxSharedTrees) sharedTrees.delete(sharedTrees.keys().next().value as string);
     }
     sharedTrees.set(key, shared);

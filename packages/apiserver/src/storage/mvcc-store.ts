@@ -75,6 +75,10 @@ function stampAndEncode(key: string, value: KubeObject, rev: number, limit = max
     else delete value.metadata.resourceVersion;
     throw e;
   }
+  // The registry deletes metadata fields a write must not set (resourceVersion, generation...), which
+  // turns the metadata into a hash table (V8's dictionary mode), several times its size: the stored
+  // value gets a copy built afresh, with the same fields in the same order.
+  value.metadata = { ...value.metadata };
   keepEncoding(Object.freeze(value), bytes);
   return { value, json };
 }

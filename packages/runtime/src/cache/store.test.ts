@@ -116,6 +116,7 @@ describe('Store', () => {
     const store = new Store<Pod>({ transform: composeTransforms(dropManagedFields, dropSpec) });
     const { current } = store.upsert(pod('a', 'x', '1', 'node-1'));
     assert.equal(current.metadata.managedFields, undefined);
+    assert.deepEqual(Object.keys(current.metadata), ['namespace', 'name', 'resourceVersion']);
     assert.equal(current.spec, undefined);
     assert.equal(store.get('a/x')?.metadata.managedFields, undefined);
     assert.equal(store.prepare(pod('a', 'y', '2')).metadata.managedFields, undefined);

@@ -31,7 +31,11 @@ export type Transform<T extends KubeObject> = (obj: T) => T;
  * ```
  */
 export function dropManagedFields<T extends KubeObject>(obj: T): T {
-  delete obj.metadata.managedFields;
+  if (obj.metadata.managedFields === undefined) return obj;
+  // A copy without them rather than `delete`: deleting a property that is not the last turns the
+  // object into a hash table (V8's dictionary mode), several times its size, in every cached object.
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  obj.metadata = metadata;
   return obj;
 }
 

@@ -27,6 +27,22 @@ after(async () => {
 
 const args = ['--seed', '4242', '--duration', '3s', '--mean-gap', '300ms', '--faults', 'error:503,latency:50,reset'];
 
+
+/** Creates ConfigMaps one after another for 3.2 s (the schedule's 3 s and a margin): how many passed, failed, and why. */
+async function createFor3s(client: Client, namespace: string): Promise<{ ok: number; failed: number; errors: Set<string> }> {
+  let ok = 0;
+  let failed = 0;
+  const errors = new Set<string>();
+  const until = performance.now() + 3200;
+  for (let i = 0; performance.now() < until; i++) {
+    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace } }).then(
+      () => ok++,
+      (e: Error) => (failed++, errors.add(e.message)),
+    );
+  }
+  return { ok, failed, errors };
+}
+
 test('--plan prints the schedule of the seed and exits', () => {
   const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
   assert.match(plan, /^chaos schedule: seed 4242, 3.00s, \d+ faults\n/);
@@ -60,17 +76,8 @@ test('proxies a client through its kubeconfig, printing the seed, the timeline a
     child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
   });
   const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
-  let ok = 0;
-  let failed = 0;
-  const errors = new Set<string>();
   const ns = await env.namespace();
-  const until = performance.now() + 3200;
-  for (let i = 0; performance.now() < until; i++) {
-    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(
-      () => ok++,
-      (e: Error) => (failed++, errors.add(e.message)),
-    );
-  }
+  const { ok, failed, errors } = await createFor3s(client, ns.name);
   client.close();
   const [code] = (await exited) as [number];
   assert.equal(code, 0, err);
@@ -107,17 +114,8 @@ test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a 
   const config = await loadKubeConfig({ path: kubeconfig });
   assert.ok(config.server.startsWith(`${url}/chaos/`), config.server);
   const client = Client.fromConfig(config, { qps: Infinity });
-  let ok = 0;
-  let failed = 0;
-  const errors = new Set<string>();
   const ns = await env.namespace();
-  const until = performance.now() + 3200;
-  for (let i = 0; performance.now() < until; i++) {
-    await client.create(ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns.name } }).then(
-      () => ok++,
-      (e: Error) => (failed++, errors.add(e.message)),
-    );
-  }
+  const { ok, failed, errors } = await createFor3s(client, ns.name);
   client.close();
   const [code] = (await exited) as [number];
   assert.equal(code, 0, err);

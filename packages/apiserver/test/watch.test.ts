@@ -295,11 +295,12 @@ describe('slow watchers', () => {
     // watcher, far past what the socket buffers between server and client hold.
     const payload = 'x'.repeat(64 * 1024);
     const writes = 320;
+    // The slow watcher reads nothing until the burst is over: had writes waited for it, the loop would not end
+    // (the file's test timeout fails it); a wall-clock bound here only measured the machine's load.
     const started = Date.now();
     let last: Json;
     for (let i = 0; i < writes; i++) last = await patch(ns, 'big', { data: { v: `${i}-${payload}` } });
     const burstMs = Date.now() - started;
-    assert.ok(burstMs < 10_000, `the burst of writes took ${burstMs} ms`);
 
     // The watcher that keeps reading gets every event.
     const received = await fast.take(writes);

@@ -176,7 +176,9 @@ describe('horizontal pod autoscaler', () => {
     );
     const hpa = done.get('web') as Json;
     assert.deepEqual([...scaledAt.keys()], [2, 3]);
-    assert.ok(scaledAt.get(3)! - scaledAt.get(2)! >= 59_000, `the second step came ${scaledAt.get(3)! - scaledAt.get(2)!} ms after the first`);
+    // About one 60 s period, not the next 15 s sync: lastScaleTime is cut to the second, and at 100x a loaded
+    // machine's few ms between the controller's clock reading and its stamp are seconds of cluster time.
+    assert.ok(scaledAt.get(3)! - scaledAt.get(2)! >= 50_000, `the second step came ${scaledAt.get(3)! - scaledAt.get(2)!} ms after the first`);
     assert.deepEqual(hpa.status.currentMetrics, [{ type: 'Pods', pods: { metric: { name: metric }, current: { averageValue: '45' } } }]);
     assert.deepEqual([condition(hpa, 'ScalingLimited')!.status, condition(hpa, 'ScalingLimited')!.reason], ['True', 'ScaleUpLimit']);
     assert.equal(condition(hpa, 'ScalingLimited')!.message, 'the desired replica count is increasing faster than the maximum scale rate');

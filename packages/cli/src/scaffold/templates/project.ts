@@ -51,7 +51,7 @@ export function packageJson(p: ProjectTemplateInput): string {
       tsx: p.toolVersions.tsx,
       typescript: p.toolVersions.typescript,
     },
-    engines: { node: '>=20' },
+    engines: { node: '>=20.18.1' },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

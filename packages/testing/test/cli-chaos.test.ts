@@ -28,6 +28,34 @@ after(async () => {
 const args = ['--seed', '4242', '--duration', '3s', '--mean-gap', '300ms', '--faults', 'error:503,latency:50,reset'];
 
 
+
+/** `operant chaos` with `argv`, once its output shows `ready`; out and err keep filling until it exits. */
+async function startChaos(argv: string[], ready: RegExp): Promise<{ readonly out: string; readonly err: string; exited: Promise<unknown[]> }> {
+  const child = spawn(process.execPath, [cli, 'chaos', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = once(child, 'exit');
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (ready.test(out)) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 10);
+    child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
+  });
+  return {
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+    exited,
+  };
+}
 /** Creates ConfigMaps one after another for 3.2 s (the schedule's 3 s and a margin): how many passed, failed, and why. */
 async function createFor3s(client: Client, namespace: string): Promise<{ ok: number; failed: number; errors: Set<string> }> {
   let ok = 0;
@@ -60,55 +88,27 @@ test('--faults delete-pod:<label>=<value> plans pod deletions in the given names
 
 test('proxies a client through its kubeconfig, printing the seed, the timeline and a summary', async () => {
   const kubeconfig = join(dir, 'chaos-kubeconfig');
-  const child = spawn(process.execPath, [cli, 'chaos', ...args, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = once(child, 'exit');
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (/^ready https:\/\/127\.0\.0\.1:\d+$/m.test(out)) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 10);
-    child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
-  });
+  const chaos = await startChaos([...args, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^ready https:\/\/127\.0\.0\.1:\d+$/m);
   const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
   const ns = await env.namespace();
   const { ok, failed, errors } = await createFor3s(client, ns.name);
   client.close();
-  const [code] = (await exited) as [number];
-  assert.equal(code, 0, err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${out}\n${err}`);
+  const [code] = (await chaos.exited) as [number];
+  assert.equal(code, 0, chaos.err);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${chaos.out}\n${chaos.err}`);
   const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
-  assert.ok(out.includes(plan), 'the schedule is printed as --plan prints it');
-  assert.match(out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
-  assert.match(out, /^ +\+\d+\.\d\ds {2}start #\d+ error 503 p=0\.5$/m);
-  assert.match(out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
-  assert.match(out, /^chaos summary: seed 4242, ran 3\.\d s of 3\.0 s, \d+ requests proxied$/m);
-  assert.match(out, /^ {2}failed writes: \d+, of which \d+ applied by the server/m);
+  assert.ok(chaos.out.includes(plan), 'the schedule is printed as --plan prints it');
+  assert.match(chaos.out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
+  assert.match(chaos.out, /^ +\+\d+\.\d\ds {2}start #\d+ error 503 p=0\.5$/m);
+  assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
+  assert.match(chaos.out, /^chaos summary: seed 4242, ran 3\.\d s of 3\.0 s, \d+ requests proxied$/m);
+  assert.match(chaos.out, /^ {2}failed writes: \d+, of which \d+ applied by the server/m);
 });
 
 test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a client uses as it is, and injects faults', async () => {
   const kubeconfig = join(dir, 'plain-kubeconfig');
-  const child = spawn(process.execPath, [cli, 'chaos', ...args, '--plain-http', '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = once(child, 'exit');
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (/^kubeconfig /m.test(out)) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 10);
-    child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
-  });
-  const url = /^ready (\S+)$/m.exec(out)?.[1];
+  const chaos = await startChaos([...args, '--plain-http', '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^kubeconfig /m);
+  const url = /^ready (\S+)$/m.exec(chaos.out)?.[1];
   assert.match(url ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
   const config = await loadKubeConfig({ path: kubeconfig });
@@ -117,11 +117,11 @@ test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a 
   const ns = await env.namespace();
   const { ok, failed, errors } = await createFor3s(client, ns.name);
   client.close();
-  const [code] = (await exited) as [number];
-  assert.equal(code, 0, err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${out}\n${err}`);
-  assert.match(out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
-  assert.doesNotMatch(out, new RegExp(config.server.split('/chaos/')[1]!), 'the token is not printed');
+  const [code] = (await chaos.exited) as [number];
+  assert.equal(code, 0, chaos.err);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${chaos.out}\n${chaos.err}`);
+  assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
+  assert.doesNotMatch(chaos.out, new RegExp(config.server.split('/chaos/')[1]!), 'the token is not printed');
 });
 
 test('--plain-http refuses to listen anywhere but loopback', () => {

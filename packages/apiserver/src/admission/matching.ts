@@ -71,7 +71,7 @@ export function compileWebhookConfiguration(config: KubeObject, mutating: boolea
 
 const namespacesResource: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };
 
-export function sameGvr(a: GroupVersionResource, b: GroupVersionResource): boolean {
+function sameGvr(a: GroupVersionResource, b: GroupVersionResource): boolean {
   return a.group === b.group && a.version === b.version && a.resource === b.resource;
 }
 
@@ -163,8 +163,38 @@ export function matchObject(hook: ParsedSelectors, attrs: AdmissionAttributes): 
   return matches(attrs.object) || matches(attrs.oldObject);
 }
 
-export function gvrString(r: GroupVersionResource): string {
+function gvrString(r: GroupVersionResource): string {
   return `${r.group}/${r.version}, Resource=${r.resource}`;
+}
+
+/**
+ * The rule matching webhooks and policies share (kube's rules.Matcher under a
+ * matchPolicy): the request's own resource if a rule matches it, else, under
+ * `Equivalent`, the first equivalent resource in another version a rule
+ * matches, with its kind. `allows` narrows a matching rule further (a policy
+ * rule's resourceNames); for an equivalent resource it is asked once the kind
+ * is known.
+ */
+export function matchRules<R extends WebhookRule>(
+  rules: readonly R[],
+  matchPolicy: string | undefined,
+  attrs: AdmissionAttributes,
+  ctx: MatchContext,
+  allows: (rule: R) => boolean = () => true,
+): WebhookInvocation | undefined {
+  const subResource = attrs.subResource ?? '';
+  if (rules.some((r) => ruleMatches(r, attrs) && allows(r))) return { resource: attrs.resource, subResource, kind: attrs.kind };
+  if (matchPolicy !== 'Equivalent' || !ctx.equivalence) return undefined;
+  const equivalents = ctx.equivalence.equivalentResourcesFor(attrs.resource, subResource);
+  for (const rule of rules) {
+    for (const eq of equivalents) {
+      if (sameGvr(eq, attrs.resource) || !ruleMatches(rule, attrs, eq)) continue;
+      const kind = ctx.equivalence.kindFor(eq, subResource);
+      if (!kind) throw internalError(`unable to convert to ${gvrString(eq)}: unknown kind`);
+      if (allows(rule)) return { resource: eq, subResource, kind };
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -177,25 +207,8 @@ export function matchWebhookRules(hook: CompiledWebhook, attrs: AdmissionAttribu
   if (ns === false) return undefined;
   const obj = matchObject(hook, attrs);
   if (obj === false) return undefined;
-  const rules = Array.isArray(hook.webhook.rules) ? hook.webhook.rules : [];
-  const subResource = attrs.subResource ?? '';
-  let invocation: WebhookInvocation | undefined;
-  if (rules.some((r) => isJsonObject(r) && ruleMatches(r, attrs))) {
-    invocation = { resource: attrs.resource, subResource, kind: attrs.kind };
-  } else if (hook.webhook.matchPolicy === 'Equivalent' && ctx.equivalence) {
-    const equivalents = ctx.equivalence.equivalentResourcesFor(attrs.resource, subResource);
-    outer: for (const rule of rules) {
-      if (!isJsonObject(rule)) continue;
-      for (const eq of equivalents) {
-        if (sameGvr(eq, attrs.resource)) continue;
-        if (!ruleMatches(rule, attrs, eq)) continue;
-        const kind = ctx.equivalence.kindFor(eq, subResource);
-        if (!kind) throw internalError(`unable to convert to ${gvrString(eq)}: unknown kind`);
-        invocation = { resource: eq, subResource, kind };
-        break outer;
-      }
-    }
-  }
+  const rules = (Array.isArray(hook.webhook.rules) ? hook.webhook.rules : []).filter((r): r is WebhookRule => isJsonObject(r));
+  const invocation = matchRules(rules, hook.webhook.matchPolicy, attrs, ctx);
   if (!invocation) return undefined;
   if (ns instanceof NamespaceNotFound) throw namespaceNotFoundError(ns.namespace);
   if (ns instanceof Error) throw ns;

@@ -6,8 +6,8 @@
  * other versions under matchPolicy Equivalent. A binding without matchResources
  * matches everything its policy matches.
  */
-import { internalError, isJsonObject, type GroupVersionResource } from '@operant/apimachinery';
-import { gvrString, matchNamespace, matchObject, parseSelector, ruleMatches, sameGvr, type MatchContext, type ParsedSelectors } from '../matching.js';
+import { isJsonObject } from '@operant/apimachinery';
+import { matchNamespace, matchObject, matchRules, parseSelector, type MatchContext, type ParsedSelectors } from '../matching.js';
 import type { AdmissionAttributes, WebhookInvocation, WebhookRule } from '../types.js';
 
 /** One entry of resourceRules / excludeResourceRules: a webhook rule plus optional names. */
@@ -37,26 +37,7 @@ export function compileMatchResources(raw: unknown): CompiledMatchResources {
   };
 }
 
-const namesAllow = (rule: NamedRule, name: string): boolean => !rule.resourceNames || rule.resourceNames.length === 0 || rule.resourceNames.includes(name);
-
-/** kube's matchesResourceRules: the resource and kind the request matched as, or undefined. */
-function matchesResourceRules(rules: readonly NamedRule[], matchPolicy: string, attrs: AdmissionAttributes, ctx: MatchContext): WebhookInvocation | undefined {
-  const subResource = attrs.subResource ?? '';
-  for (const rule of rules) {
-    if (ruleMatches(rule, attrs) && namesAllow(rule, attrs.name)) return { resource: attrs.resource, subResource, kind: attrs.kind };
-  }
-  if (matchPolicy !== 'Equivalent' || !ctx.equivalence) return undefined;
-  const equivalents: GroupVersionResource[] = ctx.equivalence.equivalentResourcesFor(attrs.resource, subResource);
-  for (const rule of rules) {
-    for (const eq of equivalents) {
-      if (sameGvr(eq, attrs.resource) || !ruleMatches(rule, attrs, eq)) continue;
-      const kind = ctx.equivalence.kindFor(eq, subResource);
-      if (!kind) throw internalError(`unable to convert to ${gvrString(eq)}: unknown kind`);
-      if (namesAllow(rule, attrs.name)) return { resource: eq, subResource, kind };
-    }
-  }
-  return undefined;
-}
+const namesAllow = (name: string) => (rule: NamedRule): boolean => !rule.resourceNames || rule.resourceNames.length === 0 || rule.resourceNames.includes(name);
 
 /**
  * Decides whether `mr` covers the request, and as which resource and kind. Throws
@@ -68,11 +49,11 @@ export function matchResources(mr: CompiledMatchResources, attrs: AdmissionAttri
   if (ns === false) return undefined;
   const obj = matchObject(mr, attrs);
   if (obj === false) return undefined;
-  if (matchesResourceRules(mr.excludeResourceRules, mr.matchPolicy, attrs, ctx)) return undefined;
+  if (matchRules(mr.excludeResourceRules, mr.matchPolicy, attrs, ctx, namesAllow(attrs.name))) return undefined;
   const invocation =
     mr.resourceRules.length === 0
       ? { resource: attrs.resource, subResource: attrs.subResource ?? '', kind: attrs.kind }
-      : matchesResourceRules(mr.resourceRules, mr.matchPolicy, attrs, ctx);
+      : matchRules(mr.resourceRules, mr.matchPolicy, attrs, ctx, namesAllow(attrs.name));
   if (!invocation) return undefined;
   if (ns instanceof Error) throw ns;
   if (obj instanceof Error) throw obj;

@@ -27,6 +27,7 @@ export {
 export { fieldErrorMessage, fieldErrors, type FieldError, type FieldErrorType } from './field-errors.js';
 export {
   StatusError,
+  aggregateMessages,
   alreadyExists,
   badRequest,
   conflict,

@@ -111,16 +111,28 @@ export const objectModifiedMessage =
  */
 export function invalid(group: string, kind: string, name: string, errs: FieldError[]): StatusError {
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  const messages = dedupe(errs.map(fieldErrorMessage));
-  const list = messages.length === 1 ? messages[0] : `[${messages.join(', ')}]`;
+  const list = aggregateMessages(errs.map(fieldErrorMessage));
   const qualified = group ? `${kind}.${group}` : kind;
   const details: StatusDetails = { name, kind, causes };
   if (group) details.group = group;
   return new StatusError(422, 'Invalid', `${qualified} ${JSON.stringify(name)} is invalid: ${list}`, details);
 }
 
-function dedupe(items: string[]): string[] {
-  return [...new Set(items)];
+/**
+ * The text of Go's utilerrors aggregate: one message as it is, several as
+ * `[a, b]`, each repeated message once.
+ *
+ * @example
+ * ```ts
+ * import { aggregateMessages } from '@operant/apimachinery';
+ *
+ * aggregateMessages(['a', 'b', 'a']); // '[a, b]'
+ * aggregateMessages(['only']); // 'only'
+ * ```
+ */
+export function aggregateMessages(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
 /** A 400 with the message as given. */

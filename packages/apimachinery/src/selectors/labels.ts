@@ -6,6 +6,7 @@
  */
 import type { LabelSelector as LabelSelectorObject } from 'kubernetes-types/meta/v1.js';
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
+import { aggregateMessages } from '../status.js';
 
 export type { LabelSelectorObject };
 
@@ -48,12 +49,6 @@ const binaryOperators: readonly LabelOperator[] = ['in', 'notin', '=', '==', '!=
 function goStringSlice(values: readonly string[] | undefined): string {
   if (values === undefined) return '[]string(nil)';
   return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
-}
-
-/** kube's utilerrors aggregate text: one message alone, several as `[a, b]` without repeats. */
-function aggregate(messages: string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
 const int64 = /^[+-]?[0-9]+$/;
@@ -116,7 +111,7 @@ export function newLabelRequirement(key: string, operator: LabelOperator, values
     const msgs = isValidLabelValue(v);
     if (msgs.length) errs.push(`values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${msgs.join('; ')}`);
   });
-  if (errs.length) throw new SelectorError(aggregate(errs));
+  if (errs.length) throw new SelectorError(aggregateMessages(errs));
   return { key, operator, values: [...vals] };
 }
 

@@ -9,6 +9,7 @@
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { cel } from '../cel-loader.js';
+import { aggregateMessages } from '@operant/apimachinery';
 
 /** A condition compiled for evaluation, or the reason it cannot be. */
 export interface CompiledCondition {
@@ -102,12 +103,6 @@ export function toCelJson(value: unknown): unknown {
   return value;
 }
 
-/** kube's utilerrors aggregate text: one message alone, several as `[a, b]`. */
-function aggregate(messages: string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
-}
-
 /**
  * Evaluates the conditions as kube's matchconditions matcher does: any `false` skips the
  * webhook; otherwise errors decide by failurePolicy (`Fail`: an error, `Ignore`: skip).
@@ -131,5 +126,5 @@ export function evaluateConditions(conditions: readonly CompiledCondition[], var
   }
   if (errors.length === 0) return { kind: 'match' };
   if (failurePolicy === 'Ignore') return { kind: 'no-match', conditionName: '' };
-  return { kind: 'error', message: aggregate(errors) };
+  return { kind: 'error', message: aggregateMessages(errors) };
 }

@@ -13,6 +13,7 @@
  * rules will be run`. Which decision denies, warns or audits is the binding's
  * business (dispatcher.ts).
  */
+import { aggregateMessages } from '@operant/apimachinery';
 import { cel } from '../../cel-loader.js';
 import type { AuthorizerVal } from './cel.js';
 import type { CompiledExpression, CompiledPolicy, CompiledVariable } from './compile.js';
@@ -148,11 +149,6 @@ const errorDecision = (failurePolicy: string, message: string, elapsed = 0): Pol
   elapsed,
 });
 
-/** kube's utilerrors aggregate text: one message alone, several as `[a, b]`. */
-function aggregate(messages: string[]): string {
-  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
-}
-
 /** kube's matchconditions matcher: true to go on, false to skip the policy, or the error under failurePolicy Fail. */
 function matchConditions(p: CompiledPolicy, inputs: PolicyInputs): boolean | { error: string } {
   if (p.matchConditions.length === 0) return true;
@@ -166,7 +162,7 @@ function matchConditions(p: CompiledPolicy, inputs: PolicyInputs): boolean | { e
     else if (r.value === false) return false;
   }
   if (errors.length === 0) return true;
-  return p.failurePolicy === 'Ignore' ? false : { error: aggregate(errors) };
+  return p.failurePolicy === 'Ignore' ? false : { error: aggregateMessages(errors) };
 }
 
 /** The denial's message: the messageExpression's string, else the message, else `failed expression: ...`. */

@@ -16,6 +16,7 @@ import type {
   RoleBinding,
   UserInfo,
 } from './attributes.js';
+import { aggregateMessages } from '@operant/apimachinery';
 import { systemMastersGroup } from './attributes.js';
 import { effectiveClusterRoleRules } from './aggregation.js';
 import { rulesAllow } from './rules.js';
@@ -139,7 +140,7 @@ export class RbacAuthorizer {
         return { allowed: true, reason: `RBAC: allowed by ${grant.description} to ${subject}` };
       }
     }
-    return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregateErrors(errors)}` : '' };
+    return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregateMessages(errors)}` : '' };
   }
 
   /**
@@ -201,11 +202,6 @@ export class RbacAuthorizer {
     this.indexed = { version: v, index };
     return index;
   }
-}
-
-function aggregateErrors(errors: string[]): string {
-  const unique = [...new Set(errors)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
 function buildIndex(objects: RbacObjects): Index {

@@ -7,6 +7,7 @@
  */
 import { FieldSet, type FieldsV1 } from './field-set.js';
 import type { ManagerSets } from './updater.js';
+import { deepFreeze } from './shared-fields.js';
 
 /** A metav1.ManagedFieldsEntry. */
 export interface ManagedFieldsEntry {
@@ -112,14 +113,13 @@ function encodeFields(set: FieldSet): FieldsV1 {
   if (encoded) return encoded;
   encoded = set.toFieldsV1();
   // Only the sets decoded from a shared tree come back to be encoded again; the encoding is shared too, so frozen.
-  if (sharedSets.has(set)) encodedSets.set(set, freezeTree(encoded));
+  if (sharedSets.has(set)) {
+    deepFreeze(encoded);
+    encodedSets.set(set, encoded);
+  }
   return encoded;
 }
 
-function freezeTree(tree: FieldsV1): FieldsV1 {
-  for (const child of Object.values(tree)) freezeTree(child);
-  return Object.freeze(tree);
-}
 /** encodeManagedFields: one entry per manager, sorted as kube sorts them; undefined when there are none. */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
   if (managed.sets.size === 0) return undefined;

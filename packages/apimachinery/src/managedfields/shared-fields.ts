@@ -54,9 +54,14 @@ function shareNodes(tree: FieldsV1): FieldsV1 {
   if (!leavesOnly || key === '') return tree;
   const shared = sharedLeafNodes.get(key);
   if (shared !== undefined) return shared;
-  if (sharedLeafNodes.size >= maxSharedLeafNodes) sharedLeafNodes.delete(sharedLeafNodes.keys().next().value as string);
-  sharedLeafNodes.set(key, tree);
-  return tree;
+  return remember(sharedLeafNodes, maxSharedLeafNodes, key, tree);
+}
+
+/** Keeps `value` under `key` in a table of at most `max` entries, forgetting the oldest first; returns `value`. */
+function remember<V>(table: Map<string, V>, max: number, key: string, value: V): V {
+  if (table.size >= max) table.delete(table.keys().next().value as string);
+  table.set(key, value);
+  return value;
 }
 
 /** How many distinct entry texts (managers, API versions, times to the second) are remembered. */
@@ -67,11 +72,7 @@ const textFields = ['manager', 'apiVersion', 'time'] as const;
 
 /** The one copy of `text` kept for every entry that holds it. */
 function shareText(text: string): string {
-  const shared = sharedTexts.get(text);
-  if (shared !== undefined) return shared;
-  if (sharedTexts.size >= maxSharedTexts) sharedTexts.delete(sharedTexts.keys().next().value as string);
-  sharedTexts.set(text, text);
-  return text;
+  return sharedTexts.get(text) ?? remember(sharedTexts, maxSharedTexts, text, text);
 }
 
 function isEmpty(node: FieldsV1): boolean {
@@ -79,7 +80,8 @@ function isEmpty(node: FieldsV1): boolean {
   return true;
 }
 
-function deepFreeze(value: unknown): void {
+/** Freezes `value` and everything in it (a frozen object is taken as frozen all through). */
+export function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
   for (const child of Object.values(value)) deepFreeze(child);
   Object.freeze(value);

@@ -5,7 +5,7 @@
  * `namespaceObject`, `variables`, and `params` and `authorizer` where kube
  * offers them), and the type each kind of expression must have, in kube's
  * words (`compilation failed: ERROR: <input>:1:5: ...`, `must evaluate to
- * bool`). The environment is the one policies are enforced with (policy-cel.ts).
+ * bool`). The environment is the one policies are enforced with (policy/cel.ts).
  */
 import { compilePolicyExpression, type PolicyDeclarations } from './policy/cel.js';
 

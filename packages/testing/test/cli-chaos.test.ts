@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, loadKubeConfig } from '@operant/runtime';
+import { Client, ConfigMap, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { TestEnv } from '../src/index.js';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli', 'bin', 'operant.js');
@@ -29,8 +29,15 @@ const args = ['--seed', '4242', '--duration', '3s', '--mean-gap', '300ms', '--fa
 
 
 
+/** A running `operant chaos`: its output so far, and its exit. */
+interface RunningChaos {
+  readonly out: string;
+  readonly err: string;
+  exited: Promise<unknown[]>;
+}
+
 /** `operant chaos` with `argv`, once its output shows `ready`; out and err keep filling until it exits. */
-async function startChaos(argv: string[], ready: RegExp): Promise<{ readonly out: string; readonly err: string; exited: Promise<unknown[]> }> {
+async function startChaos(argv: string[], ready: RegExp): Promise<RunningChaos> {
   const child = spawn(process.execPath, [cli, 'chaos', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -56,8 +63,13 @@ async function startChaos(argv: string[], ready: RegExp): Promise<{ readonly out
     exited,
   };
 }
-/** Creates ConfigMaps one after another for 3.2 s (the schedule's 3 s and a margin): how many passed, failed, and why. */
-async function createFor3s(client: Client, namespace: string): Promise<{ ok: number; failed: number; errors: Set<string> }> {
+/**
+ * Creates ConfigMaps through `config` one after another for 3.2 s (the schedule's 3 s and a margin),
+ * then checks that `chaos` exited 0 and that some creates passed and some failed; returns the namespace used.
+ */
+async function createThroughChaos(chaos: RunningChaos, config: ClientConfig): Promise<string> {
+  const client = Client.fromConfig(config, { qps: Infinity });
+  const namespace = (await env.namespace()).name;
   let ok = 0;
   let failed = 0;
   const errors = new Set<string>();
@@ -68,7 +80,11 @@ async function createFor3s(client: Client, namespace: string): Promise<{ ok: num
       (e: Error) => (failed++, errors.add(e.message)),
     );
   }
-  return { ok, failed, errors };
+  client.close();
+  const [code] = (await chaos.exited) as [number];
+  assert.equal(code, 0, chaos.err);
+  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${chaos.out}\n${chaos.err}`);
+  return namespace;
 }
 
 test('--plan prints the schedule of the seed and exits', () => {
@@ -89,18 +105,12 @@ test('--faults delete-pod:<label>=<value> plans pod deletions in the given names
 test('proxies a client through its kubeconfig, printing the seed, the timeline and a summary', async () => {
   const kubeconfig = join(dir, 'chaos-kubeconfig');
   const chaos = await startChaos([...args, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^ready https:\/\/127\.0\.0\.1:\d+$/m);
-  const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
-  const ns = await env.namespace();
-  const { ok, failed, errors } = await createFor3s(client, ns.name);
-  client.close();
-  const [code] = (await chaos.exited) as [number];
-  assert.equal(code, 0, chaos.err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${chaos.out}\n${chaos.err}`);
+  const ns = await createThroughChaos(chaos, await loadKubeConfig({ path: kubeconfig }));
   const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
   assert.ok(chaos.out.includes(plan), 'the schedule is printed as --plan prints it');
   assert.match(chaos.out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
   assert.match(chaos.out, /^ +\+\d+\.\d\ds {2}start #\d+ error 503 p=0\.5$/m);
-  assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
+  assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns}/cm-\\d+: answered 503$`, 'm'));
   assert.match(chaos.out, /^chaos summary: seed 4242, ran 3\.\d s of 3\.0 s, \d+ requests proxied$/m);
   assert.match(chaos.out, /^ {2}failed writes: \d+, of which \d+ applied by the server/m);
 });
@@ -113,14 +123,8 @@ test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a 
   assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
   const config = await loadKubeConfig({ path: kubeconfig });
   assert.ok(config.server.startsWith(`${url}/chaos/`), config.server);
-  const client = Client.fromConfig(config, { qps: Infinity });
-  const ns = await env.namespace();
-  const { ok, failed, errors } = await createFor3s(client, ns.name);
-  client.close();
-  const [code] = (await chaos.exited) as [number];
-  assert.equal(code, 0, chaos.err);
-  assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${chaos.out}\n${chaos.err}`);
-  assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns.name}/cm-\\d+: answered 503$`, 'm'));
+  const ns = await createThroughChaos(chaos, config);
+  assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns}/cm-\\d+: answered 503$`, 'm'));
   assert.doesNotMatch(chaos.out, new RegExp(config.server.split('/chaos/')[1]!), 'the token is not printed');
 });
 

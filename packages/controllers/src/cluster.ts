@@ -2,8 +2,8 @@
  * A simulated cluster, like kwok, on any API server: the deployment,
  * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob,
  * disruption, endpoint, endpointslice, persistentvolume-binder,
- * resourcequota and horizontalpodautoscaling controllers, node lifecycle (with taint eviction) and pod
- * garbage collection, a
+ * resourcequota and horizontalpodautoscaling controllers, node lifecycle (with taint eviction), pod
+ * garbage collection and the CSR cleaner, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -12,6 +12,7 @@
 import { dropManagedFields } from '@operant/runtime/cache';
 import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type LoadKubeConfigOptions, type LogMethods } from '@operant/runtime';
 import { selectControllers, type SimulatedControllerName } from './controller-selection.js';
+import { addCsrCleaner } from './certificates/cleaner.js';
 import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
@@ -119,6 +120,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     podgc: addPodGarbageCollector,
     resourcequota: addResourceQuotaController,
     horizontalpodautoscaling: addHorizontalPodAutoscalerController,
+    csrcleaner: addCsrCleaner,
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });

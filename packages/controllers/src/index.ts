@@ -22,6 +22,7 @@ export { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js'
 export { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './kubelet/knobs.js';
 export { addNodeLifecycleController, nodeMonitorGracePeriodMs, unreachableTaintKey, type NodeLifecycleOptions } from './nodelifecycle/controller.js';
 export { addPodGarbageCollector, type PodGcOptions } from './podgc/controller.js';
+export { addCsrCleaner, csrCleanerPollingIntervalMs, type CsrCleanerOptions } from './certificates/cleaner.js';
 export { addResourceQuotaController, resourceQuotaSyncPeriodMs } from './resourcequota/controller.js';
 export { addHorizontalPodAutoscalerController, hpaSyncPeriodMs } from './podautoscaler/controller.js';
 export { cpuUsageAnnotation, customMetricAnnotationPrefix, externalMetricAnnotationPrefix, memoryUsageAnnotation } from './podautoscaler/metrics.js';

@@ -1,9 +1,11 @@
 /**
  * Kinds the simulated cluster reads that the runtime's built-in Kind values
- * do not cover yet (ResourceQuotas, HorizontalPodAutoscalers).
+ * do not cover yet (ResourceQuotas, HorizontalPodAutoscalers,
+ * CertificateSigningRequests).
  */
 import { defineKind, type Typed } from '@operant/runtime';
 import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
+import type * as certificatesv1 from 'kubernetes-types/certificates/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 
 /** A core/v1 ResourceQuota. */
@@ -18,4 +20,15 @@ export const HorizontalPodAutoscaler = defineKind<HorizontalPodAutoscalerObject>
   kind: 'HorizontalPodAutoscaler',
   plural: 'horizontalpodautoscalers',
   namespaced: true,
+});
+
+/** A certificates.k8s.io/v1 CertificateSigningRequest. */
+export type CertificateSigningRequestObject = Typed<certificatesv1.CertificateSigningRequest>;
+
+export const CertificateSigningRequest = defineKind<CertificateSigningRequestObject>({
+  group: 'certificates.k8s.io',
+  version: 'v1',
+  kind: 'CertificateSigningRequest',
+  plural: 'certificatesigningrequests',
+  namespaced: false,
 });

@@ -18,7 +18,7 @@
  *    (percentage of request) above target`), then the status: current and
  *    desired replicas, currentMetrics, lastScaleTime, the conditions.
  */
-import { deepCopy, parseLabelSelector } from '@operant/apimachinery';
+import { deepCopy, parseLabelSelector, type LabelSelector } from '@operant/apimachinery';
 import { ignoreNotFound, objectReference, Pod, type Kind, type Manager, type ReconcileResult, type Request, type Scale } from '@operant/runtime';
 import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
 import { rfc3339 } from '../clock.js';
@@ -37,6 +37,7 @@ type Hpa = HorizontalPodAutoscalerObject;
 type HpaStatus = autoscalingv2.HorizontalPodAutoscalerStatus;
 type HpaCondition = autoscalingv2.HorizontalPodAutoscalerCondition;
 type MetricStatus = autoscalingv2.MetricStatus;
+type HpaContext = Context & { selectors: HpaSelectors };
 
 /**
  * Adds kube's horizontal pod autoscaler to a manager.
@@ -54,7 +55,8 @@ type MetricStatus = autoscalingv2.MetricStatus;
 export function addHorizontalPodAutoscalerController(mgr: Manager, options: WorkloadControllerOptions = {}): void {
   const clock = options.clock;
   const now = (): number => (clock ?? Date).now();
-  const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor('horizontal-pod-autoscaler'), now };
+  const selectors = new HpaSelectors();
+  const ctx: HpaContext = { client: mgr.client, recorder: mgr.eventRecorderFor('horizontal-pod-autoscaler'), now, selectors };
   const normalizer = new ReplicaNormalizer(now);
   mgr
     .controller('horizontalpodautoscaling', clock ? { clock } : {})
@@ -65,11 +67,49 @@ export function addHorizontalPodAutoscalerController(mgr: Manager, options: Work
       const key = `${req.namespace}/${req.name}`;
       if (!found || found.metadata.deletionTimestamp) {
         normalizer.forget(key);
+        selectors.forget(req.namespace!, req.name);
         return;
       }
+      selectors.register(req.namespace!, req.name);
       await reconcileAutoscaler(ctx, normalizer, key, deepCopy(found) as Hpa, req);
       return { requeueAfter: hpaSyncPeriodMs } satisfies ReconcileResult;
     });
+}
+
+/**
+ * The pod selector each HPA last resolved its target to, by namespace and
+ * name (kube's hpaSelectors): an HPA counts once it has been seen, selecting
+ * nothing until its first sync resolves the target, so that two HPAs whose
+ * targets share pods are both told (AmbiguousSelector) instead of both scaling.
+ */
+class HpaSelectors {
+  private readonly byNamespace = new Map<string, Map<string, LabelSelector | undefined>>();
+
+  register(namespace: string, name: string): void {
+    let hpas = this.byNamespace.get(namespace);
+    if (!hpas) this.byNamespace.set(namespace, (hpas = new Map()));
+    if (!hpas.has(name)) hpas.set(name, undefined);
+  }
+
+  put(namespace: string, name: string, selector: LabelSelector): void {
+    const hpas = this.byNamespace.get(namespace);
+    if (hpas?.has(name)) hpas.set(name, selector);
+  }
+
+  forget(namespace: string, name: string): void {
+    const hpas = this.byNamespace.get(namespace);
+    hpas?.delete(name);
+    if (hpas?.size === 0) this.byNamespace.delete(namespace);
+  }
+
+  /** `namespace/name` of every HPA whose selector matches one of `pods`, sorted (kube's order is a map's). */
+  controlling(namespace: string, pods: readonly PodObject[]): string[] {
+    const out: string[] = [];
+    for (const [name, selector] of this.byNamespace.get(namespace) ?? []) {
+      if (selector && pods.some((p) => selector.matches(p.metadata.labels))) out.push(`${namespace}/${name}`);
+    }
+    return out.sort();
+  }
 }
 
 /** kube's setConditionInList: a changed status moves lastTransitionTime. */
@@ -87,7 +127,7 @@ function setCondition(status: HpaStatus, type: string, value: 'True' | 'False', 
   (status as { conditions?: HpaCondition[] }).conditions = conditions;
 }
 
-async function reconcileAutoscaler(ctx: Context, normalizer: ReplicaNormalizer, key: string, hpa: Hpa, req: Request): Promise<void> {
+async function reconcileAutoscaler(ctx: HpaContext, normalizer: ReplicaNormalizer, key: string, hpa: Hpa, req: Request): Promise<void> {
   const original = canonicalJson(hpa.status ?? {});
   const status = deepCopy(hpa.status ?? {}) as HpaStatus;
   const spec = hpa.spec!;
@@ -177,7 +217,7 @@ async function reconcileAutoscaler(ctx: Context, normalizer: ReplicaNormalizer, 
  * would scale down (a failed metric might have wanted more).
  */
 async function computeReplicasForMetrics(
-  ctx: Context,
+  ctx: HpaContext,
   hpa: Hpa,
   status: HpaStatus,
   scale: Scale,
@@ -191,8 +231,25 @@ async function computeReplicasForMetrics(
     setCondition(status, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector", now);
     return { replicas: -1, metric: '', error: message };
   }
-  const selector = parseLabelSelector(scale.status.selector);
+  const regarding = objectReference(hpa, HorizontalPodAutoscaler);
+  let selector: LabelSelector;
+  try {
+    selector = parseLabelSelector(scale.status.selector);
+  } catch (err) {
+    const message = `couldn't convert selector into a corresponding internal selector object: ${(err as Error).message}`;
+    ctx.recorder.event(regarding, 'Warning', 'InvalidSelector', message);
+    setCondition(status, 'ScalingActive', 'False', 'InvalidSelector', message, now);
+    return { replicas: -1, metric: '', error: message };
+  }
+  ctx.selectors.put(namespace, hpa.metadata.name!, selector);
   const pods = ((await ctx.client.list(Pod, { namespace })).items as PodObject[]).filter((p) => selector.matches(p.metadata.labels));
+  const selecting = ctx.selectors.controlling(namespace, pods);
+  if (selecting.length > 1) {
+    const message = `pods by selector ${scale.status.selector} are controlled by multiple HPAs: [${selecting.join(' ')}]`;
+    ctx.recorder.event(regarding, 'Warning', 'AmbiguousSelector', message);
+    setCondition(status, 'ScalingActive', 'False', 'AmbiguousSelector', message, now);
+    return { replicas: -1, metric: '', error: message };
+  }
   const statuses: MetricStatus[] = specs.map(() => ({ type: '' }) as MetricStatus);
   let replicas = 0;
   let metric = '';

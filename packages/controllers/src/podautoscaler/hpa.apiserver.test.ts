@@ -41,6 +41,12 @@ function deployment(ns: string, replicas: number): Json {
   };
 }
 
+/** The SuccessfulRescale messages of `ns`, once there are at least `count`. */
+async function rescalesOnceSeen(ns: string, count: number): Promise<string[]> {
+  const rescales = (o: Map<string, KubeObject>): string[] => [...o.values()].filter((e) => (e as Json).reason === 'SuccessfulRescale').map((e) => (e as Json).message);
+  return rescales(await until(CoreEvent, ns, (o) => rescales(o).length >= count));
+}
+
 const annotate = (ns: string, name: string, annotations: Record<string, string>) => client.patch(HorizontalPodAutoscaler, name, { metadata: { annotations } }, { namespace: ns, patchType: 'merge' });
 
 describe('horizontal pod autoscaler', () => {
@@ -100,8 +106,7 @@ describe('horizontal pod autoscaler', () => {
     assert.equal(condition(high, 'ScalingLimited')!.status, 'True');
     assert.equal(condition(high, 'ScalingLimited')!.message, 'the desired replica count is more than the maximum replica count');
     assert.equal((await client.get(Deployment, 'web', { namespace: ns })).spec?.replicas, 5);
-    const rescales = (await client.list(CoreEvent, { namespace: ns })).items.filter((e) => e.reason === 'SuccessfulRescale').map((e) => e.message);
-    assert.deepEqual(rescales, ['New size: 4; reason: cpu resource utilization (percentage of request) above target', 'New size: 5; reason: cpu resource utilization (percentage of request) above target']);
+    assert.deepEqual(await rescalesOnceSeen(ns, 2), ['New size: 4; reason: cpu resource utilization (percentage of request) above target', 'New size: 5; reason: cpu resource utilization (percentage of request) above target']);
     const scaledUpAt = Date.parse(high.status.lastScaleTime);
 
     // 10%: the recommendation is 1, but the high recommendations of the last 300 s hold it; then minReplicas 2 bounds it.
@@ -121,6 +126,51 @@ describe('horizontal pod autoscaler', () => {
     assert.ok(Date.parse(low.status.lastScaleTime) - scaledUpAt >= downscaleStabilizationMs - 1000, `scaled down ${Date.parse(low.status.lastScaleTime) - scaledUpAt} ms after scaling up`);
     assert.deepEqual([condition(low, 'ScalingLimited')!.status, condition(low, 'ScalingLimited')!.reason], ['True', 'TooFewReplicas']);
     assert.equal((await client.get(Deployment, 'web', { namespace: ns })).spec?.replicas, 2);
+  });
+
+  it('ContainerResource: one container\'s usage against its own request; two HPAs over the same pods are ambiguous; a container the pods lack gives kube\'s error', async () => {
+    const ns = 'hpa-container';
+    await client.create(Namespace, { metadata: { name: ns } });
+    const twoContainers = deployment(ns, 2);
+    // The sidecar's large request would halve the utilization if the whole pod counted.
+    twoContainers.spec.template.spec.containers.push({ name: 'sidecar', image: 'envoy', resources: { requests: { cpu: '800m' } } });
+    await client.create(Deployment, twoContainers as never);
+    const hpa = (name: string, container: string): Json => ({
+      metadata: { name, namespace: ns, annotations: { [`${cpuUsageAnnotation}.app`]: '100m' } },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 2,
+        maxReplicas: 4,
+        metrics: [{ type: 'ContainerResource', containerResource: { name: 'cpu', container, target: { type: 'Utilization', averageUtilization: 50 } } }],
+      },
+    });
+    await client.create(HorizontalPodAutoscaler, hpa('web', 'app') as never);
+    const steady = (await until(HorizontalPodAutoscaler, ns, (o) => condition(o.get('web'), 'ScalingActive')?.status === 'True')).get('web') as Json;
+    assert.deepEqual(steady.status.currentMetrics, [{ type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', current: { averageUtilization: 50, averageValue: '100m' } } }]);
+    assert.equal(condition(steady, 'ScalingActive')!.message, 'the HPA was able to successfully calculate a replica count from cpu container resource utilization (percentage of request)');
+
+    // 200m of app's 200m is 100%: twice the target, 2 -> 4.
+    await until(Deployment, ns, (o) => o.get('web')?.status?.availableReplicas === 2);
+    await annotate(ns, 'web', { [`${cpuUsageAnnotation}.app`]: '200m' });
+    await until(HorizontalPodAutoscaler, ns, (o) => (o.get('web') as Json | undefined)?.status?.desiredReplicas === 4);
+    assert.deepEqual(await rescalesOnceSeen(ns, 1), ['New size: 4; reason: cpu container resource utilization (percentage of request) above target']);
+
+    // Two HPAs over the same pods: neither scales, each says why.
+    await client.create(HorizontalPodAutoscaler, hpa('other', 'nope') as never);
+    const ambiguous = await until(HorizontalPodAutoscaler, ns, (o) => ['web', 'other'].every((n) => condition(o.get(n), 'ScalingActive')?.reason === 'AmbiguousSelector'));
+    for (const n of ['web', 'other']) {
+      assert.equal(condition(ambiguous.get(n), 'ScalingActive')!.message, 'pods by selector app=web are controlled by multiple HPAs: [hpa-container/other hpa-container/web]');
+    }
+    const events = (await client.list(CoreEvent, { namespace: ns })).items.filter((e) => e.reason === 'AmbiguousSelector');
+    assert.ok(events.length >= 2, 'an AmbiguousSelector event for each HPA');
+
+    // Once the first goes, the second reads its container, which the pods lack.
+    await client.delete(HorizontalPodAutoscaler, 'web', { namespace: ns });
+    const failed = await until(HorizontalPodAutoscaler, ns, (o) => condition(o.get('other'), 'ScalingActive')?.reason === 'FailedGetContainerResourceMetric');
+    assert.match(
+      condition(failed.get('other'), 'ScalingActive')!.message,
+      /^the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: failed to get container metrics: container nope not present in metrics for pod hpa-container\/web-[a-z0-9]+-[a-z0-9]{5}$/,
+    );
   });
 
   it("scales a custom resource through its scale subresource (the kind found by its CRD)", async () => {
@@ -145,8 +195,8 @@ describe('horizontal pod autoscaler', () => {
     // 30 against 10 on the one pod the selector finds: ceil(3 x 1) = 3.
     const scaled = await until(Worker, ns, (o) => (o.get('queue') as Json | undefined)?.spec?.replicas === 3);
     assert.equal((scaled.get('queue') as Json).spec.replicas, 3);
-    const rescales = (await client.list(CoreEvent, { namespace: ns })).items.filter((e) => e.reason === 'SuccessfulRescale').map((e) => e.message);
-    assert.deepEqual(rescales, ['New size: 3; reason: pods metric jobs above target']);
+    // The recorder posts its events on its own: wait for the event rather than list once.
+    assert.deepEqual(await rescalesOnceSeen(ns, 1), ['New size: 3; reason: pods metric jobs above target']);
   });
 
   it('a pods metric with an AverageValue target; a behavior\'s Pods policy limits each step', async () => {

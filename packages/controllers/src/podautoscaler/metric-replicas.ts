@@ -11,8 +11,8 @@ import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
 import { kindOf } from '../custom-kinds.js';
 import type { PodObject } from '../objects.js';
 import { milliValue } from '../quantity.js';
-import { customMetricAnnotationPrefix, externalMetricAnnotationPrefix, objectMetric, podMetrics, resourceAnnotation } from './metrics.js';
-import { averageValueReplicas, MetricsError, resourceUtilizationReplicas, totalOverAverageReplicas, usageRatioReplicas } from './replica-calculator.js';
+import { containerResourceAnnotation, customMetricAnnotationPrefix, externalMetricAnnotationPrefix, objectMetric, podMetrics, resourceAnnotation } from './metrics.js';
+import { averageValueReplicas, MetricsError, resourceUtilizationReplicas, runningContainers, totalOverAverageReplicas, usageRatioReplicas } from './replica-calculator.js';
 
 type MetricSpec = autoscalingv2.MetricSpec;
 type MetricStatus = autoscalingv2.MetricStatus;
@@ -69,6 +69,8 @@ export async function computeReplicasForMetric(spec: MetricSpec, inputs: MetricI
   switch (spec.type) {
     case 'Resource':
       return resourceMetric(spec.resource!, inputs);
+    case 'ContainerResource':
+      return containerResourceMetric(spec.containerResource!, inputs);
     case 'Pods':
       return podsMetric(spec.pods!, inputs);
     case 'Object':
@@ -84,36 +86,72 @@ export async function computeReplicasForMetric(spec: MetricSpec, inputs: MetricI
 
 function resourceMetric(source: autoscalingv2.ResourceMetricSource, inputs: MetricInputs): MetricProposal {
   const resource = source.name;
-  const wrap = (m: string): string => `failed to get ${resource} resource metric value: ${m}`;
   try {
     const annotation = resourceAnnotation(resource);
-    const metrics = (): ReturnType<typeof podMetrics> => {
-      const found = annotation ? podMetrics(inputs.pods, annotation, inputs.hpa, inputs.now) : new Map();
-      if (found.size === 0) throw new MetricsError(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
-      return found;
-    };
-    const target = source.target;
-    if (target.averageValue !== undefined) {
-      const { replicas, average } = inner(`failed to get ${resource} usage`, () =>
-        averageValueReplicas(inputs.specReplicas, milliValue(target.averageValue) ?? 0, resource, inputs.pods, metrics(), inputs.now),
-      );
-      return { replicas, name: `${resource} resource`, status: { type: 'Resource', resource: { name: resource, current: { averageValue: milli(average) } } } };
-    }
-    if (target.averageUtilization === undefined) {
-      throw new MetricsError('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
-    }
-    const { replicas, utilization, rawAverage } = inner(`failed to get ${resource} utilization`, () =>
-      resourceUtilizationReplicas(inputs.specReplicas, target.averageUtilization!, resource, inputs.pods, metrics(), inputs.now),
-    );
-    return {
-      replicas,
-      name: `${resource} resource utilization (percentage of request)`,
-      status: { type: 'Resource', resource: { name: resource, current: { averageUtilization: utilization, averageValue: milli(rawAverage) } } },
-    };
+    const metrics = (): ReturnType<typeof podMetrics> => (annotation ? podMetrics(inputs.pods, annotation, inputs.hpa, inputs.now) : new Map());
+    const { current, replicas, name } = resourceProposal(resource, source.target, inputs, metrics);
+    return { replicas, name, status: { type: 'Resource', resource: { name: resource, current } } };
   } catch (err) {
     if (!(err instanceof MetricsError)) throw err;
-    throw failure('FailedGetResourceMetric', err, wrap);
+    throw failure('FailedGetResourceMetric', err, (m) => `failed to get ${resource} resource metric value: ${m}`);
   }
+}
+
+function containerResourceMetric(source: autoscalingv2.ContainerResourceMetricSource, inputs: MetricInputs): MetricProposal {
+  const { name: resource, container } = source;
+  try {
+    const metrics = (): ReturnType<typeof podMetrics> => {
+      const annotation = containerResourceAnnotation(resource, container);
+      // metrics-server reports the containers of running pods.
+      const missing = inputs.pods.find((pod) => pod.status?.phase === 'Running' && !runningContainers(pod).some((c) => c.name === container));
+      if (missing) throw new MetricsError(`failed to get container metrics: container ${container} not present in metrics for pod ${inputs.namespace}/${missing.metadata.name}`);
+      return annotation ? podMetrics(inputs.pods, annotation, inputs.hpa, inputs.now) : new Map();
+    };
+    const { current, replicas, name } = resourceProposal(resource, source.target, inputs, metrics, container);
+    return { replicas, name, status: { type: 'ContainerResource', containerResource: { name: resource, container, current } } };
+  } catch (err) {
+    if (!(err instanceof MetricsError)) throw err;
+    throw failure('FailedGetContainerResourceMetric', err, (m) => `failed to get ${container} container metric value: ${m}`);
+  }
+}
+
+/**
+ * kube's computeStatusForResourceMetricGeneric: the replicas a resource's
+ * samples (of whole pods, or of one container) propose against an
+ * AverageValue or Utilization target, and the current value for the status.
+ */
+function resourceProposal(
+  resource: string,
+  target: autoscalingv2.MetricTarget,
+  inputs: MetricInputs,
+  samples: () => ReturnType<typeof podMetrics>,
+  container?: string,
+): { replicas: number; name: string; current: autoscalingv2.MetricValueStatus } {
+  const metrics = (): ReturnType<typeof podMetrics> => {
+    let found: ReturnType<typeof podMetrics>;
+    try {
+      found = samples();
+    } catch (err) {
+      if (err instanceof MetricsError) throw new MetricsError(`unable to get metrics for resource ${resource}: ${err.message}`);
+      throw err;
+    }
+    if (found.size === 0) throw new MetricsError(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
+    return found;
+  };
+  if (target.averageValue !== undefined) {
+    const { replicas, average } = inner(`failed to get ${resource} usage`, () =>
+      averageValueReplicas(inputs.specReplicas, milliValue(target.averageValue) ?? 0, resource, inputs.pods, metrics(), inputs.now),
+    );
+    return { replicas, name: `${resource} resource`, current: { averageValue: milli(average) } };
+  }
+  if (target.averageUtilization === undefined) {
+    throw new MetricsError('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
+  }
+  const { replicas, utilization, rawAverage } = inner(`failed to get ${resource} utilization`, () =>
+    resourceUtilizationReplicas(inputs.specReplicas, target.averageUtilization!, resource, inputs.pods, metrics(), inputs.now, container),
+  );
+  const name = container === undefined ? `${resource} resource utilization (percentage of request)` : `${resource} container resource utilization (percentage of request)`;
+  return { replicas, name, current: { averageUtilization: utilization, averageValue: milli(rawAverage) } };
 }
 
 /** Runs a calculation, prefixing its error as kube's computeStatusForResourceMetricGeneric does. */

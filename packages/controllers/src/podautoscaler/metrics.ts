@@ -6,6 +6,7 @@
  * | metric source | annotation | where |
  * |---|---|---|
  * | Resource `cpu` / `memory` | `sim.operant.dev/cpu-usage`, `sim.operant.dev/memory-usage` (the pod's total usage) | each target pod, else the HPA (then every pod reports it) |
+ * | ContainerResource `cpu` / `memory` of container `<c>` | `sim.operant.dev/cpu-usage.<c>`, `sim.operant.dev/memory-usage.<c>` (that container's usage) | each target pod, else the HPA |
  * | Pods `<name>` | `sim.operant.dev/metric.<name>` | each target pod, else the HPA |
  * | Object `<name>` | `sim.operant.dev/metric.<name>` | the described object |
  * | External `<name>` | `sim.operant.dev/external-metric.<name>` | the HPA |
@@ -40,6 +41,12 @@ export interface PodMetric {
 /** The annotation that holds a resource's usage; undefined for resources not simulated. */
 export function resourceAnnotation(resource: string): string | undefined {
   return resource === 'cpu' ? cpuUsageAnnotation : resource === 'memory' ? memoryUsageAnnotation : undefined;
+}
+
+/** The annotation that holds one container's usage of a resource (`sim.operant.dev/cpu-usage.app`); undefined for resources not simulated. */
+export function containerResourceAnnotation(resource: string, container: string): string | undefined {
+  const annotation = resourceAnnotation(resource);
+  return annotation === undefined ? undefined : `${annotation}.${container}`;
 }
 
 /** Each pod's value of `annotation` (the pod's own, else the HPA's), skipping pods with neither or an unreadable one. */

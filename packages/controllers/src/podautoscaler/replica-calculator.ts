@@ -109,13 +109,16 @@ function replicasFromRatio(
   return proposed;
 }
 
-/** Each pod's request of `resource` in thousandths: the sum over its containers and sidecars (kube's calculatePodRequests). */
-function podRequests(pods: readonly PodObject[], resource: string): Map<string, number> {
+/**
+ * Each pod's request of `resource` in thousandths: the sum over its containers
+ * and sidecars, or only the one named `container` (kube's calculatePodRequests).
+ */
+function podRequests(pods: readonly PodObject[], resource: string, container: string | undefined): Map<string, number> {
   const out = new Map<string, number>();
   for (const pod of pods) {
     let sum = 0;
-    const sidecars = (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always');
-    for (const c of [...(pod.spec?.containers ?? []), ...sidecars]) {
+    for (const c of runningContainers(pod)) {
+      if (container !== undefined && c.name !== container) continue;
       const request = milliValue(c.resources?.requests?.[resource]);
       if (request === undefined) throw new MetricsError(`missing request for ${resource} in container ${c.name} of Pod ${pod.metadata.name}`);
       sum += request;
@@ -123,6 +126,12 @@ function podRequests(pods: readonly PodObject[], resource: string): Map<string, 
     out.set(pod.metadata.name!, sum);
   }
   return out;
+}
+
+/** A pod's containers and restartable init containers (sidecars): those that run beside each other and report metrics. */
+export function runningContainers(pod: PodObject): NonNullable<NonNullable<PodObject['spec']>['containers']> {
+  const sidecars = (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always');
+  return [...(pod.spec?.containers ?? []), ...sidecars];
 }
 
 /** kube's GetResourceUtilizationRatio: total usage over total requests, as a whole percentage, against the target. */
@@ -142,7 +151,7 @@ function utilizationRatio(metrics: Map<string, PodMetric>, requests: Map<string,
   return { ratio: utilization / target, utilization, raw: Math.trunc(usage / entries) };
 }
 
-/** kube's GetResourceReplicas: a Utilization target (percent of requests). */
+/** kube's GetResourceReplicas: a Utilization target (percent of requests), of the whole pod or of one `container`. */
 export function resourceUtilizationReplicas(
   currentReplicas: number,
   targetUtilization: number,
@@ -150,11 +159,12 @@ export function resourceUtilizationReplicas(
   pods: readonly PodObject[],
   metrics: Map<string, PodMetric>,
   now: number,
+  container?: string,
 ): { replicas: number; utilization: number; rawAverage: number } {
   if (pods.length === 0) throw new MetricsError('no pods returned by selector while calculating replica count');
   const g = groupPods(pods, metrics, resource, now);
   const counted = withoutPods(metrics, g.ignored, g.unready);
-  const requests = podRequests(pods, resource);
+  const requests = podRequests(pods, resource, container);
   if (counted.size === 0) throw new MetricsError(noMetrics);
   const { ratio, utilization, raw } = utilizationRatio(counted, requests, targetUtilization);
   const replicas = replicasFromRatio(currentReplicas, counted, g, ratio, (m) => utilizationRatio(m, requests, targetUtilization).ratio, (pod) => requests.get(pod) ?? 0);

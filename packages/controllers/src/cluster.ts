@@ -3,7 +3,7 @@
  * replicaset, replicationcontroller, statefulset, daemonset, job, cronjob,
  * disruption, endpoint, endpointslice, persistentvolume-binder,
  * resourcequota and horizontalpodautoscaling controllers, node lifecycle (with taint eviction), pod
- * garbage collection and the CSR cleaner, a
+ * garbage collection, the CSR cleaner and the root CA publisher, a
  * scheduler and simulated nodes, all on one
  * runtime Manager talking to the server over the wire with a kubeconfig, as
  * an operator would. What `operant server --nodes N` runs beside the
@@ -13,6 +13,7 @@ import { dropManagedFields } from '@operant/runtime/cache';
 import { createLogger, loadKubeConfig, Manager, type ClientConfig, type Clock, type LoadKubeConfigOptions, type LogMethods } from '@operant/runtime';
 import { selectControllers, type SimulatedControllerName } from './controller-selection.js';
 import { addCsrCleaner } from './certificates/cleaner.js';
+import { addRootCaPublisher } from './certificates/root-ca-publisher.js';
 import { addCronJobController } from './cronjob/controller.js';
 import { addDaemonSetController } from './daemonset/controller.js';
 import { addDeploymentController } from './deployment/controller.js';
@@ -102,7 +103,7 @@ export interface SimulatedCluster {
  */
 export async function startSimulatedCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
   const enabled = selectControllers(options.controllers ?? ['*']);
-  const { manager, logger } = await clusterManager(options);
+  const { manager, logger, rootCa } = await clusterManager(options);
   const clock = options.clock;
   const adders: Record<SimulatedControllerName, (mgr: Manager, o: { clock?: Clock }) => void> = {
     deployment: addDeploymentController,
@@ -121,6 +122,11 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     resourcequota: addResourceQuotaController,
     horizontalpodautoscaling: addHorizontalPodAutoscalerController,
     csrcleaner: addCsrCleaner,
+    // As kube-controller-manager without --root-ca-file: the CA its kubeconfig trusts.
+    'root-ca-cert-publisher': (mgr) => {
+      if (rootCa) addRootCaPublisher(mgr, { rootCa });
+      else logger.warn({ controller: 'root-ca-cert-publisher' }, 'the kubeconfig names no CA to publish: kube-root-ca.crt ConfigMaps are not kept');
+    },
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });
@@ -163,7 +169,7 @@ export async function startSimulatedNodes(options: SimulatedNodesProcessOptions)
   return run(manager, logger, nodes);
 }
 
-async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig' | 'logger'>): Promise<{ manager: Manager; logger: LogMethods }> {
+async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig' | 'logger'>): Promise<{ manager: Manager; logger: LogMethods; rootCa?: string }> {
   const config = 'server' in options.kubeconfig && 'credentials' in options.kubeconfig ? options.kubeconfig : await loadKubeConfig(options.kubeconfig);
   const logger = options.logger ?? createLogger({ level: process.env.OPERANT_LOG_LEVEL || 'warn' });
   const manager = await Manager.create({
@@ -177,7 +183,7 @@ async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig
     logger,
     gracefulShutdownTimeoutMs: 10_000,
   });
-  return { manager, logger };
+  return { manager, logger, rootCa: config.tls.ca };
 }
 
 /** Starts the manager; resolves once it runs, with the handle that stops it. */

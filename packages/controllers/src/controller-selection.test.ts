@@ -5,7 +5,7 @@ import { selectControllers, simulatedControllers } from './controller-selection.
 describe('selectControllers (kube-controller-manager --controllers)', () => {
   it('* is every controller; -name turns one off; names alone choose', () => {
     assert.deepEqual([...selectControllers(['*'])].sort(), [...simulatedControllers].sort());
-    assert.deepEqual([...selectControllers(['*', '-deployment'])].sort(), ['cronjob', 'csrcleaner', 'daemonset', 'disruption', 'endpoint', 'endpointslice', 'horizontalpodautoscaling', 'job', 'nodelifecycle', 'persistentvolume-binder', 'podgc', 'replicaset', 'replicationcontroller', 'resourcequota', 'statefulset']);
+    assert.deepEqual([...selectControllers(['*', '-deployment'])].sort(), ['cronjob', 'csrcleaner', 'daemonset', 'disruption', 'endpoint', 'endpointslice', 'horizontalpodautoscaling', 'job', 'nodelifecycle', 'persistentvolume-binder', 'podgc', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'statefulset']);
     assert.deepEqual([...selectControllers(['job', 'cronjob'])].sort(), ['cronjob', 'job']);
     assert.deepEqual([...selectControllers([])], []);
   });

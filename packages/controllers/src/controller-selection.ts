@@ -6,7 +6,7 @@
  */
 
 /** The controllers of the simulated cluster, by kube-controller-manager's names (the scheduler and nodes are not among them). */
-export const simulatedControllers = ['deployment', 'replicaset', 'replicationcontroller', 'statefulset', 'daemonset', 'job', 'cronjob', 'disruption', 'endpoint', 'endpointslice', 'persistentvolume-binder', 'nodelifecycle', 'podgc', 'resourcequota', 'horizontalpodautoscaling', 'csrcleaner'] as const;
+export const simulatedControllers = ['deployment', 'replicaset', 'replicationcontroller', 'statefulset', 'daemonset', 'job', 'cronjob', 'disruption', 'endpoint', 'endpointslice', 'persistentvolume-binder', 'nodelifecycle', 'podgc', 'resourcequota', 'horizontalpodautoscaling', 'csrcleaner', 'root-ca-cert-publisher'] as const;
 
 /** The name of one of {@link simulatedControllers}. */
 export type SimulatedControllerName = (typeof simulatedControllers)[number];

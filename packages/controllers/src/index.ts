@@ -23,6 +23,7 @@ export { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnota
 export { addNodeLifecycleController, nodeMonitorGracePeriodMs, unreachableTaintKey, type NodeLifecycleOptions } from './nodelifecycle/controller.js';
 export { addPodGarbageCollector, type PodGcOptions } from './podgc/controller.js';
 export { addCsrCleaner, csrCleanerPollingIntervalMs, type CsrCleanerOptions } from './certificates/cleaner.js';
+export { addRootCaPublisher, rootCaConfigMapName, type RootCaPublisherOptions } from './certificates/root-ca-publisher.js';
 export { addResourceQuotaController, resourceQuotaSyncPeriodMs } from './resourcequota/controller.js';
 export { addHorizontalPodAutoscalerController, hpaSyncPeriodMs } from './podautoscaler/controller.js';
 export { cpuUsageAnnotation, customMetricAnnotationPrefix, externalMetricAnnotationPrefix, memoryUsageAnnotation } from './podautoscaler/metrics.js';

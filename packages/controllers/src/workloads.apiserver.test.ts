@@ -12,7 +12,7 @@ import { acceleratedClock } from './clock.js';
 import { exitCodeAnnotation, runSecondsAnnotation } from './kubelet/pod-sync.js';
 import type { PodObject } from './objects.js';
 import { useTestCluster } from './testdata/test-cluster.js';
-import { watchUntil } from './testdata/watch-until.js';
+import { watchUntil, watchUntilAfterList } from './testdata/watch-until.js';
 
 let client: Client;
 useTestCluster({ nodes: 3, clock: acceleratedClock(100) }, (env) => {
@@ -23,6 +23,11 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 function until<T extends KubeObject>(kind: Kind<T>, ns: string | undefined, check: (o: Map<string, T>) => boolean, onEvent?: (type: string, obj: T, o: Map<string, T>) => void, timeoutMs?: number) {
   return watchUntil(client, kind, ns, check, onEvent, timeoutMs);
+}
+
+/** Lists now and watches on until `check` holds (in `done`): what the test does after awaiting it arrives as events. */
+function watching<T extends KubeObject>(kind: Kind<T>, ns: string | undefined, check: (o: Map<string, T>) => boolean, onEvent?: (type: string, obj: T, o: Map<string, T>) => void, timeoutMs?: number) {
+  return watchUntilAfterList(client, kind, ns, check, onEvent, timeoutMs);
 }
 
 async function namespace(name: string): Promise<string> {
@@ -50,7 +55,7 @@ describe('statefulset controller', () => {
     const ns = await namespace('sts-ordered');
     const created: string[] = [];
     const violations: string[] = [];
-    const pods = until(Pod, ns, (o) => o.size === 3 && [...o.values()].every(isReady), (type, pod, o) => {
+    const pods = await watching(Pod, ns, (o) => o.size === 3 && [...o.values()].every(isReady), (type, pod, o) => {
       if (type !== 'ADDED') return;
       created.push(pod.metadata.name!);
       const ordinal = Number(pod.metadata.name!.split('-').pop());
@@ -60,7 +65,7 @@ describe('statefulset controller', () => {
       }
     });
     await client.create(StatefulSet, statefulSet('web', ns) as never);
-    const ready = await pods;
+    const ready = await pods.done;
     assert.deepEqual(created, ['web-0', 'web-1', 'web-2']);
     assert.deepEqual(violations, []);
     const web1 = ready.get('web-1') as Json;
@@ -75,22 +80,22 @@ describe('statefulset controller', () => {
     assert.equal(st.availableReplicas, 3);
 
     const deleted: string[] = [];
-    const gone = until(Pod, ns, (o) => o.size === 0, (type, pod) => {
+    const gone = await watching(Pod, ns, (o) => o.size === 0, (type, pod) => {
       if ((type === 'MODIFIED' && pod.metadata.deletionTimestamp && !deleted.includes(pod.metadata.name!)) || (type === 'DELETED' && !deleted.includes(pod.metadata.name!))) deleted.push(pod.metadata.name!);
     });
     await client.patch(StatefulSet, 'web', { spec: { replicas: 0 } }, { namespace: ns, patchType: 'merge' });
-    await gone;
+    await gone.done;
     assert.deepEqual(deleted, ['web-2', 'web-1', 'web-0']);
   });
 
   it('Parallel: every pod at once, without waiting for readiness', async () => {
     const ns = await namespace('sts-parallel');
     let createdBeforeAnyReady = 0;
-    const done = until(Pod, ns, (o) => o.size === 4 && [...o.values()].every(isReady), (type, _pod, o) => {
+    const done = await watching(Pod, ns, (o) => o.size === 4 && [...o.values()].every(isReady), (type, _pod, o) => {
       if (type === 'ADDED' && ![...o.values()].some(isReady)) createdBeforeAnyReady++;
     });
     await client.create(StatefulSet, statefulSet('db', ns, { replicas: 4, podManagementPolicy: 'Parallel' }) as never);
-    await done;
+    await done.done;
     assert.ok(createdBeforeAnyReady > 1, `${createdBeforeAnyReady} pods were created before any was ready`);
   });
 
@@ -108,11 +113,11 @@ describe('statefulset controller', () => {
     assert.equal(st.currentReplicas, 2);
 
     const replaced: string[] = [];
-    const rolled = until(Pod, ns, (o) => [...o.values()].every((p) => image(p) === 'nginx:1.28' && isReady(p)) && o.size === 3, (type, pod) => {
+    const rolled = await watching(Pod, ns, (o) => [...o.values()].every((p) => image(p) === 'nginx:1.28' && isReady(p)) && o.size === 3, (type, pod) => {
       if (type === 'ADDED') replaced.push(pod.metadata.name!);
     });
     await client.patch(StatefulSet, 'kv', { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } }, { namespace: ns, patchType: 'merge' });
-    await rolled;
+    await rolled.done;
     assert.deepEqual(replaced, ['kv-1', 'kv-0']);
     const done = await until(StatefulSet, ns, (o) => (o.get('kv') as Json | undefined)?.status?.currentRevision === (o.get('kv') as Json | undefined)?.status?.updateRevision);
     assert.equal((done.get('kv') as Json).status.updatedReplicas, 3);
@@ -219,7 +224,7 @@ describe('daemonset controller', () => {
   it('a rolling update replaces the pods node by node, never more than maxUnavailable (1) down', async () => {
     const ns = 'ds';
     const violations: string[] = [];
-    const rolled = until(
+    const rolled = await watching(
       Pod,
       ns,
       (o) => {
@@ -233,7 +238,7 @@ describe('daemonset controller', () => {
       },
     );
     await client.patch(DaemonSet, 'agent', { spec: { template: { spec: { containers: [{ name: 'app', image: 'busybox:1.37' }] } } } }, { namespace: ns, patchType: 'strategic' });
-    await rolled;
+    await rolled.done;
     assert.deepEqual(violations, []);
   });
 });
@@ -254,7 +259,7 @@ describe('daemonset controller with maxSurge', () => {
     await until(Pod, ns, (o) => o.size === 3 && [...o.values()].every(isReady));
     let maxPods = 0;
     const violations: string[] = [];
-    const rolled = until(
+    const rolled = await watching(
       Pod,
       ns,
       (o) => o.size === 3 && [...o.values()].every((p) => (p as Json).spec.containers[0].image === 'nginx:1.28' && isReady(p)),
@@ -269,7 +274,7 @@ describe('daemonset controller with maxSurge', () => {
       20_000,
     );
     await client.patch(DaemonSet, 'surge', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:1.28' }] } } } }, { namespace: ns, patchType: 'strategic' });
-    await rolled;
+    await rolled.done;
     assert.deepEqual([...new Set(violations)], []);
     assert.equal(maxPods, 4, 'one surge pod at a time');
   });
@@ -293,7 +298,7 @@ describe('job controller', () => {
   it('runs completions with at most parallelism pods at once, then completes', async () => {
     const ns = await namespace('job-ok');
     let maxActive = 0;
-    const pods = until(
+    const pods = await watching(
       Pod,
       ns,
       (o) => o.size === 5 && [...o.values()].every((p) => p.status?.phase === 'Succeeded'),
@@ -318,7 +323,7 @@ describe('job controller', () => {
       assert.deepEqual(p.metadata.finalizers ?? [], [], 'counted pods lose the tracking finalizer');
       assert.equal(p.metadata.labels['batch.kubernetes.io/job-name'], 'batch');
     }
-    await pods;
+    await pods.done;
     assert.ok(maxActive <= 2, `${maxActive} pods ran at once`);
   });
 
@@ -402,7 +407,7 @@ describe('cronjob controller', () => {
   it('makes a Job at each scheduled minute, keeps the history limit, and lists the active ones', async () => {
     const ns = await namespace('cron');
     const made: string[] = [];
-    const jobsSeen = until(Job, ns, () => made.length >= 3, (type, j) => {
+    const jobsSeen = await watching(Job, ns, () => made.length >= 3, (type, j) => {
       if (type === 'ADDED') made.push(j.metadata.name!);
     }, 20_000);
     await client.create(CronJob, {
@@ -415,7 +420,7 @@ describe('cronjob controller', () => {
         jobTemplate: { spec: { template: { metadata: { annotations: { [runSecondsAnnotation]: '1' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
       },
     } as never);
-    await jobsSeen;
+    await jobsSeen.done;
     // One Job per minute, named after its minute.
     const minutes = made.map((n) => Number(n.slice('tick-'.length)));
     for (let i = 1; i < minutes.length; i++) assert.equal(minutes[i]! - minutes[i - 1]!, 1, made.join(' '));
@@ -432,7 +437,7 @@ describe('cronjob controller', () => {
     const ns = await namespace('cron-replace');
     const made: string[] = [];
     const deleted: string[] = [];
-    const seen = until(Job, ns, () => made.length >= 2 && deleted.includes(made[0]!), (type, j) => {
+    const seen = await watching(Job, ns, () => made.length >= 2 && deleted.includes(made[0]!), (type, j) => {
       if (type === 'ADDED') made.push(j.metadata.name!);
       if (type === 'DELETED' || (type === 'MODIFIED' && j.metadata.deletionTimestamp)) deleted.push(j.metadata.name!);
     }, 20_000);
@@ -447,7 +452,7 @@ describe('cronjob controller', () => {
         jobTemplate: { spec: { template: { metadata: { annotations: { [runSecondsAnnotation]: '100000' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
       },
     } as never);
-    await seen;
+    await seen.done;
     const latest = (await client.get(Job, made[1]!, { namespace: ns })) as Json;
     const stamp = latest.metadata.annotations['batch.kubernetes.io/cronjob-scheduled-timestamp'] as string;
     assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00-0[45]:00$/);

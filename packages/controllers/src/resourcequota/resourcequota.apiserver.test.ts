@@ -30,12 +30,15 @@ describe('resourcequota controller', () => {
     const ns = 'team-a';
     await client.create(Namespace, { metadata: { name: ns } });
     await client.create(ConfigMap, { metadata: { name: 'settings', namespace: ns }, data: { a: '1' } } as never);
+    // The root CA publisher gives the namespace kube-root-ca.crt, which counts as it does on a cluster.
+    await until(ConfigMap, ns, (o) => o.has('kube-root-ca.crt'));
     const hard = { pods: '2', 'requests.cpu': '1', 'requests.memory': '1Gi', 'limits.cpu': '2', 'limits.memory': '2Gi', services: '1', configmaps: '5', 'count/deployments.apps': '1' };
     await client.create(ResourceQuota, { metadata: { name: 'compute', namespace: ns }, spec: { hard } } as never);
     const counted = await until(ResourceQuota, ns, (o) => usedOf(o, 'compute') !== undefined);
     const status = (counted.get('compute') as Json).status;
     assert.deepEqual(status.hard, hard);
     const configMaps = (await client.list(ConfigMap, { namespace: ns })).items.length;
+    assert.equal(configMaps, 2);
     assert.deepEqual(status.used, {
       pods: '0',
       'requests.cpu': '0',

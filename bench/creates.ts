@@ -37,8 +37,11 @@ export async function creates(
 ): Promise<CreatesResult> {
   const result: CreatesResult = { bare: [], memory: [], sqlite: [], cpuUs: { memory: [], sqlite: [] } };
   const order = ['bare', 'memory', 'sqlite'] as const;
-  // Warm-up: TLS handshakes, JIT, the first objects.
-  for (const name of order) await createsPerSecond(targets[name], `warm`, opts.concurrency, 300);
+  // Warm-up, as long as a round for each target alike: TLS handshakes, JIT, and for SQLite its
+  // write-ahead log grown to the size it keeps (its first thousands of creates append to the file,
+  // each fsync then also commits the file's new size), so that no first round is measured cold.
+  // 300 ms left the SQLite server, started just before, slow in its first round of every run.
+  for (const name of order) await createsPerSecond(targets[name], `warm`, opts.concurrency, opts.durationMs);
   for (let round = 0; round < opts.rounds; round++) {
     for (const name of order) {
       const pid = name === 'bare' ? undefined : opts.pids[name];

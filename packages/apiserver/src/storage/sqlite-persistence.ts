@@ -12,6 +12,14 @@
  * The recent event log is kept too, so watches resume across restarts from a
  * revision the client already saw.
  *
+ * The revision is not written by each commit (a row updated at every write
+ * cost each commit one more WAL page): it is read back on start as the largest
+ * of the newest event, the newest object, and the `meta` row. That row is
+ * written only when the log is trimmed, in the trim's own transaction, so that
+ * trimming the newest events (after deletes, when no object holds the newest
+ * revision) cannot take the revision back. Data dirs whose `meta` was written
+ * at every commit read the same way.
+ *
  * A full disk (SQLITE_FULL) refuses the write whole, with etcd's NOSPACE text,
  * and leaves reads as they were; the next write tries again, so writes are
  * accepted as soon as space frees. The connection holds the database
@@ -38,11 +46,15 @@ export class SqlitePersistence implements Persistence {
   private readonly upsertObject: Database.Statement;
   private readonly deleteObject: Database.Statement;
   private readonly setRevision: Database.Statement;
+  private readonly trimEvents: Database.Statement;
   private readonly commitTx: (event: StorageEvent, value: string) => void;
+  private readonly trimTx: (through: number, revision: number) => void;
   /** Events and bytes written since the log was last trimmed, and the revision it may be trimmed through. */
   private pendingCompaction = 0;
   private pendingBytes = 0;
   private compactThrough = 0;
+  /** The revision of the newest commit written (or read back on start). */
+  private newestRevision = 0;
   /** The WAL file, opened when it first exists; fsync on it is the group commit. */
   private walFd?: number;
   /** Commits written, and the count of them known durable. */
@@ -83,22 +95,29 @@ export class SqlitePersistence implements Persistence {
     );
     this.deleteObject = this.db.prepare('DELETE FROM objects WHERE key = ?');
     this.setRevision = this.db.prepare("INSERT INTO meta (name, value) VALUES ('revision', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value");
+    this.trimEvents = this.db.prepare('DELETE FROM events WHERE rev <= ?');
     this.commitTx = this.db.transaction((e: StorageEvent, value: string) => {
       this.insertEvent.run(e.rev, e.type, e.key, value, e.prev ? JSON.stringify(e.prev) : null);
       if (e.type === 'DELETED') this.deleteObject.run(e.key);
       else this.upsertObject.run(e.key, e.rev, value);
-      this.setRevision.run(e.rev);
+    });
+    this.trimTx = this.db.transaction((through: number, revision: number) => {
+      this.trimEvents.run(through);
+      this.setRevision.run(revision);
     });
   }
 
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
+    const newestEvent = this.db.prepare('SELECT MAX(rev) AS rev FROM events').get() as { rev: number | null };
+    let revision = Math.max(1, row?.value ?? 0, newestEvent.rev ?? 0);
     const objects: Versioned[] = [];
     const byKey = new Map<string, StoredObject>();
     // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
     // each value is parsed when first read, so a restart on 100,000 objects is ready at once.
     for (const [key, rev, value] of this.db.prepare('SELECT key, rev, value FROM objects').raw().iterate() as IterableIterator<[string, number, string]>) {
       const v = new StoredObject(key, rev, value);
+      if (rev > revision) revision = rev;
       objects.push(v);
       byKey.set(key, v);
     }
@@ -120,7 +139,8 @@ export class SqlitePersistence implements Persistence {
       bytes += size;
       events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
-    return { revision: row?.value ?? 1, objects, events: events.reverse() };
+    this.newestRevision = revision;
+    return { revision, objects, events: events.reverse() };
   }
 
   commit(event: StorageEvent, valueJson?: string): void {
@@ -136,6 +156,7 @@ export class SqlitePersistence implements Persistence {
     if (this.full) process.stderr.write(`storage in ${this.dir} has space again: writes are accepted\n`);
     this.full = false;
     this.written++;
+    this.newestRevision = event.rev;
     this.pendingBytes += value.length;
   }
 
@@ -197,12 +218,13 @@ export class SqlitePersistence implements Persistence {
    * Trims the event log, in batches of 1,000 events or 16 MiB written, after a
    * flush (never inside a write). A failure, such as a full disk, commits
    * nothing and is only retried at the next batch: the write that led to it is
-   * already committed, acknowledged and shown to watchers.
+   * already committed, acknowledged and shown to watchers. The same transaction
+   * records the newest revision, which the trimmed events may have held.
    */
   private trimLog(): void {
     if (this.compactThrough === 0 || (this.pendingCompaction < compactionBatchEvents && this.pendingBytes < compactionBatchBytes)) return;
     try {
-      this.db.prepare('DELETE FROM events WHERE rev <= ?').run(this.compactThrough);
+      this.trimTx(this.compactThrough, this.newestRevision);
       this.pendingCompaction = 0;
       this.pendingBytes = 0;
     } catch (e) {

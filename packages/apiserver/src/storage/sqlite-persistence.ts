@@ -28,7 +28,7 @@
  * reading, and a second server cannot open the same data dir.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
@@ -55,7 +55,7 @@ export class SqlitePersistence implements Persistence {
   private compactThrough = 0;
   /** The revision of the newest commit written (or read back on start). */
   private newestRevision = 0;
-  /** The WAL file, opened when it first exists; fsync on it is the group commit. */
+  /** The WAL file, opened when it first exists; fdatasync on it is the group commit. */
   private walFd?: number;
   /** Commits written, and the count of them known durable. */
   private written = 0;
@@ -184,8 +184,10 @@ export class SqlitePersistence implements Persistence {
       };
       this.syncsInFlight++;
       // No WAL file: the commits were checkpointed into the database, which SQLite synced then.
+      // fdatasync, as SQLite's own WAL syncs on Linux: the frames and the file's size, without the
+      // modification time, which costs an overwritten WAL (the steady state) a journal commit each time.
       if (fd === undefined) queueMicrotask(() => done(null));
-      else fsync(fd, done);
+      else fdatasync(fd, done);
     });
   }
 

@@ -1,10 +1,10 @@
 /**
  * Durable storage in SQLite, with group commit. Each commit is one
  * transaction written at once (its WAL frames reach the OS before `commit`
- * returns); `sync` then makes every commit before it durable with one fsync of
- * the WAL, run on libuv's thread pool while the event loop goes on, so one
- * flush covers all the writes that arrived meanwhile (the store decides when
- * to call it, and how many may overlap). That fsync is the one
+ * returns); `sync` then makes every commit before it durable with one
+ * fdatasync of the WAL, run on libuv's thread pool while the event loop goes
+ * on, so one flush covers all the writes that arrived meanwhile (the store
+ * decides when to call it, and how many may overlap). That sync is the one
  * synchronous=FULL would make at each commit: with synchronous=NORMAL SQLite
  * still syncs the WAL before each checkpoint and the database after it, so a
  * commit covered by a resolved `sync` survives kill -9 and power loss alike.
@@ -78,8 +78,8 @@ export class SqlitePersistence implements Persistence {
     // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
     this.db.pragma('journal_size_limit = 67108864');
     // A checkpoint runs inside the commit that crosses this many WAL pages, and blocks it on two
-    // fsyncs (the WAL's, then the database's). A small object's commit writes four to five pages, so
-    // SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
+    // fsyncs (the WAL's, then the database's). A small object's commit writes three to four pages
+    // (four to five while the revision was written at each commit), so SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
     // commit (scratch measurement, 8,000 ConfigMaps: ~90-150 us -> ~35-50 us per commit). 4,000
     // pages (16 MiB) makes them four times rarer. Durability is the same: it rests on the WAL's
     // fsync (sync); a restart after kill -9 replays at most that much more WAL.

@@ -54,7 +54,9 @@ process.stdout.write(`loaded ${store.revision}\n`);
 let queue = Promise.resolve();
 createInterface({ input: process.stdin })
   .on('line', (line) => {
-    queue = queue.then(async () => process.stdout.write(`${await run(line)}\n`));
+    queue = queue.then(async () => {
+      process.stdout.write(`${await run(line)}\n`);
+    });
   })
   // The end of stdin stops it cleanly.
   .on('close', () => void queue.then(() => store.close()));

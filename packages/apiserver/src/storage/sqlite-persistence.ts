@@ -1,16 +1,24 @@
 /**
  * Durable storage in SQLite, with group commit. Each commit is one
  * transaction written at once (its WAL frames reach the OS before `commit`
- * returns); `sync` then makes every commit before it durable with one fsync of
- * the WAL, run on libuv's thread pool while the event loop goes on, so one
- * flush covers all the writes that arrived meanwhile (the store decides when
- * to call it, and how many may overlap). That fsync is the one
+ * returns); `sync` then makes every commit before it durable with one
+ * fdatasync of the WAL, run on libuv's thread pool while the event loop goes
+ * on, so one flush covers all the writes that arrived meanwhile (the store
+ * decides when to call it, and how many may overlap). That sync is the one
  * synchronous=FULL would make at each commit: with synchronous=NORMAL SQLite
  * still syncs the WAL before each checkpoint and the database after it, so a
  * commit covered by a resolved `sync` survives kill -9 and power loss alike.
  *
  * The recent event log is kept too, so watches resume across restarts from a
  * revision the client already saw.
+ *
+ * The revision is not written by each commit (a row updated at every write
+ * cost each commit one more WAL page): it is read back on start as the largest
+ * of the newest event, the newest object, and the `meta` row. That row is
+ * written only when the log is trimmed, in the trim's own transaction, so that
+ * trimming the newest events (after deletes, when no object holds the newest
+ * revision) cannot take the revision back. Data dirs whose `meta` was written
+ * at every commit read the same way.
  *
  * A full disk (SQLITE_FULL) refuses the write whole, with etcd's NOSPACE text,
  * and leaves reads as they were; the next write tries again, so writes are
@@ -20,7 +28,7 @@
  * reading, and a second server cannot open the same data dir.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
@@ -38,12 +46,16 @@ export class SqlitePersistence implements Persistence {
   private readonly upsertObject: Database.Statement;
   private readonly deleteObject: Database.Statement;
   private readonly setRevision: Database.Statement;
+  private readonly trimEvents: Database.Statement;
   private readonly commitTx: (event: StorageEvent, value: string) => void;
+  private readonly trimTx: (through: number, revision: number) => void;
   /** Events and bytes written since the log was last trimmed, and the revision it may be trimmed through. */
   private pendingCompaction = 0;
   private pendingBytes = 0;
   private compactThrough = 0;
-  /** The WAL file, opened when it first exists; fsync on it is the group commit. */
+  /** The revision of the newest commit written (or read back on start). */
+  private newestRevision = 0;
+  /** The WAL file, opened when it first exists; fdatasync on it is the group commit. */
   private walFd?: number;
   /** Commits written, and the count of them known durable. */
   private written = 0;
@@ -66,8 +78,8 @@ export class SqlitePersistence implements Persistence {
     // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
     this.db.pragma('journal_size_limit = 67108864');
     // A checkpoint runs inside the commit that crosses this many WAL pages, and blocks it on two
-    // fsyncs (the WAL's, then the database's). A small object's commit writes four to five pages, so
-    // SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
+    // fsyncs (the WAL's, then the database's). A small object's commit writes three to four pages
+    // (four to five while the revision was written at each commit), so SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
     // commit (scratch measurement, 8,000 ConfigMaps: ~90-150 us -> ~35-50 us per commit). 4,000
     // pages (16 MiB) makes them four times rarer. Durability is the same: it rests on the WAL's
     // fsync (sync); a restart after kill -9 replays at most that much more WAL.
@@ -83,22 +95,29 @@ export class SqlitePersistence implements Persistence {
     );
     this.deleteObject = this.db.prepare('DELETE FROM objects WHERE key = ?');
     this.setRevision = this.db.prepare("INSERT INTO meta (name, value) VALUES ('revision', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value");
+    this.trimEvents = this.db.prepare('DELETE FROM events WHERE rev <= ?');
     this.commitTx = this.db.transaction((e: StorageEvent, value: string) => {
       this.insertEvent.run(e.rev, e.type, e.key, value, e.prev ? JSON.stringify(e.prev) : null);
       if (e.type === 'DELETED') this.deleteObject.run(e.key);
       else this.upsertObject.run(e.key, e.rev, value);
-      this.setRevision.run(e.rev);
+    });
+    this.trimTx = this.db.transaction((through: number, revision: number) => {
+      this.trimEvents.run(through);
+      this.setRevision.run(revision);
     });
   }
 
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
+    const newestEvent = this.db.prepare('SELECT MAX(rev) AS rev FROM events').get() as { rev: number | null };
+    let revision = Math.max(1, row?.value ?? 0, newestEvent.rev ?? 0);
     const objects: Versioned[] = [];
     const byKey = new Map<string, StoredObject>();
     // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
     // each value is parsed when first read, so a restart on 100,000 objects is ready at once.
     for (const [key, rev, value] of this.db.prepare('SELECT key, rev, value FROM objects').raw().iterate() as IterableIterator<[string, number, string]>) {
       const v = new StoredObject(key, rev, value);
+      if (rev > revision) revision = rev;
       objects.push(v);
       byKey.set(key, v);
     }
@@ -120,7 +139,8 @@ export class SqlitePersistence implements Persistence {
       bytes += size;
       events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
-    return { revision: row?.value ?? 1, objects, events: events.reverse() };
+    this.newestRevision = revision;
+    return { revision, objects, events: events.reverse() };
   }
 
   commit(event: StorageEvent, valueJson?: string): void {
@@ -136,6 +156,7 @@ export class SqlitePersistence implements Persistence {
     if (this.full) process.stderr.write(`storage in ${this.dir} has space again: writes are accepted\n`);
     this.full = false;
     this.written++;
+    this.newestRevision = event.rev;
     this.pendingBytes += value.length;
   }
 
@@ -163,8 +184,10 @@ export class SqlitePersistence implements Persistence {
       };
       this.syncsInFlight++;
       // No WAL file: the commits were checkpointed into the database, which SQLite synced then.
+      // fdatasync, as SQLite's own WAL syncs on Linux: the frames and the file's size, without the
+      // modification time, which costs an overwritten WAL (the steady state) a journal commit each time.
       if (fd === undefined) queueMicrotask(() => done(null));
-      else fsync(fd, done);
+      else fdatasync(fd, done);
     });
   }
 
@@ -197,12 +220,13 @@ export class SqlitePersistence implements Persistence {
    * Trims the event log, in batches of 1,000 events or 16 MiB written, after a
    * flush (never inside a write). A failure, such as a full disk, commits
    * nothing and is only retried at the next batch: the write that led to it is
-   * already committed, acknowledged and shown to watchers.
+   * already committed, acknowledged and shown to watchers. The same transaction
+   * records the newest revision, which the trimmed events may have held.
    */
   private trimLog(): void {
     if (this.compactThrough === 0 || (this.pendingCompaction < compactionBatchEvents && this.pendingBytes < compactionBatchBytes)) return;
     try {
-      this.db.prepare('DELETE FROM events WHERE rev <= ?').run(this.compactThrough);
+      this.trimTx(this.compactThrough, this.newestRevision);
       this.pendingCompaction = 0;
       this.pendingBytes = 0;
     } catch (e) {

@@ -75,6 +75,17 @@ export interface FaultProxyOptions {
   onRecord?: (record: FaultRecord) => void;
   /** Carries out server faults (`restart-server`); a durable TestEnv's `faultProxy()` brings one. */
   server?: ServerFaultHandler;
+  /**
+   * Reach the upstream server on this Unix domain socket, in plain HTTP,
+   * instead of at its URL: the private socket of a server in this process
+   * (`startApiServer({ privateSocket: true })`'s `socketPath`; TestEnv's
+   * proxies use it), which spares each request a TLS leg to its own process.
+   * A function is asked at each new connection (a restarted server listens on
+   * a new socket). Requests go on with the upstream kubeconfig's token, as
+   * over HTTPS; a credential plugin's client certificate still goes to the
+   * URL over TLS.
+   */
+  upstreamSocket?: string | (() => string);
 }
 
 /**
@@ -163,6 +174,7 @@ export class FaultProxy {
     private readonly serverFaults: ServerFaultHandler | undefined,
     /** The CA of the serving certificate; undefined: plain HTTP. */
     caPem: string | undefined,
+    upstreamSocket: FaultProxyOptions['upstreamSocket'],
   ) {
     const { port, address } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
@@ -175,7 +187,7 @@ export class FaultProxy {
       token: token.value,
       namespace: upstream.namespace,
     });
-    this.upstream = new Upstream(upstream);
+    this.upstream = new Upstream(upstream, typeof upstreamSocket === 'string' ? () => upstreamSocket : upstreamSocket);
   }
 
   /**
@@ -212,7 +224,7 @@ export class FaultProxy {
       server.once('error', reject);
       server.listen(options.port ?? 0, host, () => resolve());
     });
-    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem);
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem, options.upstreamSocket);
     return proxy;
   }
 

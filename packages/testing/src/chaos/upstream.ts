@@ -7,12 +7,16 @@
  * certificate); one bearing other credentials is sent as it is (only over
  * HTTPS: a plain-HTTP proxy takes its own token alone); one bearing none is
  * refused.
+ *
+ * Given a private socket of a server in this process (`socketPath`), the pool
+ * reaches it there in plain HTTP instead of over TLS to its URL: the same
+ * requests with the same credentials, minus a TLS leg to its own process.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClientConfig, Credentials } from '@operant/runtime';
-import { Pool } from 'undici';
+import { buildConnector, Pool } from 'undici';
 import { hopByHop } from './respond.js';
 
 /** What a request authenticates upstream with: its own Authorization header, or the upstream kubeconfig's credentials. */
@@ -32,14 +36,22 @@ export class Upstream {
   private readonly pathPrefix: string;
   private readonly pool: Pool;
 
-  constructor(readonly config: ClientConfig) {
+  /**
+   * `socketPath`: the upstream server's private Unix domain socket, asked
+   * again for each new connection (a restarted server has a new one).
+   */
+  constructor(
+    readonly config: ClientConfig,
+    socketPath?: () => string,
+  ) {
     this.url = new URL(config.server);
     this.hostname = this.url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.pathPrefix = this.url.pathname.replace(/\/+$/, '');
     const tls = config.tls;
-    this.pool = new Pool(this.url.origin, {
-      connect:
-        this.url.protocol === 'https:'
+    this.pool = new Pool(socketPath ? 'http://localhost' : this.url.origin, {
+      connect: socketPath
+        ? (options, callback) => buildConnector({ socketPath: socketPath() })(options, callback)
+        : this.url.protocol === 'https:'
           ? {
               ca: tls.ca,
               cert: tls.clientCertificate?.cert,

@@ -40,7 +40,7 @@ import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
 import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
-import { Upstream, type Auth, type UpstreamAnswer } from './upstream.js';
+import { pipeAnswer, Upstream, type Auth } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
 
 /**
@@ -118,14 +118,6 @@ const streamFaultKinds = new Set<FaultKind>(['partition', 'drop-bookmarks', 'cut
  */
 function mayBeWatch(method: string, target: string): boolean {
   return method === 'GET' && (target.includes('watch') || target.includes('%'));
-}
-
-/** Sends the server's answer on as it came. */
-function pipeAnswer(upstream: UpstreamAnswer, res: ServerResponse): void {
-  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers, true));
-  const body = upstream.body;
-  res.once('close', () => body.destroy());
-  body.pipe(res);
 }
 
 /**
@@ -213,10 +205,7 @@ export class FaultProxy {
     const token = new ProxyToken();
     let proxy: FaultProxy | undefined;
     const handle = (req: IncomingMessage, res: ServerResponse): void => {
-      proxy!.handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
-        else res.destroy();
-      });
+      proxy!.handle(req, res).catch((err: unknown) => proxy!.failed(res, err));
     };
     const server = certs ? createHttpsServer({ cert: certs.cert, key: certs.key }, handle) : createHttpServer(handle);
     server.keepAliveTimeout = 65_000;
@@ -226,6 +215,12 @@ export class FaultProxy {
     });
     proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem, options.upstreamSocket);
     return proxy;
+  }
+
+  /** Answers 502 when the server could not be asked (or the proxy failed), or drops an answer already started. */
+  private failed(res: ServerResponse, err: unknown): void {
+    if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
+    else res.destroy();
   }
 
   /** A client configuration for the proxy (what `Client.fromConfig` or `Manager.create({ kubeconfig })` take). */
@@ -441,7 +436,7 @@ export class FaultProxy {
     if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
     // Nothing can act on a request that is no watch while no fault is in force: it is not even classified.
     // (A watch is relayed event by event even then: a fault put in force later acts on open streams.)
-    if (this.faults.length === 0 && !mayBeWatch(method, target)) return pipeAnswer(await this.upstream.forward(req, target, body, auth), res);
+    if (this.faults.length === 0 && !mayBeWatch(method, target)) return this.upstream.pipe(req, target, body, auth, res, (err) => this.failed(res, err));
 
     const info = requestInfo(method, target);
     // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).

@@ -359,7 +359,9 @@ export class TestEnv implements AsyncDisposable {
    * in-memory one records them as misses).
    * It stops when `scope` ends, when disposed, or with the environment.
    * It serves HTTPS, or plain HTTP on 127.0.0.1 with `{ plainHttp: true }`
-   * (cheaper per request; only its own token passes).
+   * (cheaper per request; only its own token passes). It reaches the server
+   * on the server's private Unix socket, in plain HTTP with the admin token
+   * (no TLS inside the process; see `ApiServerOptions.privateSocket`).
    *
    * @example
    * ```ts

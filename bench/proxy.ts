@@ -9,10 +9,11 @@
  *   (the real CLI, with a schedule of no faults): the proxy's transport and
  *   parsing run beside the server and the clients, on the other core;
  * - in this process (`env.faultProxy()`), as an operator's tests use it:
- *   server, proxy and clients share one thread. Each transport is also
- *   compared with the floor of any proxy in one process: a bare node:http(s)
- *   server that forwards each request with a keep-alive agent and pipes the
- *   answer.
+ *   server, proxy and clients share one thread, and the proxy reaches the
+ *   server on its private Unix socket (plain HTTP). Each transport is also
+ *   compared with the floor of any proxy in one process that forwards over
+ *   TLS: a bare node:http(s) server that forwards each request with a
+ *   keep-alive agent and pipes the answer.
  *
  * Throughput moves with the machine's load; CPU per request (this process's,
  * plus the proxy process's from /proc) moves much less, so it is the main

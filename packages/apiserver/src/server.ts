@@ -30,6 +30,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/dis
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
+import { listenPrivateSocket, type PrivateSocket } from './http/private-socket.js';
 import { loadOrCreateServingMaterial, providedServingMaterial, type ProvidedServingMaterial, type ServingHosts } from './tls/material.js';
 import { cachedServingMaterial } from './tls/serving-cache.js';
 import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
@@ -126,6 +127,16 @@ export interface ApiServerOptions {
    * path. Both store the same bytes; `full` is for the test that proves it.
    */
   bootstrapWrites?: BootstrapWrites;
+  /**
+   * Also serve plain HTTP on a Unix domain socket in a fresh private
+   * directory (0700, the socket 0600; its path is
+   * {@link RunningApiServer.socketPath}), for a client in the process that
+   * embeds the server and should not pay for TLS to reach it (a test
+   * environment's fault proxy). Requests on it are authenticated as over
+   * HTTPS, by bearer token (no TLS, so no client certificates). Default
+   * false; `operant server` never sets it.
+   */
+  privateSocket?: boolean;
 }
 
 /** A running server. */
@@ -137,6 +148,8 @@ export interface RunningApiServer {
   caPem: string;
   /** The bearer token of the admin identity. */
   adminToken: string;
+  /** With `privateSocket`: the Unix domain socket serving plain HTTP (a new one at each start). */
+  socketPath?: string;
   /** A kubeconfig for the admin, as YAML. */
   kubeconfig: string;
   /**
@@ -318,17 +331,29 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // HTTP, so one still in its TLS handshake (or that never starts it) would hold stop() until Node's
   // 120 s handshake timeout.
   const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  const trackConnections = (s: Server): void => {
+    s.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+  };
+  trackConnections(server);
+  let privateSocket: PrivateSocket | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, host, () => resolve());
     });
+    if (options.privateSocket) {
+      const local = createHttpServer(timeouts, handler);
+      local.keepAliveTimeout = server.keepAliveTimeout;
+      local.on('clientError', answerClientError);
+      trackConnections(local);
+      privateSocket = await listenPrivateSocket(local);
+    }
   } catch (err) {
     // Nothing will serve: let go of what was opened for it (an open database keeps the data dir locked).
+    if (server.listening) server.close();
     customResources.stop();
     store.close();
     throw err;
@@ -357,6 +382,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     port,
     caPem: material.ca.certPem,
     adminToken: material.adminToken,
+    ...(privateSocket ? { socketPath: privateSocket.path } : {}),
     kubeconfig,
     compact: () => store.compact(),
     stop(): Promise<void> {
@@ -366,12 +392,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         customResources.stop();
         // Storage closes once the controllers' passes under way have ended, and the connections.
         const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop(), csrSigning?.stop()]);
-        server.close(() => {
-          void passes.then(() => {
+        const closed = Promise.all([new Promise<void>((done) => server.close(() => done())), privateSocket?.close()]);
+        void closed.then(() =>
+          passes.then(() => {
             store.close();
             resolve();
-          });
-        });
+          }),
+        );
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
       });

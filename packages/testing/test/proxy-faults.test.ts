@@ -343,6 +343,22 @@ describe('the proxy itself', () => {
     assert.equal(raw.status, 401);
   });
 
+  test('passes an answer on as the server sent it: a list of megabytes, read slowly, arrives byte for byte with its headers', async (t) => {
+    const ns = await env.namespace(t);
+    const filler = 'x'.repeat(30_000);
+    for (let i = 0; i < 100; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, j) => env.client.create(ConfigMap, { metadata: { name: `big-${i + j}`, namespace: ns.name }, data: { filler } })));
+    }
+    const path = `/api/v1/namespaces/${ns.name}/configmaps`;
+    const viaProxy = await rawGet(path, proxyToken(), { slow: true });
+    const direct = await rawGet(path, env.server.adminToken, { url: env.server.url, ca: env.server.caPem });
+    assert.equal(viaProxy.status, 200);
+    assert.ok(viaProxy.body.length > 3_000_000, String(viaProxy.body.length));
+    assert.equal(viaProxy.body, direct.body);
+    assert.equal(viaProxy.headers['content-type'], direct.headers['content-type']);
+    assert.equal((JSON.parse(viaProxy.body) as { items: unknown[] }).items.length, 100);
+  });
+
   test('hands out a kubeconfig naming its URL, CA and token', async () => {
     assert.match(proxy.kubeconfig, new RegExp(`server: ${proxy.url.replace(/[.]/g, '\\.')}`));
     assert.match(proxy.kubeconfig, /certificate-authority-data: /);
@@ -351,20 +367,30 @@ describe('the proxy itself', () => {
   });
 });
 
-/** A GET through the proxy without the runtime client, to see headers; `token` null sends no Authorization. */
-async function rawGet(path: string, token: string | null = proxyToken()): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const config = await proxy.clientConfig();
-  const url = new URL(proxy.url);
+/**
+ * A GET through the proxy (or `to.url`) without the runtime client, to see
+ * headers; `token` null sends no Authorization. `slow` pauses after each chunk,
+ * as a client that lags behind the answer.
+ */
+async function rawGet(
+  path: string,
+  token: string | null = proxyToken(),
+  to: { url?: string; ca?: string; slow?: boolean } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const ca = to.ca ?? (await proxy.clientConfig()).tls.ca;
+  const url = new URL(to.url ?? proxy.url);
   return new Promise((resolve, reject) => {
-    const req = request(
-      { hostname: url.hostname, port: url.port, path, method: 'GET', ca: config.tls.ca, headers: token ? { Authorization: `Bearer ${token}` } : {} },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
+    const req = request({ hostname: url.hostname, port: url.port, path, method: 'GET', ca, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (to.slow) {
+          res.pause();
+          setTimeout(() => res.resume(), 5);
+        }
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
     req.on('error', reject);
     req.end();
   });

@@ -3,10 +3,15 @@
  * alone) installed and Established; a kubeconfig file and text; namespaces
  * per test, deleted when the test ends or when disposed; the operator under
  * test run by a Manager whose webhook server the installed configurations
- * reach; and converges, passing and failing with its two messages.
+ * reach; converges, passing and failing with its two messages; and fault
+ * proxies that reach the server on its private socket (plain HTTP, no TLS to
+ * the same process), the new one after a restart.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -215,6 +220,32 @@ describe('restarting the server', () => {
     assert.deepEqual((await durable.client.get(ConfigMap, 'kept', { namespace: ns.name })).data, { a: '1' });
     await durable.client.patch(ConfigMap, 'kept', { data: { a: '2' } }, { namespace: ns.name });
     await eventuallyFound(() => informer.store.get(`${ns.name}/kept`)?.data?.['a'] === '2', { message: 'the informer sees the change made after the restart', timeout: 15_000 });
+  });
+});
+
+describe('fault proxies', () => {
+  test('reach the server on its private socket, in plain HTTP, and on the new socket after a restart', async (t) => {
+    const durable = await TestEnv.start({ durable: true });
+    t.after(() => durable.stop());
+    const opened: Socket[] = [];
+    const onConnected = (message: unknown): void => void opened.push((message as { socket: Socket }).socket);
+    diagnostics.subscribe('undici:client:connected', onConnected);
+    t.after(() => diagnostics.unsubscribe('undici:client:connected', onConnected));
+    const proxy = await durable.faultProxy(t);
+    const viaProxy = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
+    t.after(() => viaProxy.close());
+    const before = durable.server.socketPath!;
+    assert.ok(before.endsWith('/api.sock'), before);
+    await viaProxy.get(Namespace, 'default');
+    // A Unix domain socket has no remote address; a TCP one to the server's port would have 127.0.0.1.
+    assert.ok(opened.length >= 1);
+    for (const socket of opened) {
+      assert.ok(!(socket instanceof TLSSocket), 'no TLS upstream');
+      assert.equal(socket.remoteAddress, undefined);
+    }
+    await durable.restartServer();
+    assert.notEqual(durable.server.socketPath, before, 'a new socket for the new server');
+    await eventually(() => viaProxy.get(Namespace, 'default'), { message: 'a GET through the proxy after the restart' });
   });
 });
 

@@ -40,7 +40,7 @@ import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
 import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
-import { Upstream, type Auth, type UpstreamAnswer } from './upstream.js';
+import { pipeAnswer, Upstream, type Auth } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
 
 /**
@@ -75,6 +75,17 @@ export interface FaultProxyOptions {
   onRecord?: (record: FaultRecord) => void;
   /** Carries out server faults (`restart-server`); a durable TestEnv's `faultProxy()` brings one. */
   server?: ServerFaultHandler;
+  /**
+   * Reach the upstream server on this Unix domain socket, in plain HTTP,
+   * instead of at its URL: the private socket of a server in this process
+   * (`startApiServer({ privateSocket: true })`'s `socketPath`; TestEnv's
+   * proxies use it), which spares each request a TLS leg to its own process.
+   * A function is asked at each new connection (a restarted server listens on
+   * a new socket). Requests go on with the upstream kubeconfig's token, as
+   * over HTTPS; a credential plugin's client certificate still goes to the
+   * URL over TLS.
+   */
+  upstreamSocket?: string | (() => string);
 }
 
 /**
@@ -107,14 +118,6 @@ const streamFaultKinds = new Set<FaultKind>(['partition', 'drop-bookmarks', 'cut
  */
 function mayBeWatch(method: string, target: string): boolean {
   return method === 'GET' && (target.includes('watch') || target.includes('%'));
-}
-
-/** Sends the server's answer on as it came. */
-function pipeAnswer(upstream: UpstreamAnswer, res: ServerResponse): void {
-  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers, true));
-  const body = upstream.body;
-  res.once('close', () => body.destroy());
-  body.pipe(res);
 }
 
 /**
@@ -163,6 +166,7 @@ export class FaultProxy {
     private readonly serverFaults: ServerFaultHandler | undefined,
     /** The CA of the serving certificate; undefined: plain HTTP. */
     caPem: string | undefined,
+    upstreamSocket: FaultProxyOptions['upstreamSocket'],
   ) {
     const { port, address } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
@@ -175,7 +179,7 @@ export class FaultProxy {
       token: token.value,
       namespace: upstream.namespace,
     });
-    this.upstream = new Upstream(upstream);
+    this.upstream = new Upstream(upstream, typeof upstreamSocket === 'string' ? () => upstreamSocket : upstreamSocket);
   }
 
   /**
@@ -201,10 +205,7 @@ export class FaultProxy {
     const token = new ProxyToken();
     let proxy: FaultProxy | undefined;
     const handle = (req: IncomingMessage, res: ServerResponse): void => {
-      proxy!.handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
-        else res.destroy();
-      });
+      proxy!.handle(req, res).catch((err: unknown) => proxy!.failed(res, err));
     };
     const server = certs ? createHttpsServer({ cert: certs.cert, key: certs.key }, handle) : createHttpServer(handle);
     server.keepAliveTimeout = 65_000;
@@ -212,8 +213,14 @@ export class FaultProxy {
       server.once('error', reject);
       server.listen(options.port ?? 0, host, () => resolve());
     });
-    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem);
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem, options.upstreamSocket);
     return proxy;
+  }
+
+  /** Answers 502 when the server could not be asked (or the proxy failed), or drops an answer already started. */
+  private failed(res: ServerResponse, err: unknown): void {
+    if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
+    else res.destroy();
   }
 
   /** A client configuration for the proxy (what `Client.fromConfig` or `Manager.create({ kubeconfig })` take). */
@@ -429,7 +436,7 @@ export class FaultProxy {
     if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
     // Nothing can act on a request that is no watch while no fault is in force: it is not even classified.
     // (A watch is relayed event by event even then: a fault put in force later acts on open streams.)
-    if (this.faults.length === 0 && !mayBeWatch(method, target)) return pipeAnswer(await this.upstream.forward(req, target, body, auth), res);
+    if (this.faults.length === 0 && !mayBeWatch(method, target)) return this.upstream.pipe(req, target, body, auth, res, (err) => this.failed(res, err));
 
     const info = requestInfo(method, target);
     // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).

@@ -1,19 +1,24 @@
 /**
  * The proxy's side towards the API server: a keep-alive pool of connections
  * with the upstream kubeconfig's TLS settings (undici's, which costs a
- * fraction of node:http's client per request), and the credentials each
+ * fraction of node:http's client per request; an answer no fault acts on is
+ * written into the client's response as undici parses it), and the credentials each
  * request goes on with. A request bearing the proxy's own token is sent with
  * the upstream kubeconfig's credentials (token, basic auth or client
  * certificate); one bearing other credentials is sent as it is (only over
  * HTTPS: a plain-HTTP proxy takes its own token alone); one bearing none is
  * refused.
+ *
+ * Given a private socket of a server in this process (`socketPath`), the pool
+ * reaches it there in plain HTTP instead of over TLS to its URL: the same
+ * requests with the same credentials, minus a TLS leg to its own process.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClientConfig, Credentials } from '@operant/runtime';
-import { Pool } from 'undici';
-import { hopByHop } from './respond.js';
+import { buildConnector, Pool, type Dispatcher } from 'undici';
+import { hopByHop, responseHeaders } from './respond.js';
 
 /** What a request authenticates upstream with: its own Authorization header, or the upstream kubeconfig's credentials. */
 export type Auth = { header: string } | { credentials: Credentials };
@@ -25,6 +30,14 @@ export interface UpstreamAnswer {
   body: Readable;
 }
 
+/** Sends the server's answer on as it came. */
+export function pipeAnswer(upstream: UpstreamAnswer, res: ServerResponse): void {
+  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers, true));
+  const body = upstream.body;
+  res.once('close', () => body.destroy());
+  body.pipe(res);
+}
+
 export class Upstream {
   private readonly url: URL;
   /** What every request's options share, worked out once. */
@@ -32,14 +45,22 @@ export class Upstream {
   private readonly pathPrefix: string;
   private readonly pool: Pool;
 
-  constructor(readonly config: ClientConfig) {
+  /**
+   * `socketPath`: the upstream server's private Unix domain socket, asked
+   * again for each new connection (a restarted server has a new one).
+   */
+  constructor(
+    readonly config: ClientConfig,
+    socketPath?: () => string,
+  ) {
     this.url = new URL(config.server);
     this.hostname = this.url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.pathPrefix = this.url.pathname.replace(/\/+$/, '');
     const tls = config.tls;
-    this.pool = new Pool(this.url.origin, {
-      connect:
-        this.url.protocol === 'https:'
+    this.pool = new Pool(socketPath ? 'http://localhost' : this.url.origin, {
+      connect: socketPath
+        ? (options, callback) => buildConnector({ socketPath: socketPath() })(options, callback)
+        : this.url.protocol === 'https:'
           ? {
               ca: tls.ca,
               cert: tls.clientCertificate?.cert,
@@ -61,6 +82,30 @@ export class Upstream {
 
   /** Sends the request upstream to `target` (its path and query) with `auth`; resolves with the answer as it starts. */
   async forward(req: IncomingMessage, target: string, body: Buffer, auth: Auth): Promise<UpstreamAnswer> {
+    const out = this.outgoing(req, target, body, auth);
+    // A credential plugin's own certificate needs a connection of its own.
+    if (out.cert) return this.forwardWithCertificate(out.method, out.path, out.headers, body, out.cert);
+    const answer = await this.pool.request({ method: out.method as 'GET', path: out.path, headers: out.headers, body: body.length > 0 ? body : null });
+    return { statusCode: answer.statusCode, headers: answer.headers as IncomingHttpHeaders, body: answer.body };
+  }
+
+  /**
+   * Sends the request upstream and its answer on to `res` as it comes: what
+   * {@link forward} and piping its body do, without a body stream in between
+   * (the path of every request no fault acts on). `failed` is told when the
+   * server could not be asked (no answer has started then).
+   */
+  pipe(req: IncomingMessage, target: string, body: Buffer, auth: Auth, res: ServerResponse, failed: (err: Error) => void): void {
+    const out = this.outgoing(req, target, body, auth);
+    if (out.cert) {
+      this.forwardWithCertificate(out.method, out.path, out.headers, body, out.cert).then((answer) => pipeAnswer(answer, res), failed);
+      return;
+    }
+    this.pool.dispatch({ method: out.method, path: out.path, headers: out.headers, body: body.length > 0 ? body : null }, new AnswerToResponse(res, failed));
+  }
+
+  /** The request as it goes upstream: its headers less the connection's own, with `auth`'s credentials. */
+  private outgoing(req: IncomingMessage, target: string, body: Buffer, auth: Auth): { method: string; path: string; headers: Record<string, string | string[]>; cert?: { cert: string; key: string } } {
     const headers: Record<string, string | string[]> = {};
     const raw = req.headers;
     for (const name in raw) {
@@ -73,12 +118,8 @@ export class Upstream {
     if ('header' in auth) headers.authorization = auth.header;
     else if (auth.credentials.token) headers.authorization = `Bearer ${auth.credentials.token}`;
     else if (auth.credentials.basic) headers.authorization = `Basic ${Buffer.from(`${auth.credentials.basic.username}:${auth.credentials.basic.password}`).toString('base64')}`;
-    const path = this.pathPrefix + target;
     const cert = 'credentials' in auth ? auth.credentials.clientCertificate : undefined;
-    // A credential plugin's own certificate needs a connection of its own.
-    if (cert) return this.forwardWithCertificate(method, path, headers, body, cert);
-    const answer = await this.pool.request({ method: method as 'GET', path, headers, body: body.length > 0 ? body : null });
-    return { statusCode: answer.statusCode, headers: answer.headers as IncomingHttpHeaders, body: answer.body };
+    return { method, path: this.pathPrefix + target, headers, ...(cert ? { cert } : {}) };
   }
 
   private forwardWithCertificate(method: string, path: string, headers: Record<string, string | string[]>, body: Buffer, cert: { cert: string; key: string }): Promise<UpstreamAnswer> {
@@ -97,4 +138,60 @@ export class Upstream {
   close(): void {
     void this.pool.destroy();
   }
+}
+
+/**
+ * Writes an upstream answer into the client's response as undici parses it:
+ * the status and headers (less the connection's own) as they arrive, each
+ * chunk of the body as it arrives, with the server's reading paused while the
+ * client is slow. Undici's own request() would put a body stream, a promise
+ * and a pipe between them for every request.
+ */
+class AnswerToResponse implements Dispatcher.DispatchHandler {
+  private abort: ((err?: Error) => void) | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly failed: (err: Error) => void,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    // Told again when undici retries the request on another connection.
+    if (this.abort === undefined) this.res.once('close', this.clientLeft);
+    // A client that leaves ends the upstream request (and a connection whose answer nobody reads).
+    this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true;
+    const headers: string[] = [];
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!.toString('latin1');
+      const lower = name.toLowerCase();
+      if (hopByHop.has(lower) && lower !== 'content-length') continue;
+      headers.push(name, rawHeaders[i + 1]!.toString('latin1'));
+    }
+    this.res.writeHead(statusCode, headers);
+    this.res.on('drain', resume);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.res.write(chunk);
+  }
+
+  onComplete(): void {
+    this.res.off('close', this.clientLeft);
+    this.res.end();
+  }
+
+  onError(err: Error): void {
+    this.res.off('close', this.clientLeft);
+    if (this.res.headersSent) this.res.destroy();
+    else if (!this.res.destroyed) this.failed(err);
+  }
+
+  private readonly clientLeft = (): void => {
+    this.abort?.(new Error('the client closed the connection'));
+  };
 }

@@ -71,7 +71,7 @@ export interface TestEnvOptions {
   /** Webhook configurations to install, pointed at {@link TestEnv.webhook}'s port on this machine. */
   webhooks?: { manifests: ManifestSource };
   /** Settings of the embedded server (bookmark interval, watch timeouts, history...). */
-  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp' | 'servingMaterial'>;
+  server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp' | 'servingMaterial' | 'privateSocket'>;
   /**
    * A simulated cluster beside the server (@operant/controllers): `nodes`
    * simulated nodes (`node-1`...), the scheduler and the deployment and
@@ -245,7 +245,8 @@ export class TestEnv implements AsyncDisposable {
     // the server is done while it starts.
     const certs = await processCertificates();
     const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
-    const serverOptions: ApiServerOptions = { ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key } };
+    // The private socket is how the environment's fault proxies reach the server: no TLS leg to this same process.
+    const serverOptions: ApiServerOptions = { ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key }, privateSocket: true };
     // A durable server needs its directory first; an in-memory one starts while the directory is made.
     if (options.durable) serverOptions.dataDir = join(await dirMade, 'data');
     const serverStart = startApiServer(serverOptions);
@@ -358,7 +359,9 @@ export class TestEnv implements AsyncDisposable {
    * in-memory one records them as misses).
    * It stops when `scope` ends, when disposed, or with the environment.
    * It serves HTTPS, or plain HTTP on 127.0.0.1 with `{ plainHttp: true }`
-   * (cheaper per request; only its own token passes).
+   * (cheaper per request; only its own token passes). It reaches the server
+   * on the server's private Unix socket, in plain HTTP with the admin token
+   * (no TLS inside the process; see `ApiServerOptions.privateSocket`).
    *
    * @example
    * ```ts
@@ -375,7 +378,7 @@ export class TestEnv implements AsyncDisposable {
    */
   async faultProxy(options: TestScope | EnvFaultProxyOptions = {}): Promise<FaultProxy> {
     const { scope, plainHttp } = isScope(options) ? { scope: options, plainHttp: false } : options;
-    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults, plainHttp });
+    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults, plainHttp, upstreamSocket: () => this.running.socketPath! });
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
       return proxy.stop();

@@ -9,6 +9,7 @@ import type { ResourceCatalog } from './registry/catalog.js';
 import type { ResourceStore } from './registry/resource-store.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
+import { precomputedManagedFields } from './bootstrap-managed-fields.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -35,7 +36,8 @@ function bootstrapObjects(): Array<{ group: string; version: string; resource: s
  * Creates the bootstrap objects that are missing (a restart on a data dir finds
  * them there, and keeps them as they are). On a new, empty store they are
  * written by {@link ResourceStore.createBuiltIn}, which stores them exactly as
- * the full write path would (nothing can have configured admission yet);
+ * the full write path would (nothing can have configured admission yet), with
+ * the managedFields computed ahead of time (bootstrap-managed-fields.ts);
  * otherwise, or with `writes: 'full'`, through the full path.
  */
 export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrites = 'auto'): Promise<void> {
@@ -46,7 +48,7 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
     for (const obj of objects) {
       // Already there: the create would be refused with a 409, which bootstrap ignores.
       if (rs.mvcc.get(rs.key('', obj.metadata.name!))) continue;
-      if (writes === 'auto' && newStore) rs.createBuiltIn(obj);
+      if (writes === 'auto' && newStore) rs.createBuiltIn(obj, undefined, precomputedManagedFields(rs.info.group, rs.info.resource, obj.metadata.name!));
       else await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
     }
   }

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { StatusError, jsonEqual, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from './catalog.js';
+import { precomputedManagedFields } from '../bootstrap-managed-fields.js';
 
 interface Configuration {
   priorityLevelConfigurations: KubeObject[];
@@ -47,7 +48,7 @@ export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog, newSt
     for (const object of wanted) {
       const name = object.metadata.name!;
       if (newStore) {
-        rs.createBuiltIn(object, opts.fieldManager);
+        rs.createBuiltIn(object, opts.fieldManager, precomputedManagedFields(rs.info.group, rs.info.resource, name));
         continue;
       }
       try {

@@ -1,7 +1,8 @@
 /**
  * Generates `src/bootstrap-managed-fields.json`: the managedFields each
  * bootstrap object (default RBAC policy, PriorityClasses, initial namespaces,
- * priority-and-fairness configuration) is created with, as the server's full
+ * priority-and-fairness configuration, the `kubernetes` Service and its
+ * endpoints) is created with, as the server's full
  * create path records them, with each entry's `time` left empty (a start
  * writes its own). The server then copies them instead of computing them.
  *
@@ -28,6 +29,10 @@ const bootstrapResources = [
   { group: '', version: 'v1', resource: 'namespaces' },
   { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', resource: 'prioritylevelconfigurations' },
   { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', resource: 'flowschemas' },
+  // The `kubernetes` Service, Endpoints and EndpointSlice in `default`.
+  { group: '', version: 'v1', resource: 'services' },
+  { group: '', version: 'v1', resource: 'endpoints' },
+  { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' },
 ];
 
 type WatchEvent = { type: string; object: { metadata: { name: string; managedFields?: ManagedFieldsEntry[] } } };

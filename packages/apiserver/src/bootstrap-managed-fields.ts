@@ -3,7 +3,7 @@
  * kube-apiserver or by the priority-and-fairness config producer), computed
  * ahead of time by scripts/gen-bootstrap-managed-fields.ts into
  * bootstrap-managed-fields.json, each with an empty `time` that the write
- * fills in: a start then computes no field sets for some 150 objects. The
+ * fills in: a start then computes no field sets for its 49 objects. The
  * test bootstrap-managed-fields.test.ts proves the file equal to what the
  * write path computes from the bootstrap objects as they are now.
  */

@@ -60,8 +60,12 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
 /**
  * The `kubernetes` Service in `default`, its Endpoints and its EndpointSlice,
  * pointing at this server, as every cluster has them (rewritten at each start: the port may change).
+ * `builtIn`: the store is new and nothing but the bootstrap objects was written to it (so no
+ * admission webhook, quota or existing object can be in the way): they are written as the
+ * bootstrap objects are, by {@link ResourceStore.createBuiltIn} (the bootstrap test compares
+ * both ways byte for byte).
  */
-export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number): Promise<void> {
+export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, builtIn = false): Promise<void> {
   const services = catalog.lookup('', 'v1', 'services')!;
   const endpoints = catalog.lookup('', 'v1', 'endpoints')!;
   const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
@@ -78,6 +82,13 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
     subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
   };
+  if (builtIn) {
+    const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
+    for (const [rs, obj] of [[services, service], [endpoints, ep], [slices, kubernetesEndpointSlice(host, port)]] as const) {
+      rs.createBuiltIn(obj as KubeObject, undefined, precomputedManagedFields(rs.info.group, rs.info.resource, 'kubernetes'));
+    }
+    return;
+  }
   try {
     await services.create('default', service, opts);
   } catch (e) {
@@ -93,7 +104,19 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
   }
   // kube-apiserver's endpoints adapter keeps an EndpointSlice beside the Endpoints (endpointSliceFromEndpoints).
   const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
-  const slice = {
+  const slice = kubernetesEndpointSlice(host, port);
+  try {
+    await slices.create('default', slice, opts);
+  } catch (e) {
+    if (!(e instanceof StatusError && e.code === 409)) throw e;
+    const patch = { metadata: { labels: slice.metadata.labels }, endpoints: slice.endpoints, ports: slice.ports };
+    await slices.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
+  }
+}
+
+/** The `kubernetes` EndpointSlice, pointing at the server. */
+function kubernetesEndpointSlice(host: string, port: number) {
+  return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
@@ -103,13 +126,6 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     endpoints: [{ addresses: [host], conditions: { ready: true } }],
     ports: [{ name: 'https', port, protocol: 'TCP' }],
   };
-  try {
-    await slices.create('default', slice, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    const patch = { metadata: { labels: slice.metadata.labels }, endpoints: slice.endpoints, ports: slice.ports };
-    await slices.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
-  }
 }
 
 /** Awaits a create that may find its object there already (a restart with --data-dir). */

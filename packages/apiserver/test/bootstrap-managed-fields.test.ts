@@ -18,10 +18,13 @@ it('the precomputed managedFields of the bootstrap objects are what the write pa
   assert.deepEqual([...kinds].sort(), [
     'clusterrolebindings.rbac.authorization.k8s.io',
     'clusterroles.rbac.authorization.k8s.io',
+    'endpoints',
+    'endpointslices.discovery.k8s.io',
     'flowschemas.flowcontrol.apiserver.k8s.io',
     'namespaces',
     'priorityclasses.scheduling.k8s.io',
     'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io',
+    'services',
   ]);
   for (const [key, entries] of Object.entries(computed)) assert.equal(entries[0]?.operation, 'Update', key);
   assert.equal(

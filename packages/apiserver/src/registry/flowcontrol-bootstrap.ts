@@ -51,11 +51,15 @@ export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog, newSt
         rs.createBuiltIn(object, opts.fieldManager, precomputedManagedFields(rs.info.group, rs.info.resource, name));
         continue;
       }
-      try {
-        await rs.create('', structuredClone(object), opts);
-        continue;
-      } catch (e) {
-        if (!(e instanceof StatusError && e.code === 409)) throw e;
+      // As kube's ensurer, the object is created only when it is not there: a create that would
+      // answer 409 goes through the whole write path first (a restart finds all of them there).
+      if (!rs.mvcc.get(rs.key('', name))) {
+        try {
+          await rs.create('', structuredClone(object), opts);
+          continue;
+        } catch (e) {
+          if (!(e instanceof StatusError && e.code === 409)) throw e;
+        }
       }
       const current = await rs.get('', name);
       if (current.metadata.annotations?.[autoUpdateAnnotation] !== 'true') continue;

@@ -68,7 +68,6 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
 export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, builtIn = false): Promise<void> {
   const services = catalog.lookup('', 'v1', 'services')!;
   const endpoints = catalog.lookup('', 'v1', 'endpoints')!;
-  const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
   const labels = { component: 'apiserver', provider: 'kubernetes' };
   const service = {
     apiVersion: 'v1',
@@ -89,29 +88,32 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     }
     return;
   }
-  try {
-    await services.create('default', service, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    const patch = { spec: { ports: service.spec.ports } };
-    await services.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
-  }
-  try {
-    await endpoints.create('default', ep, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    await endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
-  }
+  await createOrPatch(services, service, { spec: { ports: service.spec.ports } });
+  await createOrPatch(endpoints, ep, { subsets: ep.subsets });
   // kube-apiserver's endpoints adapter keeps an EndpointSlice beside the Endpoints (endpointSliceFromEndpoints).
-  const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
   const slice = kubernetesEndpointSlice(host, port);
-  try {
-    await slices.create('default', slice, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    const patch = { metadata: { labels: slice.metadata.labels }, endpoints: slice.endpoints, ports: slice.ports };
-    await slices.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
+  await createOrPatch(catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!, slice, {
+    metadata: { labels: slice.metadata.labels },
+    endpoints: slice.endpoints,
+    ports: slice.ports,
+  });
+}
+
+/**
+ * Creates `default/kubernetes` when it is not there (a create that would answer 409 goes through
+ * the whole write path first), else merge-patches it, as a restart on a data dir finds it.
+ */
+async function createOrPatch(rs: ResourceStore, obj: object, patch: object): Promise<void> {
+  const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
+  if (!rs.mvcc.get(rs.key('default', 'kubernetes'))) {
+    try {
+      await rs.create('default', obj as KubeObject, opts);
+      return;
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 409)) throw e;
+    }
   }
+  await rs.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
 }
 
 /** The `kubernetes` EndpointSlice, pointing at the server. */

@@ -13,7 +13,13 @@
  * The bundle's modules stay lazily evaluated (esbuild wraps each dynamically
  * imported one), so a command still runs only the code it uses.
  *
- * The code cache is made by running the bundle once as users do (`operant
+ * A second, smaller bundle, operant-server.cjs (src/server-main.ts), holds
+ * `operant server` alone, without commander, the other commands and the
+ * simulated cluster: V8 reads and deserializes about half as much at each
+ * start. The bin tries it first for `operant server`; it declines what it does
+ * not read itself (help, errors, --nodes) and the full bundle runs that.
+ *
+ * Each code cache is made by running its bundle as users do (`operant
  * server`, in memory, on a scratch cache dir) and saving what V8 compiled by
  * then. V8 refuses a cache made by another V8 version or with other flags, and
  * the bin uses it only beside the exact bundle file it was made from
@@ -35,8 +41,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const packagesDir = join(root, 'packages');
 const outdir = join(packagesDir, 'cli', 'dist', 'bundle');
-const bundleFile = join(outdir, 'operant.cjs');
 const cacheFile = join(outdir, 'operant.cjs.cache');
+const serverFile = 'operant-server.cjs';
+const serverCacheFile = join(outdir, `${serverFile}.cache`);
 const bin = join(packagesDir, 'cli', 'bin', 'operant.js');
 
 /**
@@ -80,64 +87,108 @@ const moduleUrlPlugin = {
 
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
-const result = await build({
-  entryPoints: [join(packagesDir, 'cli', 'dist', 'main.js')],
-  outfile: bundleFile,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  // import() of a package left outside becomes a require(): a script compiled through node:vm has no
-  // module loader for import() (every such package offers CommonJS; the check below keeps it so).
-  supported: { 'dynamic-import': false },
-  // The sources are ES modules, which are strict: so is the script made of them.
-  banner: { js: `"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;` },
-  plugins: [moduleUrlPlugin],
-  metafile: true,
-  logLevel: 'warning',
-});
-const dynamicImports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
-if (dynamicImports.length) throw new Error(`the bundle must not import() at run time (node:vm offers no loader for it): ${dynamicImports.join(', ')}`);
-// The bin compiles the bundle as a function body (node:vm): no hashbang line.
-const bundleText = asAscii(readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, ''));
-writeFileSync(bundleFile, bundleText);
-// An ASCII bundle is read as latin1, which Node copies into a string as it is, without UTF-8 decoding.
-const encoding = /[^\x00-\x7f]/.test(bundleText) ? 'utf8' : 'latin1';
 
-// The tsc outputs the bundle was made from, by their build-info files' times.
+/**
+ * Bundles `entry` into dist/bundle/`file`; returns the metafile and whether the text is ASCII.
+ * `deferred`: packages left out of the bundle that only a path the entry never takes would load.
+ */
+async function bundleOf(entry, file, deferred = []) {
+  const outfile = join(outdir, file);
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // import() of a package left outside becomes a require(): a script compiled through node:vm has no
+    // module loader for import() (every such package offers CommonJS; the check below keeps it so).
+    supported: { 'dynamic-import': false },
+    // The sources are ES modules, which are strict: so is the script made of them.
+    banner: { js: `"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;` },
+    plugins: [moduleUrlPlugin, ...(deferred.length ? [leaveOut(deferred)] : [])],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const dynamicImports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import' && !deferred.includes(i.path)).map((i) => i.path));
+  if (dynamicImports.length) throw new Error(`the bundle must not import() at run time (node:vm offers no loader for it): ${dynamicImports.join(', ')}`);
+  // The bin compiles the bundle as a function body (node:vm): no hashbang line.
+  const text = asAscii(readFileSync(outfile, 'utf8').replace(/^#!.*\n/, ''));
+  // A package left out may be loaded only where the sources import() it (esbuild writes a require() in a
+  // promise), never as the bundle loads: that path must stay one the entry leaves to the full bundle.
+  for (const name of deferred) {
+    const loads = text.split(`require(${JSON.stringify(name)})`).length - 1;
+    const lazy = text.split(`Promise.resolve().then(() => __toESM(require(${JSON.stringify(name)})`).length - 1;
+    if (loads !== lazy) throw new Error(`${file} requires ${name} outside an import(): it must leave that to the full bundle`);
+  }
+  writeFileSync(outfile, text);
+  // An ASCII bundle is read as latin1, which Node copies into a string as it is, without UTF-8 decoding.
+  return { metafile: result.metafile, encoding: /[^\x00-\x7f]/.test(text) ? 'utf8' : 'latin1' };
+}
+
+/** Leaves `packages` out of a bundle: their import() stays one (a require() at run time, never reached). */
+function leaveOut(packages) {
+  return {
+    name: 'leave-out',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => (packages.includes(args.path) ? { path: args.path, external: true } : undefined));
+    },
+  };
+}
+
+// Every command; then `operant server`'s own (src/server-main.ts), without commander and the other
+// commands, and without the simulated cluster of --nodes, which server-main leaves to the full bundle.
+const full = await bundleOf(join(packagesDir, 'cli', 'dist', 'main.js'), 'operant.cjs');
+const server = await bundleOf(join(packagesDir, 'cli', 'dist', 'server-main.js'), serverFile, ['@operant/controllers']);
+
+// The tsc outputs the bundles were made from, by their build-info files' times.
 const inputs = {};
-const workspaces = new Set(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('packages/')).map((p) => p.split('/')[1]));
+const workspaces = new Set(
+  [full, server].flatMap((b) => Object.keys(b.metafile.inputs)).filter((p) => p.startsWith('packages/')).map((p) => p.split('/')[1]),
+);
 for (const name of workspaces) {
   const info = join(packagesDir, name, 'tsconfig.tsbuildinfo');
   inputs[relative(outdir, info).split(sep).join('/')] = statSync(info).mtimeMs;
 }
-const writeStamp = (extra) => writeFileSync(join(outdir, 'stamp.json'), `${JSON.stringify({ inputs, encoding, ...extra }, null, 2)}\n`);
-writeStamp({});
+const codeCaches = { full: undefined, server: undefined };
+const writeStamp = () =>
+  writeFileSync(
+    join(outdir, 'stamp.json'),
+    `${JSON.stringify({ inputs, encoding: full.encoding, codeCache: codeCaches.full, server: { file: serverFile, encoding: server.encoding, codeCache: codeCaches.server } }, null, 2)}\n`,
+  );
+writeStamp();
 
 try {
-  await recordCodeCache();
-  const { size, mtimeMs } = statSync(bundleFile);
-  writeStamp({ codeCache: { file: 'operant.cjs.cache', source: { size, mtimeMs } } });
+  await recordCodeCaches();
+  for (const [which, file] of [['full', 'operant.cjs'], ['server', serverFile]]) {
+    const { size, mtimeMs } = statSync(join(outdir, file));
+    codeCaches[which] = { file: `${file}.cache`, source: { size, mtimeMs } };
+  }
+  writeStamp();
 } catch (e) {
   rmSync(cacheFile, { force: true });
-  console.warn(`warning: no code cache for the operant bundle (it runs without one, compiling at each start): ${e instanceof Error ? e.message : String(e)}`);
+  rmSync(serverCacheFile, { force: true });
+  console.warn(`warning: no code cache for the operant bundles (they run without one, compiling at each start): ${e instanceof Error ? e.message : String(e)}`);
 }
 
 /**
- * Runs `operant server` twice on a scratch cache dir (the first makes the serving
- * certificate, so that the second takes the usual path), the second writing the
- * code cache when it exits.
+ * Runs `operant server` three times on a scratch cache dir: the first makes the serving
+ * certificate, so that the others take the usual path; the second records the server
+ * bundle's cache, the third the full bundle's (OPERANT_FULL_BUNDLE), each when it exits.
  */
-async function recordCodeCache() {
+async function recordCodeCaches() {
   const scratch = mkdtempSync(join(tmpdir(), 'operant-code-cache-'));
   try {
-    for (const write of [false, true]) {
+    for (const [record, fullBundle] of [[undefined, false], [serverCacheFile, false], [cacheFile, true]]) {
       const env = { ...process.env, XDG_CACHE_HOME: scratch };
-      if (write) env.OPERANT_WRITE_CODE_CACHE = cacheFile;
-      else delete env.OPERANT_WRITE_CODE_CACHE;
+      delete env.OPERANT_WRITE_CODE_CACHE;
+      delete env.OPERANT_FULL_BUNDLE;
+      if (record) env.OPERANT_WRITE_CODE_CACHE = record;
+      if (fullBundle) env.OPERANT_FULL_BUNDLE = '1';
       await runServerOnce(env, join(scratch, 'kubeconfig'));
     }
     statSync(cacheFile);
+    statSync(serverCacheFile);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

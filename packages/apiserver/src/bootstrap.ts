@@ -9,6 +9,7 @@ import type { ResourceCatalog } from './registry/catalog.js';
 import type { ResourceStore } from './registry/resource-store.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
+import { precomputedManagedFields } from './bootstrap-managed-fields.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -35,7 +36,8 @@ function bootstrapObjects(): Array<{ group: string; version: string; resource: s
  * Creates the bootstrap objects that are missing (a restart on a data dir finds
  * them there, and keeps them as they are). On a new, empty store they are
  * written by {@link ResourceStore.createBuiltIn}, which stores them exactly as
- * the full write path would (nothing can have configured admission yet);
+ * the full write path would (nothing can have configured admission yet), with
+ * the managedFields computed ahead of time (bootstrap-managed-fields.ts);
  * otherwise, or with `writes: 'full'`, through the full path.
  */
 export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrites = 'auto'): Promise<void> {
@@ -46,7 +48,7 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
     for (const obj of objects) {
       // Already there: the create would be refused with a 409, which bootstrap ignores.
       if (rs.mvcc.get(rs.key('', obj.metadata.name!))) continue;
-      if (writes === 'auto' && newStore) rs.createBuiltIn(obj);
+      if (writes === 'auto' && newStore) rs.createBuiltIn(obj, undefined, precomputedManagedFields(rs.info.group, rs.info.resource, obj.metadata.name!));
       else await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
     }
   }
@@ -58,11 +60,14 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
 /**
  * The `kubernetes` Service in `default`, its Endpoints and its EndpointSlice,
  * pointing at this server, as every cluster has them (rewritten at each start: the port may change).
+ * `builtIn`: the store is new and nothing but the bootstrap objects was written to it (so no
+ * admission webhook, quota or existing object can be in the way): they are written as the
+ * bootstrap objects are, by {@link ResourceStore.createBuiltIn} (the bootstrap test compares
+ * both ways byte for byte).
  */
-export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number): Promise<void> {
+export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, builtIn = false): Promise<void> {
   const services = catalog.lookup('', 'v1', 'services')!;
   const endpoints = catalog.lookup('', 'v1', 'endpoints')!;
-  const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
   const labels = { component: 'apiserver', provider: 'kubernetes' };
   const service = {
     apiVersion: 'v1',
@@ -76,22 +81,44 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
     subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
   };
-  try {
-    await services.create('default', service, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    const patch = { spec: { ports: service.spec.ports } };
-    await services.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
+  if (builtIn) {
+    const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
+    for (const [rs, obj] of [[services, service], [endpoints, ep], [slices, kubernetesEndpointSlice(host, port)]] as const) {
+      rs.createBuiltIn(obj as KubeObject, undefined, precomputedManagedFields(rs.info.group, rs.info.resource, 'kubernetes'));
+    }
+    return;
   }
-  try {
-    await endpoints.create('default', ep, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    await endpoints.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify({ subsets: ep.subsets })), opts);
-  }
+  await createOrPatch(services, service, { spec: { ports: service.spec.ports } });
+  await createOrPatch(endpoints, ep, { subsets: ep.subsets });
   // kube-apiserver's endpoints adapter keeps an EndpointSlice beside the Endpoints (endpointSliceFromEndpoints).
-  const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
-  const slice = {
+  const slice = kubernetesEndpointSlice(host, port);
+  await createOrPatch(catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!, slice, {
+    metadata: { labels: slice.metadata.labels },
+    endpoints: slice.endpoints,
+    ports: slice.ports,
+  });
+}
+
+/**
+ * Creates `default/kubernetes` when it is not there (a create that would answer 409 goes through
+ * the whole write path first), else merge-patches it, as a restart on a data dir finds it.
+ */
+async function createOrPatch(rs: ResourceStore, obj: object, patch: object): Promise<void> {
+  const opts = { dryRun: false, fieldValidation: 'Ignore' as const };
+  if (!rs.mvcc.get(rs.key('default', 'kubernetes'))) {
+    try {
+      await rs.create('default', obj as KubeObject, opts);
+      return;
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 409)) throw e;
+    }
+  }
+  await rs.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
+}
+
+/** The `kubernetes` EndpointSlice, pointing at the server. */
+function kubernetesEndpointSlice(host: string, port: number) {
+  return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
@@ -101,13 +128,6 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     endpoints: [{ addresses: [host], conditions: { ready: true } }],
     ports: [{ name: 'https', port, protocol: 'TCP' }],
   };
-  try {
-    await slices.create('default', slice, opts);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.code === 409)) throw e;
-    const patch = { metadata: { labels: slice.metadata.labels }, endpoints: slice.endpoints, ports: slice.ports };
-    await slices.patch('default', 'kubernetes', 'application/merge-patch+json', Buffer.from(JSON.stringify(patch)), opts);
-  }
 }
 
 /** Awaits a create that may find its object there already (a restart with --data-dir). */

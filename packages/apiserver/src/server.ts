@@ -222,7 +222,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       new ResourceStore(info, location, strategy, { store, decoder: schemaDecoder(info), patcher: schemaPatcher(info), encoder: schemaEncoder(info), conversion, admission, quota }),
     );
   }
+  // Revision 1 is where every store starts: nothing was ever written to it.
+  const newStore = store.revision === 1;
   await readOnlyIfFull(() => bootstrap(catalog, options.bootstrapWrites), 'the bootstrap objects (RBAC policy, initial namespaces, flow control)');
+  const bootstrapped = store.revision;
 
   const resources = new ResourceHandler(catalog, {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
@@ -366,7 +369,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const kubeconfig = kubeconfigText({ server: url, caPem: material.ca.certPem, token: material.adminToken });
   if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
   await readOnlyIfFull(
-    () => ensureKubernetesService(catalog, host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host, port),
+    () =>
+      ensureKubernetesService(
+        catalog,
+        host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host,
+        port,
+        // Written as the bootstrap objects when nothing but those was ever written (no request has come in since listen).
+        (options.bootstrapWrites ?? 'auto') === 'auto' && newStore && store.revision === bootstrapped,
+      ),
     'the kubernetes Service and Endpoints',
   );
   namespaces.start();

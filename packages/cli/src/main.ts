@@ -3,10 +3,6 @@
  * The `operant` command (its commands are defined in program.ts).
  */
 import { buildProgram } from './program.js';
+import { exitWithError } from './exit-with-error.js';
 
-buildProgram()
-  .parseAsync(process.argv)
-  .catch((err: unknown) => {
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  });
+buildProgram().parseAsync(process.argv).catch(exitWithError);

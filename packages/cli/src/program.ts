@@ -5,6 +5,8 @@
  */
 import { Command } from 'commander';
 import type { GenerateFlags } from './commands/generate.js';
+import type { ServerFlags } from './commands/server.js';
+import { serverOptions } from './commands/server-options.js';
 
 // Commands are loaded when they run: the server and the generator each take
 // hundreds of milliseconds to import, which no other command should pay.
@@ -18,20 +20,11 @@ export function buildProgram(): Command {
     // `generate` and its subcommands share option names: options belong to the command they follow.
     .enablePositionalOptions();
 
-  program
-    .command('server')
-    .description('run the embedded Kubernetes API server')
-    .option('--port <port>', 'port to listen on (0 = any free port)', '0')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--data-dir <dir>', 'directory for durable data (omitted: in memory)')
-    .option('--kubeconfig <file>', 'write an admin kubeconfig here once ready')
-    .option('--nodes <n>', 'also run a simulated cluster: the workload controllers, a scheduler and n simulated nodes')
-    .option('--controllers <list>', "with --nodes: the controllers to run, as kube-controller-manager's flag ('*' all, '-name' not that one; e.g. '*,-deployment')", '*')
-    .option('--time-scale <factor>', 'with --nodes: the simulated cluster\'s clock runs this many times faster than the wall (run times, grace periods, cron schedules)', '1')
-    .option('--time-anchor <ms>', 'with --time-scale: the wall-clock instant (epoch ms) from which cluster time runs faster; give `operant nodes` the same one')
-    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string; controllers: string; timeScale: string; timeAnchor?: string }) => {
-      await (await import('./commands/server.js')).runServer(opts);
-    });
+  const server = program.command('server').description('run the embedded Kubernetes API server');
+  for (const option of serverOptions) server.option(option.flags, option.description, option.default);
+  server.action(async (opts: ServerFlags) => {
+    await (await import('./commands/server.js')).runServer(opts);
+  });
 
   program
     .command('nodes')

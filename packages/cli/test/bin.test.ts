@@ -3,7 +3,8 @@
  * while the tsc output it was made from is unchanged, and dist/ otherwise, so
  * that a `tsc -b` alone never leaves `operant` running stale code. It compiles
  * the bundle with the V8 code cache recorded for that very file, and never
- * with one recorded for another.
+ * with one recorded for another. `operant server` goes first to the server's
+ * own bundle, which may decline the command line for the full one.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -73,6 +74,25 @@ describe('bin/operant.js', () => {
     stamp(inputs);
     assert.equal(run(), '8 bundle');
     writeFileSync(bundle, "console.log('bundle');\n");
+  });
+
+  it("runs `operant server` with the server's own bundle when it takes the command line, else with the full one", () => {
+    const inputs = { '../../tsconfig.tsbuildinfo': statSync(buildInfo).mtimeMs };
+    // A server bundle that takes any command line but `decline`, as server-main.ts takes only the server's options.
+    writeFileSync(
+      join(root, 'dist', 'bundle', 'operant-server.cjs'),
+      "exports.serverMain = (args) => { if (args[0] === 'decline') return false; console.log('server', args.join(' ')); return true; };\n",
+    );
+    const runWith = (args: string[], env: Record<string, string> = {}): string =>
+      execFileSync(process.execPath, [join(root, 'bin', 'operant.js'), ...args], { encoding: 'utf8', env: { ...process.env, ...env } }).trim();
+    stamp(inputs, { server: { file: 'operant-server.cjs' } });
+    assert.equal(runWith(['server', '--port', '0']), 'server --port 0');
+    assert.equal(runWith(['server', 'decline']), 'bundle');
+    assert.equal(runWith(['generate']), 'bundle');
+    assert.equal(runWith(['server', '--port', '0'], { OPERANT_FULL_BUNDLE: '1' }), 'bundle');
+    // A build without the server bundle (an older one): the full bundle runs everything.
+    stamp(inputs);
+    assert.equal(runWith(['server', '--port', '0']), 'bundle');
   });
 
   it('compiles the bundle with the code cache recorded for it, and ignores one recorded for another file', () => {

@@ -6,7 +6,8 @@
  * decodes each request on a goroutine of its own. JSON, what clients send,
  * stays on the main thread: its native parse is fast.
  */
-import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
 import { StatusError, type Status, type StatusReason } from '@operant/apimachinery';
 import { tagDuplicates, type DuplicateFields } from './duplicate-fields.js';
 import { maxYamlDepth, yamlDepthBound } from './lazy-yaml.js';
@@ -44,6 +45,8 @@ function yamlWorker(): Worker {
   if (worker) return worker;
   // Built (and bundled), the sibling is a .js file in dist. From source (tests under tsx) it is a
   // .ts file, and a worker thread starts without the tsx hooks of its parent: it registers them first.
+  // node:worker_threads (and the five modules of Node's it loads) come with the first large body, not with every start.
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   const w = import.meta.url.endsWith('.ts')
     ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./yaml-worker.ts', import.meta.url).href)}); })`, { eval: true })
     : new Worker(new URL('./yaml-worker.js', import.meta.url));

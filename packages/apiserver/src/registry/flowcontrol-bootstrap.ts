@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { StatusError, jsonEqual, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from './catalog.js';
+import { precomputedManagedFields } from '../bootstrap-managed-fields.js';
 
 interface Configuration {
   priorityLevelConfigurations: KubeObject[];
@@ -47,14 +48,18 @@ export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog, newSt
     for (const object of wanted) {
       const name = object.metadata.name!;
       if (newStore) {
-        rs.createBuiltIn(object, opts.fieldManager);
+        rs.createBuiltIn(object, opts.fieldManager, precomputedManagedFields(rs.info.group, rs.info.resource, name));
         continue;
       }
-      try {
-        await rs.create('', structuredClone(object), opts);
-        continue;
-      } catch (e) {
-        if (!(e instanceof StatusError && e.code === 409)) throw e;
+      // As kube's ensurer, the object is created only when it is not there: a create that would
+      // answer 409 goes through the whole write path first (a restart finds all of them there).
+      if (!rs.mvcc.get(rs.key('', name))) {
+        try {
+          await rs.create('', structuredClone(object), opts);
+          continue;
+        } catch (e) {
+          if (!(e instanceof StatusError && e.code === 409)) throw e;
+        }
       }
       const current = await rs.get('', name);
       if (current.metadata.annotations?.[autoUpdateAnnotation] !== 'true') continue;

@@ -25,7 +25,7 @@ import {
   type KubeObject,
   type Status,
 } from '@operant/apimachinery';
-import { FieldManager, FieldSet, shareManagedFields, type FieldPath, type MergeType } from '@operant/apimachinery/managedfields';
+import { FieldManager, FieldSet, shareManagedFields, type FieldPath, type ManagedFieldsEntry, type MergeType } from '@operant/apimachinery/managedfields';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
@@ -313,15 +313,25 @@ export class ResourceStore {
    * defaults, managedFields, metadata, preparation and Go's encoding, runs as
    * in `create`. The bootstrap test compares both byte for byte. Throws
    * StoreError KeyExists when the key is taken.
+   *
+   * `managedFields`, when given, are the entries the write path would record
+   * for this very object, computed ahead of time (bootstrap-managed-fields.ts)
+   * with each `time` empty: they are stored with the time of this write
+   * instead of being computed again.
    */
-  createBuiltIn(body: KubeObject, fieldManager?: string): Versioned {
+  createBuiltIn(body: KubeObject, fieldManager?: string, managedFields?: readonly ManagedFieldsEntry[]): Versioned {
     const obj = deepCopy(body);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.info.kind;
     if (!this.info.namespaced) delete obj.metadata.namespace;
     this.strategy.applyDefaults(obj);
     this.strategy.admitCreate(obj);
-    this.recordUpdate(undefined, obj, { dryRun: false, fieldValidation: 'Ignore', fieldManager }, '', undefined);
+    if (managedFields) {
+      // The spread keeps each entry's keys in their order, `time` where the write path puts it
+      // (metav1.Time, to the second, as FieldManager writes it).
+      const time = nowTimestamp();
+      obj.metadata.managedFields = managedFields.map((entry) => ({ ...entry, time }));
+    } else this.recordUpdate(undefined, obj, { dryRun: false, fieldValidation: 'Ignore', fieldManager }, '', undefined);
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     this.strategy.prepareForCreate(obj, serverUser);
     this.deps.encoder?.(obj);

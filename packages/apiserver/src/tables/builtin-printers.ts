@@ -56,8 +56,10 @@ import {
   column,
   creationTimestampDescription,
   nameColumn,
+  type ColumnOptions,
   type TableCell,
   type TableColumnDefinition,
+  type TableColumnType,
   type TableRowCondition,
 } from './column.js';
 import { humanDuration, parseTimestamp, translateTimestampSince } from './duration.js';
@@ -617,9 +619,17 @@ const replicaSetPrinter = printer(
   },
 );
 
-/** A field's description in the built-in schemas, as kube's printers take it from `SwaggerDoc()`. */
-function fieldDoc(definition: string, field: string): string {
-  return builtinSchema(definition)?.properties?.[field]?.description ?? '';
+/**
+ * A column described by a field's description in the built-in schemas, as kube's printers take
+ * it from `SwaggerDoc()`. The description is looked up when the column is first read (a Table
+ * request), not when this module loads: parsing those schemas would cost every start.
+ */
+function docColumn(name: string, type: TableColumnType, definition: string, field: string, options?: ColumnOptions): TableColumnDefinition {
+  const col = column(name, type, '', options);
+  let description: string | undefined;
+  // Redefining the key keeps its place among the column's keys, and so in the JSON sent.
+  Object.defineProperty(col, 'description', { enumerable: true, get: () => (description ??= builtinSchema(definition)?.properties?.[field]?.description ?? '') });
+  return col;
 }
 
 const appsV1 = 'io.k8s.api.apps.v1';
@@ -643,16 +653,16 @@ const statefulSetPrinter = printer(
 const daemonSetPrinter = printer(
   [
     nameColumn(),
-    column('Desired', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'desiredNumberScheduled')),
-    column('Current', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'currentNumberScheduled')),
-    column('Ready', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'numberReady')),
-    column('Up-to-date', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'updatedNumberScheduled')),
-    column('Available', 'integer', fieldDoc(`${appsV1}.DaemonSetStatus`, 'numberAvailable')),
-    column('Node Selector', 'string', fieldDoc('io.k8s.api.core.v1.PodSpec', 'nodeSelector')),
+    docColumn('Desired', 'integer', `${appsV1}.DaemonSetStatus`, 'desiredNumberScheduled'),
+    docColumn('Current', 'integer', `${appsV1}.DaemonSetStatus`, 'currentNumberScheduled'),
+    docColumn('Ready', 'integer', `${appsV1}.DaemonSetStatus`, 'numberReady'),
+    docColumn('Up-to-date', 'integer', `${appsV1}.DaemonSetStatus`, 'updatedNumberScheduled'),
+    docColumn('Available', 'integer', `${appsV1}.DaemonSetStatus`, 'numberAvailable'),
+    docColumn('Node Selector', 'string', 'io.k8s.api.core.v1.PodSpec', 'nodeSelector'),
     ageColumn(),
     column('Containers', 'string', containersDescription, { priority: 1 }),
     column('Images', 'string', imagesDescription, { priority: 1 }),
-    column('Selector', 'string', fieldDoc(`${appsV1}.DaemonSetSpec`, 'selector'), { priority: 1 }),
+    docColumn('Selector', 'string', `${appsV1}.DaemonSetSpec`, 'selector', { priority: 1 }),
   ],
   (obj, now) => {
     const ds = view<DaemonSet>(obj);
@@ -696,12 +706,12 @@ const jobPrinter = printer(
   [
     nameColumn(),
     column('Status', 'string', 'Status of the job.'),
-    column('Completions', 'string', fieldDoc(`${batchV1}.JobStatus`, 'succeeded')),
+    docColumn('Completions', 'string', `${batchV1}.JobStatus`, 'succeeded'),
     column('Duration', 'string', 'Time required to complete the job.'),
     ageColumn(),
     column('Containers', 'string', containersDescription, { priority: 1 }),
     column('Images', 'string', imagesDescription, { priority: 1 }),
-    column('Selector', 'string', fieldDoc(`${batchV1}.JobSpec`, 'selector'), { priority: 1 }),
+    docColumn('Selector', 'string', `${batchV1}.JobSpec`, 'selector', { priority: 1 }),
   ],
   (obj, now) => {
     const job = view<Job>(obj);
@@ -728,15 +738,15 @@ function boolCell(value: boolean | undefined): string {
 const cronJobPrinter = printer(
   [
     nameColumn(),
-    column('Schedule', 'string', fieldDoc(`${batchV1}.CronJobSpec`, 'schedule')),
-    column('Timezone', 'string', fieldDoc(`${batchV1}.CronJobSpec`, 'timeZone')),
-    column('Suspend', 'boolean', fieldDoc(`${batchV1}.CronJobSpec`, 'suspend')),
-    column('Active', 'integer', fieldDoc(`${batchV1}.CronJobStatus`, 'active')),
-    column('Last Schedule', 'string', fieldDoc(`${batchV1}.CronJobStatus`, 'lastScheduleTime')),
+    docColumn('Schedule', 'string', `${batchV1}.CronJobSpec`, 'schedule'),
+    docColumn('Timezone', 'string', `${batchV1}.CronJobSpec`, 'timeZone'),
+    docColumn('Suspend', 'boolean', `${batchV1}.CronJobSpec`, 'suspend'),
+    docColumn('Active', 'integer', `${batchV1}.CronJobStatus`, 'active'),
+    docColumn('Last Schedule', 'string', `${batchV1}.CronJobStatus`, 'lastScheduleTime'),
     ageColumn(),
     column('Containers', 'string', containersDescription, { priority: 1 }),
     column('Images', 'string', imagesDescription, { priority: 1 }),
-    column('Selector', 'string', fieldDoc(`${batchV1}.JobSpec`, 'selector'), { priority: 1 }),
+    docColumn('Selector', 'string', `${batchV1}.JobSpec`, 'selector', { priority: 1 }),
   ],
   (obj, now) => {
     const cj = view<CronJob>(obj);
@@ -1152,7 +1162,7 @@ const ingressClassPrinter = printer(
 );
 
 const networkPolicyPrinter = printer(
-  [nameColumn(), column('Pod-Selector', 'string', fieldDoc('io.k8s.api.networking.v1.NetworkPolicySpec', 'podSelector')), ageColumn()],
+  [nameColumn(), docColumn('Pod-Selector', 'string', 'io.k8s.api.networking.v1.NetworkPolicySpec', 'podSelector'), ageColumn()],
   (obj, now) => {
     const np = view<NetworkPolicy>(obj);
     return { cells: [nameOf(obj), formatLabelSelector(np.spec?.podSelector ?? {}), age(obj, now)] };
@@ -1171,9 +1181,9 @@ const discoveryV1 = 'io.k8s.api.discovery.v1';
 const endpointSlicePrinter = printer(
   [
     nameColumn(),
-    column('AddressType', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'addressType')),
-    column('Ports', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'ports')),
-    column('Endpoints', 'string', fieldDoc(`${discoveryV1}.EndpointSlice`, 'endpoints')),
+    docColumn('AddressType', 'string', `${discoveryV1}.EndpointSlice`, 'addressType'),
+    docColumn('Ports', 'string', `${discoveryV1}.EndpointSlice`, 'ports'),
+    docColumn('Endpoints', 'string', `${discoveryV1}.EndpointSlice`, 'endpoints'),
     ageColumn(),
   ],
   (obj, now) => {
@@ -1189,10 +1199,10 @@ const priorityClassV1 = 'io.k8s.api.scheduling.v1.PriorityClass';
 const priorityClassPrinter = printer(
   [
     nameColumn(),
-    column('Value', 'integer', fieldDoc(priorityClassV1, 'value')),
-    column('Global-Default', 'boolean', fieldDoc(priorityClassV1, 'globalDefault')),
+    docColumn('Value', 'integer', priorityClassV1, 'value'),
+    docColumn('Global-Default', 'boolean', priorityClassV1, 'globalDefault'),
     ageColumn(),
-    column('PreemptionPolicy', 'string', fieldDoc(priorityClassV1, 'preemptionPolicy')),
+    docColumn('PreemptionPolicy', 'string', priorityClassV1, 'preemptionPolicy'),
   ],
   (obj, now) => {
     const pc = view<PriorityClass>(obj);
@@ -1201,7 +1211,7 @@ const priorityClassPrinter = printer(
 );
 
 const runtimeClassPrinter = printer(
-  [nameColumn(), column('Handler', 'string', fieldDoc('io.k8s.api.node.v1.RuntimeClass', 'handler')), ageColumn()],
+  [nameColumn(), docColumn('Handler', 'string', 'io.k8s.api.node.v1.RuntimeClass', 'handler'), ageColumn()],
   (obj, now) => ({ cells: [nameOf(obj), view<RuntimeClass>(obj).handler ?? '', age(obj, now)] }),
 );
 
@@ -1235,13 +1245,13 @@ const coreV1 = 'io.k8s.api.core.v1';
 const replicationControllerPrinter = printer(
   [
     nameColumn(),
-    column('Desired', 'integer', fieldDoc(`${coreV1}.ReplicationControllerSpec`, 'replicas')),
-    column('Current', 'integer', fieldDoc(`${coreV1}.ReplicationControllerStatus`, 'replicas')),
-    column('Ready', 'integer', fieldDoc(`${coreV1}.ReplicationControllerStatus`, 'readyReplicas')),
+    docColumn('Desired', 'integer', `${coreV1}.ReplicationControllerSpec`, 'replicas'),
+    docColumn('Current', 'integer', `${coreV1}.ReplicationControllerStatus`, 'replicas'),
+    docColumn('Ready', 'integer', `${coreV1}.ReplicationControllerStatus`, 'readyReplicas'),
     ageColumn(),
     column('Containers', 'string', containersDescription, { priority: 1 }),
     column('Images', 'string', imagesDescription, { priority: 1 }),
-    column('Selector', 'string', fieldDoc(`${coreV1}.ReplicationControllerSpec`, 'selector'), { priority: 1 }),
+    docColumn('Selector', 'string', `${coreV1}.ReplicationControllerSpec`, 'selector', { priority: 1 }),
   ],
   (obj, now) => {
     const rc = view<ReplicationController>(obj);
@@ -1297,12 +1307,12 @@ const storageV1 = 'io.k8s.api.storage.v1';
 const csiDriverPrinter = printer(
   [
     nameColumn(),
-    column('AttachRequired', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'attachRequired')),
-    column('PodInfoOnMount', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'podInfoOnMount')),
-    column('StorageCapacity', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'storageCapacity')),
-    column('TokenRequests', 'string', fieldDoc(`${storageV1}.CSIDriverSpec`, 'tokenRequests')),
-    column('RequiresRepublish', 'boolean', fieldDoc(`${storageV1}.CSIDriverSpec`, 'requiresRepublish')),
-    column('Modes', 'string', fieldDoc(`${storageV1}.CSIDriverSpec`, 'volumeLifecycleModes')),
+    docColumn('AttachRequired', 'boolean', `${storageV1}.CSIDriverSpec`, 'attachRequired'),
+    docColumn('PodInfoOnMount', 'boolean', `${storageV1}.CSIDriverSpec`, 'podInfoOnMount'),
+    docColumn('StorageCapacity', 'boolean', `${storageV1}.CSIDriverSpec`, 'storageCapacity'),
+    docColumn('TokenRequests', 'string', `${storageV1}.CSIDriverSpec`, 'tokenRequests'),
+    docColumn('RequiresRepublish', 'boolean', `${storageV1}.CSIDriverSpec`, 'requiresRepublish'),
+    docColumn('Modes', 'string', `${storageV1}.CSIDriverSpec`, 'volumeLifecycleModes'),
     ageColumn(),
   ],
   (obj, now) => {
@@ -1323,10 +1333,10 @@ const csiNodePrinter = printer(
 const volumeAttachmentPrinter = printer(
   [
     nameColumn(),
-    column('Attacher', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSpec`, 'attacher'), { format: 'name' }),
-    column('PV', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSource`, 'persistentVolumeName')),
-    column('Node', 'string', fieldDoc(`${storageV1}.VolumeAttachmentSpec`, 'nodeName')),
-    column('Attached', 'boolean', fieldDoc(`${storageV1}.VolumeAttachmentStatus`, 'attached')),
+    docColumn('Attacher', 'string', `${storageV1}.VolumeAttachmentSpec`, 'attacher', { format: 'name' }),
+    docColumn('PV', 'string', `${storageV1}.VolumeAttachmentSource`, 'persistentVolumeName'),
+    docColumn('Node', 'string', `${storageV1}.VolumeAttachmentSpec`, 'nodeName'),
+    docColumn('Attached', 'boolean', `${storageV1}.VolumeAttachmentStatus`, 'attached'),
     ageColumn(),
   ],
   (obj, now) => {
@@ -1338,8 +1348,8 @@ const volumeAttachmentPrinter = printer(
 const csiStorageCapacityPrinter = printer(
   [
     nameColumn(),
-    column('StorageClassName', 'string', fieldDoc(`${storageV1}.CSIStorageCapacity`, 'storageClassName')),
-    column('Capacity', 'string', fieldDoc(`${storageV1}.CSIStorageCapacity`, 'capacity')),
+    docColumn('StorageClassName', 'string', `${storageV1}.CSIStorageCapacity`, 'storageClassName'),
+    docColumn('Capacity', 'string', `${storageV1}.CSIStorageCapacity`, 'capacity'),
     ageColumn(),
   ],
   (obj, now) => {
@@ -1430,10 +1440,10 @@ const certificateSigningRequestPrinter = printer(
   [
     nameColumn(),
     ageColumn(),
-    column('SignerName', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'signerName')),
-    column('Requestor', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'request')),
-    column('RequestedDuration', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestSpec`, 'expirationSeconds')),
-    column('Condition', 'string', fieldDoc(`${certificatesV1}.CertificateSigningRequestStatus`, 'conditions')),
+    docColumn('SignerName', 'string', `${certificatesV1}.CertificateSigningRequestSpec`, 'signerName'),
+    docColumn('Requestor', 'string', `${certificatesV1}.CertificateSigningRequestSpec`, 'request'),
+    docColumn('RequestedDuration', 'string', `${certificatesV1}.CertificateSigningRequestSpec`, 'expirationSeconds'),
+    docColumn('Condition', 'string', `${certificatesV1}.CertificateSigningRequestStatus`, 'conditions'),
   ],
   (obj, now) => {
     const csr = view<CertificateSigningRequest>(obj);
@@ -1456,9 +1466,9 @@ const flowcontrolV1 = 'io.k8s.api.flowcontrol.v1';
 const flowSchemaPrinter = printer(
   [
     nameColumn(),
-    column('PriorityLevel', 'string', fieldDoc(`${flowcontrolV1}.PriorityLevelConfigurationReference`, 'name')),
-    column('MatchingPrecedence', 'string', fieldDoc(`${flowcontrolV1}.FlowSchemaSpec`, 'matchingPrecedence')),
-    column('DistinguisherMethod', 'string', fieldDoc(`${flowcontrolV1}.FlowSchemaSpec`, 'distinguisherMethod')),
+    docColumn('PriorityLevel', 'string', `${flowcontrolV1}.PriorityLevelConfigurationReference`, 'name'),
+    docColumn('MatchingPrecedence', 'string', `${flowcontrolV1}.FlowSchemaSpec`, 'matchingPrecedence'),
+    docColumn('DistinguisherMethod', 'string', `${flowcontrolV1}.FlowSchemaSpec`, 'distinguisherMethod'),
     ageColumn(),
     column('MissingPL', 'string', 'references a broken or non-existent PriorityLevelConfiguration'),
   ],
@@ -1475,11 +1485,11 @@ const flowSchemaPrinter = printer(
 const priorityLevelPrinter = printer(
   [
     nameColumn(),
-    column('Type', 'string', fieldDoc(`${flowcontrolV1}.PriorityLevelConfigurationSpec`, 'type')),
-    column('NominalConcurrencyShares', 'string', fieldDoc(`${flowcontrolV1}.LimitedPriorityLevelConfiguration`, 'nominalConcurrencyShares')),
-    column('Queues', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'queues')),
-    column('HandSize', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'handSize')),
-    column('QueueLengthLimit', 'string', fieldDoc(`${flowcontrolV1}.QueuingConfiguration`, 'queueLengthLimit')),
+    docColumn('Type', 'string', `${flowcontrolV1}.PriorityLevelConfigurationSpec`, 'type'),
+    docColumn('NominalConcurrencyShares', 'string', `${flowcontrolV1}.LimitedPriorityLevelConfiguration`, 'nominalConcurrencyShares'),
+    docColumn('Queues', 'string', `${flowcontrolV1}.QueuingConfiguration`, 'queues'),
+    docColumn('HandSize', 'string', `${flowcontrolV1}.QueuingConfiguration`, 'handSize'),
+    docColumn('QueueLengthLimit', 'string', `${flowcontrolV1}.QueuingConfiguration`, 'queueLengthLimit'),
     ageColumn(),
   ],
   (obj, now) => {
@@ -1515,16 +1525,16 @@ function volumeClass(obj: KubeObject, specClass: string | undefined): string {
 const persistentVolumePrinter = printer(
   [
     nameColumn(),
-    column('Capacity', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'capacity')),
-    column('Access Modes', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'accessModes')),
-    column('Reclaim Policy', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'persistentVolumeReclaimPolicy')),
-    column('Status', 'string', fieldDoc(`${coreV1}.PersistentVolumeStatus`, 'phase')),
-    column('Claim', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'claimRef')),
+    docColumn('Capacity', 'string', `${coreV1}.PersistentVolumeSpec`, 'capacity'),
+    docColumn('Access Modes', 'string', `${coreV1}.PersistentVolumeSpec`, 'accessModes'),
+    docColumn('Reclaim Policy', 'string', `${coreV1}.PersistentVolumeSpec`, 'persistentVolumeReclaimPolicy'),
+    docColumn('Status', 'string', `${coreV1}.PersistentVolumeStatus`, 'phase'),
+    docColumn('Claim', 'string', `${coreV1}.PersistentVolumeSpec`, 'claimRef'),
     column('StorageClass', 'string', 'StorageClass of the pv'),
     column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pv'),
-    column('Reason', 'string', fieldDoc(`${coreV1}.PersistentVolumeStatus`, 'reason')),
+    docColumn('Reason', 'string', `${coreV1}.PersistentVolumeStatus`, 'reason'),
     ageColumn(),
-    column('VolumeMode', 'string', fieldDoc(`${coreV1}.PersistentVolumeSpec`, 'volumeMode'), { priority: 1 }),
+    docColumn('VolumeMode', 'string', `${coreV1}.PersistentVolumeSpec`, 'volumeMode', { priority: 1 }),
   ],
   (obj, now) => {
     const pv = view<PersistentVolume>(obj);
@@ -1551,14 +1561,14 @@ const persistentVolumePrinter = printer(
 const persistentVolumeClaimPrinter = printer(
   [
     nameColumn(),
-    column('Status', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'phase')),
-    column('Volume', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimSpec`, 'volumeName')),
-    column('Capacity', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'capacity')),
-    column('Access Modes', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimStatus`, 'accessModes')),
+    docColumn('Status', 'string', `${coreV1}.PersistentVolumeClaimStatus`, 'phase'),
+    docColumn('Volume', 'string', `${coreV1}.PersistentVolumeClaimSpec`, 'volumeName'),
+    docColumn('Capacity', 'string', `${coreV1}.PersistentVolumeClaimStatus`, 'capacity'),
+    docColumn('Access Modes', 'string', `${coreV1}.PersistentVolumeClaimStatus`, 'accessModes'),
     column('StorageClass', 'string', 'StorageClass of the pvc'),
     column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pvc'),
     ageColumn(),
-    column('VolumeMode', 'string', fieldDoc(`${coreV1}.PersistentVolumeClaimSpec`, 'volumeMode'), { priority: 1 }),
+    docColumn('VolumeMode', 'string', `${coreV1}.PersistentVolumeClaimSpec`, 'volumeMode', { priority: 1 }),
   ],
   (obj, now) => {
     const pvc = view<PersistentVolumeClaim>(obj);
@@ -1620,11 +1630,11 @@ function hpaTargets(specs: readonly MetricSpec[] | undefined, statuses: readonly
 const horizontalPodAutoscalerPrinter = printer(
   [
     nameColumn(),
-    column('Reference', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'scaleTargetRef')),
-    column('Targets', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'metrics')),
-    column('MinPods', 'string', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'minReplicas')),
-    column('MaxPods', 'integer', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'maxReplicas')),
-    column('Replicas', 'integer', fieldDoc('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentReplicas')),
+    docColumn('Reference', 'string', 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'scaleTargetRef'),
+    docColumn('Targets', 'string', 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'metrics'),
+    docColumn('MinPods', 'string', 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'minReplicas'),
+    docColumn('MaxPods', 'integer', 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', 'maxReplicas'),
+    docColumn('Replicas', 'integer', 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentReplicas'),
     ageColumn(),
   ],
   (obj, now) => {

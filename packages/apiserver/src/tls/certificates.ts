@@ -38,8 +38,9 @@ export interface ClientCertificateOptions {
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
-// @peculiar/x509 signs with its default provider, Node's global webcrypto (Node >= 19).
-const { subtle } = webcrypto;
+// @peculiar/x509 signs with its default provider, Node's global webcrypto (Node >= 19). Node loads
+// webcrypto when it is first read: here only when a certificate is made, not at every start.
+const subtle = (): webcrypto.SubtleCrypto => webcrypto.subtle;
 const keyAlgorithm: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const signingAlgorithm: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 
@@ -150,11 +151,11 @@ async function issueLeaf(
 }
 
 async function generateKeyPair(): Promise<CryptoKeyPair> {
-  return subtle.generateKey(keyAlgorithm, true, ['sign', 'verify']);
+  return subtle().generateKey(keyAlgorithm, true, ['sign', 'verify']);
 }
 
 async function privateKeyPem(key: CryptoKey): Promise<string> {
-  const der = Buffer.from(await subtle.exportKey('pkcs8', key));
+  const der = Buffer.from(await subtle().exportKey('pkcs8', key));
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return `-----BEGIN PRIVATE KEY-----\n${lines.join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
@@ -162,5 +163,5 @@ async function privateKeyPem(key: CryptoKey): Promise<string> {
 /** Imports an ECDSA P-256 key from PEM; accepts PKCS#8 and SEC1 (`EC PRIVATE KEY`, as openssl writes). */
 async function importPrivateKey(pem: string): Promise<CryptoKey> {
   const der = createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
-  return subtle.importKey('pkcs8', der, keyAlgorithm, false, ['sign']);
+  return subtle().importKey('pkcs8', der, keyAlgorithm, false, ['sign']);
 }

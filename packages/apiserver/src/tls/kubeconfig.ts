@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { close, fsync, mkdir, open, rename, unlink, writeAll } from './files.js';
 import { basename, dirname, join } from 'node:path';
 
 /** What a kubeconfig for the embedded server needs. */
@@ -49,12 +49,12 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     // 'wx' so the mode applies (it only does on creation) and a stale file is never reused.
-    const handle = await open(tmp, 'wx', mode);
+    const fd = await open(tmp, 'wx', mode);
     try {
-      await handle.writeFile(data);
-      await handle.sync();
+      await writeAll(fd, data);
+      await fsync(fd);
     } finally {
-      await handle.close();
+      await close(fd);
     }
     await rename(tmp, path);
   } catch (err) {

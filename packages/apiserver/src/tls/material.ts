@@ -1,5 +1,5 @@
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readText } from './files.js';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -197,7 +197,7 @@ export function keyMatches(pair: { certPem: string; keyPem: string }): boolean {
 
 async function readOptional(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readText(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

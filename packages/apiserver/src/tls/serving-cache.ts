@@ -10,7 +10,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open } from 'node:fs/promises';
+import { chmod, close, fstat, lstat, mkdir, open, readText } from './files.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { generateCertificateAuthority, issueServingCertificate, type CertificateAndKey } from './certificates.js';
@@ -91,13 +91,13 @@ async function readCache(file: string, warn: (message: string) => void): Promise
   let text: string;
   try {
     // O_NOFOLLOW: a symbolic link in place of the file is not followed; O_NONBLOCK: nor does a FIFO block the start.
-    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    const fd = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
     });
-    if (!handle) return undefined;
+    if (fd === undefined) return undefined;
     try {
-      const st = await handle.stat();
+      const st = await fstat(fd);
       if (!st.isFile()) throw new Error('not a regular file');
       if (process.getuid && st.uid !== process.getuid()) {
         warn(`certificate cache ${file} is owned by uid ${st.uid}, not by this user; replaced with a new CA and certificate`);
@@ -107,9 +107,9 @@ async function readCache(file: string, warn: (message: string) => void): Promise
         warn(`certificate cache ${file} had permission ${octal(st.mode)}, so others may know its CA key; replaced with a new CA and certificate`);
         return undefined;
       }
-      text = await handle.readFile('utf8');
+      text = await readText(fd);
     } finally {
-      await handle.close();
+      await close(fd);
     }
   } catch (err) {
     warn(`cannot read the certificate cache ${file}: ${(err as Error).message}; replaced`);

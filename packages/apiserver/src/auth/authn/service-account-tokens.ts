@@ -9,7 +9,7 @@
  * `kubectl create token`) is answered by {@link ServiceAccountTokenAuthority.tokenRequest}.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair as generateKeyPairCb, generateKeyPairSync, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readText } from '../../tls/files.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -192,7 +192,7 @@ export async function loadOrCreateServiceAccountKey(dataDir: string | undefined)
   const path = join(pki, keyFile);
   let pem: string | undefined;
   try {
-    pem = await readFile(path, 'utf8');
+    pem = await readText(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

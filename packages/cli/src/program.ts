@@ -29,7 +29,12 @@ export function buildProgram(): Command {
     .option('--controllers <list>', "with --nodes: the controllers to run, as kube-controller-manager's flag ('*' all, '-name' not that one; e.g. '*,-deployment')", '*')
     .option('--time-scale <factor>', 'with --nodes: the simulated cluster\'s clock runs this many times faster than the wall (run times, grace periods, cron schedules)', '1')
     .option('--time-anchor <ms>', 'with --time-scale: the wall-clock instant (epoch ms) from which cluster time runs faster; give `operant nodes` the same one')
-    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string; controllers: string; timeScale: string; timeAnchor?: string }) => {
+    .option(
+      '--etcd-compaction-interval <duration>',
+      "how often the event history is compacted, as kube-apiserver's flag: watches and continued lists from before the previous compaction get 410 Expired (0: never)",
+      '5m0s',
+    )
+    .action(async (opts: { port: string; host: string; dataDir?: string; kubeconfig?: string; nodes?: string; controllers: string; timeScale: string; timeAnchor?: string; etcdCompactionInterval: string }) => {
       await (await import('./commands/server.js')).runServer(opts);
     });
 

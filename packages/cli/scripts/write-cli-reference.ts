@@ -51,6 +51,10 @@ commit: a write is acknowledged once the fsync that covers it is done), so that 
 write survives even \`kill -9\`. On a full disk the server stays up read-only: writes answer
 \`etcdserver: mvcc: database space exceeded\` (a 500, as kube-apiserver passes etcd's NOSPACE on),
 reads and watches go on, and writes are accepted again once space frees.
+Recent changes are kept for watches and paginated lists: at most 20,000 events and about 64 MiB of
+their objects, and, as kube-apiserver compacts etcd, nothing from before the previous compaction
+(every \`--etcd-compaction-interval\`), in memory and in the data dir alike. A watch or a continued
+list from an older resourceVersion gets 410 Expired (\`too old resource version\`).
 The CA and serving certificate live in the data dir's \`pki/\`; in memory, they are kept across
 starts in \`$XDG_CACHE_HOME/operant/pki\` (default \`~/.cache/operant/pki\`, mode 0700, its file
 0600), so that starting makes none; the admin token is new at every start. A cache file that others

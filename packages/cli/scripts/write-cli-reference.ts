@@ -64,7 +64,7 @@ With \`--nodes\`, a simulated cluster runs beside it, in a child process of its 
 keeps a core to itself; the child's logs are the server's, and it exits with the server, even one
 killed with SIGKILL), like kwok: the deployment, replicaset,
 replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
-endpointslice, persistentvolume-binder, resourcequota and horizontalpodautoscaling controllers, a
+endpointslice, persistentvolume-binder, resourcequota, horizontalpodautoscaling, csrcleaner and root-ca-cert-publisher controllers, a
 scheduler, and nodes whose pods run and
 become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
 its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { badRequest, methodNotAllowed, StatusError, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
+import { defaultCompactionIntervalMs, startCompactor } from './storage/compactor.js';
 import { StoreError } from './storage/types.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
@@ -79,6 +80,14 @@ export interface ApiServerOptions {
    * then get 410 Expired, as after etcd's compaction.
    */
   historyMaxBytes?: number;
+  /**
+   * How often the event history is compacted, as kube-apiserver's
+   * --etcd-compaction-interval (default 5 minutes; 0 never): each compaction
+   * drops what is older than the previous one's revision, in memory and in
+   * the data dir's event log, so the history kept covers one to two
+   * intervals. A watch or a continued list from before it gets 410 Expired.
+   */
+  etcdCompactionIntervalMs?: number;
   /** Interval of BOOKMARK events to watchers that allow them. */
   bookmarkIntervalMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected. */
@@ -385,6 +394,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   apiServiceRegistration.start();
   flowSchemaStatus.start();
   csrSigning?.start();
+  const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs);
 
   let stopped: Promise<void> | undefined;
   return {
@@ -397,6 +407,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     compact: () => store.compact(),
     stop(): Promise<void> {
       stopped ??= new Promise<void>((resolve) => {
+        stopCompactor();
         namespaces.stop();
         gc.stop();
         customResources.stop();

@@ -51,6 +51,10 @@ commit: a write is acknowledged once the fsync that covers it is done), so that 
 write survives even \`kill -9\`. On a full disk the server stays up read-only: writes answer
 \`etcdserver: mvcc: database space exceeded\` (a 500, as kube-apiserver passes etcd's NOSPACE on),
 reads and watches go on, and writes are accepted again once space frees.
+Recent changes are kept for watches and paginated lists: at most 20,000 events and about 64 MiB of
+their objects, and, as kube-apiserver compacts etcd, nothing from before the previous compaction
+(every \`--etcd-compaction-interval\`), in memory and in the data dir alike. A watch or a continued
+list from an older resourceVersion gets 410 Expired (\`too old resource version\`).
 The CA and serving certificate live in the data dir's \`pki/\`; in memory, they are kept across
 starts in \`$XDG_CACHE_HOME/operant/pki\` (default \`~/.cache/operant/pki\`, mode 0700, its file
 0600), so that starting makes none; the admin token is new at every start. A cache file that others
@@ -60,7 +64,7 @@ With \`--nodes\`, a simulated cluster runs beside it, in a child process of its 
 keeps a core to itself; the child's logs are the server's, and it exits with the server, even one
 killed with SIGKILL), like kwok: the deployment, replicaset,
 replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
-endpointslice, persistentvolume-binder, resourcequota and horizontalpodautoscaling controllers, a
+endpointslice, persistentvolume-binder, resourcequota, horizontalpodautoscaling, csrcleaner and root-ca-cert-publisher controllers, a
 scheduler, and nodes whose pods run and
 become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
 its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)

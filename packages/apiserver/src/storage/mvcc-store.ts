@@ -139,14 +139,17 @@ export class MvccStore {
   }
 
   /**
-   * Compacts the history through the current revision, as etcd's compaction
-   * (kube-apiserver asks for one every 5 minutes): a watch or a paginated list
-   * from an older revision then gets 410 Expired. Returns that revision.
+   * Compacts the history through `rev` (default: the current revision), as
+   * etcd's compaction (kube-apiserver asks for one every 5 minutes: see
+   * compactor.ts): a watch or a paginated list from an older revision then
+   * gets 410 Expired, and the stored event log is trimmed as well, at once.
+   * Returns that revision.
    */
-  compact(): number {
-    const rev = this.rev;
+  compact(rev: number = this.rev): number {
+    if (rev <= this.history.oldestServable) return rev;
     this.history.compact(rev);
     this.persistence?.compact(rev);
+    this.persistence?.trim();
     return rev;
   }
 

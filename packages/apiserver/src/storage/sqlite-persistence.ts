@@ -224,7 +224,12 @@ export class SqlitePersistence implements Persistence {
    * records the newest revision, which the trimmed events may have held.
    */
   private trimLog(): void {
-    if (this.compactThrough === 0 || (this.pendingCompaction < compactionBatchEvents && this.pendingBytes < compactionBatchBytes)) return;
+    if (this.pendingCompaction < compactionBatchEvents && this.pendingBytes < compactionBatchBytes) return;
+    this.trim();
+  }
+
+  trim(): void {
+    if (this.compactThrough === 0 || this.closed) return;
     try {
       this.trimTx(this.compactThrough, this.newestRevision);
       this.pendingCompaction = 0;

@@ -73,5 +73,7 @@ export interface Persistence {
   sync(): Promise<void>;
   /** Called when the in-memory history drops events older than `rev`; may trim later, and never throws. */
   compact(rev: number): void;
+  /** Trims the log through the revision compact() allowed, now rather than in a later batch (a timed compaction); never throws. */
+  trim(): void;
   close(): void;
 }

@@ -37,6 +37,12 @@ export const serverOptions: readonly ServerOption[] = [
     description: 'with --time-scale: the wall-clock instant (epoch ms) from which cluster time runs faster; give `operant nodes` the same one',
     key: 'timeAnchor',
   },
+  {
+    flags: '--etcd-compaction-interval <duration>',
+    description: "how often the event history is compacted, as kube-apiserver's flag: watches and continued lists from before the previous compaction get 410 Expired (0: never)",
+    key: 'etcdCompactionInterval',
+    default: '5m0s',
+  },
 ];
 
 /** An option's name, `--port` of `--port <port>`. */

@@ -14,6 +14,23 @@ export interface ServerFlags {
   timeScale?: string;
   /** With `timeScale`: the wall-clock instant (epoch ms) cluster time speeds up from, shared with `operant nodes`; default the start. */
   timeAnchor?: string;
+  /** kube-apiserver's --etcd-compaction-interval, a Go duration; default 5m0s, `0` never. */
+  etcdCompactionInterval?: string;
+}
+
+/** Parses `--etcd-compaction-interval`, a Go duration (`5m0s`, `30s`; `0` never), into milliseconds. */
+export async function parseCompactionInterval(text: string): Promise<number> {
+  if (text === '5m0s') return 5 * 60_000;
+  // Go's own parser (loaded only for a value other than the default: the runtime is not otherwise needed here).
+  const { parseDuration } = await import('@operant/runtime');
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (e) {
+    throw new Error(`--etcd-compaction-interval: ${(e as Error).message}`);
+  }
+  if (ms < 0) throw new Error(`--etcd-compaction-interval: invalid duration ${JSON.stringify(text)}: must not be negative`);
+  return ms;
 }
 
 /** Parses `--time-anchor`, epoch milliseconds. */
@@ -74,11 +91,13 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const simulated = nodes === undefined ? undefined : await import('@operant/controllers');
   // A bad list fails before the server starts, with kube-controller-manager's message.
   simulated?.selectControllers(controllers);
+  const etcdCompactionIntervalMs = await parseCompactionInterval(flags.etcdCompactionInterval ?? '5m0s');
   const server = await startApiServer({
     port: parsePort(flags.port),
     host: flags.host,
     dataDir: flags.dataDir,
     kubeconfigPath: flags.kubeconfig,
+    etcdCompactionIntervalMs,
     // In memory, the CA and serving certificate come from the user's cache: no certificate is made at each start.
     servingCacheDir: flags.dataDir ? undefined : defaultServingCacheDir(),
   });

@@ -1,0 +1,32 @@
+/**
+ * `operant server --etcd-compaction-interval`: kube-apiserver's flag, a Go
+ * duration (Go's own parse and error texts), 0 for never; anything else fails
+ * the start before the server opens its storage.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { it } from 'node:test';
+import { parseCompactionInterval } from '../src/commands/server.js';
+
+const cliMain = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'operant.js');
+
+it('reads Go durations, and 0 as never', async () => {
+  assert.equal(await parseCompactionInterval('5m0s'), 300_000);
+  assert.equal(await parseCompactionInterval('1m30s'), 90_000);
+  assert.equal(await parseCompactionInterval('250ms'), 250);
+  assert.equal(await parseCompactionInterval('0'), 0);
+});
+
+it('refuses what Go refuses, with its text, and negative intervals', async () => {
+  await assert.rejects(parseCompactionInterval('30'), { message: '--etcd-compaction-interval: time: missing unit in duration "30"' });
+  await assert.rejects(parseCompactionInterval('5 minutes'), { message: '--etcd-compaction-interval: time: unknown unit " minutes" in duration "5 minutes"' });
+  await assert.rejects(parseCompactionInterval('-1s'), { message: '--etcd-compaction-interval: invalid duration "-1s": must not be negative' });
+});
+
+it('the real CLI fails to start on a bad interval, saying why', () => {
+  const r = spawnSync(process.execPath, [cliMain, 'server', '--port', '0', '--etcd-compaction-interval', '10'], { encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim(), 'error: --etcd-compaction-interval: time: missing unit in duration "10"');
+});

@@ -8,6 +8,7 @@
  * `controller_runtime_webhook_panics_total` and `controller_runtime_conversion_webhook_panics_total`.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { PendingCounts } from './pending-counts.js';
 import type { WebhookMetrics, WebhookReviewKind } from '../webhook/metrics.js';
 
 /** Prometheus' (client_golang) default buckets, which controller-runtime's latency histogram uses. */
@@ -35,6 +36,11 @@ export class PrometheusWebhookMetrics implements WebhookMetrics {
   private readonly admission: Counter<'webhook' | 'allowed' | 'admission_code'>;
   private readonly panics: Counter;
   private readonly conversionPanics: Counter;
+  // Per-request counts are kept here and added to the metrics when they are read (their `collect`):
+  // prom-client builds and looks up a label key on every call, several µs per review otherwise.
+  private readonly pendingInFlight = new PendingCounts<{ webhook: string }>();
+  private readonly pendingTotal = new PendingCounts<{ webhook: string; code: string }>();
+  private readonly pendingAdmission = new PendingCounts<{ webhook: string; allowed: string; admission_code: string }>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -50,19 +56,25 @@ export class PrometheusWebhookMetrics implements WebhookMetrics {
       help: 'Total number of admission requests by HTTP status code.',
       labelNames: ['webhook', 'code'],
       registers,
+      collect: () => this.pendingTotal.flush(this.total),
     });
     this.inFlight = new Gauge({
       name: 'controller_runtime_webhook_requests_in_flight',
       help: 'Current number of admission requests being served.',
       labelNames: ['webhook'],
       registers,
+      collect: () => this.pendingInFlight.flush(this.inFlight),
     });
     this.admission = new Counter({
       name: 'controller_runtime_webhook_admission_responses_total',
       help: 'Total number of admission responses by status code and allowed status.',
       labelNames: ['webhook', 'allowed', 'admission_code'],
       registers,
+      collect: () => this.pendingAdmission.flush(this.admission),
     });
+    this.pendingTotal.clearOnReset(this.total);
+    this.pendingInFlight.clearOnReset(this.inFlight);
+    this.pendingAdmission.clearOnReset(this.admission);
     this.panics = new Counter({ name: 'controller_runtime_webhook_panics_total', help: 'Total number of webhook panics', registers });
     this.conversionPanics = new Counter({
       name: 'controller_runtime_conversion_webhook_panics_total',
@@ -82,17 +94,17 @@ export class PrometheusWebhookMetrics implements WebhookMetrics {
   }
 
   requestStarted(path: string): void {
-    this.inFlight.inc({ webhook: path });
+    this.pendingInFlight.add(path, 1, () => ({ webhook: path }));
   }
 
   requestFinished(path: string, code: number, seconds: number): void {
-    this.inFlight.dec({ webhook: path });
-    this.total.inc({ webhook: path, code: String(code) });
+    this.pendingInFlight.add(path, -1, () => ({ webhook: path }));
+    this.pendingTotal.add(`${code} ${path}`, 1, () => ({ webhook: path, code: String(code) }));
     this.latency.observe({ webhook: path }, seconds);
   }
 
   admissionResponse(path: string, allowed: boolean, code: number): void {
-    this.admission.inc({ webhook: path, allowed: String(allowed), admission_code: String(code) });
+    this.pendingAdmission.add(`${allowed} ${code} ${path}`, 1, () => ({ webhook: path, allowed: String(allowed), admission_code: String(code) }));
   }
 
   panicked(kind: WebhookReviewKind): void {

@@ -352,7 +352,7 @@ export class WebhookServer implements Runnable {
 
     const { log } = route;
     const ctx = new RequestContext(log, this.options.client);
-    const gone = (): void => ctx.abort(new Error('the client closed the connection'));
+    const gone = ctx.abortOnClose;
     res.once('close', gone);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<typeof timedOut>((resolve) => {

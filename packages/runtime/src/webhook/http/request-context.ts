@@ -12,11 +12,17 @@ import type { LogMethods } from '../../logging/log.js';
 export class RequestContext implements WebhookRequestContext {
   private controller: AbortController | undefined;
   private reason: Error | undefined;
+  /** The connection's `close` listener: aborts because the client went away. */
+  readonly abortOnClose: () => void;
 
   constructor(
     readonly log: LogMethods,
     readonly client: ObjectClient | undefined,
-  ) {}
+  ) {
+    // Assigned, not declared as a named arrow: a keep-names transform (tsx) would name it with a
+    // defineProperty per request.
+    this.abortOnClose = () => this.abort(new Error('the client closed the connection'));
+  }
 
   get signal(): AbortSignal {
     if (!this.controller) {

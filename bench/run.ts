@@ -235,8 +235,11 @@ async function scaleSection(): Promise<Row[]> {
     rows.push(row(`Restart ready, ${at(p.objects)}, per pod`, perObjectUs(p.startMs, p.objects), perObjectUs(base.startMs, base.objects), fmt.us, what));
     rows.push(row(`Restart ready, ${at(p.objects)}, CPU per pod`, perObjectUs(p.startCpuMs, p.objects), perObjectUs(base.startCpuMs, base.objects), fmt.us, what));
     rows.push(row(`List, ${at(p.objects)}, per pod`, perObjectUs(p.listMs, p.objects), perObjectUs(base.listMs, base.objects), fmt.us, what));
+    rows.push(row(`List, ${at(p.objects)}, server CPU per pod`, perObjectUs(p.listCpuMs, p.objects), perObjectUs(base.listCpuMs, base.objects), fmt.us, what));
     rows.push(row(`Watch from 0, ${at(p.objects)}, per pod`, perObjectUs(p.watchMs, p.objects), perObjectUs(base.watchMs, base.objects), fmt.us, what));
+    rows.push(row(`Watch from 0, ${at(p.objects)}, server CPU per pod`, perObjectUs(p.watchCpuMs, p.objects), perObjectUs(base.watchCpuMs, base.objects), fmt.us, what));
     rows.push(row(`Create, ${at(p.objects)} stored, per create`, [1e6 / p.createsPerSecond], [1e6 / base.createsPerSecond], fmt.us, `(with ${at(base.objects)})`));
+    rows.push(row(`Create, ${at(p.objects)} stored, server CPU per create`, [p.createCpuMs * 1000], [base.createCpuMs * 1000], fmt.us, `(with ${at(base.objects)})`));
     rows.push(row(`RSS after list + watch, ${at(p.objects)}, per pod`, [p.rssAfter / p.objects], [base.rssAfter / base.objects], fmt.bytes, what));
   }
   const last = points[points.length - 1];

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Client, closedLoop, readKubeconfig } from './client.js';
 import { pod } from './fixtures.js';
 import { repoRoot, startOperant, type ReadyProcess } from './processes.js';
-import { cpuMsOf, rssOf } from './proc.js';
+import { cpuMsOf, rssOf, schedCpuMsOf } from './proc.js';
 
 export interface ScalePoint {
   objects: number;
@@ -23,12 +23,15 @@ export interface ScalePoint {
   /** RSS right after ready, and after the list and watch, bytes. */
   rssReady: number;
   rssAfter: number;
-  /** Time to list all the pods, ms (each run). */
+  /** Time to list all the pods, ms (each run), and the server's CPU time for it (all threads). */
   listMs: number[];
-  /** Time for a watch from resourceVersion 0 to deliver every pod as ADDED, ms (each run). */
+  listCpuMs: number[];
+  /** Time for a watch from resourceVersion 0 to deliver every pod as ADDED, ms (each run), and the server's CPU time for it. */
   watchMs: number[];
-  /** Creates per second with this many objects stored. */
+  watchCpuMs: number[];
+  /** Creates per second with this many objects stored, and the server's CPU time per create, ms. */
   createsPerSecond: number;
+  createCpuMs: number;
 }
 
 const namespace = 'scale';
@@ -82,10 +85,13 @@ async function measure(workDir: string, dataDir: string, objects: number, runs: 
   const startMs: number[] = [];
   const startCpuMs: number[] = [];
   const listMs: number[] = [];
+  const listCpuMs: number[] = [];
   const watchMs: number[] = [];
+  const watchCpuMs: number[] = [];
   let rssReady = 0;
   let rssAfter = 0;
   let createsPerSecond = 0;
+  let createCpuMs = NaN;
   for (let run = 0; run < runs; run++) {
     const kubeconfig = join(workDir, `kc-scale-${objects}-${run}`);
     const server: ReadyProcess = await startOperant(kubeconfig, dataDir);
@@ -94,18 +100,28 @@ async function measure(workDir: string, dataDir: string, objects: number, runs: 
       startCpuMs.push(cpuMsOf(server.child.pid!));
       rssReady = rssOf(server.child.pid!);
       const client = new Client(readKubeconfig(kubeconfig), connections);
+      // The server's CPU time (all threads) over each step: wall time means little on a loaded machine.
+      // After a restart the server reads its objects in the background for a few seconds (the garbage
+      // collector's graph), which the first run's steps share.
+      const cpu = (): number => schedCpuMsOf(server.child.pid!);
+      let c0 = cpu();
       const t0 = performance.now();
       const list = await client.ok('GET', `/api/v1/namespaces/${namespace}/pods`);
       listMs.push(performance.now() - t0);
+      listCpuMs.push(cpu() - c0);
       const listed = (JSON.parse(list.toString('utf8')) as { items: unknown[] }).items.length;
       if (listed < objects) throw new Error(`listed ${listed} pods, expected at least ${objects}`);
+      c0 = cpu();
       watchMs.push(await watchAll(client, listed));
+      watchCpuMs.push(cpu() - c0);
       rssAfter = rssOf(server.child.pid!);
       // Creates on the last run only: they add objects (a few hundred, against the sizes measured).
       if (run === runs - 1) {
+        c0 = cpu();
         const r = await closedLoop(connections, { durationMs: 2000 }, async (w, i) => {
           await client.ok('POST', '/api/v1/namespaces/scale-extra/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${objects}-${w}-${i}` }, data: { k: 'v' } }));
         });
+        createCpuMs = (cpu() - c0) / r.ops;
         createsPerSecond = r.perSecond;
       }
       client.close();
@@ -113,7 +129,7 @@ async function measure(workDir: string, dataDir: string, objects: number, runs: 
       await server.stop();
     }
   }
-  return { objects, startMs, startCpuMs, rssReady, rssAfter, listMs, watchMs, createsPerSecond };
+  return { objects, startMs, startCpuMs, rssReady, rssAfter, listMs, listCpuMs, watchMs, watchCpuMs, createsPerSecond, createCpuMs };
 }
 
 /** Grows one data dir through `sizes` and measures at each. */
@@ -140,8 +156,8 @@ export async function scale(workDir: string, opts: { sizes: number[]; runs: numb
     have = size;
     const point = await measure(workDir, dataDir, size, opts.runs, opts.connections);
     opts.log(
-      `  ${size.toLocaleString('en-US')} pods: ready ${point.startMs.map((v) => v.toFixed(0)).join('/')} ms (CPU ${point.startCpuMs.map((v) => v.toFixed(0)).join('/')} ms), list ${point.listMs.map((v) => v.toFixed(0)).join('/')} ms, ` +
-        `watch ${point.watchMs.map((v) => v.toFixed(0)).join('/')} ms, ${point.createsPerSecond.toFixed(0)} creates/s, RSS ${(point.rssReady / 2 ** 20).toFixed(0)} MiB ready, ${(point.rssAfter / 2 ** 20).toFixed(0)} MiB after`,
+      `  ${size.toLocaleString('en-US')} pods: ready ${point.startMs.map((v) => v.toFixed(0)).join('/')} ms (CPU ${point.startCpuMs.map((v) => v.toFixed(0)).join('/')} ms), list ${point.listMs.map((v) => v.toFixed(0)).join('/')} ms (CPU ${point.listCpuMs.map((v) => v.toFixed(0)).join('/')} ms), ` +
+        `watch ${point.watchMs.map((v) => v.toFixed(0)).join('/')} ms (CPU ${point.watchCpuMs.map((v) => v.toFixed(0)).join('/')} ms), ${point.createsPerSecond.toFixed(0)} creates/s (CPU ${(point.createCpuMs * 1000).toFixed(0)} us each), RSS ${(point.rssReady / 2 ** 20).toFixed(0)} MiB ready, ${(point.rssAfter / 2 ** 20).toFixed(0)} MiB after`,
     );
     points.push(point);
   }

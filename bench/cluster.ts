@@ -10,7 +10,7 @@
  * `operant server --nodes` runs it. The machine is shared: the load average
  * is printed. BENCH_CPU_PROF=<dir> writes V8 CPU profiles there: the
  * server's from the scale-up to the last pod Ready (not the bare creates),
- * and the cluster process's whole life (node --cpu-prof).
+ * and the cluster process's whole life (node --cpu-prof, passed on to the fork).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -104,11 +104,12 @@ export async function clusterSection(log: Log): Promise<Row[]> {
   writeFileSync(join(dir, 'kubeconfig'), server.kubeconfig);
   const raw = new RawClient(readKubeconfig(join(dir, 'kubeconfig')), 1);
   // The cluster in a process of its own, as `operant server --nodes` runs it: the server keeps this one's core.
-  const nodeOptions = process.env.NODE_OPTIONS;
-  if (profileDir) process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`;
-  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
-  if (profileDir && nodeOptions === undefined) delete process.env.NODE_OPTIONS;
-  else if (profileDir) process.env.NODE_OPTIONS = nodeOptions;
+  // The child is forked with this process's execArgv (NODE_OPTIONS refuses --cpu-prof).
+  const execArgv = [...process.execArgv];
+  if (profileDir) process.execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
+  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes }).finally(() => {
+    process.execArgv.splice(0, Infinity, ...execArgv);
+  });
   try {
     const labels = { app: 'web' };
     await client.create(Deployment, {

@@ -9,15 +9,6 @@ import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { ClientCertificate, TlsConfig } from '../config/index.js';
 
-/**
- * Idle keep-alive connections an agent keeps (Node's default is 256). A
- * controller's burst of writes (a ReplicaSet creates up to 500 pods at once)
- * opens as many connections; past the pool, the rest are closed when the burst
- * ends and the next burst pays a TLS handshake on both sides for each again.
- * The server closes connections idle past its keep-alive timeout anyway.
- */
-const maxFreeSockets = 1024;
-
 /** Agents kept at once; past this, the oldest is destroyed (its watches end and are re-established by their owners). */
 const maxAgents = 4;
 
@@ -60,10 +51,9 @@ export class AgentPool {
   }
 
   private create(cert: ClientCertificate | undefined): HttpAgent {
-    if (!this.secure) return new HttpAgent({ keepAlive: true, maxFreeSockets });
+    if (!this.secure) return new HttpAgent({ keepAlive: true });
     return new HttpsAgent({
       keepAlive: true,
-      maxFreeSockets,
       // One context for every connection of the agent: without it each new connection parses the CA, certificate and key again.
       secureContext: createSecureContext({ ca: this.tls.ca, cert: cert?.cert, key: cert?.key }),
       rejectUnauthorized: !this.tls.insecureSkipTlsVerify,

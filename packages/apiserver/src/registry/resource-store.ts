@@ -929,15 +929,15 @@ export class ResourceStore {
 /**
  * What a write through a subresource may change: the old object with the new
  * status (`status`), or with the new spec.finalizers (`finalize`). The old
- * object is copied but for the status it loses; the new status is taken as it
- * is (`incoming` is the request's own decoded object, not used after this).
+ * object is copied but for the status it loses.
  */
 function narrowToSubresource(old: KubeObject, incoming: KubeObject, subresource: string): KubeObject {
   if (subresource === 'finalize') {
     return { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
   }
-  // The null holds status's place among the keys, as the old object has it.
-  return { ...deepCopy({ ...old, status: null }), status: incoming.status } as KubeObject;
+  // The null holds status's place among the keys, as the old object has it. The new status is copied
+  // too: the decoder's objects had their nulls deleted, and a stored copy built afresh stays compact.
+  return { ...deepCopy({ ...old, status: null }), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
 }
 
 /**

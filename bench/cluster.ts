@@ -8,16 +8,19 @@
  * on a fresh server: pods created as fast as 16 connections can, with
  * nothing watching. The simulated cluster runs in a child process, as
  * `operant server --nodes` runs it. The machine is shared: the load average
- * is printed.
+ * is printed. BENCH_CPU_PROF=<dir> writes V8 CPU profiles there: the
+ * server's from the scale-up to the last pod Ready (not the bare creates),
+ * and the cluster process's whole life (node --cpu-prof, passed on to the fork).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '@operant/apiserver';
 import { startSimulatedClusterProcess } from '@operant/controllers';
 import { Client, Deployment, loadKubeConfig, Namespace, Pod } from '@operant/runtime';
 import { Client as RawClient, readKubeconfig } from './client.js';
-import { cpuMsOf, rssOf } from './proc.js';
+import { cpuMsOf, rssOf, syscallsOf } from './proc.js';
 import { fmt, row, type Row } from './table.js';
 
 type Log = (text: string) => void;
@@ -26,6 +29,22 @@ const nodes = 100;
 const pods = 10_000;
 /** How long to wait for all pods to be Ready (BENCH_CLUSTER_TIMEOUT_S, default 600): past it, the figure is the pods Ready by then. */
 const timeoutMs = Number(process.env.BENCH_CLUSTER_TIMEOUT_S ?? 600) * 1000;
+
+const profileDir = process.env.BENCH_CPU_PROF;
+
+/** Starts profiling this process; the returned function writes the profile to profileDir. */
+async function startProfile(): Promise<() => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(profileDir!, { recursive: true });
+    writeFileSync(join(profileDir!, `server-${process.pid}-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 const pod = (namespace: string, i: number) => ({ metadata: { name: `bare-${i}`, namespace }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } });
 
@@ -85,7 +104,12 @@ export async function clusterSection(log: Log): Promise<Row[]> {
   writeFileSync(join(dir, 'kubeconfig'), server.kubeconfig);
   const raw = new RawClient(readKubeconfig(join(dir, 'kubeconfig')), 1);
   // The cluster in a process of its own, as `operant server --nodes` runs it: the server keeps this one's core.
-  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes });
+  // The child is forked with this process's execArgv (NODE_OPTIONS refuses --cpu-prof).
+  const execArgv = [...process.execArgv];
+  if (profileDir) process.execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
+  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes }).finally(() => {
+    process.execArgv.splice(0, Infinity, ...execArgv);
+  });
   try {
     const labels = { app: 'web' };
     await client.create(Deployment, {
@@ -95,6 +119,8 @@ export async function clusterSection(log: Log): Promise<Row[]> {
     const list = await client.list(Deployment, { namespace: 'default' });
     const writesBefore = await writesSoFar(raw);
     const cpuBefore = { server: cpuMsOf(process.pid), cluster: cpuMsOf(cluster.pid) };
+    const syscallsBefore = { server: syscallsOf(process.pid), cluster: syscallsOf(cluster.pid) };
+    const stopProfile = profileDir ? await startProfile() : undefined;
     const start = performance.now();
     await client.patch(Deployment, 'web', { spec: { replicas: pods } }, { namespace: 'default' });
     let lastReport = start;
@@ -114,8 +140,10 @@ export async function clusterSection(log: Log): Promise<Row[]> {
       if (!(err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) throw err;
     }
     const seconds = (performance.now() - start) / 1000;
+    await stopProfile?.();
     // CPU time per pod Ready: what the machine's load does not change as much as it changes wall time.
     const cpu = { server: cpuMsOf(process.pid) - cpuBefore.server, cluster: cpuMsOf(cluster.pid) - cpuBefore.cluster };
+    const syscalls = { server: syscallsOf(process.pid), cluster: syscallsOf(cluster.pid) };
     const byKind = difference(await writesSoFar(raw), writesBefore);
     const writes = sum(byKind);
     const all = (await client.list(Pod, { namespace: 'default' })).items;
@@ -123,6 +151,11 @@ export async function clusterSection(log: Log): Promise<Row[]> {
     const created = Math.max(1, all.length);
     if (ready < pods) log(`  gave up after ${(timeoutMs / 1000).toFixed(0)} s`);
     log(`  CPU per pod Ready: server ${(cpu.server / Math.max(1, ready)).toFixed(2)} ms (${(cpu.server / Math.max(1, ready) / bareCpuMs).toFixed(1)}x a bare create), cluster ${(cpu.cluster / Math.max(1, ready)).toFixed(2)} ms (${(cpu.server / 1000).toFixed(1)} s and ${(cpu.cluster / 1000).toFixed(1)} s of CPU in ${seconds.toFixed(1)} s); RSS server ${fmt.bytes(rssOf(process.pid))}, cluster ${fmt.bytes(rssOf(cluster.pid))}`);
+    const perReady = (n: number) => (n / Math.max(1, ready)).toFixed(1);
+    log(
+      `  system calls per pod Ready: server ${perReady(syscalls.server.writes - syscallsBefore.server.writes)} writes, ${perReady(syscalls.server.reads - syscallsBefore.server.reads)} reads; ` +
+        `cluster ${perReady(syscalls.cluster.writes - syscallsBefore.cluster.writes)} writes, ${perReady(syscalls.cluster.reads - syscallsBefore.cluster.reads)} reads`,
+    );
     log(`  writes per pod created: ${[...byKind].map(([k, n]) => `${k} ${(n / created).toFixed(2)}`).join(', ')}`);
     log(`  ${ready.toLocaleString('en-US')} of ${pods.toLocaleString('en-US')} ready in ${seconds.toFixed(1)} s (${all.length} created, ${running} Running), ${writes.toLocaleString('en-US')} writes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     const what = '(bare pod creates/s, fresh server)';

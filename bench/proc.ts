@@ -34,3 +34,14 @@ export function cpuMsOf(pid: number): number {
   // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
+
+/** The read and write system calls a process has made so far (/proc/<pid>/io's syscr and syscw); NaN without /proc. */
+export function syscallsOf(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+}

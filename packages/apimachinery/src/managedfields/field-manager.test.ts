@@ -89,6 +89,16 @@ describe('field sets', () => {
     assert.ok(FieldSet.fromFieldsV1(set.toFieldsV1()).equals(set));
   });
 
+  it('keep the paths under one field with onlyUnder, as filtering every path would', () => {
+    const set = toFieldSet({ metadata: { labels: { a: '1' } }, spec: { containers: [{ name: 'a', image: 'x' }], replicas: 1 } }, type);
+    set.insert([{ field: 'status' }]);
+    const bySpec = FieldSet.of(...set.paths().filter((p) => 'field' in p[0]! && p[0].field === 'spec'));
+    assert.ok(set.onlyUnder({ field: 'spec' }).equals(bySpec));
+    assert.deepEqual(set.onlyUnder({ field: 'spec' }).toFieldsV1(), bySpec.toFieldsV1());
+    assert.deepEqual(set.onlyUnder({ field: 'status' }).toFieldsV1(), { 'f:status': {} });
+    assert.ok(set.onlyUnder({ field: 'absent' }).empty());
+  });
+
   it('key list-map items by every key, with key defaults', () => {
     const set = toFieldSet({ spec: { ports: [{ port: 80 }, { port: 80, protocol: 'UDP', name: 'dns' }] } }, type);
     assert.deepEqual(Object.keys(set.toFieldsV1()['f:spec']!['f:ports']!), ['k:{"port":80,"protocol":"TCP"}', 'k:{"port":80,"protocol":"UDP"}']);
@@ -119,6 +129,17 @@ describe('FieldManager', () => {
         fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } }, 'f:spec': { '.': {}, 'f:replicas': {} } },
       },
     ]);
+  });
+
+  it('records a status write whose object shares the live one’s spec as it records one with a copy', () => {
+    const live = manager().update(undefined, widget({ replicas: 1, containers: [{ name: 'a', image: 'x' }] }), 'creator');
+    const before = { ...widget({ replicas: 1, containers: [{ name: 'a', image: 'x' }] }), metadata: { name: 'w', namespace: 'default', uid: 'u1', managedFields: live } } as KubeObject;
+    const shared = { ...before, metadata: { ...before.metadata }, status: { ready: 1 } } as KubeObject;
+    const copied = { ...structuredClone(before), status: { ready: 1 } } as KubeObject;
+    const status = manager('status');
+    const entries = status.update(before, shared, 'kubelet');
+    assert.deepEqual(entries, status.update(before, copied, 'kubelet'));
+    assert.deepEqual(entries?.find((e) => e.manager === 'kubelet')?.fieldsV1, { 'f:status': { '.': {}, 'f:ready': {} } });
   });
 
   it('updates objects whose trees are stored shared and frozen as it updates plain ones', () => {

@@ -84,6 +84,17 @@ export class FieldSet {
     return this.children.get(serializePathElement(pe))?.set ?? new FieldSet();
   }
 
+  /** The paths that start with `pe` (`pe` itself included when it is a member), from the root. */
+  onlyUnder(pe: PathElement): FieldSet {
+    const out = new FieldSet();
+    const key = serializePathElement(pe);
+    const member = this.members.get(key);
+    if (member) out.members.set(key, member);
+    const child = this.children.get(key);
+    if (child && !child.set.empty()) out.children.set(key, { pe: child.pe, set: child.set.copy() });
+    return out;
+  }
+
   empty(): boolean {
     if (this.members.size) return false;
     for (const c of this.children.values()) if (!c.set.empty()) return false;

@@ -226,7 +226,8 @@ function unionKeys(l: Record<string, unknown> | undefined, r: Record<string, unk
 }
 
 function compareNode(l: Json, r: Json, t: MergeType, path: PathElement[], c: Comparison): void {
-  if (l === undefined && r === undefined) return;
+  // One value on both sides (a status write's tracked object shares the live spec) changed nothing.
+  if (l === r) return;
   const shape = pairShape(l, r, t);
   if (shape.kind === 'leaf') {
     if (l === undefined) c.added.insert(path);

@@ -26,9 +26,18 @@ const webhookDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
 const policyCheckBuckets = [0.0000005, 0.001, 0.01, 0.1, 1.0];
 type PolicyCheckLabel = 'enforcement_action' | 'error_type' | 'policy' | 'policy_binding';
 
+/** Label names in name order, by the names as given (a request's labels come in one of a few orders). */
+const namesInOrder = new Map<string, string[]>();
+
 /** The labels in name order, as Go's Prometheus client writes them (prom-client keeps the order it is given). */
 function byName<T extends Record<string, string>>(labels: T): T {
-  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))) as T;
+  const names = Object.keys(labels);
+  const given = names.join('\u0000');
+  let sorted = namesInOrder.get(given);
+  if (!sorted) namesInOrder.set(given, (sorted = names.sort((a, b) => (a < b ? -1 : 1))));
+  const out: Record<string, string> = {};
+  for (const name of sorted) out[name] = labels[name]!;
+  return out as T;
 }
 
 /** Counts the stored objects of each resource, labelled as kube labels them (`pods`, `deployments.apps`). */

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { OpenApiSchema } from '@operant/apimachinery';
-import type { SchemaResolver } from '@operant/apimachinery/schema';
+import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
 
 /** The prefix of every `$ref` into a document's `components.schemas`. */
 export const schemaRefPrefix = '#/components/schemas/';
@@ -116,3 +116,18 @@ export const resolveBuiltinSchema: SchemaResolver = (ref) => {
   const name = definitionNameOfRef(ref);
   return name === undefined ? undefined : builtinSchema(name);
 };
+
+/** Each schema object's resolution through resolveBuiltinSchema (null: none), as the walkers over objects ask it per value. */
+const resolvedBuiltins = new WeakMap<OpenApiSchema, OpenApiSchema | null>();
+
+/**
+ * resolveSchema, remembered per schema object when `resolve` is
+ * resolveBuiltinSchema: the built-in definitions are parsed once and never
+ * change, so a walk over a pod resolves each of its schemas once, not at each value.
+ */
+export function resolveSchemaOnce(schema: OpenApiSchema | undefined, resolve: SchemaResolver): OpenApiSchema | undefined {
+  if (resolve !== resolveBuiltinSchema || schema === undefined) return resolveSchema(schema, resolve);
+  let s = resolvedBuiltins.get(schema);
+  if (s === undefined) resolvedBuiltins.set(schema, (s = resolveSchema(schema, resolve) ?? null));
+  return s ?? undefined;
+}

@@ -14,9 +14,9 @@
  * v0.32.1 by `scripts/gen-go-encoded-zeros.ts` into `go-encoded-zeros.json`.
  */
 import { readFileSync } from 'node:fs';
-import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
+import type { SchemaResolver } from '@operant/apimachinery/schema';
 import type { OpenApiSchema } from '@operant/apimachinery';
-import { definitionOf } from './builtin-schemas.js';
+import { definitionOf, resolveSchemaOnce } from './builtin-schemas.js';
 
 interface EncodedFields {
   /** Fields written at this value when unset. */
@@ -29,6 +29,19 @@ const fieldsByDefinition = (
   JSON.parse(readFileSync(new URL('./go-encoded-zeros.json', import.meta.url), 'utf8')) as { definitions: Record<string, EncodedFields> }
 ).definitions;
 
+/** A definition's fields as lists, made once per definition (the walk asks at every value of its type). */
+const encodedFields = new Map<string, { omitEmpty: string[]; written: Array<[string, unknown]> } | null>();
+
+function encodedFieldsOf(def: string): { omitEmpty: string[]; written: Array<[string, unknown]> } | undefined {
+  let fields = encodedFields.get(def);
+  if (fields === undefined) {
+    const given = fieldsByDefinition[def];
+    fields = given ? { omitEmpty: given.omitEmpty ?? [], written: Object.entries(given.written ?? {}) } : null;
+    encodedFields.set(def, fields);
+  }
+  return fields ?? undefined;
+}
+
 /** A zero value of a string, number, bool, slice or map, as omitempty sees it. */
 function isEmpty(v: unknown): boolean {
   if (v === '' || v === 0 || v === false) return true;
@@ -38,7 +51,7 @@ function isEmpty(v: unknown): boolean {
 
 function walk(value: unknown, schema: OpenApiSchema | undefined, resolve: SchemaResolver): void {
   if (typeof value !== 'object' || value === null || !schema) return;
-  const s = resolveSchema(schema, resolve);
+  const s = resolveSchemaOnce(schema, resolve);
   if (!s) return;
   if (Array.isArray(value)) {
     for (const item of value) walk(item, s.items, resolve);
@@ -46,9 +59,11 @@ function walk(value: unknown, schema: OpenApiSchema | undefined, resolve: Schema
   }
   const record = value as Record<string, unknown>;
   const def = definitionOf(schema);
-  const fields = def === undefined ? undefined : fieldsByDefinition[def];
-  for (const key of fields?.omitEmpty ?? []) if (Object.hasOwn(record, key) && isEmpty(record[key])) delete record[key];
-  for (const [key, zero] of Object.entries(fields?.written ?? {})) if (!Object.hasOwn(record, key)) record[key] = structuredClone(zero);
+  const fields = def === undefined ? undefined : encodedFieldsOf(def);
+  if (fields) {
+    for (const key of fields.omitEmpty) if (Object.hasOwn(record, key) && isEmpty(record[key])) delete record[key];
+    for (const [key, zero] of fields.written) if (!Object.hasOwn(record, key)) record[key] = typeof zero === 'object' && zero !== null ? structuredClone(zero) : zero;
+  }
   if (s.properties) {
     for (const key of Object.keys(record)) if (Object.hasOwn(s.properties, key)) walk(record[key], s.properties[key], resolve);
   } else if (typeof s.additionalProperties === 'object') {

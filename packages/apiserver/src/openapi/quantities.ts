@@ -7,8 +7,8 @@
  * `memory: 1.5Gi` as `"1536Mi"`.
  */
 import { canonicalQuantity, type OpenApiSchema } from '@operant/apimachinery';
-import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
-import { definitionOf } from './builtin-schemas.js';
+import type { SchemaResolver } from '@operant/apimachinery/schema';
+import { definitionOf, resolveSchemaOnce } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 
@@ -28,7 +28,7 @@ function canonical(value: unknown, roundToMilli: boolean): unknown {
 function walk(value: unknown, schema: OpenApiSchema | undefined, resolve: SchemaResolver): unknown {
   if (value === null || value === undefined || !schema) return value;
   if (isQuantity(schema)) return canonical(value, false);
-  const s = resolveSchema(schema, resolve);
+  const s = resolveSchemaOnce(schema, resolve);
   if (!s || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = walk(value[i], s.items, resolve);

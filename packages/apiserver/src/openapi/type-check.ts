@@ -22,9 +22,9 @@
  * where the converter names Go's named ones (`cannot convert int64 to v1.Protocol`):
  * the schemas do not know them.
  */
-import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
+import type { SchemaResolver } from '@operant/apimachinery/schema';
 import type { OpenApiSchema } from '@operant/apimachinery';
-import { definitionOf } from './builtin-schemas.js';
+import { definitionOf, resolveSchemaOnce } from './builtin-schemas.js';
 
 const quantityDef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const intOrStringDef = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
@@ -40,6 +40,7 @@ class DecodeError {
 /** Whose words a type error is in: encoding/json's, or runtime.DefaultUnstructuredConverter's. */
 export type DecodeDialect = 'json' | 'unstructured';
 
+/** Where the walk is; one per walk, changed as it goes in and out of fields (errors read it when they happen). */
 interface Context {
   /** The Go name of the innermost struct. */
   struct: string;
@@ -57,7 +58,7 @@ function goType(schema: OpenApiSchema | undefined, resolve: SchemaResolver): str
   if (!schema) return 'interface {}';
   const def = definitionOf(schema);
   if (def) return goNameOfDefinition(def);
-  const s = resolveSchema(schema, resolve) ?? schema;
+  const s = resolveSchemaOnce(schema, resolve) ?? schema;
   switch (s.type) {
     case 'string':
       return s.format === 'byte' ? '[]uint8' : 'string';
@@ -166,7 +167,7 @@ function zeroValue(schema: OpenApiSchema | undefined, resolve: SchemaResolver): 
   const def = definitionOf(schema);
   if (def === quantityDef) return '0';
   if (def === intOrStringDef) return 0;
-  const s = resolveSchema(schema, resolve);
+  const s = resolveSchemaOnce(schema, resolve);
   if (!s || s['x-kubernetes-preserve-unknown-fields'] === true) return undefined;
   switch (s.type) {
     case 'string':
@@ -183,12 +184,21 @@ function zeroValue(schema: OpenApiSchema | undefined, resolve: SchemaResolver): 
   }
 }
 
+/** Go struct names by definition (`io.k8s.api.core.v1.PodSpec` → `PodSpec`). */
+const structNames = new Map<string, string>();
+
+function structName(def: string): string {
+  let name = structNames.get(def);
+  if (name === undefined) structNames.set(def, (name = def.slice(def.lastIndexOf('.') + 1)));
+  return name;
+}
+
 function check(value: unknown, schema: OpenApiSchema | undefined, ctx: Context, resolve: SchemaResolver): DecodeError | undefined {
   if (value === null || value === undefined || !schema) return undefined;
   const def = definitionOf(schema);
   if (def === quantityDef) return checkQuantity(value);
   if (def === intOrStringDef) return checkIntOrString(value);
-  const s = resolveSchema(schema, resolve);
+  const s = resolveSchemaOnce(schema, resolve);
   if (!s) return undefined;
   if (s['x-kubernetes-int-or-string'] === true) return checkIntOrString(value);
   if (s['x-kubernetes-preserve-unknown-fields'] === true && !s.properties) return undefined; // RawExtension, JSON, FieldsV1
@@ -245,14 +255,20 @@ function check(value: unknown, schema: OpenApiSchema | undefined, ctx: Context, 
       }
       const record = value as Record<string, unknown>;
       if (s.properties) {
-        const struct = def ? def.split('.').pop()! : ctx.struct;
+        // The context is the walk's own: each field's name is pushed for its value's check and popped after.
+        const outer = ctx.struct;
+        const struct = def ? structName(def) : outer;
         for (const key of Object.keys(record)) {
           if (!Object.hasOwn(s.properties, key)) continue;
           if (record[key] === null) {
             delete record[key];
             continue;
           }
-          const err = check(record[key], s.properties[key], { ...ctx, struct, fields: [...ctx.fields, key] }, resolve);
+          ctx.struct = struct;
+          ctx.fields.push(key);
+          const err = check(record[key], s.properties[key], ctx, resolve);
+          ctx.fields.pop();
+          ctx.struct = outer;
           if (err) return err;
         }
         return undefined;

@@ -19,7 +19,8 @@
  * nothing about keys, and nothing under it is reported. Duplicate fields are
  * not detected (JSON.parse has already merged them).
  */
-import { resolveSchema, type SchemaResolver } from '@operant/apimachinery/schema';
+import type { SchemaResolver } from '@operant/apimachinery/schema';
+import { resolveSchemaOnce } from './builtin-schemas.js';
 import type { OpenApiSchema } from '@operant/apimachinery';
 
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -42,7 +43,7 @@ function walk(
   onUnknown: OnUnknown,
 ): void {
   if (!schema || value === null || typeof value !== 'object') return;
-  const s = resolveSchema(schema, resolve);
+  const s = resolveSchemaOnce(schema, resolve);
   if (!s) return;
   if (Array.isArray(value)) {
     if (s.items) value.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, resolve, onUnknown));

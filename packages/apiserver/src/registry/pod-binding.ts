@@ -6,7 +6,7 @@
  * update, which is refused for a pod that is being deleted, already bound,
  * or still gated.
  */
-import { badRequest, conflict, deepCopy, fieldErrors, invalid, isJsonObject, notFound, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { badRequest, conflict, fieldErrors, invalid, isJsonObject, notFound, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { StoreError } from '../storage/types.js';
 import { setPodCondition } from './pod-conditions.js';
 import type { ResourceStore } from './resource-store.js';
@@ -30,6 +30,22 @@ function validateBinding(binding: Binding): FieldError[] {
 }
 
 /**
+ * A copy of a stored pod that a binding may change: its metadata, spec, status
+ * and status.conditions are its own, the rest is shared with the stored pod
+ * (which is never changed in place), so a binding does not copy the whole pod.
+ */
+function forBinding(stored: KubeObject): KubeObject {
+  const pod = { ...stored, metadata: { ...stored.metadata } } as KubeObject;
+  if (isJsonObject(stored.spec)) pod.spec = { ...stored.spec };
+  if (isJsonObject(stored.status)) {
+    const status: Json = { ...(stored.status as Json) };
+    if (Array.isArray(status.conditions)) status.conditions = [...(status.conditions as unknown[])];
+    pod.status = status;
+  }
+  return pod;
+}
+
+/**
  * Binds pod `name` (of `pods`, the pod registry) to the Binding's target node,
  * after `validate` (the validating admission webhooks).
  * Failures are kube's: 400 for a name that differs from the URL's, 422 for a
@@ -48,7 +64,7 @@ export async function bindPod(pods: ResourceStore, namespace: string, name: stri
   for (let attempt = 0; ; attempt++) {
     const current = pods.mvcc.get(key);
     if (!current) throw notFound({ group: '', resource: 'pods' }, name);
-    const pod = deepCopy(current.value) as KubeObject;
+    const pod = forBinding(current.value);
     const meta = pod.metadata;
     // The Binding's uid and resourceVersion are preconditions on the pod.
     if (binding.metadata?.uid && binding.metadata.uid !== meta.uid) {

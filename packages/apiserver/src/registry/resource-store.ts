@@ -25,7 +25,7 @@ import {
   type KubeObject,
   type Status,
 } from '@operant/apimachinery';
-import { FieldManager, FieldSet, shareManagedFields, type FieldPath, type ManagedFieldsEntry, type MergeType } from '@operant/apimachinery/managedfields';
+import { FieldManager, FieldSet, shareManagedFields, type FieldPath, type ManagedFieldsEntry, type MergeType, type PathElement } from '@operant/apimachinery/managedfields';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
@@ -99,6 +99,9 @@ export interface ResourceStoreDeps {
 
 const maxGenerateNameAttempts = 8;
 
+/** The path element of `status`, all that a status write may own. */
+const statusField: PathElement = { field: 'status' };
+
 const maxPatchConflictRetries = 5;
 
 /** What a list answers: the kind's List (`PodList`...), with the page's ListMeta (resourceVersion, continue, remainingItemCount). */
@@ -161,9 +164,9 @@ export class ResourceStore {
     const sub = this.strategy.subresourceStrategies?.[subresource];
     if (subresource === 'status' || sub) {
       const reset = sub?.resetStatusFields;
-      if (!reset?.length) return (set) => onlyUnder(set, 'status');
+      if (!reset?.length) return (set) => set.onlyUnder(statusField);
       const fields = FieldSet.of(...reset.map((field): FieldPath => [{ field: 'status' }, { field }]));
-      return (set) => onlyUnder(set, 'status').recursiveDifference(fields);
+      return (set) => set.onlyUnder(statusField).recursiveDifference(fields);
     }
     if (subresource !== '') return undefined;
     const reset = [...(this.strategy.hasStatusSubresource ? ['status'] : []), ...(this.strategy.resetFields ?? [])];
@@ -529,7 +532,7 @@ export class ResourceStore {
     // managedFields record the change this endpoint makes, before webhooks change it (as in kube).
     let managedFields = incoming.metadata.managedFields;
     if (managed.mode === 'compute') {
-      const tracked = subresource === '' ? incoming : narrowToSubresource(old, incoming, subresource);
+      const tracked = subresource === '' ? incoming : trackedThroughSubresource(old, incoming, subresource);
       this.recordUpdate(old, tracked, opts, subresource, subresource === '' ? managed.requested : undefined);
       managedFields = tracked.metadata.managedFields;
       if (subresource === '') incoming.metadata.managedFields = managedFields;
@@ -935,13 +938,30 @@ export class ResourceStore {
 
 /**
  * What a write through a subresource may change: the old object with the new
- * status (`status`), or with the new spec.finalizers (`finalize`).
+ * status (`status`), or with the new spec.finalizers (`finalize`). The old
+ * object is copied but for the status it loses.
  */
 function narrowToSubresource(old: KubeObject, incoming: KubeObject, subresource: string): KubeObject {
   if (subresource === 'finalize') {
     return { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
   }
-  return { ...deepCopy(old), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
+  // The null holds status's place among the keys, as the old object has it. The new status is copied
+  // too: the decoder's objects had their nulls deleted, and a stored copy built afresh stays compact.
+  return { ...deepCopy({ ...old, status: null }), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
+}
+
+/**
+ * What managedFields record of a write through a subresource: the object as
+ * narrowToSubresource makes it, for reading only. It shares the old object's
+ * values instead of copying them (its metadata is its own: the field manager
+ * sets managedFields on it), so the comparison with the old object passes over
+ * what the subresource leaves as it was without walking it.
+ */
+function trackedThroughSubresource(old: KubeObject, incoming: KubeObject, subresource: string): KubeObject {
+  const tracked = { ...old, metadata: { ...old.metadata } } as KubeObject;
+  if (subresource === 'finalize') tracked.spec = { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers };
+  else tracked.status = incoming.status;
+  return tracked;
 }
 
 /** metadata.managedFields as the client sent them (before decoding drops an empty list, which asks for a reset). */
@@ -966,12 +986,6 @@ function managerName(opts: WriteOptions): string {
   return out;
 }
 
-/** The paths of `set` under the top-level field `field`. */
-function onlyUnder(set: FieldSet, field: string): FieldSet {
-  const out = new FieldSet();
-  for (const p of set.paths()) if ('field' in p[0]! && p[0].field === field) out.insert(p as FieldPath);
-  return out;
-}
 
 /** kube's checkName after an apply: the merged object must carry the URL's name. */
 function checkAppliedName(obj: KubeObject, name: string): void {

@@ -111,6 +111,8 @@ export class WriteTracker {
   private readonly timeoutMs: number;
   /** Completed and in-flight writes, by resource. */
   private readonly tickets = new Map<string, Set<Ticket>>();
+  /** Completed writes by resource and key: a read of one object looks at its own, not at every write of the resource. */
+  private readonly completed = new Map<string, Set<Ticket>>();
   /** For each informer we listen to: the tickets registered with it, by key. */
   private readonly routes = new Map<Informer<KubeObject>, Map<string, Set<Ticket>>>();
 
@@ -142,6 +144,10 @@ export class WriteTracker {
         }
         ticket.key = outcome.key;
         ticket.outcome = outcome;
+        const id = completedId(ticket.resource, outcome.key);
+        let same = this.completed.get(id);
+        if (!same) this.completed.set(id, (same = new Set()));
+        same.add(ticket);
         // A create's key is known only now; an informer registered later checks the store, which suffices for creates.
         if (ticket.observed.size === 0) {
           for (const informer of informers) if (informer) this.register(ticket, informer);
@@ -169,7 +175,9 @@ export class WriteTracker {
     const set = this.tickets.get(resourceOf(kind));
     if (!set || set.size === 0) return true;
     const wantedKey = scope.name !== undefined ? keyFor(kind.namespaced ? scope.namespace : undefined, scope.name) : undefined;
-    const relevant = [...set].filter((t) => t.outcome && t.key !== undefined && inScope(t.key, wantedKey, kind.namespaced ? scope.namespace : undefined));
+    const candidates = wantedKey !== undefined ? this.completed.get(completedId(resourceOf(kind), wantedKey)) : set;
+    if (!candidates) return true;
+    const relevant = [...candidates].filter((t) => t.outcome && t.key !== undefined && inScope(t.key, wantedKey, kind.namespaced ? scope.namespace : undefined));
     if (relevant.length === 0) return true;
     const informer = this.reader.informerOf(kind, metadataOnly);
     for (const ticket of relevant) if (!ticket.observed.has(informer)) this.register(ticket, informer);
@@ -272,6 +280,12 @@ export class WriteTracker {
     const set = this.tickets.get(ticket.resource);
     set?.delete(ticket);
     if (set?.size === 0) this.tickets.delete(ticket.resource);
+    if (ticket.outcome) {
+      const id = completedId(ticket.resource, ticket.outcome.key);
+      const same = this.completed.get(id);
+      same?.delete(ticket);
+      if (same?.size === 0) this.completed.delete(id);
+    }
     this.unroute(ticket);
     ticket.wake();
   }
@@ -285,6 +299,10 @@ export class WriteTracker {
       if (tickets?.size === 0) byKey?.delete(ticket.key);
     }
   }
+}
+
+function completedId(resource: string, key: string): string {
+  return `${resource}\u0000${key}`;
 }
 
 function resourceOf(kind: Kind): string {

@@ -13,9 +13,10 @@
  * leaves it.
  */
 import { X509Certificate } from 'node:crypto';
-import { isNotFound, type Clock, type Manager, type Timer } from '@operant/runtime';
+import { isNotFound, type Clock, type Manager } from '@operant/runtime';
 import { timeOf, wallClock } from '../clock.js';
 import { CertificateSigningRequest, type CertificateSigningRequestObject } from '../kinds.js';
+import { addPeriodicPass } from '../periodic.js';
 
 /** Options of {@link addCsrCleaner}. */
 export interface CsrCleanerOptions {
@@ -44,26 +45,7 @@ const pendingExpirationMs = 24 * 60 * 60_000;
  */
 export function addCsrCleaner(mgr: Manager, options: CsrCleanerOptions = {}): void {
   const clock = options.clock ?? wallClock;
-  mgr.add({
-    needLeaderElection: true,
-    start: (signal) =>
-      new Promise<void>((resolve) => {
-        let timer: Timer | undefined;
-        const pass = (): void => {
-          timer = undefined;
-          clean(mgr, clock)
-            .catch((err: unknown) => mgr.logger.error({ err }, 'Unable to list CSRs'))
-            .finally(() => {
-              if (!signal.aborted) timer = clock.setTimer(pass, csrCleanerPollingIntervalMs);
-            });
-        };
-        pass();
-        signal.addEventListener('abort', () => {
-          timer?.cancel();
-          resolve();
-        }, { once: true });
-      }),
-  });
+  addPeriodicPass(mgr, { clock, periodMs: csrCleanerPollingIntervalMs, immediately: true, failure: 'Unable to list CSRs' }, () => clean(mgr, clock));
 }
 
 async function clean(mgr: Manager, clock: Clock): Promise<void> {

@@ -9,9 +9,10 @@
  *   or Failed; kube's --terminated-pod-gc-threshold, 12500), the oldest of
  *   them are deleted down to it.
  */
-import { isNotFound, Node, Pod, type Clock, type Manager, type Timer } from '@operant/runtime';
+import { isNotFound, Node, Pod, type Clock, type Manager } from '@operant/runtime';
 import { rfc3339, timeOf, wallClock } from '../clock.js';
 import type { PodObject } from '../objects.js';
+import { addPeriodicPass } from '../periodic.js';
 
 /** Options of {@link addPodGarbageCollector}. */
 export interface PodGcOptions {
@@ -42,26 +43,7 @@ export function addPodGarbageCollector(mgr: Manager, options: PodGcOptions = {})
   const threshold = options.terminatedPodThreshold ?? 12_500;
   /** Pods whose node was missing, by uid: since when (cluster time). */
   const orphanSince = new Map<string, number>();
-  mgr.add({
-    needLeaderElection: true,
-    start: (signal) =>
-      new Promise<void>((resolve) => {
-        let timer: Timer | undefined;
-        const pass = (): void => {
-          timer = undefined;
-          collect(mgr, clock.now(), threshold, orphanSince)
-            .catch((err: unknown) => mgr.logger.error({ err }, 'pod garbage collection failed'))
-            .finally(() => {
-              if (!signal.aborted) timer = clock.setTimer(pass, gcPeriodMs);
-            });
-        };
-        timer = clock.setTimer(pass, gcPeriodMs);
-        signal.addEventListener('abort', () => {
-          timer?.cancel();
-          resolve();
-        }, { once: true });
-      }),
-  });
+  addPeriodicPass(mgr, { clock, periodMs: gcPeriodMs, immediately: false, failure: 'pod garbage collection failed' }, () => collect(mgr, clock.now(), threshold, orphanSince));
 }
 
 async function collect(mgr: Manager, now: number, threshold: number, orphanSince: Map<string, number>): Promise<void> {

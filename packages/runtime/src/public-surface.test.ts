@@ -38,8 +38,10 @@ test('internals are not in the root; the machinery is behind its subpaths', asyn
 
 test('package.json maps each subpath to its module', async () => {
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { source: string }> };
-  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cache', './metrics', './testing', './workqueue']);
+  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cache', './duration', './metrics', './testing', './workqueue']);
   for (const subpath of ['cache', 'workqueue', 'metrics', 'testing']) assert.equal(pkg.exports[`./${subpath}`]?.source, `./src/${subpath}/index.ts`);
+  // Go durations on their own, for callers (the server's option parser) that must not load the whole runtime.
+  assert.equal(pkg.exports['./duration']?.source, './src/duration.ts');
 });
 
 test('deprecated names still resolve for one release', async () => {

@@ -21,8 +21,8 @@ export interface ServerFlags {
 /** Parses `--etcd-compaction-interval`, a Go duration (`5m0s`, `30s`; `0` never), into milliseconds. */
 export async function parseCompactionInterval(text: string): Promise<number> {
   if (text === '5m0s') return 5 * 60_000;
-  // Go's own parser (loaded only for a value other than the default: the runtime is not otherwise needed here).
-  const { parseDuration } = await import('@operant/runtime');
+  // Go's own parser, from its own subpath: the runtime's root would pull the whole runtime into the server bundle.
+  const { parseDuration } = await import('@operant/runtime/duration');
   let ms: number;
   try {
     ms = parseDuration(text);

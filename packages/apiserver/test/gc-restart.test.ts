@@ -69,3 +69,54 @@ it('after a restart, a dependent whose owner comes in a later slice is kept, and
     await again.stop();
   }
 });
+
+it('after a restart, deletions left half done on disk are finished: Foreground and Orphan owners, read from their stored text', async () => {
+  const dir = join(dataDir, '..', 'half-done');
+  const api = await TestApi.start({ dataDir: dir });
+  let ownerUid = '';
+  try {
+    await api.createNamespace('gc');
+    for (const name of ['fg-owner', 'orphan-owner']) {
+      const s = await api.ok('POST', secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: {} }, 201);
+      if (name === 'orphan-owner') ownerUid = s.metadata.uid;
+    }
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'Secret', name: 'orphan-owner', uid: ownerUid }];
+    await api.ok('POST', cms, { ...configMap('orphaned'), metadata: { name: 'orphaned', ownerReferences } }, 201);
+  } finally {
+    await api.stop();
+  }
+
+  // As if the server died just after each owner's deletion was recorded (deletionTimestamp and the
+  // policy's finalizer), before the collector acted: the foreground owner has no dependents left, the
+  // orphaning one still has its dependent.
+  const db = new Database(join(dir, 'state.db'));
+  try {
+    for (const [name, finalizer] of [['fg-owner', 'foregroundDeletion'], ['orphan-owner', 'orphan']]) {
+      const key = `/core/secrets/gc/${name}`;
+      const row = db.prepare('SELECT value FROM objects WHERE key = ?').get(key) as { value: string };
+      const obj = JSON.parse(row.value) as { metadata: Record<string, unknown> };
+      obj.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+      obj.metadata.deletionGracePeriodSeconds = 0;
+      obj.metadata.finalizers = [finalizer];
+      db.prepare('UPDATE objects SET value = ? WHERE key = ?').run(JSON.stringify(obj), key);
+    }
+  } finally {
+    db.close();
+  }
+
+  const again = await TestApi.start({ dataDir: dir });
+  try {
+    const deadline = Date.now() + 15_000;
+    for (const name of ['fg-owner', 'orphan-owner']) {
+      while ((await again.request('GET', `${secrets}/${name}`)).status !== 404) {
+        assert.ok(Date.now() < deadline, `${name} was not finished`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    // Orphaned, not deleted: its reference to the owner is gone.
+    const orphaned = await again.ok('GET', `${cms}/orphaned`, undefined, 200);
+    assert.equal(orphaned.metadata.ownerReferences, undefined);
+  } finally {
+    await again.stop();
+  }
+});

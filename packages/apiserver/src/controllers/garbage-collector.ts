@@ -8,7 +8,8 @@
 import { StatusError, type KubeObject, type OwnerReference } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
-import type { StorageEvent } from '../storage/types.js';
+import { ownershipOf, type OwnershipMeta } from '../storage/metadata-scan.js';
+import type { StorageEvent, Versioned } from '../storage/types.js';
 import { storeForKey } from './keys.js';
 
 interface Node {
@@ -40,20 +41,32 @@ export class GarbageCollector {
     const store = this.catalog.lookup('', 'v1', 'namespaces')!.mvcc;
     const stored = [...store.all()];
     this.watch = store.watch('/', store.revision, (e) => this.onEvent(e));
+    // Objects read back from disk are not parsed for this (ownershipOf scans their text for the few
+    // fields the graph needs). Those with owners or a deletion can be judged only once the graph is
+    // whole: their fields are kept for that last pass.
+    const pending = new Map<Versioned, OwnershipMeta>();
     let next = 0;
     const slice = (): void => {
       if (this.stopped) return;
       for (const end = Math.min(next + 2000, stored.length); next < end; next++) {
         const v = stored[next];
         // A later write reached onEvent already (and a deleted object stays out).
-        if (store.get(v.key) === v) this.index(v.key, v.value);
+        if (store.get(v.key) !== v) continue;
+        const meta = ownershipOf(v);
+        this.index(v.key, meta);
+        if (meta.deletionTimestamp || ownerUids(meta).length) pending.set(v, meta);
       }
       if (next < stored.length) {
         setImmediate(slice);
         return;
       }
       this.synced = true;
-      for (const v of store.all()) this.enqueueIfInteresting(v.value);
+      for (const v of store.all()) {
+        const meta = pending.get(v);
+        if (meta) this.enqueueIfInteresting(meta);
+        // Still as read at start and neither owned nor deleted: nothing to do. Anything else was written since.
+        else if (!v.unparsed) this.enqueueIfInteresting(v.value.metadata);
+      }
     };
     slice();
   }
@@ -71,23 +84,23 @@ export class GarbageCollector {
       // Before the graph is whole, its last pass finds what this deletion left behind.
       if (!this.synced) return;
       for (const dep of this.dependents.get(uid) ?? []) this.enqueue(dep);
-      for (const owner of ownerUids(e.value)) this.enqueue(owner);
+      for (const owner of ownerUids(e.value.metadata)) this.enqueue(owner);
       return;
     }
-    this.index(e.key, e.value);
-    if (this.synced) this.enqueueIfInteresting(e.value);
+    this.index(e.key, e.value.metadata);
+    if (this.synced) this.enqueueIfInteresting(e.value.metadata);
   }
 
-  private enqueueIfInteresting(obj: KubeObject): void {
-    const uid = obj.metadata.uid!;
-    const finalizers = obj.metadata.finalizers ?? [];
-    if (obj.metadata.deletionTimestamp && (finalizers.includes('foregroundDeletion') || finalizers.includes('orphan'))) this.enqueue(uid);
-    if (ownerUids(obj).some((o) => !this.byUid.has(o) || this.isWaiting(o))) this.enqueue(uid);
+  private enqueueIfInteresting(meta: OwnershipMeta): void {
+    const uid = meta.uid!;
+    const finalizers = meta.finalizers ?? [];
+    if (meta.deletionTimestamp && (finalizers.includes('foregroundDeletion') || finalizers.includes('orphan'))) this.enqueue(uid);
+    if (ownerUids(meta).some((o) => !this.byUid.has(o) || this.isWaiting(o))) this.enqueue(uid);
   }
 
-  private index(key: string, obj: KubeObject): void {
-    const uid = obj.metadata.uid!;
-    const owners = ownerUids(obj);
+  private index(key: string, meta: OwnershipMeta): void {
+    const uid = meta.uid!;
+    const owners = ownerUids(meta);
     const old = this.byUid.get(uid);
     for (const o of old?.owners ?? []) this.dependents.get(o)?.delete(uid);
     this.byUid.set(uid, { key, owners });
@@ -157,7 +170,7 @@ export class GarbageCollector {
     if (obj.metadata.deletionTimestamp && finalizers.includes('orphan')) await this.orphanDependents(obj);
     else if (obj.metadata.deletionTimestamp && finalizers.includes('foregroundDeletion')) await this.deleteForeground(obj);
     const now = this.current(uid);
-    if (now && ownerUids(now).length) await this.attemptToDelete(now);
+    if (now && ownerUids(now.metadata).length) await this.attemptToDelete(now);
   }
 
   /** A dependent: deleted when no owner remains; dangling references dropped when some do. */
@@ -228,8 +241,8 @@ export class GarbageCollector {
   }
 }
 
-function ownerUids(obj: KubeObject): string[] {
-  return (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter((u): u is string => !!u);
+function ownerUids(meta: OwnershipMeta): string[] {
+  return (meta.ownerReferences ?? []).map((r) => r.uid).filter((u): u is string => !!u);
 }
 
 /** An owner reference points at this object only if kind and name agree too. */

@@ -110,6 +110,12 @@ export interface ObjectList {
   kind: string;
   metadata: Record<string, unknown>;
   items: KubeObject[];
+  /**
+   * The items as the store holds them, when they are served as stored (no conversion): a JSON answer
+   * sends those read back from disk and not parsed yet from their stored bytes, and `items` parses them
+   * only when read.
+   */
+  stored?: readonly Versioned[];
 }
 /** What an attempt of {@link ResourceStore.retryOnStoreConflict} returns to be run again. */
 const retryNow: unique symbol = Symbol('retry now');
@@ -272,11 +278,15 @@ export class ResourceStore {
       metadata.continue = encodeContinue({ rev: snapshot.revision, after: page[page.length - 1].key });
       if (remaining !== undefined) metadata.remainingItemCount = remaining;
     }
+    const head = { apiVersion: this.apiVersion, kind: this.info.listKind, metadata };
+    if (this.deps.conversion) return { ...head, items: await this.toExternal(page.map((v) => v.value)) };
+    let items: KubeObject[] | undefined;
     return {
-      apiVersion: this.apiVersion,
-      kind: this.info.listKind,
-      metadata,
-      items: await this.toExternal(page.map((v) => v.value)),
+      ...head,
+      get items(): KubeObject[] {
+        return (items ??= page.map((v) => v.value));
+      },
+      stored: page,
     };
   }
 
@@ -1091,10 +1101,12 @@ function paginate(
   const page: Versioned[] = [];
   const max = limit && limit > 0 ? limit : Infinity;
   let i = start;
-  for (; i < items.length && page.length < max; i++) if (filter.matches(items[i].value)) page.push(items[i]);
+  // Without a selector no item is read (one read back from disk stays unparsed).
+  const matches = (v: Versioned): boolean => filter.empty || filter.matches(v.value);
+  for (; i < items.length && page.length < max; i++) if (matches(items[i])) page.push(items[i]);
   if (page.length < max) return { items: page, more: false };
   let more = false;
-  for (let j = i; j < items.length; j++) if (filter.matches(items[j].value)) { more = true; break; }
+  for (let j = i; j < items.length; j++) if (matches(items[j])) { more = true; break; }
   // kube reports remainingItemCount only when no selector could hide items.
   return { items: page, more, remaining: filter.empty && more ? items.length - i : undefined };
 }

@@ -10,6 +10,7 @@
  * version) are encoded each time and not kept.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import type { Versioned } from './types.js';
 
 const encodings = new WeakMap<object, Buffer>();
 
@@ -64,4 +65,13 @@ export function encodedJson(obj: KubeObject): Buffer {
   bytes = utf8Bytes(JSON.stringify(obj));
   encodings.set(obj, bytes);
   return bytes;
+}
+
+/**
+ * A stored object's JSON as UTF-8: the bytes it was stored with while it has
+ * not been parsed (a value read back from disk; the same bytes its parsing
+ * would keep as its encoding), else its kept encoding.
+ */
+export function versionedJson(v: Versioned): Buffer {
+  return v.unparsed?.jsonBytes() ?? encodedJson(v.value);
 }

@@ -30,15 +30,17 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { keepEncoding, slabBytes } from './encoded-json.js';
+import { encodedJson, keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import { shareManagedFields } from '@operant/apimachinery/managedfields';
-import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type Versioned } from './types.js';
+import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type UnparsedValue, type Versioned } from './types.js';
 
 /** Trimming the log row by row would double the cost of every write: it is trimmed after this many events or bytes. */
 const compactionBatchEvents = 1000;
 const compactionBatchBytes = 16 * 1024 * 1024;
+/** How much of the database the load reads through a memory map (SQLite maps at most ~2 GiB). */
+const loadMmapBytes = 1024 * 1024 * 1024;
 
 export class SqlitePersistence implements Persistence {
   private readonly db: Database.Database;
@@ -112,6 +114,10 @@ export class SqlitePersistence implements Persistence {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
     const newestEvent = this.db.prepare('SELECT MAX(rev) AS rev FROM events').get() as { rev: number | null };
     let revision = Math.max(1, row?.value ?? 0, newestEvent.rev ?? 0);
+    // Read through a memory map: the pages are read in place rather than copied into SQLite's cache by
+    // a system call each (scratch measurement, reading 100,000 pods' rows: ~550 -> ~300 ms, most of
+    // the system time gone). Only for the load: nothing else reads the database.
+    this.db.pragma(`mmap_size = ${loadMmapBytes}`);
     const objects: Versioned[] = [];
     const byKey = new Map<string, StoredObject>();
     // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
@@ -140,6 +146,7 @@ export class SqlitePersistence implements Persistence {
       bytes += size;
       events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
+    this.db.pragma('mmap_size = 0');
     this.newestRevision = revision;
     return { revision, objects, events: events.reverse() };
   }
@@ -262,21 +269,27 @@ export class SqlitePersistence implements Persistence {
  * than half of its heap (scratch measurement, 10,000 bench pods: 7.0 KB -> 3.1 KB each), and
  * every full collection of a restarted server holding 100,000 of them marked it all.
  */
-function parseOnce(holder: { json?: string; parsed?: KubeObject }): KubeObject {
-  if (holder.json !== undefined) {
-    const value = JSON.parse(holder.json) as KubeObject;
+function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }): KubeObject {
+  if (holder.parsed === undefined) {
+    const value = JSON.parse(holder.json ?? holder.utf8!.toString('utf8')) as KubeObject;
     shareManagedFields(value.metadata?.managedFields);
     const parsed = Object.freeze(value);
-    keepEncoding(parsed, slabBytes(holder.json));
+    keepEncoding(parsed, holder.utf8 ?? slabBytes(holder.json!));
     holder.parsed = parsed;
     holder.json = undefined;
+    holder.utf8 = undefined;
   }
-  return holder.parsed!;
+  return holder.parsed;
 }
 
-/** A stored object as loaded: its value is parsed when first read, so a restart on 100,000 objects is ready at once. */
-class StoredObject implements Versioned {
+/**
+ * A stored object as loaded: its value is parsed when first read, so a restart on 100,000 objects is ready at once.
+ * Until then its JSON serves readers that need only its bytes (a list sends them as they are) or a few fields.
+ */
+class StoredObject implements Versioned, UnparsedValue {
   json?: string;
+  /** The text as UTF-8 once a reader asked for the bytes (the text is dropped then). */
+  utf8?: Buffer;
   parsed?: KubeObject;
   constructor(
     readonly key: string,
@@ -287,6 +300,20 @@ class StoredObject implements Versioned {
   }
   get value(): KubeObject {
     return parseOnce(this);
+  }
+  get unparsed(): UnparsedValue | undefined {
+    return this.parsed === undefined ? this : undefined;
+  }
+  jsonText(): string {
+    return this.json ?? (this.utf8 ?? encodedJson(this.value)).toString('utf8');
+  }
+  jsonBytes(): Buffer {
+    if (this.parsed !== undefined) return encodedJson(this.parsed);
+    if (this.utf8 === undefined) {
+      this.utf8 = slabBytes(this.json!);
+      this.json = undefined;
+    }
+    return this.utf8;
   }
 }
 

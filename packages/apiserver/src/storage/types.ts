@@ -10,6 +10,19 @@ export interface Versioned {
   /** The revision that wrote this value (its metadata.resourceVersion). */
   rev: number;
   value: KubeObject;
+  /**
+   * Set while the value has not been parsed yet (one loaded from disk is parsed when `value` is first read):
+   * its stored JSON, for a reader that needs only a few of its fields, or its bytes, and can leave it unparsed.
+   */
+  readonly unparsed?: UnparsedValue;
+}
+
+/** The stored JSON of a value not parsed yet: what the store encoded when it wrote that revision. */
+export interface UnparsedValue {
+  /** The JSON text. */
+  jsonText(): string;
+  /** The same as UTF-8 bytes, made once and kept (they become the value's kept encoding when it is parsed). */
+  jsonBytes(): Buffer;
 }
 
 export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

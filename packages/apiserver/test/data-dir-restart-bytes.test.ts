@@ -59,11 +59,16 @@ it('sends every object read back from disk with the bytes it had before the rest
   } finally {
     await again.stop();
   }
-  // A list first this time: the objects are sent from their stored bytes without being parsed. Those
+  // A watch and a list first this time: the objects are sent from their stored bytes without being parsed. Those
   // bytes must be what encoding the parsed object gives: the same list through a selector (which parses
   // every item, and sends each one's encoding), the single GETs, and JSON.stringify of what was sent.
   const third = await TestApi.start({ dataDir });
   try {
+    // A watch from resourceVersion 0 first: its initial events send the objects unparsed too.
+    const watched = await third.request('GET', `${list}?watch=true&resourceVersion=0&timeoutSeconds=1`);
+    const lines = watched.text.split('\n').filter((l) => l);
+    assert.equal(lines.length, before.items.length);
+    lines.forEach((line, i) => assert.equal(line, `{"type":"ADDED","object":${before.items[i]}}`));
     const first = await third.request('GET', list);
     assert.equal(items(first.text), before.list);
     const parsedPath = await third.request('GET', `${list}?labelSelector=a%3Db`);

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '@operant/apimachinery';
 import type { WatchOptions } from '../registry/options.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { startWatch, type WatchEventType } from '../registry/watch.js';
+import { StoredItem, startWatch, type WatchEventType } from '../registry/watch.js';
 import { tableForResource } from '../tables/for-resource.js';
 import { encodedJson } from '../storage/encoded-json.js';
 import type { ResponseForm } from './negotiate.js';
@@ -53,6 +53,11 @@ export function serveWatch(
   let closed = false;
   /** An event's bytes: an object as stored is sent from its kept encoding, between shared constant parts. */
   const encode = (type: WatchEventType, object: unknown): Buffer[] => {
+    // An initial event's object read back from disk: sent from its stored bytes, parsed only for other forms.
+    if (object instanceof StoredItem) {
+      if (form === 'object') return [eventHeads[type], object.bytes(), eventTail];
+      object = object.entry.value;
+    }
     let payload = object;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       if (form === 'table') payload = tableForResource(rs.info, [object as KubeObject], { includeObject });

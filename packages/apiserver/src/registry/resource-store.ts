@@ -197,6 +197,11 @@ export class ResourceStore {
     else delete obj.metadata.managedFields;
   }
 
+  /** True when this resource serves its objects as stored (no conversion): `toExternal` gives back the same objects. */
+  get servesAsStored(): boolean {
+    return !this.deps.conversion;
+  }
+
   /** Stored objects in the shape this resource serves (the same objects when no conversion applies). */
   toExternal(objs: KubeObject[]): MaybePromise<KubeObject[]> {
     return this.deps.conversion && objs.length ? this.deps.conversion.fromStorage(objs) : objs;
@@ -279,7 +284,7 @@ export class ResourceStore {
       if (remaining !== undefined) metadata.remainingItemCount = remaining;
     }
     const head = { apiVersion: this.apiVersion, kind: this.info.listKind, metadata };
-    if (this.deps.conversion) return { ...head, items: await this.toExternal(page.map((v) => v.value)) };
+    if (!this.servesAsStored) return { ...head, items: await this.toExternal(page.map((v) => v.value)) };
     let items: KubeObject[] | undefined;
     return {
       ...head,

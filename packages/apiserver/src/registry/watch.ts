@@ -4,7 +4,8 @@
  * object leaving the selector arrives as DELETED, entering it as ADDED).
  */
 import { StatusError, badRequest, internalError, type KubeObject } from '@operant/apimachinery';
-import { StoreError, type StorageEvent } from '../storage/types.js';
+import { versionedJson } from '../storage/encoded-json.js';
+import { StoreError, type StorageEvent, type Versioned } from '../storage/types.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
 import { listPrefix } from './keys.js';
 import { compileListFilter } from './list-filter.js';
@@ -13,8 +14,19 @@ import { parseResourceVersion, type ResourceStore } from './resource-store.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** Receives watch events; `object` is a stored (frozen) object, a bookmark or a Status. */
+/** Receives watch events; `object` is a stored (frozen) object, a {@link StoredItem}, a bookmark or a Status. */
 export type WatchSink = (type: WatchEventType, object: unknown) => void;
+
+/**
+ * An initial event's object served as stored and not parsed yet (read back from disk): `bytes()` are
+ * what encoding it would give, so a JSON watch sends them without parsing it; `entry.value` parses it.
+ */
+export class StoredItem {
+  constructor(readonly entry: Versioned) {}
+  bytes(): Buffer {
+    return versionedJson(this.entry);
+  }
+}
 
 export interface ResourceWatch {
   stop(): void;
@@ -79,7 +91,9 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   if (rv === 0 || sendInitial) {
     // At the revision on disk: a write still being flushed reaches the watch as an event once it is there.
     const { items, revision } = store.list(prefix, Math.max(store.durableRevision, store.oldestRevision));
-    emit(items.filter((v) => filter.matches(v.value)).map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
+    // Without a selector or a conversion, objects read back from disk go out unparsed.
+    if (filter.empty && rs.servesAsStored) for (const v of items) sink('ADDED', v.unparsed ? new StoredItem(v) : v.value);
+    else emit(items.filter((v) => filter.matches(v.value)).map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
     from = revision;
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
   } else {

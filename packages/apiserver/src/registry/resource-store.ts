@@ -26,7 +26,7 @@ import {
   type Status,
 } from '@operant/apimachinery';
 import { FieldManager, FieldSet, shareManagedFields, type FieldPath, type ManagedFieldsEntry, type MergeType, type PathElement } from '@operant/apimachinery/managedfields';
-import type { MvccStore } from '../storage/mvcc-store.js';
+import type { MvccStore, StoreRange } from '../storage/mvcc-store.js';
 import { StoreError, type Versioned } from '../storage/types.js';
 import { listPrefix, objectKey, type StorageLocation } from './keys.js';
 import { fillCreateMeta, generateName, nowTimestamp, sameIgnoringVersion, specChanged } from './object-meta.js';
@@ -256,9 +256,9 @@ export class ResourceStore {
     } else {
       atRevision = this.listRevision(opts);
     }
-    let snapshot: { items: Versioned[]; revision: number };
+    let snapshot: StoreRange;
     try {
-      snapshot = this.store.list(listPrefix(this.location, this.info, namespace), atRevision);
+      snapshot = this.store.range(listPrefix(this.location, this.info, namespace), atRevision, after);
     } catch (e) {
       if (e instanceof StoreError && e.code === 'Expired') {
         if (opts.continue) {
@@ -276,7 +276,7 @@ export class ResourceStore {
       }
       throw e;
     }
-    const { items: page, more, remaining } = paginate(snapshot.items, filter, after, opts.limit);
+    const { items: page, more, remaining } = paginate(snapshot, filter, opts.limit);
     await this.store.durable(snapshot.revision);
     const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.revision) };
     if (more) {
@@ -1085,35 +1085,25 @@ export function tooLargeResourceVersion(requested: number, current: number): Sta
   });
 }
 
-/** One page of matching items after `after`, and whether more match beyond it. */
-function paginate(
-  items: Versioned[],
-  filter: ListFilter,
-  after: string | undefined,
-  limit: number | undefined,
-): { items: Versioned[]; more: boolean; remaining?: number } {
-  let start = 0;
-  if (after !== undefined) {
-    let lo = 0;
-    let hi = items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (items[mid].key <= after) lo = mid + 1;
-      else hi = mid;
-    }
-    start = lo;
-  }
+/** One page of the range's matching items, and whether more match beyond it: read up to the first match after the page. */
+function paginate(range: StoreRange, filter: ListFilter, limit: number | undefined): { items: Versioned[]; more: boolean; remaining?: number } {
   const page: Versioned[] = [];
   const max = limit && limit > 0 ? limit : Infinity;
-  let i = start;
   // Without a selector no item is read (one read back from disk stays unparsed).
   const matches = (v: Versioned): boolean => filter.empty || filter.matches(v.value);
-  for (; i < items.length && page.length < max; i++) if (matches(items[i])) page.push(items[i]);
+  const items = range.items();
+  let r = items.next();
+  for (; !r.done && page.length < max; r = items.next()) if (matches(r.value)) page.push(r.value);
   if (page.length < max) return { items: page, more: false };
   let more = false;
-  for (let j = i; j < items.length; j++) if (matches(items[j])) { more = true; break; }
+  for (; !r.done; r = items.next()) {
+    if (matches(r.value)) {
+      more = true;
+      break;
+    }
+  }
   // kube reports remainingItemCount only when no selector could hide items.
-  return { items: page, more, remaining: filter.empty && more ? items.length - i : undefined };
+  return { items: page, more, remaining: filter.empty && more ? range.countAfter(page[page.length - 1].key) : undefined };
 }
 
 /**

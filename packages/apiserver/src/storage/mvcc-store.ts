@@ -14,6 +14,7 @@
 import type { KubeObject } from '@operant/apimachinery';
 import { keepEncoding, utf8Bytes } from './encoded-json.js';
 import { EventHistory } from './history.js';
+import { SortedKeys } from './sorted-keys.js';
 import { StoreError, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
 export interface StoreOptions {
@@ -31,8 +32,18 @@ export interface StoreWatch {
 
 interface Bucket {
   items: Map<string, Versioned>;
-  /** Sorted keys, rebuilt lazily after keys are added or removed. */
-  sorted?: string[];
+  /** The keys in order: built at the first ordered read, then kept up to date by every write. */
+  index?: SortedKeys;
+}
+
+/** Objects of a snapshot in key order, read as they are iterated (see MvccStore.range). */
+export interface StoreRange {
+  /** The revision the objects are read at. */
+  revision: number;
+  /** The objects in key order. */
+  items(): IterableIterator<Versioned>;
+  /** How many objects of the range have a key after `key`. */
+  countAfter(key: string): number;
 }
 
 interface Watcher {
@@ -167,24 +178,78 @@ export class MvccStore {
    * (default: now). Throws Expired if that revision is no longer retained.
    */
   list(prefix: string, atRevision?: number): { items: Versioned[]; revision: number } {
+    const range = this.range(prefix, atRevision);
+    return { items: [...range.items()], revision: range.revision };
+  }
+
+  /**
+   * Objects whose key starts with `prefix` and comes after `after` (all of
+   * them without it), in key order, as of `atRevision` (default: now), read as
+   * they are iterated: a page of a paginated list costs its own items, not the
+   * whole prefix. An older revision is the current state with the changes
+   * after it rolled back, key by key. Iterate it before the next write. Throws
+   * Expired if that revision is no longer retained.
+   */
+  range(prefix: string, atRevision?: number, after?: string): StoreRange {
     const bucket = this.buckets.get(bucketOf(prefix));
+    const keys = bucket ? this.keysOf(bucket) : new SortedKeys();
+    const items = bucket?.items ?? new Map<string, Versioned>();
+    const end = prefixEnd(prefix);
+    const startAt = after !== undefined && after >= prefix ? keys.seek(after, true) : keys.seek(prefix);
+    /** Current keys of the range after `key`. */
+    const currentAfter = (key: string): number => keys.countFrom(key >= prefix ? keys.seek(key, true) : keys.seek(prefix)) - keys.countFrom(keys.seek(end));
+    function* current(): IterableIterator<string> {
+      for (const k of keys.from(startAt)) {
+        if (!k.startsWith(prefix)) return;
+        yield k;
+      }
+    }
     if (atRevision === undefined || atRevision >= this.rev) {
-      if (!bucket) return { items: [], revision: this.rev };
-      const keys = this.sortedKeys(bucket);
-      const items: Versioned[] = [];
-      for (let i = lowerBound(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) items.push(bucket.items.get(keys[i])!);
-      return { items, revision: this.rev };
+      return {
+        revision: this.rev,
+        *items() {
+          for (const k of current()) yield items.get(k)!;
+        },
+        countAfter: currentAfter,
+      };
     }
     this.assertRetained(atRevision);
-    const state = new Map<string, Versioned>();
-    if (bucket) for (const [k, v] of bucket.items) if (k.startsWith(prefix)) state.set(k, v);
+    // The value each key changed since had at that revision (undefined: it did not exist then). The
+    // oldest change after the revision tells it, so the events are read newest first, each overriding.
+    const then = new Map<string, Versioned | undefined>();
     for (const e of this.history.afterNewestFirst(atRevision)) {
       if (!e.key.startsWith(prefix)) continue;
-      if (e.type === 'ADDED') state.delete(e.key);
-      else state.set(e.key, { key: e.key, rev: Number(e.prev!.metadata.resourceVersion), value: e.prev! });
+      then.set(e.key, e.type === 'ADDED' ? undefined : { key: e.key, rev: Number(e.prev!.metadata.resourceVersion), value: e.prev! });
     }
-    const items = [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return { items, revision: atRevision };
+    const changed = [...then.keys()].sort();
+    return {
+      revision: atRevision,
+      *items() {
+        // The current keys and the changed ones, merged in order; a changed key reads as it was then.
+        let j = after === undefined ? 0 : upperBoundOf(changed, after);
+        for (const k of current()) {
+          for (; j < changed.length && changed[j] <= k; j++) {
+            const was = then.get(changed[j]);
+            if (was) yield was;
+          }
+          if (!then.has(k)) yield items.get(k)!;
+        }
+        for (; j < changed.length; j++) {
+          const was = then.get(changed[j]);
+          if (was) yield was;
+        }
+      },
+      countAfter(key: string): number {
+        let n = currentAfter(key);
+        for (let j = upperBoundOf(changed, key); j < changed.length; j++) {
+          const existedThen = then.get(changed[j]) !== undefined;
+          const existsNow = items.has(changed[j]);
+          if (existedThen && !existsNow) n++;
+          else if (!existedThen && existsNow) n--;
+        }
+        return n;
+      },
+    };
   }
 
   /** Stores a new object; throws KeyExists if the key is taken. */
@@ -394,27 +459,34 @@ export class MvccStore {
     const name = bucketOf(key);
     let bucket = this.buckets.get(name);
     if (!bucket) this.buckets.set(name, (bucket = { items: new Map() }));
-    if (!bucket.items.has(key)) bucket.sorted = undefined;
+    if (!bucket.items.has(key)) bucket.index?.add(key);
     bucket.items.set(key, stored);
   }
 
   private remove(key: string): void {
     const bucket = this.buckets.get(bucketOf(key));
-    if (bucket?.items.delete(key)) bucket.sorted = undefined;
+    if (bucket?.items.delete(key)) bucket.index?.delete(key);
   }
 
-  private sortedKeys(bucket: Bucket): string[] {
-    bucket.sorted ??= [...bucket.items.keys()].sort();
-    return bucket.sorted;
+  /** The bucket's key index, sorted once at its first ordered read (a restart loads every object unordered). */
+  private keysOf(bucket: Bucket): SortedKeys {
+    bucket.index ??= SortedKeys.fromSorted([...bucket.items.keys()].sort());
+    return bucket.index;
   }
 }
 
-function lowerBound(keys: string[], target: string): number {
+/** The first string after every string that starts with `prefix`. */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+/** The first index of sorted `keys` whose key is `> target`. */
+function upperBoundOf(keys: readonly string[], target: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (keys[mid] < target) lo = mid + 1;
+    if (keys[mid] <= target) lo = mid + 1;
     else hi = mid;
   }
   return lo;

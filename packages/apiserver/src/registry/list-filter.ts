@@ -4,6 +4,8 @@
  * declares selectable; others are refused as kube refuses them.
  */
 import { badRequest, fieldValue, parseFieldSelector, parseLabelSelector, type KubeObject } from '@operant/apimachinery';
+import { pathTree, scanPaths } from '../storage/metadata-scan.js';
+import type { Versioned } from '../storage/types.js';
 import type { ListOptions } from './options.js';
 import type { ResourceInfo } from './resource-info.js';
 
@@ -11,6 +13,8 @@ export interface ListFilter {
   /** True when neither selector restricts anything. */
   empty: boolean;
   matches(obj: KubeObject): boolean;
+  /** `matches` for a stored object; one read back from disk and not parsed is judged by the fields the selectors read, scanned from its JSON, and stays unparsed. */
+  matchesStored(v: Versioned): boolean;
 }
 
 /** Values a selectable field reads as when absent: Go's zero value of a non-pointer field. */
@@ -48,12 +52,24 @@ export function compileListFilter(info: ResourceInfo, opts: Pick<ListOptions, 'l
   }
   const labelsEmpty = !labels || labels.empty();
   const fieldsEmpty = !fields || fields.requirements.length === 0;
+  const matches = (obj: KubeObject): boolean => {
+    if (!labelsEmpty && !labels!.matches(obj.metadata.labels as Record<string, string> | undefined)) return false;
+    if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, fieldPaths[f] ?? f) ?? zeroValues[f] ?? '')) return false;
+    return true;
+  };
+  const empty = labelsEmpty && fieldsEmpty;
+  // What the selectors read, for objects not parsed yet.
+  const read = empty ? undefined : pathTree([...(labelsEmpty ? [] : ['metadata.labels']), ...(fields?.requirements ?? []).map((r) => fieldPaths[r.field] ?? r.field)]);
   return {
-    empty: labelsEmpty && fieldsEmpty,
-    matches(obj: KubeObject): boolean {
-      if (!labelsEmpty && !labels!.matches(obj.metadata.labels as Record<string, string> | undefined)) return false;
-      if (!fieldsEmpty && !fields!.matches((f) => fieldValue(obj, fieldPaths[f] ?? f) ?? zeroValues[f] ?? '')) return false;
-      return true;
+    empty,
+    matches,
+    matchesStored(v: Versioned): boolean {
+      if (empty) return true;
+      const raw = v.unparsed;
+      const partial = raw && scanPaths(raw.jsonText(), read!);
+      if (!partial) return matches(v.value);
+      partial.metadata ??= {};
+      return matches(partial as KubeObject);
     },
   };
 }

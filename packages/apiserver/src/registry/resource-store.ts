@@ -1089,8 +1089,8 @@ export function tooLargeResourceVersion(requested: number, current: number): Sta
 function paginate(range: StoreRange, filter: ListFilter, limit: number | undefined): { items: Versioned[]; more: boolean; remaining?: number } {
   const page: Versioned[] = [];
   const max = limit && limit > 0 ? limit : Infinity;
-  // Without a selector no item is read (one read back from disk stays unparsed).
-  const matches = (v: Versioned): boolean => filter.empty || filter.matches(v.value);
+  // An item read back from disk stays unparsed (matchesStored scans what a selector reads).
+  const matches = (v: Versioned): boolean => filter.matchesStored(v);
   const items = range.items();
   let r = items.next();
   for (; !r.done && page.length < max; r = items.next()) if (matches(r.value)) page.push(r.value);

@@ -91,9 +91,10 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   if (rv === 0 || sendInitial) {
     // At the revision on disk: a write still being flushed reaches the watch as an event once it is there.
     const { items, revision } = store.list(prefix, Math.max(store.durableRevision, store.oldestRevision));
-    // Without a selector or a conversion, objects read back from disk go out unparsed.
-    if (filter.empty && rs.servesAsStored) for (const v of items) sink('ADDED', v.unparsed ? new StoredItem(v) : v.value);
-    else emit(items.filter((v) => filter.matches(v.value)).map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
+    const initial = items.filter((v) => filter.matchesStored(v));
+    // Without a conversion, objects read back from disk go out unparsed.
+    if (rs.servesAsStored) for (const v of initial) sink('ADDED', v.unparsed ? new StoredItem(v) : v.value);
+    else emit(initial.map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
     from = revision;
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
   } else {

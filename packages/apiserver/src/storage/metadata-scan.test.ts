@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scanOwnershipMeta } from './metadata-scan.js';
+import { fieldValue } from '@operant/apimachinery';
+import { pathTree, scanOwnershipMeta, scanPaths } from './metadata-scan.js';
 
 /** What parsing the whole text gives for the scanned fields. */
 function parsed(json: string): Record<string, unknown> {
@@ -74,11 +75,26 @@ test('random objects: the scan agrees with parsing', () => {
       }
     }
   };
+  const paths = ['metadata.labels', 'metadata.name', 'metadata.uid', 'spec.uid', 'spec.name.uid', 'name', 'finalizers.metadata'];
+  const tree = pathTree(paths);
   for (let i = 0; i < 3000; i++) {
     const o = value(0) as Record<string, unknown>;
     const root = typeof o === 'object' && o !== null && !Array.isArray(o) ? o : { other: o };
     if (rand(4)) root.metadata = value(1);
+    if (rand(2)) root.spec = value(1);
     const json = JSON.stringify(root);
     assert.deepEqual(scanOwnershipMeta(json), parsed(json), json);
+    // What a selector reads of the scanned fields is what it reads of the parsed object.
+    const whole = JSON.parse(json) as Record<string, unknown>;
+    const partial = scanPaths(json, tree)!;
+    for (const path of [...paths, 'metadata.labels.uid', 'metadata.name.x']) assert.equal(fieldValue(partial, path), fieldValue(whole, path), `${path} of ${json}`);
+    const labels = (whole.metadata as { labels?: unknown } | undefined)?.labels;
+    assert.deepEqual((partial.metadata as { labels?: unknown } | undefined)?.labels, labels, json);
   }
+});
+
+test('pathTree: a value taken whole also holds the paths under it', () => {
+  assert.deepEqual(pathTree(['a', 'a.b.c', 'd.e', 'd.f']), new Map<string, unknown>([['"a"', true], ['"d"', new Map([['"e"', true], ['"f"', true]])]]));
+  assert.deepEqual(scanPaths('{"a":{"b":1},"d":{"e":"x","g":[1]},"z":2}', pathTree(['a', 'd.e'])), { a: { b: 1 }, d: { e: 'x' } });
+  assert.equal(scanPaths('{ "a": 1 }', pathTree(['a'])), undefined);
 });

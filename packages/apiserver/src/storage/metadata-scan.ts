@@ -94,6 +94,70 @@ function scanMetadata(s: string, i: number): OwnershipMeta | undefined {
   }
 }
 
+/** The fields to read: a tree of keys, `true` where the value is taken whole. */
+export type PathTree = Map<string, PathTree | true>;
+
+/** The tree of dotted `paths` (`metadata.labels`, `spec.nodeName`), for scanPaths. */
+export function pathTree(paths: readonly string[]): PathTree {
+  const root: PathTree = new Map();
+  for (const path of paths) {
+    let node = root;
+    const keys = path.split('.').map((key) => JSON.stringify(key));
+    for (let i = 0; i < keys.length; i++) {
+      if (i === keys.length - 1) {
+        node.set(keys[i], true);
+        break;
+      }
+      let next = node.get(keys[i]);
+      // A value taken whole holds this path too.
+      if (next === true) break;
+      if (!next) node.set(keys[i], (next = new Map()));
+      node = next;
+    }
+  }
+  return root;
+}
+
+/**
+ * The object `json` encodes, with only the fields of `tree` (those it has):
+ * what a selector reads, without parsing the rest. Undefined when the text is
+ * not laid out as the store writes it (the caller parses it then).
+ */
+export function scanPaths(json: string, tree: PathTree): Record<string, unknown> | undefined {
+  return json.charCodeAt(0) === OPEN_BRACE ? scanObject(json, 0, tree)?.[0] : undefined;
+}
+
+/** The members of the object at `i` that `tree` names, and the index past the object. */
+function scanObject(s: string, i: number, tree: PathTree): [Record<string, unknown>, number] | undefined {
+  const out: Record<string, unknown> = {};
+  i++;
+  if (s.charCodeAt(i) === CLOSE_BRACE) return [out, i + 1];
+  for (;;) {
+    if (s.charCodeAt(i) !== QUOTE) return undefined;
+    const keyStart = i;
+    const keyEnd = skipString(s, i);
+    if (keyEnd < 0 || s.charCodeAt(keyEnd) !== COLON) return undefined;
+    const want = tree.get(s.slice(keyStart, keyEnd));
+    const valueStart = keyEnd + 1;
+    if (want !== undefined && want !== true && s.charCodeAt(valueStart) === OPEN_BRACE) {
+      // Only the wanted members of an object on the way.
+      const inner = scanObject(s, valueStart, want);
+      if (!inner) return undefined;
+      out[JSON.parse(s.slice(keyStart, keyEnd)) as string] = inner[0];
+      i = inner[1];
+    } else {
+      i = skipValue(s, valueStart);
+      if (i < 0) return undefined;
+      // A wanted value, or one on the way that is not an object (which a path then reads as absent, as in the whole object).
+      if (want !== undefined) out[JSON.parse(s.slice(keyStart, keyEnd)) as string] = JSON.parse(s.slice(valueStart, i));
+    }
+    const c = s.charCodeAt(i);
+    if (c === CLOSE_BRACE) return [out, i + 1];
+    if (c !== COMMA) return undefined;
+    i++;
+  }
+}
+
 /** The index just past the string that opens at `i`, or -1. */
 function skipString(s: string, i: number): number {
   let from = i + 1;

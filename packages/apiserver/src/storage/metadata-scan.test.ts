@@ -90,6 +90,10 @@ test('random objects: the scan agrees with parsing', () => {
     for (const path of [...paths, 'metadata.labels.uid', 'metadata.name.x']) assert.equal(fieldValue(partial, path), fieldValue(whole, path), `${path} of ${json}`);
     const labels = (whole.metadata as { labels?: unknown } | undefined)?.labels;
     assert.deepEqual((partial.metadata as { labels?: unknown } | undefined)?.labels, labels, json);
+    // One path only: the scan stops once it has it.
+    for (const path of ['metadata.labels', 'metadata.name', 'spec.uid']) assert.deepEqual(fieldValue(scanPaths(json, pathTree([path]))!, path), fieldValue(whole, path), `${path} of ${json}`);
+    const onlyLabels = scanPaths(json, pathTree(['metadata.labels']))!.metadata as { labels?: unknown } | undefined;
+    assert.deepEqual(onlyLabels?.labels, labels, json);
   }
 });
 
@@ -97,4 +101,7 @@ test('pathTree: a value taken whole also holds the paths under it', () => {
   assert.deepEqual(pathTree(['a', 'a.b.c', 'd.e', 'd.f']), new Map<string, unknown>([['"a"', true], ['"d"', new Map([['"e"', true], ['"f"', true]])]]));
   assert.deepEqual(scanPaths('{"a":{"b":1},"d":{"e":"x","g":[1]},"z":2}', pathTree(['a', 'd.e'])), { a: { b: 1 }, d: { e: 'x' } });
   assert.equal(scanPaths('{ "a": 1 }', pathTree(['a'])), undefined);
+  // Stopped once it has what it wants: the rest is not read.
+  assert.deepEqual(scanPaths('{"m":{"l":{"x":"1"},"n":"a"},"spec":{"b":[1,2', pathTree(['m.l'])), { m: { l: { x: '1' } } });
+  assert.equal(scanPaths('{"m":{"l":{"x":"1"},"n":"a"},"spec":{"b":[1,2', pathTree(['m.l', 'spec.c'])), undefined);
 });

@@ -124,12 +124,21 @@ export function pathTree(paths: readonly string[]): PathTree {
  * not laid out as the store writes it (the caller parses it then).
  */
 export function scanPaths(json: string, tree: PathTree): Record<string, unknown> | undefined {
-  return json.charCodeAt(0) === OPEN_BRACE ? scanObject(json, 0, tree)?.[0] : undefined;
+  return json.charCodeAt(0) === OPEN_BRACE ? scanObject(json, 0, tree, true)?.[0] : undefined;
 }
 
-/** The members of the object at `i` that `tree` names, and the index past the object. */
-function scanObject(s: string, i: number, tree: PathTree): [Record<string, unknown>, number] | undefined {
+/** scanObject's end index when it stopped once it had every wanted member (the rest of the text unread). */
+const stoppedEarly = -2;
+
+/**
+ * The members of the object at `i` that `tree` names, and the index past the
+ * object; when `mayStop`, it stops as soon as it has them all (index
+ * stoppedEarly): the fields a selector reads come early in an object, and the
+ * rest of it (a pod's spec and status) is not walked.
+ */
+function scanObject(s: string, i: number, tree: PathTree, mayStop: boolean): [Record<string, unknown>, number] | undefined {
   const out: Record<string, unknown> = {};
+  let found = 0;
   i++;
   if (s.charCodeAt(i) === CLOSE_BRACE) return [out, i + 1];
   for (;;) {
@@ -139,11 +148,15 @@ function scanObject(s: string, i: number, tree: PathTree): [Record<string, unkno
     if (keyEnd < 0 || s.charCodeAt(keyEnd) !== COLON) return undefined;
     const want = tree.get(s.slice(keyStart, keyEnd));
     const valueStart = keyEnd + 1;
+    if (want !== undefined) found++;
+    // The last member wanted here: past it nothing more is needed, if the caller needs nothing after this object either.
+    const last = mayStop && found === tree.size;
     if (want !== undefined && want !== true && s.charCodeAt(valueStart) === OPEN_BRACE) {
       // Only the wanted members of an object on the way.
-      const inner = scanObject(s, valueStart, want);
+      const inner = scanObject(s, valueStart, want, last);
       if (!inner) return undefined;
       out[JSON.parse(s.slice(keyStart, keyEnd)) as string] = inner[0];
+      if (inner[1] === stoppedEarly) return [out, stoppedEarly];
       i = inner[1];
     } else {
       i = skipValue(s, valueStart);
@@ -154,6 +167,7 @@ function scanObject(s: string, i: number, tree: PathTree): [Record<string, unkno
     const c = s.charCodeAt(i);
     if (c === CLOSE_BRACE) return [out, i + 1];
     if (c !== COMMA) return undefined;
+    if (last) return [out, stoppedEarly];
     i++;
   }
 }

@@ -178,6 +178,12 @@ export class MvccStore {
    * (default: now). Throws Expired if that revision is no longer retained.
    */
   list(prefix: string, atRevision?: number): { items: Versioned[]; revision: number } {
+    if (atRevision === undefined || atRevision >= this.rev) {
+      // The common case (admission reads its configurations at every write), without range's iterators.
+      const bucket = this.buckets.get(bucketOf(prefix));
+      if (!bucket) return { items: [], revision: this.rev };
+      return { items: this.keysOf(bucket).withPrefix(prefix).map((k) => bucket.items.get(k)!), revision: this.rev };
+    }
     const range = this.range(prefix, atRevision);
     return { items: [...range.items()], revision: range.revision };
   }
@@ -192,6 +198,7 @@ export class MvccStore {
    */
   range(prefix: string, atRevision?: number, after?: string): StoreRange {
     const bucket = this.buckets.get(bucketOf(prefix));
+    if (!bucket && (atRevision === undefined || atRevision >= this.rev)) return { revision: this.rev, items: () => [][Symbol.iterator](), countAfter: () => 0 };
     const keys = bucket ? this.keysOf(bucket) : new SortedKeys();
     const items = bucket?.items ?? new Map<string, Versioned>();
     const end = prefixEnd(prefix);

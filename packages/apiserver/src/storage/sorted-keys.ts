@@ -70,6 +70,20 @@ export class SortedKeys {
     }
   }
 
+  /** The keys that start with `prefix`, in order. */
+  withPrefix(prefix: string): string[] {
+    const out: string[] = [];
+    const at = this.seek(prefix);
+    for (let c = at.c, i = at.i; c < this.chunks.length; c++, i = 0) {
+      const chunk = this.chunks[c];
+      for (; i < chunk.length; i++) {
+        if (!chunk[i].startsWith(prefix)) return out;
+        out.push(chunk[i]);
+      }
+    }
+    return out;
+  }
+
   /** How many keys lie from `at` on (a walk over the chunks, not the keys). */
   countFrom(at: KeyCursor): number {
     let n = -at.i;

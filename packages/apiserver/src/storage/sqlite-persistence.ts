@@ -33,7 +33,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { keepEncoding, slabBytes } from './encoded-json.js';
+import { encodedJson, keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import { shareManagedFields } from '@operant/apimachinery/managedfields';
@@ -93,7 +93,9 @@ export class SqlitePersistence implements Persistence {
       CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
       CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     `);
-    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, ?, ?)');
+    // The previous value is bound as the UTF-8 bytes the store kept for it (encoded-json.ts), not
+    // encoded again, and stored as the text they are (CAST of a blob to TEXT reinterprets its bytes).
+    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, ?, CAST(? AS TEXT))');
     this.upsertObject = this.db.prepare(
       'INSERT INTO objects (key, rev, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET rev = excluded.rev, value = excluded.value',
     );
@@ -102,7 +104,7 @@ export class SqlitePersistence implements Persistence {
     this.trimEvents = this.db.prepare('DELETE FROM events WHERE rev <= ?');
     this.commitTx = this.db.transaction((writes: readonly PersistedWrite[]) => {
       for (const { event: e, json } of writes) {
-        this.insertEvent.run(e.rev, e.type, e.key, json, e.prev ? JSON.stringify(e.prev) : null);
+        this.insertEvent.run(e.rev, e.type, e.key, json, e.prev ? encodedJson(e.prev) : null);
         if (e.type === 'DELETED') this.deleteObject.run(e.key);
         else this.upsertObject.run(e.key, e.rev, json);
       }

@@ -4,7 +4,8 @@
  * flush), written at once: its WAL frames reach the OS before `commit`
  * returns, each page the batch changed once, however many of its writes
  * changed it (one transaction per write wrote the events table's last page,
- * and the objects' pages, again for each). `sync` then makes every commit before it durable with one
+ * and the objects' pages, again for each: 8.9 pwrites per create against 3.2,
+ * 16 writers). `sync` then makes every commit before it durable with one
  * fdatasync of the WAL, run on libuv's thread pool while the event loop goes
  * on, so one flush covers all the writes that arrived meanwhile (the store
  * decides when to call it, and how many may overlap). That sync is the one
@@ -23,8 +24,9 @@
  * revision) cannot take the revision back. Data dirs whose `meta` was written
  * at every commit read the same way.
  *
- * A full disk (SQLITE_FULL) refuses the write whole, with etcd's NOSPACE text,
- * and leaves reads as they were; the next write tries again, so writes are
+ * A full disk (SQLITE_FULL) refuses the batch whole, with etcd's NOSPACE text
+ * (the store then takes its writes back from memory, so reads stay as they
+ * were); the next write tries again, so writes are
  * accepted as soon as space frees. The connection holds the database
  * exclusively (locking_mode=EXCLUSIVE): the WAL index then lives in memory, not
  * in a -shm file, so a full disk cannot stop the server from starting and

@@ -138,9 +138,14 @@ it('a batch refused on a full disk is taken back whole: its writers and the read
   assert.deepEqual(state.replayed, expected.replayed);
   assert.deepEqual(state.watched, expected.replayed);
 
-  // Still full: a write alone is refused too, and the store goes on as before it.
-  const alone = JSON.parse(await store.send('create-many big-3:300000')) as { writes: Settled[] };
+  // Still full: a write alone is refused too, and the store goes on as before it: a read made
+  // right after it is answered, at the revision of the last write stored.
+  const alone = JSON.parse(await store.send('create-many big-3:300000')) as { writes: Settled[]; list: Settled };
   assert.deepEqual(alone.writes, [{ error: noSpace }]);
+  assert.deepEqual(alone.list, { revision: small1!.rev });
+  state = JSON.parse(await store.send(`state ${loaded}`));
+  assert.equal(state.revision, small1!.rev);
+  assert.deepEqual(state.names, expected.names);
 
   // kill -9, space frees, and a restart: the disk has none of the refused writes either.
   await store.kill9();

@@ -59,6 +59,8 @@ function bucketOf(key: string): string {
 interface UnwrittenWrite extends PersistedWrite {
   /** What the write replaced (undefined for a create). */
   replaced: Versioned | undefined;
+  /** The state's revision before it (not the revision before its own: that one may have been refused). */
+  before: number;
 }
 
 /** Revisions whose writes storage refused after they were applied in memory, and why: they name no state, ever. */
@@ -321,6 +323,7 @@ export class MvccStore {
    */
   private commit(event: StorageEvent, stored: Versioned | undefined, replaced: Versioned | undefined, json: string): void {
     if (this.syncFailure) throw this.syncFailure;
+    const before = this.rev;
     this.rev = this.issued = event.rev;
     if (stored) this.put(event.key, stored);
     else this.remove(event.key);
@@ -334,7 +337,7 @@ export class MvccStore {
     // Older events are dropped from the history once the write is in storage (writeUnwritten): a refusal then takes it back exactly.
     this.history.push(event);
     this.unsynced.push(event);
-    this.unwritten.push({ event, json, replaced });
+    this.unwritten.push({ event, json, replaced, before });
     this.flush();
     // Refused, with the batch it was in, before anyone saw its revision: it is handed out again.
     if (this.rev < event.rev) {
@@ -393,7 +396,7 @@ export class MvccStore {
     }
     const from = batch[0]!.event.rev;
     const to = batch[batch.length - 1]!.event.rev;
-    this.rev = from - 1;
+    this.rev = batch[0]!.before;
     this.history.dropNewerThan(this.rev);
     let keep = this.unsynced.length;
     while (keep > 0 && this.unsynced[keep - 1]!.rev >= from) keep--;

@@ -32,6 +32,29 @@ const eventHeads: Record<WatchEventType, Buffer> = Object.fromEntries(
 ) as Record<WatchEventType, Buffer>;
 const eventTail = Buffer.from('}\n');
 
+/**
+ * The last chunk made of several parts, and the parts it was made of. The
+ * watchers of one collection get the same events in a fan-out round, one after
+ * another: all but the first send the bytes the first one joined. Kept until
+ * the next turn of the event loop at most.
+ */
+let lastParts: readonly Buffer[] = [];
+let lastChunk: Buffer | undefined;
+const forgetLastChunk = (): void => {
+  lastParts = [];
+  lastChunk = undefined;
+};
+
+/** `parts` (`bytes` of them) as one buffer: the one made for the same parts just before, if it was. */
+function joined(parts: readonly Buffer[], bytes: number): Buffer {
+  if (parts.length === 1) return parts[0]!;
+  if (lastChunk !== undefined && lastChunk.length === bytes && parts.length === lastParts.length && parts.every((p, i) => p === lastParts[i])) return lastChunk;
+  if (lastChunk === undefined) setImmediate(forgetLastChunk);
+  lastParts = parts;
+  lastChunk = Buffer.concat(parts, bytes);
+  return lastChunk;
+}
+
 /** Events a watcher may fall behind by before it is dropped (kube's watch cache drops a watcher whose buffer is full). */
 const maxQueuedEvents = 100_000;
 
@@ -109,7 +132,7 @@ export function serveWatch(
   /** Writes the encoded events as one chunk; returns whether the socket took it without buffering past its mark. */
   const flush = (): boolean => {
     if (outgoing.length === 0 || closed) return true;
-    const chunk = outgoing.length === 1 ? outgoing[0]! : Buffer.concat(outgoing, outgoingBytes);
+    const chunk = joined(outgoing, outgoingBytes);
     outgoing = [];
     outgoingBytes = 0;
     writesInFlight++;

@@ -31,7 +31,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/dis
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
-import { listenPrivateSocket, type PrivateSocket } from './http/private-socket.js';
+import type { PrivateSocket } from './http/private-socket.js';
 import { loadOrCreateServingMaterial, providedServingMaterial, type ProvidedServingMaterial, type ServingHosts } from './tls/material.js';
 import { cachedServingMaterial } from './tls/serving-cache.js';
 import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
@@ -361,6 +361,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       local.keepAliveTimeout = server.keepAliveTimeout;
       local.on('clientError', answerClientError);
       trackConnections(local);
+      // Loaded only here: it needs node:fs/promises, seven of Node's modules that a start otherwise skips.
+      const { listenPrivateSocket } = await import('./http/private-socket.js');
       privateSocket = await listenPrivateSocket(local);
     }
   } catch (err) {
@@ -383,7 +385,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         catalog,
         host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host,
         port,
-        // Written as the bootstrap objects when nothing but those was ever written (no request has come in since listen).
+        // Stored as the bootstrap objects are when nothing but those was ever written (no request has come in since listen).
         (options.bootstrapWrites ?? 'auto') === 'auto' && newStore && store.revision === bootstrapped,
       ),
     'the kubernetes Service and Endpoints',

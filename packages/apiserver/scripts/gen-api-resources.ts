@@ -185,6 +185,47 @@ export function deriveApiResources(kubectl = defaultKubectl132): { source: Recor
   };
 }
 
+/** A subresource as a legacy APIResourceList lists it (`group`/`version` only when they differ from the list's). */
+export interface SubresourceEntry {
+  apiVersion: string;
+  name: string;
+  kind: string;
+  group?: string;
+  version?: string;
+  verbs: string[];
+}
+
+/** The subresources of every GA group version of the snapshot, in the legacy shape. */
+export function snapshotSubresources(): SubresourceEntry[] {
+  const aggregated = readJson<AggregatedList & { items: Array<{ versions: Array<{ resources: Array<AggregatedResource & { subresources?: Array<{ subresource: string; responseKind: { group: string; version: string; kind: string }; verbs: string[] }> }> }> }> }>(snapshot.aggregated);
+  const core = readJson<LegacyList>(snapshot.core);
+  const out: SubresourceEntry[] = core.resources
+    .filter((r) => r.name.includes('/'))
+    .map((r) => {
+      const { group, version } = r as { group?: string; version?: string };
+      return { apiVersion: 'v1', name: r.name, kind: r.kind, ...(group !== undefined ? { group } : {}), ...(version !== undefined ? { version } : {}), verbs: r.verbs };
+    });
+  for (const g of aggregated.items) {
+    for (const v of g.versions) {
+      if (!isGA(v.version)) continue;
+      for (const r of v.resources) {
+        for (const sub of r.subresources ?? []) {
+          const k = sub.responseKind;
+          out.push({
+            apiVersion: `${g.metadata.name}/${v.version}`,
+            name: `${r.resource}/${sub.subresource}`,
+            kind: k.kind,
+            ...(k.group ? { group: k.group } : {}),
+            ...(k.version ? { version: k.version } : {}),
+            verbs: sub.verbs,
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** The file's text for a derivation. */
 export function apiResourcesText(derived: ReturnType<typeof deriveApiResources>): string {
   return `${JSON.stringify(derived, null, 1)}\n`;

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { apiResourcesFile, apiResourcesText, deriveApiResources, type ApiResourceRow } from '../scripts/gen-api-resources.js';
+import { apiResourcesFile, apiResourcesText, deriveApiResources, snapshotSubresources, type ApiResourceRow, type SubresourceEntry } from '../scripts/gen-api-resources.js';
 import { TestApi, type Json } from './support/api-client.js';
 
 const expected = (JSON.parse(readFileSync(apiResourcesFile, 'utf8')) as { rows: ApiResourceRow[] }).rows;
@@ -114,4 +114,37 @@ it('the real kubectl api-resources -o wide prints a 1.32 cluster\'s table', asyn
   assert.deepEqual(differences(rows, expected), []);
   // And in kubectl's order (group, then name), as on a cluster.
   assert.deepEqual(rows.map(keyOf), expected.map(keyOf));
+});
+
+it('lists kube\'s subresources of every GA resource, but for the streaming and proxy ones it does not serve', async () => {
+  const want = snapshotSubresources();
+  const served: SubresourceEntry[] = [];
+  for (const apiVersion of new Set(want.map((w) => w.apiVersion))) {
+    const list = await api.ok('GET', apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`, undefined, 200);
+    for (const r of list.resources as Json[]) {
+      if (!String(r.name).includes('/')) continue;
+      served.push({ apiVersion, name: r.name, kind: r.kind, ...(r.group !== undefined ? { group: r.group } : {}), ...(r.version !== undefined ? { version: r.version } : {}), verbs: r.verbs });
+    }
+  }
+  const key = (e: SubresourceEntry): string => `${e.apiVersion} ${e.name}`;
+  const have = new Map(served.map((e) => [key(e), e]));
+  const diffs: string[] = [];
+  for (const w of want) {
+    const h = have.get(key(w));
+    if (!h) diffs.push(`missing: ${key(w)}`);
+    else if (JSON.stringify(h) !== JSON.stringify(w)) diffs.push(`differs: ${key(w)}: served ${JSON.stringify(h)}, kube ${JSON.stringify(w)}`);
+    have.delete(key(w));
+  }
+  for (const k of have.keys()) diffs.push(`extra: ${k}`);
+  // Not served here: exec, attach and port-forward stream to a container, the proxies reach a node,
+  // pod or service; ephemeral containers are not simulated.
+  assert.deepEqual(diffs, [
+    'missing: v1 nodes/proxy',
+    'missing: v1 pods/attach',
+    'missing: v1 pods/ephemeralcontainers',
+    'missing: v1 pods/exec',
+    'missing: v1 pods/portforward',
+    'missing: v1 pods/proxy',
+    'missing: v1 services/proxy',
+  ]);
 });

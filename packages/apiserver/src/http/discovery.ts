@@ -16,6 +16,7 @@ export const subresourceKinds: Record<string, { kind: string; group?: string; ve
   finalize: { kind: '', verbs: ['update'] },
   eviction: { kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
   log: { kind: '', verbs: ['get'] },
+  approval: { kind: '', verbs: ['get', 'patch', 'update'] },
 };
 
 /** kube's priorities of the built-in group versions (scripts/gen-apiservice-priorities.ts). */

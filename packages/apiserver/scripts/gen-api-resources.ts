@@ -11,7 +11,10 @@
  *   every API on): `aggregated_v2.json` for the named groups and
  *   `api__v1.json` for the core group, at a commit of the 1.32 development
  *   line's start (flowcontrol.apiserver.k8s.io/v1beta3 still served, which
- *   1.32 removed; resource.k8s.io/v1alpha3 served, which 1.31 added);
+ *   1.32 removed; resource.k8s.io/v1alpha3 served, which 1.31 added), and a
+ *   later `aggregated_v2.json` (coordination.k8s.io/v1beta1 served, added in
+ *   1.33) in which every earlier GA resource must be unchanged, so 1.32, between
+ *   them, is the same;
  * - the kubectl 1.32 binary, whose embedded protobuf descriptors are
  *   k8s.io/api v0.32's: they say which kinds each GA group version has in 1.32.
  *
@@ -40,6 +43,8 @@ export const defaultKubectl132 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 const snapshot = {
   aggregated: 'aggregated_v2.0209a4cb.json',
   core: 'api__v1.7c554ea1.json',
+  /** A later aggregated document (after 1.32), to bound 1.32 from the other side. */
+  later: 'aggregated_v2.9d2a8fb7.json',
 };
 
 /** One row of `kubectl api-resources -o wide`. */
@@ -85,25 +90,9 @@ const readJson = <T>(file: string): T => JSON.parse(readFileSync(join(upstream, 
 /** `apps` -> `k8s.io.api.apps.v1`; `rbac.authorization.k8s.io` -> `k8s.io.api.rbac.v1`; core -> `k8s.io.api.core.v1`. */
 const protoPackage = (group: string, version: string): string => `k8s.io.api.${group === '' ? 'core' : group.split('.')[0]}.${version}`;
 
-/** The GA group versions of the snapshot, each with its resources (no subresources), in discovery order. */
-function snapshotGroupVersions(): Array<{ group: string; version: string; resources: Resource[] }> {
-  const aggregated = readJson<AggregatedList>(snapshot.aggregated);
-  const core = readJson<LegacyList>(snapshot.core);
-  const groups = aggregated.items.map((g) => g.metadata.name);
-  // The pins: this snapshot predates 1.32 (flowcontrol v1beta3, removed in 1.32, is served) and is of 1.31's line or later.
-  const versionsOf = (group: string): string[] => aggregated.items.find((g) => g.metadata.name === group)?.versions.map((v) => v.version) ?? [];
-  if (!versionsOf('flowcontrol.apiserver.k8s.io').includes('v1beta3')) throw new Error(`${snapshot.aggregated}: flowcontrol v1beta3 is not served; not a pre-1.32 snapshot`);
-  if (!versionsOf('resource.k8s.io').includes('v1alpha3')) throw new Error(`${snapshot.aggregated}: resource.k8s.io/v1alpha3 is not served; older than 1.31's line`);
-  if (!groups.length || core.groupVersion !== 'v1') throw new Error('unexpected snapshot shape');
-
+/** The GA group versions of an aggregated document, each with its resources. */
+function gaGroupVersions(aggregated: AggregatedList): Array<{ group: string; version: string; resources: Resource[] }> {
   const out: Array<{ group: string; version: string; resources: Resource[] }> = [];
-  out.push({
-    group: '',
-    version: 'v1',
-    resources: core.resources
-      .filter((r) => !r.name.includes('/'))
-      .map((r) => ({ name: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs, shortNames: r.shortNames ?? [], categories: r.categories ?? [] })),
-  });
   for (const g of aggregated.items) {
     for (const v of g.versions) {
       if (!isGA(v.version)) continue;
@@ -124,6 +113,62 @@ function snapshotGroupVersions(): Array<{ group: string; version: string; resour
   return out;
 }
 
+/** The GA group versions of the snapshot, each with its resources (no subresources), in discovery order. */
+function snapshotGroupVersions(): Array<{ group: string; version: string; resources: Resource[] }> {
+  const aggregated = readJson<AggregatedList>(snapshot.aggregated);
+  const core = readJson<LegacyList>(snapshot.core);
+  const groups = aggregated.items.map((g) => g.metadata.name);
+  // The pins: this snapshot predates 1.32 (flowcontrol v1beta3, removed in 1.32, is served) and is of 1.31's line or later.
+  const versionsOf = (group: string): string[] => aggregated.items.find((g) => g.metadata.name === group)?.versions.map((v) => v.version) ?? [];
+  if (!versionsOf('flowcontrol.apiserver.k8s.io').includes('v1beta3')) throw new Error(`${snapshot.aggregated}: flowcontrol v1beta3 is not served; not a pre-1.32 snapshot`);
+  if (!versionsOf('resource.k8s.io').includes('v1alpha3')) throw new Error(`${snapshot.aggregated}: resource.k8s.io/v1alpha3 is not served; older than 1.31's line`);
+  if (!groups.length || core.groupVersion !== 'v1') throw new Error('unexpected snapshot shape');
+
+  const out: Array<{ group: string; version: string; resources: Resource[] }> = [];
+  out.push({
+    group: '',
+    version: 'v1',
+    resources: core.resources
+      .filter((r) => !r.name.includes('/'))
+      .map((r) => ({ name: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs, shortNames: r.shortNames ?? [], categories: r.categories ?? [] })),
+  });
+  out.push(...gaGroupVersions(aggregated));
+  return out;
+}
+
+/**
+ * The later snapshot against the earlier one: a GA resource of the earlier is in the later
+ * with the same kind, scope, verbs, short names and categories (so 1.32, between them, has
+ * those too), and a GA resource only the later has is of a kind kubectl 1.32 does not know.
+ */
+function laterSnapshotProblems(earlier: ReadonlyArray<{ group: string; version: string; resources: Resource[] }>, kinds: ReadonlyMap<string, Set<string>>): string[] {
+  const later = readJson<AggregatedList>(snapshot.later);
+  const coordination = later.items.find((g) => g.metadata.name === 'coordination.k8s.io')?.versions.map((v) => v.version) ?? [];
+  if (!coordination.includes('v1beta1')) return [`${snapshot.later}: coordination.k8s.io/v1beta1 (added in 1.33) is not served; not a post-1.32 snapshot`];
+  const laterGvs = gaGroupVersions(later);
+  const problems: string[] = [];
+  const laterByKey = new Map<string, Resource>(laterGvs.flatMap((gv) => gv.resources.map((r) => [`${gv.group}/${gv.version}/${r.name}`, r] as const)));
+  const earlierKeys = new Set<string>();
+  for (const gv of earlier) {
+    if (gv.group === '') continue; // the later document has no core group
+    for (const r of gv.resources) {
+      const key = `${gv.group}/${gv.version}/${r.name}`;
+      earlierKeys.add(key);
+      const l = laterByKey.get(key);
+      if (!l) problems.push(`${key}: served before 1.32, gone later`);
+      else if (JSON.stringify(l) !== JSON.stringify(r)) problems.push(`${key}: changed around 1.32: ${JSON.stringify(r)} -> ${JSON.stringify(l)}`);
+    }
+  }
+  for (const gv of laterGvs) {
+    for (const r of gv.resources) {
+      const key = `${gv.group}/${gv.version}/${r.name}`;
+      if (earlierKeys.has(key)) continue;
+      if (kinds.get(protoPackage(gv.group, gv.version))?.has(r.kind)) problems.push(`${key}: a 1.32 kind served later, not in the earlier snapshot`);
+    }
+  }
+  return problems;
+}
+
 /** Per proto package of kubectl 1.32: the kinds that have a List kind (the ones a resource serves). */
 function listableKinds(kubectl: string, packages: ReadonlySet<string>): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
@@ -141,7 +186,9 @@ export function deriveApiResources(kubectl = defaultKubectl132): { source: Recor
   const gvs = snapshotGroupVersions();
   // apiextensions and apiregistration types are not linked into kubectl: those groups are taken as the snapshot has them.
   const checked = gvs.filter((gv) => gv.group !== 'apiextensions.k8s.io' && gv.group !== 'apiregistration.k8s.io');
-  const kinds = listableKinds(kubectl, new Set(checked.map((gv) => protoPackage(gv.group, gv.version))));
+  // The later snapshot's GA packages too, to tell its additions from 1.32's kinds.
+  const laterPackages = gaGroupVersions(readJson<AggregatedList>(snapshot.later)).map((gv) => protoPackage(gv.group, gv.version));
+  const kinds = listableKinds(kubectl, new Set([...checked.map((gv) => protoPackage(gv.group, gv.version)), ...laterPackages]));
   const problems: string[] = [];
   for (const gv of checked) {
     const pkg = protoPackage(gv.group, gv.version);
@@ -154,7 +201,8 @@ export function deriveApiResources(kubectl = defaultKubectl132): { source: Recor
     for (const k of listed) if (!known.has(k)) problems.push(`${gv.group}/${gv.version} ${k}: served by the snapshot, no such kind in kubectl 1.32`);
     for (const k of known) if (!listed.has(k)) problems.push(`${gv.group}/${gv.version} ${k}: a kind of 1.32 the snapshot does not serve`);
   }
-  if (problems.length > 0) throw new Error(`the snapshot and kubectl 1.32 disagree:\n${problems.join('\n')}`);
+  problems.push(...laterSnapshotProblems(gvs, kinds));
+  if (problems.length > 0) throw new Error(`the snapshots and kubectl 1.32 disagree:\n${problems.join('\n')}`);
 
   // client-go's ServerPreferredResources: per group, the preferred (first) version's resource, else the first version that has it.
   const rows = new Map<string, ApiResourceRow & { group: string }>();
@@ -179,6 +227,7 @@ export function deriveApiResources(kubectl = defaultKubectl132): { source: Recor
     source: {
       'kubernetes/kubernetes api/discovery/aggregated_v2.json': '0209a4cb57a359609b96779f044bcdff8e8df70d',
       'kubernetes/kubernetes api/discovery/api__v1.json': '7c554ea1d91eddac32fcd89f37d7ed0347e1f311',
+      'bounded above by kubernetes/kubernetes api/discovery/aggregated_v2.json': '9d2a8fb7c431f0cf55f9671ca9502e5b1fc151ff',
       'kinds checked against': 'kubectl v1.32 (k8s.io/api v0.32 protobuf descriptors)',
     },
     rows: sorted.map(({ group: _group, ...row }) => row),

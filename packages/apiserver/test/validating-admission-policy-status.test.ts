@@ -2,7 +2,8 @@
  * kube's validatingadmissionpolicy-status-controller through the running
  * server: each policy's validations are type-checked against the schemas of
  * the kinds its matchConstraints name (built-ins and CRDs, params typed from
- * the paramKind, variables from their expressions), and the result lands in
+ * the paramKind, variables from their expressions, request and namespaceObject
+ * as kube types them), and the result lands in
  * `status.typeChecking.expressionWarnings` with `status.observedGeneration`,
  * in kube's words (`apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined
  * field 'replicas'` with the source line and a caret, one block per kind).
@@ -110,6 +111,21 @@ describe('the ValidatingAdmissionPolicy status controller', () => {
     assert.deepEqual(policy.status.typeChecking.expressionWarnings, [
       { fieldRef: 'spec.validations[1].expression', warning: issue(widget, 12, "undefined field 'colour'", onObject) },
       { fieldRef: 'spec.validations[2].expression', warning: issue(widget, 7, "undefined field 'spec'", onParams) },
+    ]);
+  });
+
+  it('types request and namespaceObject as kube\'s hand-made types (whose uid is spelt UID)', async () => {
+    const good = 'request.operation == "CREATE" && request.userInfo.groups.exists(g, g == "x") && namespaceObject.metadata.labels["env"] == "prod"';
+    const misspelt = 'request.userInfo.usernme == ""';
+    const lowerUid = 'namespaceObject.metadata.uid != ""';
+    const policy = await writeAndCheck('request-types', {
+      matchConstraints: { resourceRules: deploymentRules },
+      validations: [{ expression: good }, { expression: misspelt }, { expression: lowerUid }, { expression: 'namespaceObject.metadata.UID != "" && request.options == null' }],
+    });
+    const d = 'apps/v1, Kind=Deployment';
+    assert.deepEqual(policy.status.typeChecking.expressionWarnings, [
+      { fieldRef: 'spec.validations[1].expression', warning: issue(d, 17, "undefined field 'usernme'", misspelt) },
+      { fieldRef: 'spec.validations[2].expression', warning: issue(d, 25, "undefined field 'uid'", lowerUid) },
     ]);
   });
 

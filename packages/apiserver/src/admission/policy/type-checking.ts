@@ -11,8 +11,8 @@
  * As in kube: rules with a wildcard group or version are skipped, as are
  * wildcard resources and subresources; at most 10 kinds are checked; a kind
  * whose schema is unknown is skipped; `params` is declared only when the
- * paramKind's schema is known. Here `request` and `namespaceObject` stay
- * dynamically typed (kube gives them hand-made types).
+ * paramKind's schema is known; `request` and `namespaceObject` have kube's
+ * hand-made types (BuildRequestType, BuildNamespaceType).
  */
 import { isJsonObject, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
 import type { Environment } from '@marcbachmann/cel-js';
@@ -104,6 +104,60 @@ interface TypedSchema {
 
 let typeNames = 0;
 
+const str: OpenApiSchema = { type: 'string' };
+const stringList: OpenApiSchema = { type: 'array', items: str };
+/** What CEL sees as `dyn` (kube declares `request.options` so). */
+const dyn: OpenApiSchema = { 'x-kubernetes-int-or-string': true };
+const objectOf = (properties: Record<string, OpenApiSchema>): OpenApiSchema => ({ type: 'object', properties });
+const gvk = objectOf({ group: str, version: str, kind: str });
+const gvr = objectOf({ group: str, version: str, resource: str });
+
+/** kube's BuildRequestType: the AdmissionRequest fields an expression may read as `request`. */
+const requestSchema = objectOf({
+  kind: gvk,
+  resource: gvr,
+  subResource: str,
+  requestKind: gvk,
+  requestResource: gvr,
+  requestSubResource: str,
+  name: str,
+  namespace: str,
+  operation: str,
+  userInfo: objectOf({ username: str, uid: str, groups: stringList, extra: { type: 'object', additionalProperties: stringList } }),
+  dryRun: { type: 'boolean' },
+  options: dyn,
+});
+
+const time: OpenApiSchema = { type: 'string', format: 'date-time' };
+/** kube's BuildNamespaceType: the Namespace fields `namespaceObject` has (its metadata's uid is spelt `UID` there). */
+const namespaceSchema = objectOf({
+  metadata: objectOf({
+    name: str,
+    generateName: str,
+    namespace: str,
+    labels: { type: 'object', additionalProperties: str },
+    annotations: { type: 'object', additionalProperties: str },
+    UID: str,
+    creationTimestamp: time,
+    deletionGracePeriodSeconds: { type: 'integer' },
+    deletionTimestamp: time,
+    generation: { type: 'integer' },
+    resourceVersion: str,
+    finalizers: stringList,
+  }),
+  spec: objectOf({ finalizers: stringList }),
+  status: objectOf({ conditions: { type: 'array', items: objectOf({ status: str, type: str, lastTransitionTime: time, message: str, reason: str }) }, phase: str }),
+});
+
+/** The types of `request` and `namespaceObject`, built once per check. */
+function requestTypes(): { request: TypedSchema; namespace: TypedSchema } {
+  const { DeclBuilder } = cel().rules;
+  const builder = new DeclBuilder();
+  const request = builder.build(requestSchema, false, 'kubernetes.AdmissionRequest')!;
+  const namespace = builder.build(namespaceSchema, false, 'kubernetes.Namespace')!;
+  return { request: { typeName: request.typeName, records: builder.objects }, namespace: { typeName: namespace.typeName, records: [] } };
+}
+
 function typeSchema(schema: OpenApiSchema | undefined, kind: string): TypedSchema | undefined {
   if (!schema) return undefined;
   const { DeclBuilder } = cel().rules;
@@ -142,13 +196,14 @@ class KindChecker {
   constructor(object: TypedSchema, params: TypedSchema | undefined, hasParams: boolean, variables: ReadonlyArray<{ name: string; expression: string }>) {
     const { rules } = cel();
     const env = rules.libraryEnvironment().clone();
-    for (const t of [object, params]) {
+    const { request, namespace } = requestTypes();
+    for (const t of [object, params, request]) {
       if (!t) continue;
       registerRecords(env, t.records);
       for (const r of t.records) this.records.set(r.typeName, r);
     }
     env.registerVariable('object', object.typeName).registerVariable('oldObject', object.typeName);
-    env.registerVariable('request', 'dyn').registerVariable('namespaceObject', 'dyn');
+    env.registerVariable('request', request.typeName).registerVariable('namespaceObject', namespace.typeName);
     if (hasParams && params) env.registerVariable('params', params.typeName);
     registerAuthorizer(env);
     this.base = env;

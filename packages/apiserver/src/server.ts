@@ -40,6 +40,7 @@ import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
 import { FlowSchemaStatusController } from './controllers/flowschema-status.js';
+import { ValidatingAdmissionPolicyStatusController } from './controllers/validating-admission-policy-status.js';
 import { CsrSigningController } from './controllers/csr-signing.js';
 import { bootstrap, ensureKubernetesService, type BootstrapWrites } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
@@ -247,6 +248,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const apiServiceRegistration = new APIServiceRegistrationController(catalog);
   const flowSchemaStatus = new FlowSchemaStatusController(catalog);
+  const policyStatus = new ValidatingAdmissionPolicyStatusController(catalog);
   // Signing needs the CA's key; a server given only a CA certificate signs nothing, as
   // kube-controller-manager without --cluster-signing-key-file.
   const caKeyPem = material.ca.keyPem;
@@ -395,6 +397,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   clusterRoleAggregation.start();
   apiServiceRegistration.start();
   flowSchemaStatus.start();
+  policyStatus.start();
   csrSigning?.start();
   const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs);
 
@@ -414,7 +417,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         gc.stop();
         customResources.stop();
         // Storage closes once the controllers' passes under way have ended, and the connections.
-        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop(), csrSigning?.stop()]);
+        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop(), policyStatus.stop(), csrSigning?.stop()]);
         const closed = Promise.all([new Promise<void>((done) => server.close(() => done())), privateSocket?.close()]);
         void closed.then(() =>
           passes.then(() => {

@@ -313,7 +313,7 @@ try {
         ? ' Informer rows: the baseline is @kubernetes/client-node 1.4.0 makeInformer on the same server and pods, each informer in its own process.'
         : '') +
       (sections.has('workqueue') ? ' Workqueue rows: the baseline is a Set-deduplicated array FIFO with the same async get.' : '') +
-      (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview.' : '') +
+      (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview; in the "same defaulter" rows, a bare node:https server running the same defaulter handler (what the WebhookServer adds).' : '') +
       (sections.has('policy') ? ' Policy rows: the baseline is the same creates into a namespace no policy applies to, same server, same run.' : '') +
       (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on.' : '') +
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +

@@ -20,6 +20,7 @@ import type { ClientConfig, Credentials } from '@operant/runtime';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import type { RequestHead } from './request-head.js';
 import { hopByHop, responseHeaders } from './respond.js';
+import { SocketClient } from './socket-client.js';
 
 /** What a request authenticates upstream with: its own Authorization header, or the upstream kubeconfig's credentials. */
 export type Auth = { header: string } | { credentials: Credentials };
@@ -45,6 +46,8 @@ export class Upstream {
   private readonly hostname: string;
   private readonly pathPrefix: string;
   private readonly pool: Pool;
+  /** On a private socket: the lean client of the requests no fault acts on. */
+  private readonly lean: SocketClient | undefined;
 
   /**
    * `socketPath`: the upstream server's private Unix domain socket, asked
@@ -58,6 +61,7 @@ export class Upstream {
     this.hostname = this.url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.pathPrefix = this.url.pathname.replace(/\/+$/, '');
     const tls = config.tls;
+    this.lean = socketPath ? new SocketClient(socketPath) : undefined;
     this.pool = new Pool(socketPath ? 'http://localhost' : this.url.origin, {
       connect: socketPath
         ? (options, callback) => buildConnector({ socketPath: socketPath() })(options, callback)
@@ -102,6 +106,7 @@ export class Upstream {
       this.forwardWithCertificate(method, out.path, out.headers, body, out.cert).then((answer) => pipeAnswer(answer, res), failed);
       return;
     }
+    if (this.lean && SocketClient.accepts(out.headers)) return this.lean.send(method, out.path, out.headers, body, res, failed);
     this.pool.dispatch({ method, path: out.path, headers: out.headers, body: body.length > 0 ? body : null }, new AnswerToResponse(res, failed));
   }
 
@@ -137,6 +142,7 @@ export class Upstream {
 
   /** Closes the connections (open watches end). */
   close(): void {
+    this.lean?.close();
     void this.pool.destroy();
   }
 }

@@ -51,6 +51,8 @@ export class SocketClient {
    * is told when no answer could be had and none has started.
    */
   send(method: string, path: string, headers: readonly string[], body: Buffer, res: ServerResponse, failed: (err: Error) => void): void {
+    // The client left while the request was being read: there is no one to answer.
+    if (res.destroyed) return;
     let head = `${method} ${path} HTTP/1.1\r\nhost: localhost\r\n`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
     head += '\r\n';

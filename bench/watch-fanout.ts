@@ -6,6 +6,7 @@
  */
 import { Client, closedLoop } from './client.js';
 import { configMap } from './fixtures.js';
+import { schedCpuMsOf } from './proc.js';
 
 export interface FanoutRun {
   p50: number;
@@ -15,6 +16,8 @@ export interface FanoutRun {
   deliveredPerSecond: number;
   /** creates per second while fanning out */
   writesPerSecond: number;
+  /** the server's CPU time (all threads) from the first create to the last delivery, per event delivered, µs; NaN without a pid */
+  serverCpuUsPerEvent: number;
 }
 
 const sentPattern = /"sent":"([0-9.]+)"/;
@@ -27,7 +30,7 @@ export async function fanout(
   client: Client,
   collection: string,
   startRevision: string | undefined,
-  opts: { watchers: number; changes: number; writers: number; tag: string },
+  opts: { watchers: number; changes: number; writers: number; tag: string; serverPid?: number },
 ): Promise<FanoutRun> {
   const latencies = new Float64Array(opts.watchers * opts.changes);
   let received = 0;
@@ -48,12 +51,14 @@ export async function fanout(
   const expected = opts.watchers * opts.changes;
   try {
     const t0 = performance.now();
+    const cpu0 = opts.serverPid === undefined ? NaN : schedCpuMsOf(opts.serverPid);
     const writes = await closedLoop(opts.writers, { total: opts.changes }, async (_w, i) => {
       await client.ok('POST', collection, configMap(`${opts.tag}-${i}`, { sent: String(performance.now()) }));
     });
     const deadline = performance.now() + 60_000;
     while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     const elapsed = (performance.now() - t0) / 1000;
+    const serverCpuMs = opts.serverPid === undefined ? NaN : schedCpuMsOf(opts.serverPid) - cpu0;
     if (received < expected) throw new Error(`watchers received ${received} of ${expected} events (${stray} other lines)`);
     const sorted = latencies.sort();
     const at = (p: number): number => sorted[Math.ceil(p * sorted.length) - 1];
@@ -63,6 +68,7 @@ export async function fanout(
       max: sorted[sorted.length - 1],
       deliveredPerSecond: expected / elapsed,
       writesPerSecond: writes.perSecond,
+      serverCpuUsPerEvent: (serverCpuMs * 1000) / expected,
     };
   } finally {
     for (const s of streams) s.close();

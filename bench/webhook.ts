@@ -1,9 +1,17 @@
 /**
  * The webhook server (issue 6's benchmark): AdmissionReviews for a defaulting
  * webhook on a 50-field object, posted over HTTPS with keep-alive from this
- * process to a WebhookServer in a child process, against a peer measured the
- * same way in the same run: a bare node:https server (same certificate) that
- * reads the body and answers a fixed allowed review.
+ * process to a WebhookServer in a child process, against peers measured the
+ * same way in the same run (same certificate code, each in its own process):
+ * - a bare node:https server that reads the body and answers a fixed allowed
+ *   review (the issue's baseline: what HTTPS alone costs);
+ * - a bare node:https server that hands the parsed body to the same defaulter
+ *   handler and writes its answer: the cost of the WebhookServer itself (routing,
+ *   the HTTP rules, deadlines, metrics) apart from the defaulting.
+ *
+ * All three run the TypeScript sources through tsx, as this file does: the
+ * built `dist` measured the same within noise (load ~10; session 9), and the
+ * sources need no build first.
  *
  * - Reviews/s and p99 latency, BENCH_CONNECTIONS (default 16) connections.
  * - The JSON Patch share: `compare` timed in process over the same original
@@ -96,7 +104,9 @@ function widgetDefaulter(): WebhookHandler {
 
 // ---- The child: serves one kind of server and reports its port and CA.
 
-async function serve(kind: 'ours' | 'bare'): Promise<void> {
+type Kind = 'ours' | 'bare' | 'bare-defaulter';
+
+async function serve(kind: Kind): Promise<void> {
   const certs = await generateServingCertificate();
   let port: number;
   if (kind === 'ours') {
@@ -104,6 +114,22 @@ async function serve(kind: 'ours' | 'bare'): Promise<void> {
     server.register(mutatePath(Widget), widgetDefaulter());
     void server.start(new AbortController().signal);
     port = (await server.listening()).port;
+  } else if (kind === 'bare-defaulter') {
+    const handler = widgetDefaulter();
+    const ctx = { signal: new AbortController().signal, log: quiet };
+    const server = createHttpsServer({ cert: certs.cert, key: certs.key }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void (async () => {
+          const answer = JSON.stringify(await handler(JSON.parse(Buffer.concat(chunks).toString()) as unknown, ctx));
+          res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(answer) });
+          res.end(answer);
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
   } else {
     const answer = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: '7d0e4b5a-2222-4c3a-9d5e-000000000002', allowed: true } });
     const server = createHttpsServer({ cert: certs.cert, key: certs.key }, (req, res) => {
@@ -133,7 +159,7 @@ interface Target {
   ca: string;
 }
 
-async function startTarget(kind: 'ours' | 'bare'): Promise<Target> {
+async function startTarget(kind: Kind): Promise<Target> {
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server there (node --cpu-prof).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...profile] });
@@ -226,18 +252,21 @@ export async function webhookSection(rounds: number, log: Log): Promise<Row[]> {
   log(`webhook: ${rounds} rounds of ${requestsPerRound} reviews (${Buffer.byteLength(body)} B each), ${connections} connections`);
   const ours = await startTarget('ours');
   const bare = await startTarget('bare');
-  const rates = { ours: [] as number[], bare: [] as number[] };
-  const p99s = { ours: [] as number[], bare: [] as number[] };
+  const bareDefaulter = await startTarget('bare-defaulter');
+  const rates: Record<Kind, number[]> = { ours: [], bare: [], 'bare-defaulter': [] };
+  const p99s: Record<Kind, number[]> = { ours: [], bare: [], 'bare-defaulter': [] };
   // Server CPU per review: what the machine's load does not change much, unlike rates.
-  const cpuPerReview = { ours: [] as number[], bare: [] as number[] };
+  const cpuPerReview: Record<Kind, number[]> = { ours: [], bare: [], 'bare-defaulter': [] };
   const compare: number[] = [];
   const handle: number[] = [];
   try {
     await load(ours, path, body, warmup);
     await load(bare, path, body, warmup);
+    await load(bareDefaulter, path, body, warmup);
     for (let r = 0; r < rounds; r++) {
-      // Alternate which goes first, so that neither always meets a warmer machine.
-      const order: Array<['ours' | 'bare', Target]> = r % 2 === 0 ? [['ours', ours], ['bare', bare]] : [['bare', bare], ['ours', ours]];
+      // Alternate the order, so that none always meets a warmer machine.
+      const forward: Array<[Kind, Target]> = [['ours', ours], ['bare', bare], ['bare-defaulter', bareDefaulter]];
+      const order = r % 2 === 0 ? forward : forward.reverse();
       for (const [name, target] of order) {
         const cpuBefore = await cpuUs(target);
         const result = await load(target, path, body, requestsPerRound);
@@ -253,12 +282,15 @@ export async function webhookSection(rounds: number, log: Log): Promise<Row[]> {
   } finally {
     await stopTarget(ours);
     await stopTarget(bare);
+    await stopTarget(bareDefaulter);
   }
   const share = median(compare) / median(handle);
   return [
     row(`Webhook reviews/s, defaulting a ${fieldCount}-field object, ${connections} conns`, rates.ours, rates.bare, fmt.rate, '(bare node:https, fixed review)'),
     row('Webhook p99 latency', p99s.ours, p99s.bare, fmt.ms, '(bare node:https, fixed review)'),
     row('Webhook server CPU per review', cpuPerReview.ours, cpuPerReview.bare, fmt.us, '(bare node:https, fixed review)'),
+    row('Webhook reviews/s, against the same defaulter without the WebhookServer', rates.ours, rates['bare-defaulter'], fmt.rate, '(bare node:https + the same handler)'),
+    row('Webhook server CPU per review, same', cpuPerReview.ours, cpuPerReview['bare-defaulter'], fmt.us, '(bare node:https + the same handler)'),
     row(
       `JSON Patch (compare) per review, ${defaultedCount} ops`,
       compare,
@@ -271,7 +303,8 @@ export async function webhookSection(rounds: number, log: Log): Promise<Row[]> {
 
 const serveIndex = process.argv.indexOf('--serve');
 if (serveIndex >= 0) {
-  await serve(process.argv[serveIndex + 1] === 'bare' ? 'bare' : 'ours');
+  const kind = process.argv[serveIndex + 1];
+  await serve(kind === 'bare' || kind === 'bare-defaulter' ? kind : 'ours');
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const t0 = performance.now();

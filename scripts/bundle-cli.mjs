@@ -78,9 +78,10 @@ const moduleUrlPlugin = {
       if (!text.includes('import.meta.url')) return undefined;
       // A define replaces the expression in code only, not in strings (the scaffold's templates
       // write import.meta.url into generated files); the bundler renames the per-module constant.
-      const { code } = await transform(text, { loader: 'js', format: 'esm', define: { 'import.meta.url': '__moduleUrl' } });
+      // The URL is made when first read (most modules read it only to find a data file when they need it).
+      const { code } = await transform(text, { loader: 'js', format: 'esm', define: { 'import.meta.url': '__moduleUrl.href' } });
       const fromBundle = relative(outdir, args.path).split(sep).join('/');
-      return { contents: `const __moduleUrl = new URL(${JSON.stringify(fromBundle)}, __bundleUrl).href;\n${code}`, loader: 'js' };
+      return { contents: `const __moduleUrl = { get href() { return new URL(${JSON.stringify(fromBundle)}, __bundleUrl()).href; } };\n${code}`, loader: 'js' };
     });
   },
 };
@@ -105,7 +106,7 @@ async function bundleOf(entry, file, deferred = []) {
     // module loader for import() (every such package offers CommonJS; the check below keeps it so).
     supported: { 'dynamic-import': false },
     // The sources are ES modules, which are strict: so is the script made of them.
-    banner: { js: `"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;` },
+    banner: { js: `"use strict";\nvar __bundleHref;\nfunction __bundleUrl() { return __bundleHref ??= require("node:url").pathToFileURL(__filename).href; }` },
     plugins: [moduleUrlPlugin, ...(deferred.length ? [leaveOut(deferred)] : [])],
     metafile: true,
     logLevel: 'warning',

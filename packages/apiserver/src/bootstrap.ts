@@ -9,7 +9,8 @@ import type { ResourceCatalog } from './registry/catalog.js';
 import type { ResourceStore } from './registry/resource-store.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
-import { precomputedManagedFields } from './bootstrap-managed-fields.js';
+import { nowTimestamp } from './registry/object-meta.js';
+import { fillKubernetesAddress, kubernetesAddressType, precomputedBootstrap, type PrecomputedObject } from './bootstrap-objects.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -34,38 +35,61 @@ function bootstrapObjects(): Array<{ group: string; version: string; resource: s
 
 /**
  * Creates the bootstrap objects that are missing (a restart on a data dir finds
- * them there, and keeps them as they are). On a new, empty store they are
- * written by {@link ResourceStore.createBuiltIn}, which stores them exactly as
- * the full write path would (nothing can have configured admission yet), with
- * the managedFields computed ahead of time (bootstrap-managed-fields.ts);
- * otherwise, or with `writes: 'full'`, through the full path.
+ * them there, and keeps them as they are). A new, empty store gets them as the
+ * full write path stored them when bootstrap-objects.json was made (see
+ * bootstrap-objects.ts), with this start's uids and times; otherwise, or with
+ * `writes: 'full'`, each missing one goes through the full path.
  */
 export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrites = 'auto'): Promise<void> {
-  const sets = bootstrapObjects().map((s) => ({ rs: catalog.lookup(s.group, s.version, s.resource)!, objects: s.objects }));
+  const first = catalog.lookup('rbac.authorization.k8s.io', 'v1', 'clusterroles')!;
   // Revision 1 is where every store starts: nothing was ever written to it.
-  const newStore = sets[0]!.rs.mvcc.revision === 1;
-  for (const { rs, objects } of sets) {
-    for (const obj of objects) {
-      // Already there: the create would be refused with a 409, which bootstrap ignores.
-      if (rs.mvcc.get(rs.key('', obj.metadata.name!))) continue;
-      if (writes === 'auto' && newStore) rs.createBuiltIn(obj, undefined, precomputedManagedFields(rs.info.group, rs.info.resource, obj.metadata.name!));
-      else await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
+  const newStore = first.mvcc.revision === 1;
+  if (writes === 'auto' && newStore) {
+    storePrecomputed(catalog, precomputedBootstrap().objects);
+    await first.mvcc.durable();
+    return;
+  }
+  // A restart finds them all (bootstrap-objects.json names every one): nothing to build.
+  const precomputed = writes === 'auto' ? precomputedBootstrap().objects : [];
+  const allThere = precomputed.length > 0 && precomputed.every(({ group, version, resource, object }) => {
+    const rs = catalog.lookup(group, version, resource)!;
+    return rs.mvcc.get(rs.key(object.metadata.namespace ?? '', object.metadata.name!)) !== undefined;
+  });
+  if (!allThere) {
+    for (const { rs, objects } of bootstrapObjects().map((s) => ({ rs: catalog.lookup(s.group, s.version, s.resource)!, objects: s.objects }))) {
+      for (const obj of objects) {
+        // Already there: the create would be refused with a 409, which bootstrap ignores.
+        if (rs.mvcc.get(rs.key('', obj.metadata.name!))) continue;
+        await ignoreExisting(rs.create('', obj, { dryRun: false, fieldValidation: 'Ignore' }));
+      }
     }
   }
   // Priority and fairness: kube's ensurer, which also restores a changed object while it auto-updates.
-  await ensureFlowcontrolBootstrap(catalog, writes === 'auto' && newStore);
-  await sets[0]!.rs.mvcc.durable();
+  await ensureFlowcontrolBootstrap(catalog);
+  await first.mvcc.durable();
+}
+
+/** Stores precomputed objects in their order, each by its resource, with one creation time. */
+function storePrecomputed(catalog: ResourceCatalog, objects: readonly PrecomputedObject[]): void {
+  const time = nowTimestamp();
+  for (const { group, version, resource, object } of objects) catalog.lookup(group, version, resource)!.createPrecomputed(object, time);
 }
 
 /**
  * The `kubernetes` Service in `default`, its Endpoints and its EndpointSlice,
  * pointing at this server, as every cluster has them (rewritten at each start: the port may change).
- * `builtIn`: the store is new and nothing but the bootstrap objects was written to it (so no
- * admission webhook, quota or existing object can be in the way): they are written as the
- * bootstrap objects are, by {@link ResourceStore.createBuiltIn} (the bootstrap test compares
- * both ways byte for byte).
+ * `precomputed`: the store is new and nothing but the bootstrap objects was written to it (so no
+ * admission webhook, quota or existing object can be in the way): they are stored as the
+ * bootstrap objects are, from bootstrap-objects.json with this server's address (the bootstrap
+ * test compares both ways byte for byte).
  */
-export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, builtIn = false): Promise<void> {
+export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, precomputed = false): Promise<void> {
+  if (precomputed) {
+    const objects = precomputedBootstrap().kubernetes;
+    fillKubernetesAddress(objects, host, port);
+    storePrecomputed(catalog, objects);
+    return;
+  }
   const services = catalog.lookup('', 'v1', 'services')!;
   const endpoints = catalog.lookup('', 'v1', 'endpoints')!;
   const labels = { component: 'apiserver', provider: 'kubernetes' };
@@ -81,13 +105,6 @@ export async function ensureKubernetesService(catalog: ResourceCatalog, host: st
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
     subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
   };
-  if (builtIn) {
-    const slices = catalog.lookup('discovery.k8s.io', 'v1', 'endpointslices')!;
-    for (const [rs, obj] of [[services, service], [endpoints, ep], [slices, kubernetesEndpointSlice(host, port)]] as const) {
-      rs.createBuiltIn(obj as KubeObject, undefined, precomputedManagedFields(rs.info.group, rs.info.resource, 'kubernetes'));
-    }
-    return;
-  }
   await createOrPatch(services, service, { spec: { ports: service.spec.ports } });
   await createOrPatch(endpoints, ep, { subsets: ep.subsets });
   // kube-apiserver's endpoints adapter keeps an EndpointSlice beside the Endpoints (endpointSliceFromEndpoints).
@@ -122,9 +139,7 @@ function kubernetesEndpointSlice(host: string, port: number) {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-    // The host is an address the server listens on: only an IPv6 one holds a colon (net.isIPv6 compiles a
-    // large regular expression at its first call, a few milliseconds of every start).
-    addressType: host.includes(':') ? 'IPv6' : 'IPv4',
+    addressType: kubernetesAddressType(host),
     endpoints: [{ addresses: [host], conditions: { ready: true } }],
     ports: [{ name: 'https', port, protocol: 'TCP' }],
   };

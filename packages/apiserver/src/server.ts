@@ -31,7 +31,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/dis
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
 import { serveReview } from './http/reviews.js';
-import { listenPrivateSocket, type PrivateSocket } from './http/private-socket.js';
+import type { PrivateSocket } from './http/private-socket.js';
 import { loadOrCreateServingMaterial, providedServingMaterial, type ProvidedServingMaterial, type ServingHosts } from './tls/material.js';
 import { cachedServingMaterial } from './tls/serving-cache.js';
 import { kubeconfigText, writeKubeconfig } from './tls/kubeconfig.js';
@@ -40,6 +40,7 @@ import { NamespaceController } from './controllers/namespace-lifecycle.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { APIServiceRegistrationController } from './controllers/apiservice-registration.js';
 import { FlowSchemaStatusController } from './controllers/flowschema-status.js';
+import { ValidatingAdmissionPolicyStatusController } from './controllers/validating-admission-policy-status.js';
 import { CsrSigningController } from './controllers/csr-signing.js';
 import { bootstrap, ensureKubernetesService, type BootstrapWrites } from './bootstrap.js';
 import { AccessControl, nonResourceAttributes, resourceAttributes } from './auth/access-control.js';
@@ -247,6 +248,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const clusterRoleAggregation = new ClusterRoleAggregationController(catalog);
   const apiServiceRegistration = new APIServiceRegistrationController(catalog);
   const flowSchemaStatus = new FlowSchemaStatusController(catalog);
+  const policyStatus = new ValidatingAdmissionPolicyStatusController(catalog);
   // Signing needs the CA's key; a server given only a CA certificate signs nothing, as
   // kube-controller-manager without --cluster-signing-key-file.
   const caKeyPem = material.ca.keyPem;
@@ -361,6 +363,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       local.keepAliveTimeout = server.keepAliveTimeout;
       local.on('clientError', answerClientError);
       trackConnections(local);
+      // Loaded only here: it needs node:fs/promises, seven of Node's modules that a start otherwise skips.
+      const { listenPrivateSocket } = await import('./http/private-socket.js');
       privateSocket = await listenPrivateSocket(local);
     }
   } catch (err) {
@@ -383,7 +387,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         catalog,
         host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host,
         port,
-        // Written as the bootstrap objects when nothing but those was ever written (no request has come in since listen).
+        // Stored as the bootstrap objects are when nothing but those was ever written (no request has come in since listen).
         (options.bootstrapWrites ?? 'auto') === 'auto' && newStore && store.revision === bootstrapped,
       ),
     'the kubernetes Service and Endpoints',
@@ -393,6 +397,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   clusterRoleAggregation.start();
   apiServiceRegistration.start();
   flowSchemaStatus.start();
+  policyStatus.start();
   csrSigning?.start();
   const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs);
 
@@ -412,7 +417,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         gc.stop();
         customResources.stop();
         // Storage closes once the controllers' passes under way have ended, and the connections.
-        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop(), csrSigning?.stop()]);
+        const passes = Promise.all([clusterRoleAggregation.stop(), apiServiceRegistration.stop(), flowSchemaStatus.stop(), policyStatus.stop(), csrSigning?.stop()]);
         const closed = Promise.all([new Promise<void>((done) => server.close(() => done())), privateSocket?.close()]);
         void closed.then(() =>
           passes.then(() => {

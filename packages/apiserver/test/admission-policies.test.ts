@@ -26,6 +26,8 @@ describe('ValidatingAdmissionPolicies and bindings', () => {
   });
 
   it('a policy is stored with kube\'s defaults, generation 1 and an empty status', async () => {
+    // The status controller type-checks each new policy; seen on a watch opened before the create.
+    const watch = await api.watch(`${policies}?watch=true&fieldSelector=metadata.name%3Dreplicas`);
     const created = await api.ok('POST', policies, policy('replicas', {
       matchConstraints: { resourceRules: rules },
       validations: [{ expression: 'object.spec.replicas <= 5', message: 'at most 5' }],
@@ -40,9 +42,14 @@ describe('ValidatingAdmissionPolicies and bindings', () => {
     assert.deepEqual(table.columnDefinitions.map((c: Json) => c.name), ['Name', 'Validations', 'ParamKind', 'Age']);
     assert.deepEqual(table.rows[0].cells.slice(0, 3), ['replicas', 1, '<unset>']);
 
+    // The status controller then records the type check of generation 1: nothing found.
+    const checked = (await watch.until((e) => e.object?.status?.observedGeneration === 1).finally(() => watch.close())).at(-1)!.object;
+    assert.deepEqual(checked.status, { observedGeneration: 1, typeChecking: {} });
+
     // status only through its subresource, validated there.
-    const status = await api.ok('PUT', `${policies}/replicas/status`, { ...created, status: { observedGeneration: 1, typeChecking: {} } }, 200);
-    assert.deepEqual(status.status, { observedGeneration: 1, typeChecking: {} });
+    const warning = { fieldRef: 'spec.validations[0].expression', warning: 'set by hand' };
+    const status = await api.ok('PUT', `${policies}/replicas/status`, { ...checked, status: { observedGeneration: 1, typeChecking: { expressionWarnings: [warning] } } }, 200);
+    assert.deepEqual(status.status, { observedGeneration: 1, typeChecking: { expressionWarnings: [warning] } });
     const badStatus = await api.request('PUT', `${policies}/replicas/status`, { ...status, status: { typeChecking: { expressionWarnings: [{ fieldRef: '' }] } } });
     assert.equal(badStatus.status, 422);
     assert.equal(

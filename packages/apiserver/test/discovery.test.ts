@@ -57,3 +57,67 @@ it('a CRD\'s versions all carry the hash of its storage version', async () => {
   assert.equal((await hashes('/apis/example.com/v1')).get('widgets'), expected);
   assert.equal((await hashes('/apis/example.com/v2')).get('widgets'), expected);
 });
+
+/** A CRD of its own for a test: group `<name>.example.com`, kind Gizmo, one version v1. */
+async function gizmoCrd(name: string): Promise<string> {
+  const group = `${name}.example.com`;
+  const versions = [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }];
+  const spec = { group, names: { kind: 'Gizmo', plural: 'gizmos' }, scope: 'Namespaced', versions };
+  await api.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gizmos.${group}` }, spec }, 201);
+  return group;
+}
+
+it('lists groups in kube-aggregator\'s order, resources by name, and pods/log, as a 1.32 cluster does', async () => {
+  // Named to sort before every built-in group: priority, not name, puts it last.
+  const crdGroup = await gizmoCrd('aaa');
+  // kube's /apis order: its own group first, then by groupPriorityMinimum (equal ones by name); CRD groups (1000) last.
+  const groups = (await api.ok('GET', '/apis', undefined, 200)).groups.map((g: Json) => g.name as string);
+  assert.deepEqual(groups.slice(0, 19), [
+    'apiregistration.k8s.io',
+    'apps',
+    'events.k8s.io',
+    'authentication.k8s.io',
+    'authorization.k8s.io',
+    'autoscaling',
+    'batch',
+    'certificates.k8s.io',
+    'networking.k8s.io',
+    'policy',
+    'rbac.authorization.k8s.io',
+    'storage.k8s.io',
+    'admissionregistration.k8s.io',
+    'apiextensions.k8s.io',
+    'scheduling.k8s.io',
+    'coordination.k8s.io',
+    'node.k8s.io',
+    'discovery.k8s.io',
+    'flowcontrol.apiserver.k8s.io',
+  ]);
+  assert.ok(groups.indexOf(crdGroup) > groups.indexOf('flowcontrol.apiserver.k8s.io'), 'a CRD group comes after the built-ins');
+  const core = (await api.ok('GET', '/api/v1', undefined, 200)).resources as Json[];
+  const names = core.map((r) => r.name as string);
+  assert.deepEqual(names, [...names].sort(), 'sorted by name, subresources included');
+  assert.deepEqual(
+    core.find((r) => r.name === 'pods/log'),
+    { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+  );
+});
+
+it('aggregated discovery names a built-in\'s own kind without group and version, as kube converts it', async () => {
+  const crdGroup = await gizmoCrd('aggregated');
+  const list = await api.ok('GET', '/apis', undefined, 200, { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+  const apps = list.items.find((g: Json) => g.metadata.name === 'apps').versions[0].resources as Json[];
+  assert.deepEqual(apps.map((r) => r.resource), ['controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets']);
+  const deployments = apps.find((r) => r.resource === 'deployments');
+  assert.deepEqual(deployments.responseKind, { group: '', version: '', kind: 'Deployment' });
+  assert.deepEqual(
+    deployments.subresources.map((s: Json) => [s.subresource, s.responseKind]),
+    [
+      ['scale', { group: 'autoscaling', version: 'v1', kind: 'Scale' }],
+      ['status', { group: '', version: '', kind: 'Deployment' }],
+    ],
+  );
+  // A CRD's discovery names its group and version.
+  const gizmos = list.items.find((g: Json) => g.metadata.name === crdGroup).versions[0].resources[0];
+  assert.deepEqual(gizmos.responseKind, { group: crdGroup, version: 'v1', kind: 'Gizmo' });
+});

@@ -229,8 +229,9 @@ describe('fault proxies', () => {
     t.after(() => durable.stop());
     const opened: Socket[] = [];
     const onConnected = (message: unknown): void => void opened.push((message as { socket: Socket }).socket);
-    diagnostics.subscribe('undici:client:connected', onConnected);
-    t.after(() => diagnostics.unsubscribe('undici:client:connected', onConnected));
+    // Every client socket net.connect() makes (the proxy's, whether its lean client or undici opens it; TLS clients are not made there).
+    diagnostics.subscribe('net.client.socket', onConnected);
+    t.after(() => diagnostics.unsubscribe('net.client.socket', onConnected));
     const proxy = await durable.faultProxy(t);
     const viaProxy = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
     t.after(() => viaProxy.close());

@@ -20,3 +20,7 @@ export { instrumentEnvironment, libraryEnvironment } from './libraries.js';
 export { applyRuntimeOverrides } from './runtime-overrides.js';
 export { compileIssueText, runtimeErrorText, type RuntimeErrorText } from './issues.js';
 export { CostLimitExceeded, CostMeter, withMeter } from './meter.js';
+// Schema-typed declarations, for checking policy expressions against a resource's schema (kube's TypeChecker).
+export { DeclBuilder, type CelDecl } from './decl-types.js';
+export { undeclaredFieldIssue } from './ast-checks.js';
+export { celEqual } from './values.js';

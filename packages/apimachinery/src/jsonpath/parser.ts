@@ -146,19 +146,23 @@ function isEndOfLine(r: number): boolean {
   return r === 0x0d || r === 0x0a;
 }
 
-const letterPattern = /^\p{L}$/u;
-const digitPattern = /^\p{Nd}$/u;
-const printablePattern = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+// Made at first use: V8 parses a regular expression as it makes it, and Unicode classes cost every start.
+let letterRe: RegExp | undefined;
+let digitRe: RegExp | undefined;
+let printableRe: RegExp | undefined;
+const letterPattern = (): RegExp => (letterRe ??= /^\p{L}$/u);
+const digitPattern = (): RegExp => (digitRe ??= /^\p{Nd}$/u);
+const printablePattern = (): RegExp => (printableRe ??= /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u);
 
 function isDigit(r: number): boolean {
-  return r >= 0 && digitPattern.test(String.fromCodePoint(r));
+  return r >= 0 && digitPattern().test(String.fromCodePoint(r));
 }
 
 function isAlphaNumeric(r: number): boolean {
   if (r < 0) return false;
   if (r === 0x5f) return true;
   const c = String.fromCodePoint(r);
-  return letterPattern.test(c) || digitPattern.test(c);
+  return letterPattern().test(c) || digitPattern().test(c);
 }
 
 /** Whether `r` may end an identifier or a field name. */
@@ -182,7 +186,7 @@ function isTerminator(r: number): boolean {
 function formatRune(r: number): string {
   const hex = r.toString(16).toUpperCase().padStart(4, '0');
   const c = String.fromCodePoint(r);
-  return printablePattern.test(c) ? `U+${hex} '${c}'` : `U+${hex}`;
+  return printablePattern().test(c) ? `U+${hex} '${c}'` : `U+${hex}`;
 }
 
 const utf8 = new TextEncoder();

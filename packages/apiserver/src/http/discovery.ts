@@ -3,6 +3,7 @@
  * /apis, /apis/<group>, and the APIResourceList of each group version.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { apiVersionOf } from '@operant/apimachinery';
 import type { ResourceInfo } from '../registry/resource-info.js';
 
@@ -14,7 +15,41 @@ export const subresourceKinds: Record<string, { kind: string; group?: string; ve
   binding: { kind: 'Binding', verbs: ['create'] },
   finalize: { kind: '', verbs: ['update'] },
   eviction: { kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
+  log: { kind: '', verbs: ['get'] },
+  approval: { kind: '', verbs: ['get', 'patch', 'update'] },
 };
+
+/** kube's priorities of the built-in group versions (scripts/gen-apiservice-priorities.ts). */
+const priorities = (JSON.parse(readFileSync(new URL('../registry/apiservice-priorities.json', import.meta.url), 'utf8')) as {
+  priorities: Record<string, { group: number; version: number }>;
+}).priorities;
+const groupPriorities = new Map<string, number>();
+for (const [gv, p] of Object.entries(priorities)) {
+  const group = gv.slice(0, gv.indexOf('/'));
+  groupPriorities.set(group, Math.max(groupPriorities.get(group) ?? 0, p.group));
+}
+/** What kube's crdregistration gives a CRD's group: below every built-in group. */
+const crdGroupPriority = 1000;
+/** The aggregator's own group, which kube lists before all others. */
+const aggregatorGroup = 'apiregistration.k8s.io';
+
+/**
+ * The order of groups in /apis, as kube-aggregator sorts their APIServices: its
+ * own group first, then by groupPriorityMinimum, highest first (CRD groups have
+ * 1000), equal priorities by name.
+ */
+export function compareGroups(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === aggregatorGroup || b === aggregatorGroup) return a === aggregatorGroup ? -1 : 1;
+  const pa = groupPriorities.get(a) ?? crdGroupPriority;
+  const pb = groupPriorities.get(b) ?? crdGroupPriority;
+  return pa !== pb ? pb - pa : a < b ? -1 : 1;
+}
+
+/** kube lists a group version's resources sorted by name. */
+export function byResourceName(a: ResourceInfo, b: ResourceInfo): number {
+  return a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
+}
 
 export function apiVersions(serverAddress: string): object {
   return {
@@ -64,7 +99,7 @@ export function servedGroups(resources: ResourceInfo[]): Map<string, string[]> {
     groups.set(r.group, versions);
   }
   for (const versions of groups.values()) versions.sort((a, b) => compareKubeAwareVersions(b, a));
-  return groups;
+  return new Map([...groups].sort(([a], [b]) => compareGroups(a, b)));
 }
 
 export function apiGroupList(resources: ResourceInfo[]): object {
@@ -90,7 +125,7 @@ export function storageVersionHash(r: ResourceInfo): string | undefined {
 }
 
 export function apiResourceList(resources: ResourceInfo[], group: string, version: string): object | undefined {
-  const inVersion = resources.filter((r) => r.group === group && r.version === version);
+  const inVersion = resources.filter((r) => r.group === group && r.version === version).sort(byResourceName);
   if (inVersion.length === 0) return undefined;
   const list: object[] = [];
   for (const r of inVersion) {
@@ -106,7 +141,7 @@ export function apiResourceList(resources: ResourceInfo[], group: string, versio
     const hash = storageVersionHash(r);
     if (hash) entry.storageVersionHash = hash;
     list.push(entry);
-    for (const sub of r.subresources ?? []) {
+    for (const sub of [...(r.subresources ?? [])].sort()) {
       const s = subresourceKinds[sub];
       if (!s) continue;
       const subEntry: Record<string, unknown> = { name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced, kind: s.kind || r.kind, verbs: s.verbs };
@@ -115,5 +150,10 @@ export function apiResourceList(resources: ResourceInfo[], group: string, versio
       list.push(subEntry);
     }
   }
+  // By full name, subresources included, as kube lists them.
+  list.sort((a, b) => {
+    const [x, y] = [(a as { name: string }).name, (b as { name: string }).name];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(group, version), resources: list };
 }

@@ -32,6 +32,29 @@ const eventHeads: Record<WatchEventType, Buffer> = Object.fromEntries(
 ) as Record<WatchEventType, Buffer>;
 const eventTail = Buffer.from('}\n');
 
+/**
+ * The last chunk made of several parts, and the parts it was made of. The
+ * watchers of one collection get the same events in a fan-out round, one after
+ * another: all but the first send the bytes the first one joined. Kept until
+ * the next turn of the event loop at most.
+ */
+let lastParts: readonly Buffer[] = [];
+let lastChunk: Buffer | undefined;
+const forgetLastChunk = (): void => {
+  lastParts = [];
+  lastChunk = undefined;
+};
+
+/** `parts` (`bytes` of them) as one buffer: the one made for the same parts just before, if it was. */
+function joined(parts: readonly Buffer[], bytes: number): Buffer {
+  if (parts.length === 1) return parts[0]!;
+  if (lastChunk !== undefined && lastChunk.length === bytes && parts.length === lastParts.length && parts.every((p, i) => p === lastParts[i])) return lastChunk;
+  if (lastChunk === undefined) setImmediate(forgetLastChunk);
+  lastParts = parts;
+  lastChunk = Buffer.concat(parts, bytes);
+  return lastChunk;
+}
+
 /** Events a watcher may fall behind by before it is dropped (kube's watch cache drops a watcher whose buffer is full). */
 const maxQueuedEvents = 100_000;
 
@@ -82,6 +105,19 @@ export function serveWatch(
   let outgoing: Buffer[] = [];
   let outgoingBytes = 0;
   let flushScheduled = false;
+  // Chunks handed to the response that the socket has not taken yet. While one is on its way (the
+  // client reads slower than events come), live events wait in `outgoing` and go out together as the
+  // next chunk once it has been taken (cork/uncork): a backlogged watcher gets several events per
+  // write, which costs the server one write and its client one decode for all of them.
+  let writesInFlight = 0;
+  const written = (): void => {
+    writesInFlight--;
+    if (writesInFlight === 0 && outgoingBytes > 0 && next >= queue.length) flush();
+  };
+  /** Writes the waiting live events, unless a chunk is still on its way (then `written` does). */
+  const flushLive = (): void => {
+    if (writesInFlight === 0) flush();
+  };
 
   const addEvent = (type: WatchEventType, object: unknown): boolean => {
     try {
@@ -101,10 +137,11 @@ export function serveWatch(
   /** Writes the encoded events as one chunk; returns whether the socket took it without buffering past its mark. */
   const flush = (): boolean => {
     if (outgoing.length === 0 || closed) return true;
-    const chunk = outgoing.length === 1 ? outgoing[0]! : Buffer.concat(outgoing, outgoingBytes);
+    const chunk = joined(outgoing, outgoingBytes);
     outgoing = [];
     outgoingBytes = 0;
-    return res.write(chunk);
+    writesInFlight++;
+    return res.write(chunk, written);
   };
 
   /** Unsent bytes: those the response holds and those not yet handed to it. */
@@ -162,12 +199,13 @@ export function serveWatch(
       return;
     }
     // The events of a fan-out round go in one write, when the store says the round is over (or,
-    // for events that came later, as from a conversion webhook, at the end of this turn).
+    // for events that came later, as from a conversion webhook, at the end of this turn); while the
+    // socket has not taken the last chunk, with the events after them, once it has (`written`).
     if (!flushScheduled) {
       flushScheduled = true;
       process.nextTick(() => {
         flushScheduled = false;
-        flush();
+        flushLive();
       });
     }
   };
@@ -176,7 +214,7 @@ export function serveWatch(
   // ordinary error answer, so the headers go out only after it succeeded.
   const watch = startWatch(rs, rr.namespace, opts, send, () => {
     // The replay's queue writes its own batches.
-    if (next >= queue.length) flush();
+    if (next >= queue.length) flushLive();
   });
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();

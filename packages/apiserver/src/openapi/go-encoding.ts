@@ -25,9 +25,8 @@ interface EncodedFields {
   omitEmpty?: string[];
 }
 
-const fieldsByDefinition = (
-  JSON.parse(readFileSync(new URL('./go-encoded-zeros.json', import.meta.url), 'utf8')) as { definitions: Record<string, EncodedFields> }
-).definitions;
+/** The file's table, read at the first object encoded (a start encodes none before it is ready). */
+let fieldsByDefinition: Record<string, EncodedFields> | undefined;
 
 /** A definition's fields as lists, made once per definition (the walk asks at every value of its type). */
 const encodedFields = new Map<string, { omitEmpty: string[]; written: Array<[string, unknown]> } | null>();
@@ -35,6 +34,9 @@ const encodedFields = new Map<string, { omitEmpty: string[]; written: Array<[str
 function encodedFieldsOf(def: string): { omitEmpty: string[]; written: Array<[string, unknown]> } | undefined {
   let fields = encodedFields.get(def);
   if (fields === undefined) {
+    fieldsByDefinition ??= (
+      JSON.parse(readFileSync(new URL('./go-encoded-zeros.json', import.meta.url), 'utf8')) as { definitions: Record<string, EncodedFields> }
+    ).definitions;
     const given = fieldsByDefinition[def];
     fields = given ? { omitEmpty: given.omitEmpty ?? [], written: Object.entries(given.written ?? {}) } : null;
     encodedFields.set(def, fields);

@@ -24,13 +24,22 @@ import { encodeZerosAsGo } from '../openapi/go-encoding.js';
 import type { ObjectDecoder, PatchApplier } from './resource-store.js';
 import type { ResourceInfo } from './resource-info.js';
 
-function kindSchema(info: ResourceInfo): OpenApiSchema | undefined {
-  return info.definition && hasBuiltinSchema(info.definition) ? { $ref: schemaRef(info.definition) } : undefined;
+/**
+ * The kind's schema, looked up at the first object it decodes, patches or encodes: a start that
+ * serves none before it is ready reads no schema (the file of them is some 850 kB).
+ */
+function kindSchema(info: ResourceInfo): () => OpenApiSchema | undefined {
+  let schema: OpenApiSchema | undefined | null = null;
+  return () => {
+    if (schema === null) schema = info.definition && hasBuiltinSchema(info.definition) ? { $ref: schemaRef(info.definition) } : undefined;
+    return schema;
+  };
 }
 
 export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
-  const schema = kindSchema(info);
+  const schemaOf = kindSchema(info);
   return (obj, validation, source = 'body') => {
+    const schema = schemaOf();
     if (!schema) return { object: obj, warnings: [] };
     // A value of the wrong type fails decoding into the Go type whatever the field validation.
     const typeError = findTypeError(obj, schema, resolveBuiltinSchema, info.kind);
@@ -52,8 +61,9 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
 
 /** Writes zero values as Go's encoding of the kind does: some fields added, empty omitempty ones dropped (see go-encoding.ts). */
 export function schemaEncoder(info: ResourceInfo): (obj: KubeObject) => void {
-  const schema = kindSchema(info);
+  const schemaOf = kindSchema(info);
   return (obj) => {
+    const schema = schemaOf();
     if (schema) encodeZerosAsGo(obj, schema, resolveBuiltinSchema);
   };
 }
@@ -62,8 +72,9 @@ export function schemaEncoder(info: ResourceInfo): (obj: KubeObject) => void {
 export const builtinPatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 export function schemaPatcher(info: ResourceInfo): PatchApplier {
-  const schema = kindSchema(info);
+  const schemaOf = kindSchema(info);
   return (current, patchType, body) => {
+    const schema = schemaOf();
     switch (patchType) {
       case 'application/json-patch+json':
         return applyJsonPatch(current, parsePatchBody(body, patchType)) as KubeObject;

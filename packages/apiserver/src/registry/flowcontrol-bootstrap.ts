@@ -11,23 +11,21 @@
 import { readFileSync } from 'node:fs';
 import { StatusError, jsonEqual, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from './catalog.js';
-import { precomputedManagedFields } from '../bootstrap-managed-fields.js';
 
 interface Configuration {
   priorityLevelConfigurations: KubeObject[];
   flowSchemas: KubeObject[];
 }
 
-const bootstrap = JSON.parse(readFileSync(new URL('./flowcontrol-bootstrap.json', import.meta.url), 'utf8')) as {
-  mandatory: Configuration;
-  suggested: Configuration;
-};
+/** The file, read when first asked for (a new store takes these objects from bootstrap-objects.json). */
+let bootstrap: { mandatory: Configuration; suggested: Configuration } | undefined;
 
 /** kube's annotation that lets the server keep a bootstrap object's spec up to date. */
 export const autoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';
 
 /** The bootstrap objects, mandatory first, priority levels before the flow schemas that name them. */
 export function flowcontrolBootstrapObjects(): { priorityLevelConfigurations: KubeObject[]; flowSchemas: KubeObject[] } {
+  bootstrap ??= JSON.parse(readFileSync(new URL('./flowcontrol-bootstrap.json', import.meta.url), 'utf8')) as { mandatory: Configuration; suggested: Configuration };
   return {
     priorityLevelConfigurations: [...bootstrap.mandatory.priorityLevelConfigurations, ...bootstrap.suggested.priorityLevelConfigurations],
     flowSchemas: [...bootstrap.mandatory.flowSchemas, ...bootstrap.suggested.flowSchemas],
@@ -36,21 +34,16 @@ export function flowcontrolBootstrapObjects(): { priorityLevelConfigurations: Ku
 
 /**
  * Creates the missing bootstrap objects and restores the spec of those that
- * still auto-update. On a new store (`newStore`) they are written as the
- * other bootstrap objects are, without the steps of the write path that
- * leave them unchanged (ResourceStore.createBuiltIn).
+ * still auto-update. (A new store gets them with the other bootstrap
+ * objects, from bootstrap-objects.json.)
  */
-export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog, newStore = false): Promise<void> {
+export async function ensureFlowcontrolBootstrap(catalog: ResourceCatalog): Promise<void> {
   const objects = flowcontrolBootstrapObjects();
   const opts = { dryRun: false, fieldValidation: 'Ignore' as const, fieldManager: 'api-priority-and-fairness-config-producer-v1' };
   for (const [resource, wanted] of [['prioritylevelconfigurations', objects.priorityLevelConfigurations], ['flowschemas', objects.flowSchemas]] as const) {
     const rs = catalog.lookup('flowcontrol.apiserver.k8s.io', 'v1', resource)!;
     for (const object of wanted) {
       const name = object.metadata.name!;
-      if (newStore) {
-        rs.createBuiltIn(object, opts.fieldManager, precomputedManagedFields(rs.info.group, rs.info.resource, name));
-        continue;
-      }
       // As kube's ensurer, the object is created only when it is not there: a create that would
       // answer 409 goes through the whole write path first (a restart finds all of them there).
       if (!rs.mvcc.get(rs.key('', name))) {

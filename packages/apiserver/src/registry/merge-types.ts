@@ -92,12 +92,13 @@ export function mergeTypeFor(info: ResourceInfo): MergeType {
   return untypedType;
 }
 
-/** Per definition, the fields of its Go zero value (see scripts/gen-go-zero-values.ts). */
-const goZeroValues = JSON.parse(readFileSync(new URL('./go-zero-values.json', import.meta.url), 'utf8')) as Record<string, Record<string, string | null>>;
+/** Per definition, the fields of its Go zero value (see scripts/gen-go-zero-values.ts), read at the first create that asks. */
+let goZeroValues: Record<string, Record<string, string | null>> | undefined;
 
 function goZeroValue(definition: string, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (depth > 32) return out;
+  goZeroValues ??= JSON.parse(readFileSync(new URL('./go-zero-values.json', import.meta.url), 'utf8')) as Record<string, Record<string, string | null>>;
   for (const [field, nested] of Object.entries(goZeroValues[definition] ?? {})) out[field] = nested === null ? null : goZeroValue(nested, depth + 1);
   return out;
 }

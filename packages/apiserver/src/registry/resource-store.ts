@@ -4,6 +4,7 @@
  * update, patch, delete and watch over the MVCC store, with the per-kind
  * behaviour supplied by a Strategy.
  */
+import { randomUUID } from 'node:crypto';
 import {
   StatusError,
   alreadyExists,
@@ -322,40 +323,23 @@ export class ResourceStore {
   }
 
   /**
-   * Creates an object the server built itself (its bootstrap objects), as the
-   * server's own create (`create` with no user, `fieldValidation=Ignore`) would
-   * store it, without the steps that leave such an object as it is: decoding
-   * (well-typed, nothing to prune), admission (only for a store without
-   * webhook configurations: the caller's promise), authorization (the server
-   * is in system:masters) and validation (valid by construction). The rest,
-   * defaults, managedFields, metadata, preparation and Go's encoding, runs as
-   * in `create`. The bootstrap test compares both byte for byte. Throws
+   * Stores a bootstrap object of a new store as the full create path stored
+   * it when bootstrap-objects.json was made (defaulted, prepared, with its
+   * managedFields and Go's encoding): only the uid, the creation time and the
+   * time of each managedFields entry are this write's. Nothing can have
+   * configured admission on a new store, and the server is in system:masters,
+   * so the full path would store the same (the bootstrap test compares both
+   * byte for byte). `obj` is kept as it is (frozen): a fresh copy. Throws
    * StoreError KeyExists when the key is taken.
-   *
-   * `managedFields`, when given, are the entries the write path would record
-   * for this very object, computed ahead of time (bootstrap-managed-fields.ts)
-   * with each `time` empty: they are stored with the time of this write
-   * instead of being computed again.
    */
-  createBuiltIn(body: KubeObject, fieldManager?: string, managedFields?: readonly ManagedFieldsEntry[]): Versioned {
-    const obj = deepCopy(body);
-    obj.apiVersion = this.apiVersion;
-    obj.kind = this.info.kind;
-    if (!this.info.namespaced) delete obj.metadata.namespace;
-    this.strategy.applyDefaults(obj);
-    this.strategy.admitCreate(obj);
-    if (managedFields) {
-      // The spread keeps each entry's keys in their order, `time` where the write path puts it
-      // (metav1.Time, to the second, as FieldManager writes it).
-      const time = nowTimestamp();
-      obj.metadata.managedFields = managedFields.map((entry) => ({ ...entry, time }));
-    } else this.recordUpdate(undefined, obj, { dryRun: false, fieldValidation: 'Ignore', fieldManager }, '', undefined);
-    fillCreateMeta(obj, this.strategy.tracksGeneration);
-    this.strategy.prepareForCreate(obj, serverUser);
-    this.deps.encoder?.(obj);
-    if (this.deps.conversion) throw new Error(`createBuiltIn: ${this.info.resource} is stored converted`);
-    shareManagedFields(obj.metadata.managedFields);
-    return this.store.create(this.key(obj.metadata.namespace ?? '', obj.metadata.name!), obj);
+  createPrecomputed(obj: KubeObject, time: string): Versioned {
+    const meta = obj.metadata;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = time;
+    // metav1.Time, to the second, as FieldManager writes it: the same second as the creation.
+    for (const entry of meta.managedFields ?? []) entry.time = time;
+    shareManagedFields(meta.managedFields);
+    return this.store.create(this.key(meta.namespace ?? '', meta.name!), obj);
   }
 
   /** `requestName` is the name in the request path: `''` for a POST, the object's for a PUT or an apply that creates. */

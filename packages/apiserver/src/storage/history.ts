@@ -34,8 +34,22 @@ export class EventHistory {
 
   /** Appends an event; returns the revision through which history was compacted, if it was. */
   append(event: StorageEvent): number | undefined {
+    this.push(event);
+    return this.enforceBounds();
+  }
+
+  /**
+   * Appends an event without dropping older ones yet (see enforceBounds): the
+   * store's writes not yet on disk can then be taken back (dropNewerThan) and
+   * leave the history as it was.
+   */
+  push(event: StorageEvent): void {
     this.events.push(event);
     this.bytes += event.size ?? 0;
+  }
+
+  /** Drops the oldest events while over the bounds (the newest is always kept); returns the revision through which history was compacted, if it was. */
+  enforceBounds(): number | undefined {
     if (this.size <= this.bounds.events && this.bytes <= this.bounds.bytes) return undefined;
     while (this.size > 1 && (this.size > this.bounds.events || this.bytes > this.bounds.bytes)) {
       const dropped = this.events[this.start]!;
@@ -49,6 +63,13 @@ export class EventHistory {
       this.start = 0;
     }
     return this.compactedThrough;
+  }
+
+  /** Takes back the events pushed after revision `rev` (newest first), which enforceBounds has not seen since. */
+  dropNewerThan(rev: number): void {
+    while (this.events.length > this.start && this.events[this.events.length - 1]!.rev > rev) {
+      this.bytes -= this.events.pop()!.size ?? 0;
+    }
   }
 
   /**

@@ -4,7 +4,11 @@
  * atomic in Node's single thread. With persistence, writes are group
  * committed: a write is applied in memory at once (so the next write sees it),
  * and `durable(rev)` resolves once the flush that covers it is on disk; callers
- * acknowledge only then, and watchers see only flushed events. Each revision
+ * acknowledge only then, and watchers see only flushed events. The writes made
+ * while flushes are under way are written to storage together, in one
+ * transaction, when the next flush starts; if storage refuses that batch (a
+ * full disk), every write of it is taken back from memory, and each one's
+ * `durable` rejects with the error (see rollBack). Each revision
  * is encoded once, and its bytes kept for every read (encoded-json.ts).
  * Watchers get the events after the write that made them has returned (in
  * order, in rounds that yield to other work every few milliseconds): the
@@ -15,7 +19,7 @@ import type { KubeObject } from '@operant/apimachinery';
 import { keepEncoding, utf8Bytes } from './encoded-json.js';
 import { EventHistory } from './history.js';
 import { SortedKeys } from './sorted-keys.js';
-import { StoreError, type Persistence, type StorageEvent, type Versioned } from './types.js';
+import { StoreError, type PersistedWrite, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
 export interface StoreOptions {
   /** How many recent events to keep for watches and snapshots. */
@@ -62,6 +66,21 @@ function bucketOf(key: string): string {
   return key.slice(0, third + 1);
 }
 
+/** A write applied in memory, not yet written to storage: what taking it back needs. */
+interface UnwrittenWrite extends PersistedWrite {
+  /** What the write replaced (undefined for a create). */
+  replaced: Versioned | undefined;
+  /** The state's revision before it (not the revision before its own: that one may have been refused). */
+  before: number;
+}
+
+/** Revisions whose writes storage refused after they were applied in memory, and why: they name no state, ever. */
+interface RefusedRange {
+  from: number;
+  to: number;
+  error: Error;
+}
+
 /** A revision about to be committed: the stamped, frozen value and its JSON, encoded once. */
 interface Encoded {
   value: KubeObject;
@@ -95,7 +114,10 @@ function stampAndEncode(key: string, value: KubeObject, rev: number, limit = max
 }
 
 export class MvccStore {
+  /** The revision of the state in memory: of its newest write, or of the state a refused batch was taken back to. */
   private rev: number;
+  /** The newest revision handed out; the next write gets the one after it (a refused batch's revisions are not handed out again). */
+  private issued: number;
   private readonly buckets = new Map<string, Bucket>();
   private readonly history: EventHistory;
   private readonly watchers = new Set<Watcher>();
@@ -108,6 +130,12 @@ export class MvccStore {
   private synced: number;
   /** Committed events not yet on disk, oldest first. */
   private unsynced: StorageEvent[] = [];
+  /** Writes applied in memory but not yet written to storage (the next flush writes them), oldest first. */
+  private unwritten: UnwrittenWrite[] = [];
+  /** The newest revision written to storage (perhaps not yet flushed to disk). */
+  private written: number;
+  /** Revision ranges of refused batches (see rollBack), oldest first. */
+  private refused: RefusedRange[] = [];
   /** The newest revision a flush was started for, and how many flushes are under way. */
   private syncRequested: number;
   private syncsInFlight = 0;
@@ -120,6 +148,8 @@ export class MvccStore {
     const bounds = { events: options.historyCapacity ?? 20_000, bytes: options.historyMaxBytes ?? 64 * 1024 * 1024 };
     const loaded = this.persistence?.load(bounds);
     this.rev = loaded?.revision ?? 1;
+    this.issued = this.rev;
+    this.written = this.rev;
     this.synced = this.rev;
     this.syncRequested = this.rev;
     const oldest = loaded?.events.length ? loaded.events[0].rev - 1 : this.rev;
@@ -139,11 +169,16 @@ export class MvccStore {
   }
 
   /**
-   * Resolves once revision `rev` (default: the newest) is on disk, at once
-   * without persistence. A write is acknowledged, and a read that saw it is
-   * answered, only then. Rejects if the flush failed.
+   * Resolves once revision `rev` (default: the newest write's) is on disk, at
+   * once without persistence. A write is acknowledged, and a read that saw it
+   * is answered, only then. Rejects if the flush failed, or if storage refused
+   * the batch that held that revision's write (then no state has it).
    */
-  durable(rev: number = this.rev): Promise<void> {
+  durable(rev: number = this.issued): Promise<void> {
+    if (this.refused.length > 0) {
+      const refusal = this.refusalOf(rev);
+      if (refusal) return Promise.reject(refusal);
+    }
     if (rev <= this.synced) return Promise.resolve();
     if (this.syncFailure) return Promise.reject(this.syncFailure);
     return new Promise((resolve, reject) => this.syncWaiters.push({ rev, resolve, reject }));
@@ -154,9 +189,12 @@ export class MvccStore {
    * etcd's compaction (kube-apiserver asks for one every 5 minutes: see
    * compactor.ts): a watch or a paginated list from an older revision then
    * gets 410 Expired, and the stored event log is trimmed as well, at once.
-   * Returns that revision.
+   * Returns that revision. Writes not yet written to storage are not
+   * compacted (a refused batch is taken back from the history): the
+   * compaction stops before them.
    */
   compact(rev: number = this.rev): number {
+    if (rev > this.written) rev = this.written;
     if (rev <= this.history.oldestServable) return rev;
     this.history.compact(rev);
     this.persistence?.compact(rev);
@@ -262,10 +300,10 @@ export class MvccStore {
   /** Stores a new object; throws KeyExists if the key is taken. */
   create(key: string, value: KubeObject): Versioned {
     if (this.get(key)) throw new StoreError('KeyExists', `key ${key} exists`);
-    const rev = this.rev + 1;
+    const rev = this.issued + 1;
     const encoded = stampAndEncode(key, value, rev);
     const stored: Versioned = { key, rev, value: encoded.value };
-    this.commit({ type: 'ADDED', key, rev, value: stored.value, size: encoded.json.length }, stored, encoded.json);
+    this.commit({ type: 'ADDED', key, rev, value: stored.value, size: encoded.json.length }, stored, undefined, encoded.json);
     return stored;
   }
 
@@ -274,10 +312,10 @@ export class MvccStore {
     const current = this.get(key);
     if (!current) throw new StoreError('NotFound', `key ${key} not found`);
     if (current.rev !== expectedRev) throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
-    const rev = this.rev + 1;
+    const rev = this.issued + 1;
     const encoded = stampAndEncode(key, value, rev);
     const stored: Versioned = { key, rev, value: encoded.value };
-    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size: encoded.json.length }, stored, encoded.json);
+    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size: encoded.json.length }, stored, current, encoded.json);
     return stored;
   }
 
@@ -288,10 +326,10 @@ export class MvccStore {
     if (expectedRev !== undefined && current.rev !== expectedRev) {
       throw new StoreError('Conflict', `key ${key} is at ${current.rev}, not ${expectedRev}`);
     }
-    const rev = this.rev + 1;
+    const rev = this.issued + 1;
     // A deletion is never refused for size (its last state differs from the stored one only in the revision).
     const last = stampAndEncode(key, structuredClone(current.value) as KubeObject, rev, Infinity);
-    this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, last.json);
+    this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, current, last.json);
     return { key, rev, value: last.value };
   }
 
@@ -332,10 +370,15 @@ export class MvccStore {
   close(): void {
     this.watchers.clear();
     this.undelivered = [];
+    // The writes still waiting for a flush are written first (or refused, and their waiters told).
+    if (this.persistence && !this.syncFailure) this.writeUnwritten();
     this.persistence?.close();
     // Closing flushed the storage: what was waiting for the disk is on it.
-    this.synced = this.rev;
-    for (const w of this.syncWaiters) w.resolve();
+    this.synced = Math.max(this.synced, this.written);
+    for (const w of this.syncWaiters) {
+      if (w.rev <= this.synced) w.resolve();
+      else w.reject(this.syncFailure ?? new Error('the store was closed before the write reached the disk'));
+    }
     this.syncWaiters = [];
   }
 
@@ -344,23 +387,114 @@ export class MvccStore {
     if (rev < oldest) throw new StoreError('Expired', `too old resource version: ${rev} (${oldest})`, oldest);
   }
 
-  /** `json` is the event's value as encoded for its size check: persistence need not encode it again. */
-  private commit(event: StorageEvent, stored: Versioned | undefined, json: string): void {
+  /**
+   * Applies a write in memory. `replaced` is what it replaces (for a rollback); `json` is the event's
+   * value as encoded for its size check: persistence need not encode it again. With persistence the
+   * write is written to storage by a flush: at once when one can start, else with the batch the next
+   * one writes. A refusal of its own batch at once is thrown, with the store as it was before.
+   */
+  private commit(event: StorageEvent, stored: Versioned | undefined, replaced: Versioned | undefined, json: string): void {
     if (this.syncFailure) throw this.syncFailure;
-    this.persistence?.commit(event, json);
-    this.rev = event.rev;
+    const before = this.rev;
+    this.rev = this.issued = event.rev;
     if (stored) this.put(event.key, stored);
     else this.remove(event.key);
-    const compacted = this.history.append(event);
-    if (compacted !== undefined) this.persistence?.compact(compacted);
-    if (this.persistence) {
-      this.unsynced.push(event);
-      this.flush();
-    } else {
-      this.synced = event.rev;
+    if (!this.persistence) {
+      this.history.append(event);
+      this.synced = this.written = event.rev;
       this.undelivered.push(event);
       this.scheduleFanOut();
+      return;
     }
+    // Older events are dropped from the history once the write is in storage (writeUnwritten): a refusal then takes it back exactly.
+    this.history.push(event);
+    this.unsynced.push(event);
+    this.unwritten.push({ event, json, replaced, before });
+    this.flush();
+    // Refused, with the batch it was in, before anyone saw its revision: it is handed out again.
+    if (this.rev < event.rev) {
+      this.issued = event.rev - 1;
+      const newest = this.refused[this.refused.length - 1]!;
+      const error = newest.error;
+      if (newest.to === event.rev) {
+        if (newest.from === event.rev) this.refused.pop();
+        else newest.to--;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Writes the writes applied since the last flush to storage, in one
+   * transaction; returns the newest revision written. If storage refuses
+   * them, they are taken back (rollBack).
+   */
+  private writeUnwritten(): number {
+    const batch = this.unwritten;
+    if (batch.length === 0) return this.written;
+    this.unwritten = [];
+    try {
+      this.persistence!.commit(batch);
+    } catch (e) {
+      this.rollBack(batch, e instanceof Error ? e : new Error(String(e)));
+      return this.written;
+    }
+    this.written = batch[batch.length - 1]!.event.rev;
+    const compacted = this.history.enforceBounds();
+    if (compacted !== undefined) this.persistence!.compact(compacted);
+    return this.written;
+  }
+
+  /**
+   * Takes back a batch that storage refused (a full disk): the objects it
+   * replaced are put back, its events leave the history and the events on
+   * their way to the watchers, and the state's revision is the one before it,
+   * so that reads, watches and later writes find the store exactly as it was
+   * before the batch. Its revisions are never handed out again, and `durable`
+   * rejects for each of them with the error: its writers answer it, and so do
+   * the reads that saw any of its writes. No watcher saw them (they see only
+   * what is on disk), nor will a restart (storage wrote none of them).
+   *
+   * The batch is every write not yet written, so no later write was made on
+   * top of it; a write that read it in memory before making its own (an
+   * admission check, say) may be made after it, as a write may that read a
+   * state later deleted.
+   */
+  private rollBack(batch: UnwrittenWrite[], error: Error): void {
+    for (let i = batch.length - 1; i >= 0; i--) {
+      const { event, replaced } = batch[i]!;
+      if (replaced) this.put(event.key, replaced);
+      else this.remove(event.key);
+    }
+    const from = batch[0]!.event.rev;
+    const to = batch[batch.length - 1]!.event.rev;
+    this.rev = batch[0]!.before;
+    this.history.dropNewerThan(this.rev);
+    let keep = this.unsynced.length;
+    while (keep > 0 && this.unsynced[keep - 1]!.rev >= from) keep--;
+    this.unsynced.length = keep;
+    const last = this.refused[this.refused.length - 1];
+    if (last && last.to === from - 1 && last.error.message === error.message) last.to = to;
+    else this.refused.push({ from, to, error });
+    const waiting = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiting) {
+      if (w.rev >= from) w.reject(error);
+      else this.syncWaiters.push(w);
+    }
+  }
+
+  /** The error that refused the write of revision `rev`, if storage refused it. */
+  private refusalOf(rev: number): Error | undefined {
+    let lo = 0;
+    let hi = this.refused.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.refused[mid]!.to < rev) lo = mid + 1;
+      else hi = mid;
+    }
+    const range = this.refused[lo];
+    return range && range.from <= rev ? range.error : undefined;
   }
 
   /** Queues events for the watchers, delivered on the next turn of the event loop. */
@@ -383,8 +517,9 @@ export class MvccStore {
    * and then its own; the rest wait for one of them to end.
    */
   private flush(): void {
-    if (this.syncFailure || this.syncsInFlight >= maxFlushesInFlight || this.rev <= this.syncRequested) return;
-    const through = this.rev;
+    if (this.syncFailure || this.syncsInFlight >= maxFlushesInFlight) return;
+    const through = this.writeUnwritten();
+    if (through <= this.syncRequested) return;
     this.syncRequested = through;
     this.syncsInFlight++;
     this.persistence!.sync().then(

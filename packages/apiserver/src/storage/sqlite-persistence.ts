@@ -1,7 +1,11 @@
 /**
  * Durable storage in SQLite, with group commit. Each commit is one
- * transaction written at once (its WAL frames reach the OS before `commit`
- * returns); `sync` then makes every commit before it durable with one
+ * transaction holding a batch of writes (the store's writes since its last
+ * flush), written at once: its WAL frames reach the OS before `commit`
+ * returns, each page the batch changed once, however many of its writes
+ * changed it (one transaction per write wrote the events table's last page,
+ * and the objects' pages, again for each: 8.9 pwrites per create against 3.2,
+ * 16 writers). `sync` then makes every commit before it durable with one
  * fdatasync of the WAL, run on libuv's thread pool while the event loop goes
  * on, so one flush covers all the writes that arrived meanwhile (the store
  * decides when to call it, and how many may overlap). That sync is the one
@@ -20,8 +24,9 @@
  * revision) cannot take the revision back. Data dirs whose `meta` was written
  * at every commit read the same way.
  *
- * A full disk (SQLITE_FULL) refuses the write whole, with etcd's NOSPACE text,
- * and leaves reads as they were; the next write tries again, so writes are
+ * A full disk (SQLITE_FULL) refuses the batch whole, with etcd's NOSPACE text
+ * (the store then takes its writes back from memory, so reads stay as they
+ * were); the next write tries again, so writes are
  * accepted as soon as space frees. The connection holds the database
  * exclusively (locking_mode=EXCLUSIVE): the WAL index then lives in memory, not
  * in a -shm file, so a full disk cannot stop the server from starting and
@@ -34,7 +39,7 @@ import { encodedJson, keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import { shareManagedFields } from '@operant/apimachinery/managedfields';
-import { StoreError, noSpaceMessage, type HistoryBounds, type Persistence, type StorageEvent, type UnparsedValue, type Versioned } from './types.js';
+import { StoreError, noSpaceMessage, type HistoryBounds, type PersistedWrite, type Persistence, type StorageEvent, type UnparsedValue, type Versioned } from './types.js';
 
 /** Trimming the log row by row would double the cost of every write: it is trimmed after this many events or bytes. */
 const compactionBatchEvents = 1000;
@@ -50,7 +55,7 @@ export class SqlitePersistence implements Persistence {
   private readonly deleteObject: Database.Statement;
   private readonly setRevision: Database.Statement;
   private readonly trimEvents: Database.Statement;
-  private readonly commitTx: (event: StorageEvent, value: string) => void;
+  private readonly commitTx: (writes: readonly PersistedWrite[]) => void;
   private readonly trimTx: (through: number, revision: number) => void;
   /** Events and bytes written since the log was last trimmed, and the revision it may be trimmed through. */
   private pendingCompaction = 0;
@@ -92,17 +97,21 @@ export class SqlitePersistence implements Persistence {
       CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
       CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     `);
-    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, ?, ?)');
+    // The previous value is bound as the UTF-8 bytes the store kept for it (encoded-json.ts), not
+    // encoded again, and stored as the text they are (CAST of a blob to TEXT reinterprets its bytes).
+    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, ?, CAST(? AS TEXT))');
     this.upsertObject = this.db.prepare(
       'INSERT INTO objects (key, rev, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET rev = excluded.rev, value = excluded.value',
     );
     this.deleteObject = this.db.prepare('DELETE FROM objects WHERE key = ?');
     this.setRevision = this.db.prepare("INSERT INTO meta (name, value) VALUES ('revision', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value");
     this.trimEvents = this.db.prepare('DELETE FROM events WHERE rev <= ?');
-    this.commitTx = this.db.transaction((e: StorageEvent, value: string) => {
-      this.insertEvent.run(e.rev, e.type, e.key, value, e.prev ? JSON.stringify(e.prev) : null);
-      if (e.type === 'DELETED') this.deleteObject.run(e.key);
-      else this.upsertObject.run(e.key, e.rev, value);
+    this.commitTx = this.db.transaction((writes: readonly PersistedWrite[]) => {
+      for (const { event: e, json } of writes) {
+        this.insertEvent.run(e.rev, e.type, e.key, json, e.prev ? encodedJson(e.prev) : null);
+        if (e.type === 'DELETED') this.deleteObject.run(e.key);
+        else this.upsertObject.run(e.key, e.rev, json);
+      }
     });
     this.trimTx = this.db.transaction((through: number, revision: number) => {
       this.trimEvents.run(through);
@@ -151,10 +160,11 @@ export class SqlitePersistence implements Persistence {
     return { revision, objects, events: events.reverse() };
   }
 
-  commit(event: StorageEvent, valueJson?: string): void {
-    const value = valueJson ?? JSON.stringify(event.value);
+  commit(writes: readonly PersistedWrite[]): void {
+    if (writes.length === 0) return;
     try {
-      this.commitTx(event, value);
+      // better-sqlite3 rolls the transaction back when it throws (unless SQLite already did).
+      this.commitTx(writes);
     } catch (e) {
       if (!isDiskFull(e)) throw e;
       if (!this.full) process.stderr.write(`warning: storage in ${this.dir} is full (${(e as Error).message}): writes are refused until space frees; reads and watches go on\n`);
@@ -164,8 +174,8 @@ export class SqlitePersistence implements Persistence {
     if (this.full) process.stderr.write(`storage in ${this.dir} has space again: writes are accepted\n`);
     this.full = false;
     this.written++;
-    this.newestRevision = event.rev;
-    this.pendingBytes += value.length;
+    this.newestRevision = writes[writes.length - 1]!.event.rev;
+    for (const w of writes) this.pendingBytes += w.json.length;
   }
 
   sync(): Promise<void> {

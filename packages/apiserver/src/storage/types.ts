@@ -63,12 +63,19 @@ export class StoreError extends Error {
   }
 }
 
+/** A write for persistence to store: the event, and its value as the store encoded it (JSON). */
+export interface PersistedWrite {
+  event: StorageEvent;
+  json: string;
+}
+
 /**
  * Durable backing for the in-memory store, with group commit: `commit` writes
- * an event at once (or throws and writes nothing), and `sync` makes every
- * commit made before it durable, so that one flush to disk covers many writes.
- * The store acknowledges a write, and shows it to watchers, only after the
- * `sync` that covers it has resolved. The state is read back on start.
+ * a batch of events at once (all of it, or, when it throws, none of it), and
+ * `sync` makes every batch committed before it durable, so that one flush to
+ * disk covers many writes. The store acknowledges a write, and shows it to
+ * watchers, only after the `sync` that covers it has resolved. The state is
+ * read back on start.
  */
 export interface Persistence {
   /**
@@ -77,11 +84,11 @@ export interface Persistence {
    */
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] };
   /**
-   * Writes the event (atomically: all of it or, when it throws, none of it).
-   * `valueJson`, when given, is `event.value` already encoded as JSON.
-   * Throws StoreError NoSpace when the disk (or the database's size limit) is full.
+   * Writes the events, oldest first, in one transaction: all of them or, when
+   * it throws, none of them. Throws StoreError NoSpace when the disk (or the
+   * database's size limit) is full.
    */
-  commit(event: StorageEvent, valueJson?: string): void;
+  commit(writes: readonly PersistedWrite[]): void;
   /** Resolves once every commit made before the call is on disk; rejects if the flush failed. */
   sync(): Promise<void>;
   /** Called when the in-memory history drops events older than `rev`; may trim later, and never throws. */

@@ -25,7 +25,7 @@ export interface ServingMaterial {
 }
 
 /** A serving certificate this close to expiry is reissued at startup. */
-const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
+export const renewBeforeMs = 30 * 24 * 60 * 60 * 1000;
 
 const FILES = {
   caCert: 'ca.crt',
@@ -182,7 +182,7 @@ export function servingStillUsable(serving: CertificateAndKey, ca: CertificateAn
 
 /** Whether `cert` stays valid for longer than the renewal margin. */
 export function stillValid(cert: X509Certificate): boolean {
-  return new Date(cert.validTo).getTime() - Date.now() > RENEW_BEFORE_MS;
+  return new Date(cert.validTo).getTime() - Date.now() > renewBeforeMs;
 }
 
 /** How many names the certificate's subjectAltName lists (Node joins them with ", "; no DNS name or IP holds one). */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startApiServer } from '../server.js';
-import { cachedServingMaterial, defaultServingCacheDir } from './serving-cache.js';
+import { cachedServingMaterial, defaultServingCacheDir, verifiedDigest, type VerifiedFacts } from './serving-cache.js';
 
 const HOSTS = {
   dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
@@ -79,6 +79,62 @@ describe('certificate cache of in-memory servers', () => {
     const c = await cachedServingMaterial(dir, HOSTS, (w) => warnings.push(w));
     assert.equal(new X509Certificate(c.serving.certPem).checkIP('10.1.2.3'), undefined);
     assert.deepEqual(warnings, []);
+  });
+
+  describe('the record of what was checked', () => {
+    type CacheFile = { ca: { certPem: string; keyPem: string }; serving: { certPem: string; keyPem: string }; verified?: VerifiedFacts };
+    const read = async (dir: string): Promise<CacheFile> => JSON.parse(await readFile(join(dir, 'serving.json'), 'utf8')) as CacheFile;
+    const write = (dir: string, file: CacheFile): Promise<void> => writeFile(join(dir, 'serving.json'), JSON.stringify(file), { mode: 0o600 });
+    const noWarning = (w: string): never => assert.fail(`no warning expected: ${w}`);
+
+    it('is written with the pair: the names it covers, the expiry dates and their digest', async () => {
+      const dir = join(base, 'record');
+      const made = await cachedServingMaterial(dir, HOSTS, noWarning);
+      const { verified, ...pair } = await read(dir);
+      assert.ok(verified);
+      assert.deepEqual([verified.dnsNames, verified.ipAddresses], [HOSTS.dnsNames, HOSTS.ipAddresses]);
+      assert.equal(verified.notAfter, new Date(new X509Certificate(made.serving.certPem).validTo).getTime());
+      assert.equal(verified.caNotAfter, new Date(new X509Certificate(made.ca.certPem).validTo).getTime());
+      assert.equal(verified.digest, verifiedDigest(pair, verified));
+    });
+
+    it('changed since (or missing, as the previous format wrote it): the pair is checked in full, kept and recorded again', async () => {
+      const dir = join(base, 'record-changed');
+      const made = await cachedServingMaterial(dir, HOSTS, noWarning);
+      const file = await read(dir);
+      const good = file.verified!;
+      for (const changed of [{ ...file, verified: { ...good, dnsNames: [...good.dnsNames, 'elsewhere'] } }, { ca: file.ca, serving: file.serving }]) {
+        await write(dir, changed);
+        const again = await cachedServingMaterial(dir, HOSTS, noWarning);
+        assert.deepEqual([again.ca, again.serving], [made.ca, made.serving]);
+        assert.deepEqual((await read(dir)).verified, good);
+      }
+    });
+
+    it('changed since, with a certificate that no longer serves: a new one from the same CA', async () => {
+      const dir = join(base, 'record-bad-cert');
+      const made = await cachedServingMaterial(dir, HOSTS, noWarning);
+      const other = await cachedServingMaterial(join(base, 'record-other'), HOSTS, noWarning);
+      const file = await read(dir);
+      // Another CA's certificate and key, under the record of the first: the digest no longer matches.
+      await write(dir, { ...file, serving: other.serving });
+      const again = await cachedServingMaterial(dir, HOSTS, noWarning);
+      assert.equal(again.ca.certPem, made.ca.certPem);
+      assert.notEqual(again.serving.certPem, made.serving.certPem);
+      assert.notEqual(again.serving.certPem, other.serving.certPem);
+      assert.ok(new X509Certificate(again.serving.certPem).checkIssued(new X509Certificate(made.ca.certPem)));
+    });
+
+    it('saying the certificate is near expiry: a new one from the same CA', async () => {
+      const dir = join(base, 'record-expiry');
+      const made = await cachedServingMaterial(dir, HOSTS, noWarning);
+      const { verified, ...pair } = await read(dir);
+      const facts = { ...verified!, notAfter: Date.now() + 24 * 60 * 60 * 1000 };
+      await write(dir, { ...pair, verified: { ...facts, digest: verifiedDigest(pair, facts) } });
+      const again = await cachedServingMaterial(dir, HOSTS, noWarning);
+      assert.equal(again.ca.certPem, made.ca.certPem);
+      assert.notEqual(again.serving.certPem, made.serving.certPem);
+    });
   });
 
   it('replaces a file others could read, with a warning', async () => {

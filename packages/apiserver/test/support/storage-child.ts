@@ -8,17 +8,50 @@
  * - `delete-compact <name>`: the delete, and a compaction through it while its
  *   flush is under way (the flush then trims the whole log), answered `ack <rev>`;
  * - `compact <n>`: n compactions through the current revision, answered
- *   `compacted <rev>` (the log is trimmed after 1,000 of them, at the next flush).
+ *   `compacted <rev>` (the log is trimmed after 1,000 of them, at the next flush);
+ * - `create-many <name>:<bytes> ...`: the creates all at once (each with a value
+ *   of that many bytes), and a list made right after them, answered with one
+ *   line of JSON once all have settled: each create's revision or error, and
+ *   the list's error or revision;
+ * - `state <fromRev>`: one line of JSON: the revision, the names stored, the
+ *   names a watch from `fromRev` replays, and the names the watch opened at the
+ *   start has been given.
  *
  * The end of stdin closes the store and ends the process.
  */
 import { createInterface } from 'node:readline';
 import { MvccStore } from '../../src/storage/mvcc-store.js';
+import { StoreError } from '../../src/storage/types.js';
 import { SqlitePersistence } from '../../src/storage/sqlite-persistence.js';
 
 const store = new MvccStore({ persistence: new SqlitePersistence(process.argv[2]!), historyCapacity: 5 });
 const key = (name: string): string => `/core/configmaps/default/${name}`;
-const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { name } });
+const configMap = (name: string, blob = '') => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { name, blob } });
+const prefix = '/core/configmaps/default/';
+/** What the watch opened at the start was given. */
+const watched: string[] = [];
+store.watch(prefix, store.revision, (e) => watched.push(`${e.type} ${e.value.metadata.name}`));
+
+/** A store error as the child reports it: its code and message. */
+function reported(e: unknown): string {
+  return e instanceof StoreError ? `${e.code}: ${e.message}` : String(e);
+}
+
+/** Runs `write` and the wait for it to be on disk: its revision, or the error either gave. */
+async function settle(write: () => { rev: number }): Promise<{ rev?: number; error?: string }> {
+  let rev: number;
+  try {
+    rev = write().rev;
+  } catch (e) {
+    return { error: reported(e) };
+  }
+  try {
+    await store.durable(rev);
+    return { rev };
+  } catch (e) {
+    return { error: reported(e) };
+  }
+}
 
 async function run(line: string): Promise<string> {
   const [command, arg] = line.split(' ');
@@ -43,6 +76,29 @@ async function run(line: string): Promise<string> {
       let rev = 0;
       for (let i = 0; i < Number(arg); i++) rev = store.compact();
       return `compacted ${rev}`;
+    }
+    case 'create-many': {
+      // All in one turn of the event loop: the first writes start the flushes, the rest wait for one to end.
+      const writes = line
+        .split(' ')
+        .slice(1)
+        .map((spec) => {
+          const [name, bytes] = spec.split(':');
+          return settle(() => store.create(key(name!), configMap(name!, 'z'.repeat(Number(bytes)))));
+        });
+      // A read that sees them all, answered once they are on disk.
+      const snapshot = store.list(prefix);
+      const list = store.durable(snapshot.revision).then(
+        () => ({ revision: snapshot.revision }),
+        (e: unknown) => ({ error: reported(e) }),
+      );
+      return JSON.stringify({ writes: await Promise.all(writes), list: await list });
+    }
+    case 'state': {
+      const replayed: string[] = [];
+      store.watch(prefix, Number(arg), (e) => replayed.push(`${e.type} ${e.value.metadata.name}`)).stop();
+      const names = store.list(prefix).items.map((v) => v.value.metadata.name);
+      return JSON.stringify({ revision: store.revision, names, replayed, watched });
     }
     default:
       throw new Error(`unknown command ${line}`);

@@ -97,9 +97,11 @@ describe('LeaderElector against the embedded server', () => {
     assert.equal(first.spec?.leaseTransitions, 0);
     assert.match(first.spec?.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.ok(Date.parse(first.spec?.acquireTime ?? '') <= Date.parse(first.spec?.renewTime ?? ''));
-    await new Promise((r) => setTimeout(r, 350));
-    const later = await api.client.get(Lease, name, { namespace: 'default' });
-    assert.ok(Date.parse(later.spec?.renewTime ?? '') > Date.parse(first.spec?.renewTime ?? ''), 'renewTime advances');
+    // The next renewals (a retry period apart) move renewTime on: awaited, not slept for.
+    let later = first;
+    await waitFor(() => Date.parse(later.spec?.renewTime ?? '') > Date.parse(first.spec?.renewTime ?? ''), 'renewTime to advance', 5000, async () => {
+      later = await api.client.get(Lease, name, { namespace: 'default' });
+    });
     assert.equal(later.spec?.acquireTime, first.spec?.acquireTime, 'acquireTime is kept while leading');
     a.stop.abort();
     assert.equal(await a.run, 'cancelled');

@@ -17,6 +17,7 @@ import { WebhookRequestError } from './errors.js';
 import { BodyError, readBody } from './http/body.js';
 import { mediaType } from './http/content-type.js';
 import { requestBudgetMs } from './http/deadline.js';
+import { Deadlines, timedOut } from './http/deadlines.js';
 import { failureReview, reviewKindOf } from './http/failure-review.js';
 import { RequestContext } from './http/request-context.js';
 import { splitTarget, timeoutParam } from './http/request-target.js';
@@ -117,9 +118,6 @@ interface Route {
   readonly log: Logger;
 }
 
-/** What the deadline resolves with, told apart from any body or answer by identity. */
-const timedOut: unique symbol = Symbol('timed out');
-
 /**
  * The HTTPS server answering admission and conversion reviews. It is a manager
  * {@link Runnable} that runs on every replica (`needLeaderElection: false`),
@@ -144,6 +142,8 @@ export class WebhookServer implements Runnable {
   private readonly metrics: WebhookMetrics;
   private readonly maxRequestBytes: number;
   private readonly timeoutMs: number;
+  /** The time limits of the requests being served. */
+  private readonly deadlines = new Deadlines();
   /** Requests being served; shutdown waits for none, woken by `idle`. */
   private active = 0;
   private idle: (() => void) | undefined;
@@ -294,6 +294,7 @@ export class WebhookServer implements Runnable {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     if (this.active > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    this.deadlines.clear();
     server.closeAllConnections();
     await closed;
     this.log.info({}, 'webhook server stopped');
@@ -328,17 +329,16 @@ export class WebhookServer implements Runnable {
       this.status(res, 404, `no webhook is registered at path ${JSON.stringify(path)}`);
       return;
     }
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     this.metrics.requestStarted(path);
     try {
-      await this.answer(req, res, path, route, requestBudgetMs(this.timeoutMs, timeoutParam(query)));
+      await this.answer(req, res, path, route, requestBudgetMs(this.timeoutMs, timeoutParam(query)), started);
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.metrics.requestFinished(path, res.statusCode, seconds);
+      this.metrics.requestFinished(path, res.statusCode, (performance.now() - started) / 1000);
     }
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, path: string, route: Route, budgetMs: number): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, path: string, route: Route, budgetMs: number, started: number): Promise<void> {
     if (req.method !== 'POST') {
       this.status(res, 405, `method ${req.method ?? ''} is not allowed: webhooks accept POST`, false, { Allow: 'POST' });
       return;
@@ -354,12 +354,9 @@ export class WebhookServer implements Runnable {
     const ctx = new RequestContext(log, this.options.client);
     const gone = ctx.abortOnClose;
     res.once('close', gone);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<typeof timedOut>((resolve) => {
-      timer = setTimeout(resolve, budgetMs, timedOut);
-    });
+    const deadline = this.deadlines.start(budgetMs, started);
     try {
-      const body = await Promise.race([readBody(req, this.maxRequestBytes), deadline]);
+      const body = await deadline.race(readBody(req, this.maxRequestBytes));
       if (body === timedOut) {
         this.status(res, 408, `the request body did not arrive within ${formatMs(budgetMs)}`, true);
         return;
@@ -372,7 +369,7 @@ export class WebhookServer implements Runnable {
       // Racing the handler itself (not a chain built on it) also handles its rejection after a timeout.
       let answer: unknown;
       try {
-        answer = await Promise.race([invoke(route.handler, parsed.value, ctx), deadline]);
+        answer = await deadline.race(invoke(route.handler, parsed.value, ctx));
       } catch (err) {
         this.failed(res, path, parsed.value, err, log);
         return;
@@ -393,7 +390,7 @@ export class WebhookServer implements Runnable {
       if (!(err instanceof BodyError)) throw err;
       this.status(res, err.code, err.message, true);
     } finally {
-      clearTimeout(timer);
+      deadline.finish();
       res.off('close', gone);
     }
   }

@@ -39,6 +39,7 @@ import type { FailedWrite, FaultRecord } from './records.js';
 import type { ChaosReport } from './report.js';
 import type { ChaosSchedule } from './schedule.js';
 import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
+import { requestHead, type RequestHead } from './request-head.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
 import { pipeAnswer, Upstream, type Auth } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
@@ -204,9 +205,7 @@ export class FaultProxy {
     const certs = options.plainHttp ? undefined : await processCertificates();
     const token = new ProxyToken();
     let proxy: FaultProxy | undefined;
-    const handle = (req: IncomingMessage, res: ServerResponse): void => {
-      proxy!.handle(req, res).catch((err: unknown) => proxy!.failed(res, err));
-    };
+    const handle = (req: IncomingMessage, res: ServerResponse): void => proxy!.handle(req, res);
     const server = certs ? createHttpsServer({ cert: certs.cert, key: certs.key }, handle) : createHttpServer(handle);
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
@@ -411,9 +410,9 @@ export class FaultProxy {
    * only the token does, in the path (the kubeconfig's server URL) or as a
    * bearer token.
    */
-  private admit(req: IncomingMessage): { target: string; own: boolean } | undefined {
+  private admit(req: IncomingMessage, head: RequestHead): { target: string; own: boolean } | undefined {
     const target = req.url ?? '/';
-    const header = req.headers.authorization;
+    const header = head.authorization;
     if (this.plainHttp) {
       const rest = this.token.stripPath(target);
       if (rest !== undefined) return { target: rest, own: true };
@@ -422,22 +421,52 @@ export class FaultProxy {
     return header === undefined ? undefined : { target, own: this.token.matches(header) };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.requests++;
-    const admitted = this.admit(req);
-    if (admitted === undefined) {
-      req.resume();
-      return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
+  /**
+   * Takes a request in: admits it, reads its body and its credentials, then
+   * routes it. Written without async functions: a request no fault can act on
+   * (most of them) then waits for nothing but its credentials.
+   */
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    try {
+      this.requests++;
+      const head = requestHead(req);
+      const admitted = this.admit(req, head);
+      if (admitted === undefined) {
+        req.resume();
+        return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
+      }
+      const body = readBody(req, head.hasBody);
+      if (!(body instanceof Promise)) return this.authenticated(req, head, res, admitted, body);
+      body.then((read) => this.authenticated(req, head, res, admitted, read), (err: unknown) => this.failed(res, err));
+    } catch (err) {
+      this.failed(res, err);
     }
-    const { target } = admitted;
-    const method = req.method ?? 'GET';
-    const body = await readBody(req);
-    const auth: Auth = admitted.own ? await this.upstream.ownCredentials() : { header: req.headers.authorization! };
-    if (req.headers.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
-    // Nothing can act on a request that is no watch while no fault is in force: it is not even classified.
-    // (A watch is relayed event by event even then: a fault put in force later acts on open streams.)
-    if (this.faults.length === 0 && !mayBeWatch(method, target)) return this.upstream.pipe(req, target, body, auth, res, (err) => this.failed(res, err));
+  }
 
+  /** Goes on with the credentials the request is sent upstream with. */
+  private authenticated(req: IncomingMessage, head: RequestHead, res: ServerResponse, admitted: { target: string; own: boolean }, body: Buffer): void {
+    if (!admitted.own) return this.route(req, head, res, admitted.target, body, { header: head.authorization! });
+    this.upstream.ownCredentials().then(
+      (credentials) => this.route(req, head, res, admitted.target, body, { credentials }),
+      (err: unknown) => this.failed(res, err),
+    );
+  }
+
+  /** Sends a request no fault can act on straight on; any other is classified and looked at by the faults. */
+  private route(req: IncomingMessage, head: RequestHead, res: ServerResponse, target: string, body: Buffer, auth: Auth): void {
+    try {
+      if (head.upgrade) return sendStatus(res, new StatusError(400, 'BadRequest', 'the chaos proxy does not proxy upgrades (exec, attach, port-forward)').status);
+      const method = req.method ?? 'GET';
+      // Nothing can act on a request that is no watch while no fault is in force: it is not even classified.
+      // (A watch is relayed event by event even then: a fault put in force later acts on open streams.)
+      if (this.faults.length === 0 && !mayBeWatch(method, target)) return this.upstream.pipe(method, head, target, body, auth, res, (err) => this.failed(res, err));
+      this.underFaults(head, res, target, method, body, auth).catch((err: unknown) => this.failed(res, err));
+    } catch (err) {
+      this.failed(res, err);
+    }
+  }
+
+  private async underFaults(head: RequestHead, res: ServerResponse, target: string, method: string, body: Buffer, auth: Auth): Promise<void> {
     const info = requestInfo(method, target);
     // Described only for the timeline: a request no fault hits never pays for it (nor for parsing its body).
     let described: string | undefined;
@@ -474,10 +503,10 @@ export class FaultProxy {
         res.end(expiredWatchEvent(rv!));
         return;
       }
-      return this.relay(req, res, target, info, request, body, auth);
+      return this.relay(method, head, res, target, info, request, body, auth);
     }
 
-    const upstream = await this.upstream.forward(req, target, body, auth);
+    const upstream = await this.upstream.forward(method, head, target, body, auth);
     if (error || reset) {
       const answer = await readAll(upstream.body);
       const done = upstream.statusCode !== undefined && upstream.statusCode < 300;
@@ -499,8 +528,8 @@ export class FaultProxy {
     sendStatus(res, status, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
   }
 
-  private async relay(req: IncomingMessage, res: ServerResponse, target: string, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
-    const upstream = await this.upstream.forward(req, target, body, auth);
+  private async relay(method: string, head: RequestHead, res: ServerResponse, target: string, info: RequestInfo, request: Described, body: Buffer, auth: Auth): Promise<void> {
+    const upstream = await this.upstream.forward(method, head, target, body, auth);
     if (upstream.statusCode !== 200) return pipeAnswer(upstream, res);
     res.once('close', () => upstream.body.destroy());
     res.writeHead(200, responseHeaders(upstream.headers, false));

@@ -39,12 +39,13 @@ export function resetConnection(res: ServerResponse): void {
 const noBody = Buffer.alloc(0);
 
 /**
- * A request's body. One that announces none (no Content-Length, no
- * Transfer-Encoding: most GETs, every watch) is not waited for: the stream is
- * only drained, so a bodiless request costs no promise and no listeners.
+ * A request's body. One that announces none (`announced` false: no
+ * Content-Length, no Transfer-Encoding: most GETs, every watch) is not waited
+ * for: the stream is only drained, so a bodiless request costs no promise and
+ * no listeners.
  */
-export function readBody(req: IncomingMessage): Buffer | Promise<Buffer> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+export function readBody(req: IncomingMessage, announced: boolean): Buffer | Promise<Buffer> {
+  if (!announced) {
     req.resume();
     return noBody;
   }

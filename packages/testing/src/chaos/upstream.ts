@@ -13,12 +13,14 @@
  * reaches it there in plain HTTP instead of over TLS to its URL: the same
  * requests with the same credentials, minus a TLS leg to its own process.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClientConfig, Credentials } from '@operant/runtime';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
+import type { RequestHead } from './request-head.js';
 import { hopByHop, responseHeaders } from './respond.js';
+import { SocketClient } from './socket-client.js';
 
 /** What a request authenticates upstream with: its own Authorization header, or the upstream kubeconfig's credentials. */
 export type Auth = { header: string } | { credentials: Credentials };
@@ -44,6 +46,8 @@ export class Upstream {
   private readonly hostname: string;
   private readonly pathPrefix: string;
   private readonly pool: Pool;
+  /** On a private socket: the lean client of the requests no fault acts on. */
+  private readonly lean: SocketClient | undefined;
 
   /**
    * `socketPath`: the upstream server's private Unix domain socket, asked
@@ -57,6 +61,7 @@ export class Upstream {
     this.hostname = this.url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.pathPrefix = this.url.pathname.replace(/\/+$/, '');
     const tls = config.tls;
+    this.lean = socketPath ? new SocketClient(socketPath) : undefined;
     this.pool = new Pool(socketPath ? 'http://localhost' : this.url.origin, {
       connect: socketPath
         ? (options, callback) => buildConnector({ socketPath: socketPath() })(options, callback)
@@ -76,16 +81,16 @@ export class Upstream {
   }
 
   /** How a request bearing the proxy's token goes on: with the upstream kubeconfig's credentials. */
-  async ownCredentials(): Promise<Auth> {
-    return { credentials: await this.config.credentials.credentials() };
+  ownCredentials(): Promise<Credentials> {
+    return this.config.credentials.credentials();
   }
 
   /** Sends the request upstream to `target` (its path and query) with `auth`; resolves with the answer as it starts. */
-  async forward(req: IncomingMessage, target: string, body: Buffer, auth: Auth): Promise<UpstreamAnswer> {
-    const out = this.outgoing(req, target, body, auth);
+  async forward(method: string, head: RequestHead, target: string, body: Buffer, auth: Auth): Promise<UpstreamAnswer> {
+    const out = this.outgoing(method, head, target, body, auth);
     // A credential plugin's own certificate needs a connection of its own.
-    if (out.cert) return this.forwardWithCertificate(out.method, out.path, out.headers, body, out.cert);
-    const answer = await this.pool.request({ method: out.method as 'GET', path: out.path, headers: out.headers, body: body.length > 0 ? body : null });
+    if (out.cert) return this.forwardWithCertificate(method, out.path, out.headers, body, out.cert);
+    const answer = await this.pool.request({ method: method as 'GET', path: out.path, headers: out.headers, body: body.length > 0 ? body : null });
     return { statusCode: answer.statusCode, headers: answer.headers as IncomingHttpHeaders, body: answer.body };
   }
 
@@ -95,35 +100,36 @@ export class Upstream {
    * (the path of every request no fault acts on). `failed` is told when the
    * server could not be asked (no answer has started then).
    */
-  pipe(req: IncomingMessage, target: string, body: Buffer, auth: Auth, res: ServerResponse, failed: (err: Error) => void): void {
-    const out = this.outgoing(req, target, body, auth);
+  pipe(method: string, head: RequestHead, target: string, body: Buffer, auth: Auth, res: ServerResponse, failed: (err: Error) => void): void {
+    const out = this.outgoing(method, head, target, body, auth);
     if (out.cert) {
-      this.forwardWithCertificate(out.method, out.path, out.headers, body, out.cert).then((answer) => pipeAnswer(answer, res), failed);
+      this.forwardWithCertificate(method, out.path, out.headers, body, out.cert).then((answer) => pipeAnswer(answer, res), failed);
       return;
     }
-    this.pool.dispatch({ method: out.method, path: out.path, headers: out.headers, body: body.length > 0 ? body : null }, new AnswerToResponse(res, failed));
+    if (this.lean && SocketClient.accepts(out.headers)) return this.lean.send(method, out.path, out.headers, body, res, failed);
+    this.pool.dispatch({ method, path: out.path, headers: out.headers, body: body.length > 0 ? body : null }, new AnswerToResponse(res, failed));
   }
 
-  /** The request as it goes upstream: its headers less the connection's own, with `auth`'s credentials. */
-  private outgoing(req: IncomingMessage, target: string, body: Buffer, auth: Auth): { method: string; path: string; headers: Record<string, string | string[]>; cert?: { cert: string; key: string } } {
-    const headers: Record<string, string | string[]> = {};
-    const raw = req.headers;
-    for (const name in raw) {
-      const value = raw[name];
-      // The body is read whole already: an Expect: 100-continue was answered by the proxy's server.
-      if (value !== undefined && !hopByHop.has(name) && name !== 'authorization' && name !== 'expect') headers[name] = value;
-    }
-    const method = req.method ?? 'GET';
-    if (body.length > 0 || method === 'POST' || method === 'PUT' || method === 'PATCH') headers['content-length'] = String(body.length);
-    if ('header' in auth) headers.authorization = auth.header;
-    else if (auth.credentials.token) headers.authorization = `Bearer ${auth.credentials.token}`;
-    else if (auth.credentials.basic) headers.authorization = `Basic ${Buffer.from(`${auth.credentials.basic.username}:${auth.credentials.basic.password}`).toString('base64')}`;
+  /** The request as it goes upstream: its headers less the connection's own, with `auth`'s credentials, as name/value pairs (`head.forwarded`, taken over: a request goes upstream once). */
+  private outgoing(method: string, head: RequestHead, target: string, body: Buffer, auth: Auth): { path: string; headers: string[]; cert?: { cert: string; key: string } } {
+    const headers = head.forwarded;
+    if (body.length > 0 || method === 'POST' || method === 'PUT' || method === 'PATCH') headers.push('content-length', String(body.length));
+    if ('header' in auth) headers.push('authorization', auth.header);
+    else if (auth.credentials.token) headers.push('authorization', `Bearer ${auth.credentials.token}`);
+    else if (auth.credentials.basic) headers.push('authorization', `Basic ${Buffer.from(`${auth.credentials.basic.username}:${auth.credentials.basic.password}`).toString('base64')}`);
     const cert = 'credentials' in auth ? auth.credentials.clientCertificate : undefined;
-    return { method, path: this.pathPrefix + target, headers, ...(cert ? { cert } : {}) };
+    return { path: this.pathPrefix + target, headers, ...(cert ? { cert } : {}) };
   }
 
-  private forwardWithCertificate(method: string, path: string, headers: Record<string, string | string[]>, body: Buffer, cert: { cert: string; key: string }): Promise<UpstreamAnswer> {
+  private forwardWithCertificate(method: string, path: string, pairs: string[], body: Buffer, cert: { cert: string; key: string }): Promise<UpstreamAnswer> {
     const tls = this.config.tls;
+    // As an object, so that node's client adds the Host header (it adds none to a list of pairs).
+    const headers: Record<string, string | string[]> = {};
+    for (let i = 0; i < pairs.length; i += 2) {
+      const [name, value] = [pairs[i]!, pairs[i + 1]!];
+      const had = headers[name];
+      headers[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+    }
     return new Promise((resolve, reject) => {
       const out = httpsRequest(
         { hostname: this.hostname, port: this.url.port || undefined, method, path, headers, agent: false, cert: cert.cert, key: cert.key, ca: tls.ca, rejectUnauthorized: !tls.insecureSkipTlsVerify, servername: tls.serverName },
@@ -136,6 +142,7 @@ export class Upstream {
 
   /** Closes the connections (open watches end). */
   close(): void {
+    this.lean?.close();
     void this.pool.destroy();
   }
 }
@@ -149,6 +156,17 @@ export class Upstream {
  */
 class AnswerToResponse implements Dispatcher.DispatchHandler {
   private abort: ((err?: Error) => void) | undefined;
+  /** Listens for the client leaving: made once, at the first connect (not a class field, which would cost every request a named closure under tsx). */
+  private clientLeft: (() => void) | undefined;
+  private resume: (() => void) | undefined;
+  /**
+   * The whole body when it came in one chunk that completes the length the
+   * headers announced: written with the end of the response, so that a small
+   * answer goes out as one write without the cork-and-uncork of a separate one.
+   */
+  private whole: Buffer | undefined;
+  /** The Content-Length the server announced; -1 when none. */
+  private length = -1;
 
   constructor(
     private readonly res: ServerResponse,
@@ -157,7 +175,7 @@ class AnswerToResponse implements Dispatcher.DispatchHandler {
 
   onConnect(abort: (err?: Error) => void): void {
     // Told again when undici retries the request on another connection.
-    if (this.abort === undefined) this.res.once('close', this.clientLeft);
+    if (this.clientLeft === undefined) this.res.on('close', (this.clientLeft = () => this.abort!(new Error('the client closed the connection'))));
     // A client that leaves ends the upstream request (and a connection whose answer nobody reads).
     this.abort = abort;
   }
@@ -168,30 +186,36 @@ class AnswerToResponse implements Dispatcher.DispatchHandler {
     for (let i = 0; i < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!.toString('latin1');
       const lower = name.toLowerCase();
-      if (hopByHop.has(lower) && lower !== 'content-length') continue;
-      headers.push(name, rawHeaders[i + 1]!.toString('latin1'));
+      const value = rawHeaders[i + 1]!.toString('latin1');
+      if (lower === 'content-length') this.length = Number(value);
+      else if (hopByHop.has(lower)) continue;
+      headers.push(name, value);
     }
     this.res.writeHead(statusCode, headers);
-    this.res.on('drain', resume);
+    this.resume = resume;
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    return this.res.write(chunk);
+    if (this.whole === undefined && chunk.length === this.length) {
+      this.whole = chunk;
+      return true;
+    }
+    const more = this.res.write(chunk);
+    // Undici stops reading until it is resumed: when the client has taken what is buffered.
+    if (!more) this.res.once('drain', this.resume!);
+    return more;
   }
 
   onComplete(): void {
-    this.res.off('close', this.clientLeft);
-    this.res.end();
+    if (this.clientLeft) this.res.off('close', this.clientLeft);
+    if (this.whole !== undefined) this.res.end(this.whole);
+    else this.res.end();
   }
 
   onError(err: Error): void {
-    this.res.off('close', this.clientLeft);
+    if (this.clientLeft) this.res.off('close', this.clientLeft);
     if (this.res.headersSent) this.res.destroy();
     else if (!this.res.destroyed) this.failed(err);
   }
-
-  private readonly clientLeft = (): void => {
-    this.abort?.(new Error('the client closed the connection'));
-  };
 }

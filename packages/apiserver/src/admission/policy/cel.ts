@@ -95,8 +95,8 @@ function pathCheck(c: PathCheckVal, verb: string): DecisionVal {
   return new DecisionVal(d.allowed, d.reason);
 }
 
-/** kube's CEL authorization library (k8s.io/apiserver pkg/cel/library/authz.go). */
-function registerAuthorizer(env: Environment): Environment {
+/** kube's CEL authorization library (k8s.io/apiserver pkg/cel/library/authz.go), with the `authorizer` variable. */
+export function registerAuthorizer(env: Environment): Environment {
   const a = 'kubernetes.authorization';
   env.registerType(`${a}.Decision`, DecisionVal);
   env.registerType(`${a}.PathCheck`, PathCheckVal);

@@ -91,6 +91,15 @@ function generateArrays(old: unknown[], arr: unknown[], ops: PatchOperation[], p
 /** Two non-array objects: a key set to undefined counts as removed. */
 function generateObjects(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: string): void {
   const oldKeys = Object.keys(old);
+  const newKeys = Object.keys(obj);
+  // A defaulted object usually lists its old keys first, in their order: then its values line up
+  // with the old ones by position, read in two sweeps instead of two keyed loads per key.
+  let common = 0;
+  while (common < oldKeys.length && common < newKeys.length && newKeys[common] === oldKeys[common]) common++;
+  if (common === oldKeys.length) {
+    generateAligned(oldKeys, Object.values(old), newKeys, Object.values(obj), old, ops, path);
+    return;
+  }
   let deleted = false;
   for (let t = oldKeys.length - 1; t >= 0; t--) {
     const key = oldKeys[t]!;
@@ -102,15 +111,34 @@ function generateObjects(old: Record<string, unknown>, obj: Record<string, unkno
       deleted = true;
     }
   }
-  const newKeys = Object.keys(obj);
   if (!deleted && newKeys.length === oldKeys.length) return;
-  // Leading keys listed as the old object lists them are its own, so none is added: a defaulted object
-  // usually lists its old keys first, and only the keys after them need the check.
-  let from = 0;
-  while (from < oldKeys.length && from < newKeys.length && newKeys[from] === oldKeys[from]) from++;
-  for (let i = from; i < newKeys.length; i++) {
+  // Leading keys listed as the old object lists them are its own, so none is added.
+  for (let i = common; i < newKeys.length; i++) {
     const key = newKeys[i]!;
     if (!hasOwn(old, key) && obj[key] !== undefined) ops.push({ op: 'add', path: `${path}/${escapeKey(key)}`, value: valueOf(obj[key]) });
+  }
+}
+
+/**
+ * {@link generateObjects} when the new object lists every old key first, in the same order: each old
+ * key is present in the new object with the value at its position (a key set to undefined counts as
+ * removed), and only the keys after them can be added.
+ */
+function generateAligned(keys: string[], oldValues: unknown[], newKeys: string[], newValues: unknown[], old: object, ops: PatchOperation[], path: string): void {
+  let deleted = false;
+  for (let t = keys.length - 1; t >= 0; t--) {
+    const oldVal = oldValues[t];
+    const newVal = newValues[t];
+    if (newVal !== undefined || oldVal === undefined) compareValues(oldVal, newVal, ops, path, keys[t]!);
+    else {
+      ops.push({ op: 'remove', path: `${path}/${escapeKey(keys[t]!)}` });
+      deleted = true;
+    }
+  }
+  if (!deleted && newKeys.length === keys.length) return;
+  for (let i = keys.length; i < newKeys.length; i++) {
+    const key = newKeys[i]!;
+    if (newValues[i] !== undefined && !hasOwn(old, key)) ops.push({ op: 'add', path: `${path}/${escapeKey(key)}`, value: valueOf(newValues[i]) });
   }
 }
 

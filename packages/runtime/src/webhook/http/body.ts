@@ -31,10 +31,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     // The listeners are unnamed arrows into one object: a named local function costs a
     // defineProperty per request where the source runs through a keep-names transform (tsx).
     const read = new BodyRead(limit, resolve, reject);
+    // `on`, not `once`: each settles at most once by itself (BodyRead.settled), and `once` wraps every listener.
     req.on('data', (chunk: Buffer) => read.data(chunk));
-    req.once('end', () => read.end());
-    req.once('error', (err) => read.fail(`unable to read the request body: ${err.message}`));
-    req.once('aborted', () => read.fail('the client closed the connection before sending the whole body'));
+    req.on('end', () => read.end());
+    req.on('error', (err) => read.fail(`unable to read the request body: ${err.message}`));
+    req.on('aborted', () => read.fail('the client closed the connection before sending the whole body'));
   });
 }
 

@@ -1,0 +1,163 @@
+/**
+ * A live watcher that falls behind gets several events per write (issue 10,
+ * aim 4), as kube-apiserver flushes several events per chunk: while the socket
+ * has not taken the last chunk, the events that come meanwhile wait and go out
+ * together. Read here as raw bytes, so the chunked framing itself is checked.
+ * Also: the fan-out never runs inside the write's own path (issue 14, item 7).
+ */
+import assert from 'node:assert/strict';
+import { connect, type TLSSocket } from 'node:tls';
+import { after, before, describe, it } from 'node:test';
+import { startApiServer, type RunningApiServer } from '../src/server.js';
+import { MvccStore } from '../src/storage/mvcc-store.js';
+import { RawClient } from './support/raw-client.js';
+
+const cmPath = '/api/v1/namespaces/default/configmaps';
+
+/** The chunks of an HTTP/1.1 chunked body, parsed strictly: `size CRLF data CRLF`, ending with a `0` chunk when `complete`. */
+function parseChunks(body: Buffer): { chunks: Buffer[]; rest: Buffer; complete: boolean } {
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = body.indexOf('\r\n', at);
+    if (eol < 0) break;
+    const sizeText = body.subarray(at, eol).toString('latin1');
+    assert.match(sizeText, /^[0-9a-f]+$/, `a chunk size line at byte ${at}`);
+    const size = parseInt(sizeText, 16);
+    if (size === 0) return { chunks, rest: body.subarray(eol + 2), complete: true };
+    if (body.length < eol + 2 + size + 2) break;
+    chunks.push(body.subarray(eol + 2, eol + 2 + size));
+    assert.equal(body.subarray(eol + 2 + size, eol + 4 + size).toString('latin1'), '\r\n', `the CRLF after a chunk of ${size} bytes`);
+    at = eol + 4 + size;
+  }
+  return { chunks, rest: body.subarray(at), complete: false };
+}
+
+/** A watch read from a raw TLS socket: the response head, then the body's bytes as they come. */
+class RawWatch {
+  head = '';
+  private body = Buffer.alloc(0);
+  private waiting?: () => void;
+
+  private constructor(readonly socket: TLSSocket) {
+    let received = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      if (!this.head) {
+        received = Buffer.concat([received, d]);
+        const end = received.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        this.head = received.subarray(0, end).toString('latin1');
+        d = received.subarray(end + 4);
+      }
+      this.body = Buffer.concat([this.body, d]);
+      this.waiting?.();
+    });
+  }
+
+  static async open(server: RunningApiServer, path: string): Promise<RawWatch> {
+    const url = new URL(server.url);
+    const socket = connect({ host: url.hostname, port: Number(url.port), ca: server.caPem, servername: url.hostname === '127.0.0.1' ? undefined : url.hostname });
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    const watch = new RawWatch(socket);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.adminToken}\r\nAccept: application/json\r\n\r\n`);
+    await watch.until(() => watch.head !== '');
+    return watch;
+  }
+
+  /** Resolves once `done()` holds, checked as bytes arrive. */
+  until(done: () => boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!done()) return;
+        this.waiting = undefined;
+        this.socket.off('close', onClose);
+        resolve();
+      };
+      const onClose = (): void => reject(new Error(`the watch closed; head ${JSON.stringify(this.head)}, ${this.body.length} body bytes`));
+      this.socket.on('close', onClose);
+      this.waiting = check;
+      check();
+    });
+  }
+
+  chunks(): Buffer[] {
+    return parseChunks(this.body).chunks;
+  }
+}
+
+describe('a watcher that falls behind', () => {
+  let server: RunningApiServer;
+  let client: RawClient;
+  before(async () => {
+    // A bound above the burst: this watcher is slow, not stuck, and must not be cut.
+    server = await startApiServer({ port: 0, maxWatchBufferBytes: 64 * 1024 * 1024 });
+    client = new RawClient(server.url, server.caPem, server.adminToken);
+  });
+  after(async () => {
+    client?.close();
+    await server?.stop();
+  });
+
+  it('gets the events that came while it was behind several per chunk, whole and in order, in exact chunked framing', async (t) => {
+    const created = await client.send({ method: 'POST', path: cmPath, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'backlog' } }) });
+    assert.equal(created.status, 201, created.text);
+    const from = (created.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    const watch = await RawWatch.open(server, `${cmPath}?watch=1&resourceVersion=${from}`);
+    assert.match(watch.head, /^HTTP\/1\.1 200 /);
+    assert.match(watch.head, /\r\ntransfer-encoding: chunked/i);
+
+    // The watcher stops reading; each update below is a fan-out round of its own (one event). About
+    // 20 MiB: far more than the socket buffers between server and client hold, so the server's writes
+    // stop completing part way, and the events after that wait for the socket.
+    watch.socket.pause();
+    const payload = 'x'.repeat(64 * 1024);
+    const writes = 320;
+    const revisions: string[] = [];
+    for (let i = 0; i < writes; i++) {
+      const res = await client.send({ method: 'PATCH', path: `${cmPath}/backlog`, headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { v: `${i}-${payload}` } }) });
+      assert.equal(res.status, 200);
+      revisions.push((res.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    }
+    watch.socket.resume();
+    const eventsIn = (chunks: Buffer[]): number => chunks.reduce((n, c) => n + c.toString('utf8').split('\n').length - 1, 0);
+    await watch.until(() => eventsIn(watch.chunks()) >= writes);
+    watch.socket.destroy();
+
+    const chunks = watch.chunks();
+    const perChunk = chunks.map((c) => {
+      const text = c.toString('utf8');
+      // A chunk holds whole events: never a part of one.
+      assert.ok(text.endsWith('\n'), 'a chunk ends at the end of an event');
+      return text.slice(0, -1).split('\n');
+    });
+    const events = perChunk.flat().map((line) => JSON.parse(line) as { type: string; object: { metadata: { resourceVersion: string }; data: { v: string } } });
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.resourceVersion}`),
+      revisions.map((rv) => `MODIFIED ${rv}`),
+    );
+    assert.ok(events.every((e, i) => e.object.data.v === `${i}-${payload}`));
+    const most = Math.max(...perChunk.map((c) => c.length));
+    t.diagnostic(`${writes} events in ${chunks.length} chunks, at most ${most} in one`);
+    // Each update was its own round: one chunk per event, unless the server held them while the socket was full.
+    assert.ok(most > 1, `${writes} events in ${chunks.length} chunks`);
+    assert.ok(chunks.length < writes, `${writes} events in ${chunks.length} chunks`);
+  });
+});
+
+describe('the fan-out', () => {
+  it('never runs inside the write: watchers get the event after the write has returned, on a later turn', async () => {
+    const store = new MvccStore();
+    const seen: number[][] = Array.from({ length: 50 }, () => []);
+    const watches = seen.map((got) => store.watch('/configmaps/default/', store.revision, (e) => got.push(e.rev)));
+    const stored = store.create('/configmaps/default/a', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
+    const updated = store.update('/configmaps/default/a', stored.rev, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { v: '1' } });
+    assert.deepEqual(seen.flat(), [], 'no watcher has anything when the writes return');
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    assert.deepEqual(seen.flat(), [], 'nor at the end of the writes turn');
+    // Then on a later turn (in slices of a few milliseconds, so perhaps over several).
+    for (let turns = 0; turns < 1000 && seen.some((got) => got.length < 2); turns++) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const got of seen) assert.deepEqual(got, [stored.rev, updated.rev]);
+    for (const w of watches) w.stop();
+    store.close();
+  });
+});

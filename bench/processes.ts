@@ -60,18 +60,19 @@ export async function spawnReady(command: string, args: string[], env?: NodeJS.P
 }
 
 /** `operant server --port 0 --kubeconfig <dir>/kubeconfig [--data-dir <dataDir>]`. */
-export function startOperant(kubeconfig: string, dataDir?: string): Promise<ReadyProcess> {
+export function startOperant(kubeconfig: string, dataDir?: string, env?: NodeJS.ProcessEnv): Promise<ReadyProcess> {
   const args = [cliMain, 'server', '--port', '0', '--kubeconfig', kubeconfig];
   if (dataDir) args.push('--data-dir', dataDir);
-  return spawnReady(process.execPath, args);
+  return spawnReady(process.execPath, args, env);
 }
 
 /** The Node floor: a bare `node -e` that starts an HTTP server and prints `ready`. */
-export function startNodeFloor(): Promise<ReadyProcess> {
-  return spawnReady(process.execPath, [
-    '-e',
-    "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('ready http://127.0.0.1:' + this.address().port) })",
-  ]);
+export function startNodeFloor(env?: NodeJS.ProcessEnv): Promise<ReadyProcess> {
+  return spawnReady(
+    process.execPath,
+    ['-e', "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('ready http://127.0.0.1:' + this.address().port) })"],
+    env,
+  );
 }
 
 export interface BareServerOptions {

@@ -101,6 +101,10 @@ async function main(): Promise<Row[]> {
     rows.push(row('Cold start to ready, in memory', cold.memory, cold.floor, fmt.ms, floor, '< 100 ms', (v) => v < 100));
     rows.push(row('Cold start to ready, new data dir', cold.dataDirFirst, cold.floor, fmt.ms, floor));
     rows.push(row('Cold start to ready, existing data dir', cold.dataDirRestart, cold.floor, fmt.ms, floor));
+    if (cold.withoutExtraCaCerts.memory.length > 0) {
+      const plainFloor = '(node -e HTTP server, same env)';
+      rows.push(row('Cold start to ready, in memory, NODE_EXTRA_CA_CERTS unset', cold.withoutExtraCaCerts.memory, cold.withoutExtraCaCerts.floor, fmt.ms, plainFloor, '< 100 ms', (v) => v < 100));
+    }
     // CPU time to ready: what a start costs on an idle machine, less disturbed by the load than wall time.
     if (cold.cpu.memory.every((v) => !Number.isNaN(v))) {
       const floorCpu = '(node -e HTTP server, CPU)';

@@ -172,10 +172,26 @@ async function main(): Promise<Row[]> {
     rows.push(row(`Watch fan-out ${watchers}×${changes.toLocaleString('en-US')}, latency p50`, ours.map((x) => x.p50), base.map((x) => x.p50), fmt.ms, what));
     rows.push(row('Watch fan-out, latency p99', ours.map((x) => x.p99), base.map((x) => x.p99), fmt.ms, what));
     rows.push(row('Watch fan-out, events delivered/s', ours.map((x) => x.deliveredPerSecond), base.map((x) => x.deliveredPerSecond), fmt.rate, what));
+    rows.push(row('Watch fan-out, creates/s (writers unpaced)', ours.map((x) => x.writesPerSecond), base.map((x) => x.writesPerSecond), fmt.rate, what));
     // CPU, not wall time: what a delivery costs the server, less disturbed by the machine's load than latency.
     if (ours.every((x) => !Number.isNaN(x.serverCpuUsPerEvent))) {
       rows.push(row('  Server CPU per event delivered', ours.map((x) => x.serverCpuUsPerEvent), base.map((x) => x.serverCpuUsPerEvent), fmt.us, '(bare HTTPS fan-out, CPU)'));
     }
+    // The unpaced rounds compare latency under different loads when one server
+    // answers creates faster (its watchers then receive more events per second).
+    // Paced rounds offer both the same rate: 80% of the slower one's.
+    const rate = Math.round(0.8 * Math.min(median(ours.map((x) => x.writesPerSecond)), median(base.map((x) => x.writesPerSecond))));
+    const pacedOurs: FanoutRun[] = [];
+    const pacedBase: FanoutRun[] = [];
+    for (let r = 0; r < watchRounds; r++) {
+      pacedBase.push(await fanout(bare, collection, undefined, { watchers, changes, writers: 4, tag: `p${r}`, ratePerSecond: rate }));
+      const list = JSON.parse((await memory.ok('GET', `${collection}?limit=1`)).toString('utf8')) as { metadata: { resourceVersion: string } };
+      pacedOurs.push(await fanout(memory, collection, list.metadata.resourceVersion, { watchers, changes, writers: 4, tag: `p${r}`, ratePerSecond: rate }));
+      log(`  paced round ${r + 1} at ${rate}/s: ours p50 ${fmt.ms(pacedOurs[r].p50)} p99 ${fmt.ms(pacedOurs[r].p99)}; bare p50 ${fmt.ms(pacedBase[r].p50)} p99 ${fmt.ms(pacedBase[r].p99)}`);
+    }
+    const pacedWhat = `(bare HTTPS fan-out, same ${fmt.rate(rate)} creates)`;
+    rows.push(row(`Watch fan-out at ${fmt.rate(rate)} creates, latency p50`, pacedOurs.map((x) => x.p50), pacedBase.map((x) => x.p50), fmt.ms, pacedWhat));
+    rows.push(row(`Watch fan-out at ${fmt.rate(rate)} creates, latency p99`, pacedOurs.map((x) => x.p99), pacedBase.map((x) => x.p99), fmt.ms, pacedWhat, '≤ 1.05× bare', (v) => v <= 1.05 * median(pacedBase.map((x) => x.p99))));
   }
   for (const c of clients.splice(0)) c.close();
   for (const p of processes.splice(0)) await p.stop();

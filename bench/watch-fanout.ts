@@ -30,7 +30,19 @@ export async function fanout(
   client: Client,
   collection: string,
   startRevision: string | undefined,
-  opts: { watchers: number; changes: number; writers: number; tag: string; serverPid?: number },
+  opts: {
+    watchers: number;
+    changes: number;
+    writers: number;
+    tag: string;
+    serverPid?: number;
+    /**
+     * Creates per second to offer; without it the writers go as fast as the
+     * server answers. Latency is only comparable between two servers at the
+     * same offered rate: a faster server is otherwise measured under more load.
+     */
+    ratePerSecond?: number;
+  },
 ): Promise<FanoutRun> {
   const latencies = new Float64Array(opts.watchers * opts.changes);
   let received = 0;
@@ -53,6 +65,11 @@ export async function fanout(
     const t0 = performance.now();
     const cpu0 = opts.serverPid === undefined ? NaN : schedCpuMsOf(opts.serverPid);
     const writes = await closedLoop(opts.writers, { total: opts.changes }, async (_w, i) => {
+      if (opts.ratePerSecond !== undefined) {
+        // Create i is due at t0 + i/rate; a writer that is behind goes at once.
+        const wait = t0 + (i * 1000) / opts.ratePerSecond - performance.now();
+        if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      }
       await client.ok('POST', collection, configMap(`${opts.tag}-${i}`, { sent: String(performance.now()) }));
     });
     const deadline = performance.now() + 60_000;

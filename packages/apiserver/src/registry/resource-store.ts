@@ -287,13 +287,14 @@ export class ResourceStore {
     const head = { apiVersion: this.apiVersion, kind: this.info.listKind, metadata };
     if (!this.servesAsStored) return { ...head, items: await this.toExternal(page.map((v) => v.value)) };
     let items: KubeObject[] | undefined;
-    return {
+    const list = {
       ...head,
       get items(): KubeObject[] {
         return (items ??= page.map((v) => v.value));
       },
-      stored: page,
     };
+    // Not enumerable: a caller that sends the list with JSON.stringify (deletecollection) sends kube's fields only.
+    return Object.defineProperty(list, 'stored', { value: page, enumerable: false });
   }
 
   /** The revision a list without `continue` reads at, per resourceVersion and resourceVersionMatch. */

@@ -103,6 +103,28 @@ it('lists groups in kube-aggregator\'s order, resources by name, and pods/log, a
   );
 });
 
+it('orders CRD groups of equal priority by their APIService names, <version>.<group>, as kube-aggregator does', async () => {
+  // b serves v1 and a only v2: kube's APIServices v1.b-tie.example.com < v2.a-tie.example.com put b first.
+  const crd = (group: string, version: string): Json => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `knobs.${group}` },
+    spec: {
+      group,
+      names: { kind: 'Knob', plural: 'knobs' },
+      scope: 'Namespaced',
+      versions: [{ name: version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  });
+  await api.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd('a-tie.example.com', 'v2'), 201);
+  await api.ok('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd('b-tie.example.com', 'v1'), 201);
+  const ours = (names: string[]): string[] => names.filter((n) => n.endsWith('-tie.example.com'));
+  const groups = (await api.ok('GET', '/apis', undefined, 200)).groups.map((g: Json) => g.name as string);
+  assert.deepEqual(ours(groups), ['b-tie.example.com', 'a-tie.example.com']);
+  const aggregated = await api.ok('GET', '/apis', undefined, 200, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+  assert.deepEqual(ours(aggregated.items.map((g: Json) => g.metadata.name as string)), ['b-tie.example.com', 'a-tie.example.com']);
+});
+
 it('aggregated discovery names a built-in\'s own kind without group and version, as kube converts it', async () => {
   const crdGroup = await gizmoCrd('aggregated');
   const list = await api.ok('GET', '/apis', undefined, 200, { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });

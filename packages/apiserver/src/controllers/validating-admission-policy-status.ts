@@ -61,7 +61,14 @@ export class ValidatingAdmissionPolicyStatusController {
     for (const policy of stale) {
       if (this.loop.isStopped) break;
       const name = policy.metadata.name ?? '';
-      const warnings = typeCheckPolicy(policy, this.resolver);
+      let warnings: ReturnType<typeof typeCheckPolicy> = [];
+      try {
+        warnings = typeCheckPolicy(policy, this.resolver);
+      } catch (e) {
+        // A check that cannot run (an unusual schema, a CEL library error) must not hold back the
+        // policies after it; like a kind without a schema, this one is recorded as checked, unwarned.
+        console.error(`validatingadmissionpolicy status controller: ${name}: type checking failed: ${String(e)}`);
+      }
       const apply = {
         apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'ValidatingAdmissionPolicy',

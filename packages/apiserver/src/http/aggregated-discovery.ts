@@ -62,7 +62,7 @@ export function aggregatedDiscovery(resources: ResourceInfo[], legacy: boolean, 
     list.push(r);
     versions.set(r.version, list);
   }
-  const items = [...groups].sort(([a], [b]) => compareGroups(a, b)).map(([group, versions]) => ({
+  const items = [...groups].sort(([a, va], [b, vb]) => compareGroups(a, b, [...va.keys()], [...vb.keys()])).map(([group, versions]) => ({
     metadata: { name: group, creationTimestamp: null },
     versions: [...versions]
       .sort(([a], [b]) => compareKubeAwareVersions(b, a))

@@ -23,10 +23,9 @@ export const subresourceKinds: Record<string, { kind: string; group?: string; ve
 const priorities = (JSON.parse(readFileSync(new URL('../registry/apiservice-priorities.json', import.meta.url), 'utf8')) as {
   priorities: Record<string, { group: number; version: number }>;
 }).priorities;
-const groupPriorities = new Map<string, number>();
-for (const [gv, p] of Object.entries(priorities)) {
-  const group = gv.slice(0, gv.indexOf('/'));
-  groupPriorities.set(group, Math.max(groupPriorities.get(group) ?? 0, p.group));
+/** A built-in group version's groupPriorityMinimum, as kube registers its APIService. */
+function versionGroupPriority(group: string, version: string): number | undefined {
+  return priorities[`${group}/${version}`]?.group;
 }
 /** What kube's crdregistration gives a CRD's group: below every built-in group. */
 const crdGroupPriority = 1000;
@@ -34,16 +33,34 @@ const crdGroupPriority = 1000;
 const aggregatorGroup = 'apiregistration.k8s.io';
 
 /**
- * The order of groups in /apis, as kube-aggregator sorts their APIServices: its
- * own group first, then by groupPriorityMinimum, highest first (CRD groups have
- * 1000), equal priorities by name.
+ * The order of groups in /apis, as kube-aggregator sorts their APIServices
+ * (SortedByGroupAndVersion): its own group first, then by groupPriorityMinimum,
+ * highest first (CRD groups have 1000), equal priorities by APIService name,
+ * `<version>.<group>`; a group comes where its first APIService does.
+ * `versions` are each group's served versions.
  */
-export function compareGroups(a: string, b: string): number {
+export function compareGroups(a: string, b: string, versionsA: readonly string[], versionsB: readonly string[]): number {
   if (a === b) return 0;
   if (a === aggregatorGroup || b === aggregatorGroup) return a === aggregatorGroup ? -1 : 1;
-  const pa = groupPriorities.get(a) ?? crdGroupPriority;
-  const pb = groupPriorities.get(b) ?? crdGroupPriority;
-  return pa !== pb ? pb - pa : a < b ? -1 : 1;
+  const ka = groupSortKey(a, versionsA);
+  const kb = groupSortKey(b, versionsB);
+  if (ka.priority !== kb.priority) return kb.priority - ka.priority;
+  return ka.name < kb.name ? -1 : ka.name > kb.name ? 1 : a < b ? -1 : 1;
+}
+
+/** The priority and name of a group's first APIService in kube-aggregator's order. */
+function groupSortKey(group: string, versions: readonly string[]): { priority: number; name: string } {
+  let priority = -Infinity;
+  let name = '';
+  for (const v of versions) {
+    const p = versionGroupPriority(group, v) ?? crdGroupPriority;
+    const n = `${v}.${group}`;
+    if (p > priority || (p === priority && n < name)) {
+      priority = p;
+      name = n;
+    }
+  }
+  return { priority: priority === -Infinity ? crdGroupPriority : priority, name: name || group };
 }
 
 /** kube lists a group version's resources sorted by name. */
@@ -99,7 +116,7 @@ export function servedGroups(resources: ResourceInfo[]): Map<string, string[]> {
     groups.set(r.group, versions);
   }
   for (const versions of groups.values()) versions.sort((a, b) => compareKubeAwareVersions(b, a));
-  return new Map([...groups].sort(([a], [b]) => compareGroups(a, b)));
+  return new Map([...groups].sort(([a, va], [b, vb]) => compareGroups(a, b, va, vb)));
 }
 
 export function apiGroupList(resources: ResourceInfo[]): object {

@@ -437,7 +437,8 @@ export class FaultProxy {
       }
       const body = readBody(req, head.hasBody);
       if (!(body instanceof Promise)) return this.authenticated(req, head, res, admitted, body);
-      body.then((read) => this.authenticated(req, head, res, admitted, read), (err: unknown) => this.failed(res, err));
+      // catch, not then's second handler: a throw inside authenticated must answer 502 too, not go unhandled.
+      body.then((read) => this.authenticated(req, head, res, admitted, read)).catch((err: unknown) => this.failed(res, err));
     } catch (err) {
       this.failed(res, err);
     }
@@ -446,10 +447,10 @@ export class FaultProxy {
   /** Goes on with the credentials the request is sent upstream with. */
   private authenticated(req: IncomingMessage, head: RequestHead, res: ServerResponse, admitted: { target: string; own: boolean }, body: Buffer): void {
     if (!admitted.own) return this.route(req, head, res, admitted.target, body, { header: head.authorization! });
-    this.upstream.ownCredentials().then(
-      (credentials) => this.route(req, head, res, admitted.target, body, { credentials }),
-      (err: unknown) => this.failed(res, err),
-    );
+    this.upstream
+      .ownCredentials()
+      .then((credentials) => this.route(req, head, res, admitted.target, body, { credentials }))
+      .catch((err: unknown) => this.failed(res, err));
   }
 
   /** Sends a request no fault can act on straight on; any other is classified and looked at by the faults. */

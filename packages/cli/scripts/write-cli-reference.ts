@@ -50,7 +50,9 @@ but the admin. Without \`--data-dir\` it keeps everything in memory; with it, in
 commit: a write is acknowledged once the fsync that covers it is done), so that every acknowledged
 write survives even \`kill -9\`. On a full disk the server stays up read-only: writes answer
 \`etcdserver: mvcc: database space exceeded\` (a 500, as kube-apiserver passes etcd's NOSPACE on),
-reads and watches go on, and writes are accepted again once space frees.
+reads and watches go on, and writes are accepted again once space frees. Writes are synced in
+batches: when a batch cannot be written, each of its writes is taken back whole, and a read that
+had already seen one answers the same error rather than an object that was never stored.
 Recent changes are kept for watches and paginated lists: at most 20,000 events and about 64 MiB of
 their objects, and, as kube-apiserver compacts etcd, nothing from before the previous compaction
 (every \`--etcd-compaction-interval\`), in memory and in the data dir alike. A watch or a continued

@@ -17,7 +17,6 @@
  * rewritten or removed, only given its status. Writes go through the
  * registry like any client's; the work is level-triggered and coalesced.
  */
-import { readFileSync } from 'node:fs';
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -28,14 +27,11 @@ import type { WriteOptions } from '../registry/options.js';
 import { localAvailableCondition } from '../registry/apiregistration-strategies.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
 import { CoalescedSync } from './coalesced-sync.js';
+import { builtinApiServicePriority } from '../registry/apiservice-priorities.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
-/** kube's priorities of the built-in group versions, `group/version` -> priorities (scripts/gen-apiservice-priorities.ts). */
-const priorities = (JSON.parse(readFileSync(new URL('../registry/apiservice-priorities.json', import.meta.url), 'utf8')) as {
-  priorities: Record<string, { group: number; version: number }>;
-}).priorities;
 
 export const automanagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
 /** What crdregistration gives a CRD's group version: low, below every built-in group. */
@@ -54,7 +50,7 @@ function desiredAPIServices(infos: ResourceInfo[]): Map<string, Desired> {
   for (const info of infos) {
     const name = `${info.version}.${info.group}`;
     if (out.has(name)) continue;
-    const priority = info.custom ? crdPriority : priorities[`${info.group}/${info.version}`];
+    const priority = info.custom ? crdPriority : builtinApiServicePriority(`${info.group}/${info.version}`);
     // kube registers no APIService for a built-in group version it has no priority for.
     if (!priority) continue;
     out.set(name, {

@@ -3,9 +3,9 @@
  * /apis, /apis/<group>, and the APIResourceList of each group version.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { apiVersionOf } from '@operant/apimachinery';
 import type { ResourceInfo } from '../registry/resource-info.js';
+import { builtinApiServicePriority } from '../registry/apiservice-priorities.js';
 
 /** The kind, group and version a subresource exchanges, and its verbs. */
 export const subresourceKinds: Record<string, { kind: string; group?: string; version?: string; verbs: string[] }> = {
@@ -19,13 +19,9 @@ export const subresourceKinds: Record<string, { kind: string; group?: string; ve
   approval: { kind: '', verbs: ['get', 'patch', 'update'] },
 };
 
-/** kube's priorities of the built-in group versions (scripts/gen-apiservice-priorities.ts). */
-const priorities = (JSON.parse(readFileSync(new URL('../registry/apiservice-priorities.json', import.meta.url), 'utf8')) as {
-  priorities: Record<string, { group: number; version: number }>;
-}).priorities;
 /** A built-in group version's groupPriorityMinimum, as kube registers its APIService. */
 function versionGroupPriority(group: string, version: string): number | undefined {
-  return priorities[`${group}/${version}`]?.group;
+  return builtinApiServicePriority(`${group}/${version}`)?.group;
 }
 /** What kube's crdregistration gives a CRD's group: below every built-in group. */
 const crdGroupPriority = 1000;

@@ -18,7 +18,7 @@
 import type { KubeObject } from '@operant/apimachinery';
 import { keepEncoding, utf8Bytes } from './encoded-json.js';
 import { EventHistory } from './history.js';
-import { SortedKeys } from './sorted-keys.js';
+import { SortedKeys, upperBound } from './sorted-keys.js';
 import { StoreError, type PersistedWrite, type Persistence, type StorageEvent, type Versioned } from './types.js';
 
 export interface StoreOptions {
@@ -271,7 +271,7 @@ export class MvccStore {
       revision: atRevision,
       *items() {
         // The current keys and the changed ones, merged in order; a changed key reads as it was then.
-        let j = after === undefined ? 0 : upperBoundOf(changed, after);
+        let j = after === undefined ? 0 : upperBound(changed, after);
         for (const k of current()) {
           for (; j < changed.length && changed[j] <= k; j++) {
             const was = then.get(changed[j]);
@@ -286,7 +286,7 @@ export class MvccStore {
       },
       countAfter(key: string): number {
         let n = currentAfter(key);
-        for (let j = upperBoundOf(changed, key); j < changed.length; j++) {
+        for (let j = upperBound(changed, key); j < changed.length; j++) {
           const existedThen = then.get(changed[j]) !== undefined;
           const existsNow = items.has(changed[j]);
           if (existedThen && !existsNow) n++;
@@ -620,18 +620,6 @@ export class MvccStore {
 /** The first string after every string that starts with `prefix`. */
 function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-
-/** The first index of sorted `keys` whose key is `> target`. */
-function upperBoundOf(keys: readonly string[], target: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] <= target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** How long one turn of the event loop may spend delivering events to watchers before it lets other work in (5 ms). */

@@ -117,7 +117,7 @@ export function lowerBound(keys: readonly string[], target: string): number {
 }
 
 /** The first index whose key is `> target`. */
-function upperBound(keys: readonly string[], target: string): number {
+export function upperBound(keys: readonly string[], target: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {

@@ -122,11 +122,21 @@ export class SqlitePersistence implements Persistence {
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
     const newestEvent = this.db.prepare('SELECT MAX(rev) AS rev FROM events').get() as { rev: number | null };
-    let revision = Math.max(1, row?.value ?? 0, newestEvent.rev ?? 0);
+    const revision = Math.max(1, row?.value ?? 0, newestEvent.rev ?? 0);
     // Read through a memory map: the pages are read in place rather than copied into SQLite's cache by
     // a system call each (scratch measurement, reading 100,000 pods' rows: ~550 -> ~300 ms, most of
-    // the system time gone). Only for the load: nothing else reads the database.
+    // the system time gone). Only for the load: nothing else reads the database, and while it is on,
+    // an I/O error reading the file would be a SIGBUS rather than SQLITE_IOERR (SQLite's caveat).
     this.db.pragma(`mmap_size = ${loadMmapBytes}`);
+    try {
+      return this.loadRows(bounds, revision);
+    } finally {
+      this.db.pragma('mmap_size = 0');
+    }
+  }
+
+  private loadRows(bounds: HistoryBounds, newest: number): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
+    let revision = newest;
     const objects: Versioned[] = [];
     const byKey = new Map<string, StoredObject>();
     // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
@@ -155,7 +165,6 @@ export class SqlitePersistence implements Persistence {
       bytes += size;
       events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
-    this.db.pragma('mmap_size = 0');
     this.newestRevision = revision;
     return { revision, objects, events: events.reverse() };
   }

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
@@ -139,6 +139,26 @@ describe('the operator under test', () => {
       const gone = await env.client.get(Namespace, ns.name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
       assert.ok(gone === undefined || gone.metadata.deletionTimestamp);
     });
+  });
+
+  test('a function scope (vitest\'s onTestFinished) is handed each cleanup; no module of the package imports a test runner', async () => {
+    const registered: Array<() => Promise<void>> = [];
+    const onTestFinished = (fn: () => Promise<void>): void => void registered.push(fn);
+    const ns = await env.namespace(onTestFinished);
+    const proxy = await env.faultProxy(onTestFinished);
+    assert.equal(registered.length, 2, 'one cleanup each, handed over at once');
+    for (const cleanup of registered.reverse()) await cleanup();
+    await assert.rejects(fetch(proxy.url), 'the proxy is closed');
+    await eventually(async () => {
+      const gone = await env.client.get(Namespace, ns.name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      assert.ok(gone === undefined || gone.metadata.deletionTimestamp, 'the namespace is gone or going');
+    });
+    // Any runner works because none is imported: node:test and vitest stay the caller's choice.
+    const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+    const runners = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => /from ['"](node:test|vitest)['"]|import\(['"](node:test|vitest)['"]\)/.test(readFileSync(join(src, f), 'utf8').replace(/^\s*\*.*$/gm, '')));
+    assert.deepEqual(runners, []);
   });
 
   test('a manager that cannot start fails startManager, with the reason', async () => {

@@ -155,6 +155,9 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
       )
       .catch((err: unknown) => {
         log(err instanceof Error ? err.message : String(err));
+        // The report on failure: what the schedule was (logged above), what differs (the message), and what the replicas last failed at.
+        const errors = replicas!.processes.flatMap((p) => p.reconcileErrors.map((e) => ({ ...e, replica: p.name }))).sort((a, b) => a.at - b.at);
+        log(`the replicas' last reconcile errors (${errors.length}):${errors.slice(-10).map((e) => `\n    ${e.replica} ${e.foo}: ${e.error}`).join('') || ' none'}`);
         return -1;
       });
     const convergedAfterMs = performance.now() - faultsStopped;

@@ -50,6 +50,8 @@ export interface ReplicaProcess {
   synced: number;
   /** Watches of its informers that met 410 Expired and relisted (from the proxy's `expire`, or the server's short history). */
   relists: number;
+  /** Its last reconcile errors ("Reconciler error" lines: the Foo, and the error's message), oldest first. */
+  reconcileErrors: Array<{ at: number; foo: string; error: string }>;
   exited?: { code: number | null; signal: NodeJS.Signals | null };
 }
 
@@ -128,7 +130,7 @@ export class Replicas {
     ];
     // Info lines are what tell who leads and who reconciles (the test runner sets warn for its own process).
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OPERANT_LOG_LEVEL: 'info' } });
-    const p: ReplicaProcess = { name: `replica-${slot}#${generation}`, child, synced: 0, relists: 0 };
+    const p: ReplicaProcess = { name: `replica-${slot}#${generation}`, child, synced: 0, relists: 0, reconcileErrors: [] };
     this.processes.push(p);
     this.log(`${p.name} started (pid ${child.pid})`);
     let partial = '';
@@ -151,7 +153,7 @@ export class Replicas {
   }
 
   private read(p: ReplicaProcess, line: string): void {
-    let entry: { msg?: string; identity?: string };
+    let entry: { msg?: string; identity?: string; namespace?: string; name?: string; err?: { message?: string } | string };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
@@ -164,6 +166,11 @@ export class Replicas {
       for (const wake of this.onLeader.splice(0)) wake(p);
     } else if (entry.msg === 'Successfully synced') p.synced++;
     else if (entry.msg === 'resourceVersion expired; relisting') p.relists++;
+    else if (entry.msg?.startsWith('Reconciler error')) {
+      const error = typeof entry.err === 'string' ? entry.err : (entry.err?.message ?? '');
+      p.reconcileErrors.push({ at: performance.now(), foo: `${entry.namespace ?? ''}/${entry.name ?? ''}`, error });
+      if (p.reconcileErrors.length > 20) p.reconcileErrors.shift();
+    }
     else if (entry.msg === 'leaderelection lost') this.log(`${p.name} lost the Lease and exits`);
   }
 

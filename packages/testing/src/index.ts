@@ -8,6 +8,7 @@
 export { TestEnv, type EnvFaultProxyOptions, type EnvKubeconfig, type EnvWebhook, type TestEnvOptions } from './env/test-env.js';
 export type { TestNamespace } from './env/namespaces.js';
 export type { RunningManager, StartManagerOptions } from './env/operator.js';
+export type { ReconcileErrorRecord } from './env/reconcile-errors.js';
 export type { ManifestSource } from './install/manifests.js';
 export type { TestScope } from './env/scope.js';
 export { certificateCacheDir, processCertificates } from './certificates.js';

@@ -1,7 +1,8 @@
 /**
  * Every fault of the proxy, observed through the real runtime client and
- * informers against the embedded server: what a client sees for each error,
- * that informers retry a failed list, resume a cut watch from where it broke
+ * informers against the embedded server: latency holding a request back
+ * before the server sees it, what a client sees for each error, that
+ * informers retry a failed list, resume a cut watch from where it broke
  * without losing or repeating an event, relist on 410, and stall through a
  * partition; bookmarks dropped; faults kept to their verbs, resources and
  * namespaces; writes that failed recorded, applied or not.
@@ -287,6 +288,35 @@ describe('watches', () => {
     const seen = await types(600);
     assert.deepEqual(seen, ['ADDED']);
     assert.ok(drop.hits >= 2, `${drop.hits} bookmarks dropped`);
+  });
+});
+
+describe('latency', () => {
+  test('a request in scope reaches the server only after the delay; requests out of scope are not held', async (t) => {
+    const ns = await env.namespace(t);
+    // A watch straight on the server (not through the proxy) tells when each create arrived there.
+    const arrived = new Map<string, number>();
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const { metadata } = await env.client.list(ConfigMap, { namespace: ns.name });
+    const watching = (async () => {
+      for await (const e of env.client.watch(ConfigMap, { namespace: ns.name, resourceVersion: metadata.resourceVersion, signal: stop.signal })) {
+        if (e.type === 'ADDED') arrived.set(e.object.metadata.name!, performance.now());
+        if (arrived.size === 2) return;
+      }
+    })();
+    const slow = proxy.inject({ kind: 'latency', ms: 300, verbs: ['create'], resources: ['configmaps'], namespaces: [ns.name] });
+    const sent = performance.now();
+    await client.create(ConfigMap, { metadata: { name: 'slow', namespace: ns.name } });
+    await client.create(Secret, { metadata: { name: 'not-a-configmap', namespace: ns.name } });
+    await client.list(ConfigMap, { namespace: ns.name });
+    slow.remove();
+    await client.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } });
+    await watching;
+    const heldMs = arrived.get('slow')! - sent;
+    assert.ok(heldMs >= 295, `the create reached the server ${Math.round(heldMs)} ms after it was sent, before the 300 ms delay`);
+    assert.equal(slow.hits, 1, 'only the create of a ConfigMap in its namespace was held');
+    assert.ok(proxy.records.some((r) => r.faultId === slow.id && r.type === 'hit' && /delayed 300 ms/.test(r.detail ?? '')), 'the hit is recorded');
   });
 });
 

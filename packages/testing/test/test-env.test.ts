@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
@@ -141,6 +141,26 @@ describe('the operator under test', () => {
     });
   });
 
+  test('a function scope (vitest\'s onTestFinished) is handed each cleanup; no module of the package imports a test runner', async () => {
+    const registered: Array<() => Promise<void>> = [];
+    const onTestFinished = (fn: () => Promise<void>): void => void registered.push(fn);
+    const ns = await env.namespace(onTestFinished);
+    const proxy = await env.faultProxy(onTestFinished);
+    assert.equal(registered.length, 2, 'one cleanup each, handed over at once');
+    for (const cleanup of registered.reverse()) await cleanup();
+    await assert.rejects(fetch(proxy.url), 'the proxy is closed');
+    await eventually(async () => {
+      const gone = await env.client.get(Namespace, ns.name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      assert.ok(gone === undefined || gone.metadata.deletionTimestamp, 'the namespace is gone or going');
+    });
+    // Any runner works because none is imported: node:test and vitest stay the caller's choice.
+    const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+    const runners = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => /from ['"](node:test|vitest)['"]|import\(['"](node:test|vitest)['"]\)/.test(readFileSync(join(src, f), 'utf8').replace(/^\s*\*.*$/gm, '')));
+    assert.deepEqual(runners, []);
+  });
+
   test('a manager that cannot start fails startManager, with the reason', async () => {
     const Missing = defineKind({ group: 'testing.operant.dev', version: 'v1', kind: 'Missing', plural: 'missings', namespaced: true });
     await assert.rejects(
@@ -185,6 +205,40 @@ describe('converges', () => {
     }
     // Once the writer stops, it converges.
     await env.converges(async () => (await env.client.get(ConfigMap, 'churn', { namespace: ns.name })).data?.n !== '0', { within: 3000, quiet: 200, namespace: ns.name });
+  });
+
+  test('a failure lists the reconcile errors of the environment\'s managers meanwhile; each manager keeps its own, and its logger still gets them', async (t) => {
+    const ns = await env.namespace(t);
+    const logged: string[] = [];
+    const none = (): void => undefined;
+    const logger = { debug: none, info: none, warn: none, error: (_fields: object, msg: string) => void logged.push(msg) };
+    const running = await env.startManager(
+      (mgr) =>
+        void mgr
+          .controller('refuses')
+          .for(ConfigMap, { informer: { namespace: ns.name } })
+          .reconcile(async (req) => {
+            if (req.name === 'bad') throw new Error(`cannot reconcile ${req.name}`);
+          }),
+      { scope: t, manager: { logger } },
+    );
+    await env.client.create(ConfigMap, { metadata: { name: 'bad', namespace: ns.name } });
+    const err = await env
+      .converges(async () => assert.equal((await env.client.get(ConfigMap, 'bad', { namespace: ns.name })).data?.done, 'yes'), { within: 600, namespace: ns.name })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof WaitError);
+    assert.match(err.message, /^converges: not converged within 600 ms: the check still fails/);
+    assert.match(err.message, new RegExp(`\n {2}reconcile errors meanwhile \\(\\d+\\):\n {4}refuses ${ns.name}/bad: cannot reconcile bad( \\(\\d+ times\\))?$`));
+    assert.ok(err.cause instanceof assert.AssertionError, 'the check\'s own failure is still the cause');
+    const kept = running.reconcileErrors();
+    assert.ok(kept.length >= 1);
+    assert.deepEqual({ ...kept[0]!, at: 0 }, { at: 0, controller: 'refuses', namespace: ns.name, name: 'bad', error: 'cannot reconcile bad', panic: false });
+    assert.ok(logged.includes('Reconciler error'), 'the manager\'s own logger still gets the line');
+    // Once the manager has stopped, a failing converges has no reconcile errors to tell of.
+    await running.stop();
+    const quiet = await env.converges(() => false, { within: 100, namespace: ns.name, kinds: [] }).catch((e: unknown) => e);
+    assert.ok(quiet instanceof WaitError);
+    assert.doesNotMatch(quiet.message, /reconcile errors/);
   });
 
   test('a change during the quiet period starts it over', async (t) => {

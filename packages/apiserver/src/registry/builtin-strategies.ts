@@ -27,6 +27,7 @@ import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { certificateSigningRequestStrategy } from './certificates-strategies.js';
 import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
+import { allocateNodePortsOnCreate, allocateNodePortsOnUpdate } from './service-node-ports.js';
 import { defaultWebhookConfiguration, hasMatchConditions, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 import { loadCelIf } from '../cel-loader.js';
 import {
@@ -148,9 +149,7 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
         s.clusterIP = allocator.allocate();
       }
       if (typeof s.clusterIP === 'string') s.clusterIPs ??= [s.clusterIP];
-      if ((s.type === 'NodePort' || s.type === 'LoadBalancer') && Array.isArray(s.ports)) {
-        for (const p of s.ports as Json[]) p.nodePort ??= allocator.allocateNodePort();
-      }
+      allocateNodePortsOnCreate(o, allocator);
       o.status = { loadBalancer: {} };
     },
     prepareForUpdate(o, old) {
@@ -162,6 +161,7 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
         s.ipFamilyPolicy ??= os.ipFamilyPolicy ?? 'SingleStack';
         s.ipFamilies ??= os.ipFamilies ?? ['IPv4'];
       }
+      allocateNodePortsOnUpdate(o, old, allocator);
     },
     validate: (o) => validateService(o),
     validateUpdate(o, old) {
@@ -188,6 +188,19 @@ function validateService(o: KubeObject): FieldError[] {
       errs.push(fieldErrors.invalid(`spec.ports[${i}].port`, p.port ?? 0, 'must be between 1 and 65535, inclusive'));
     }
     if (ports.length > 1 && !p.name) errs.push(fieldErrors.required(`spec.ports[${i}].name`, ''));
+  });
+  if (s.type === 'ClusterIP') {
+    ports.forEach((p, i) => {
+      if (p.nodePort) errs.push(fieldErrors.forbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
+    });
+  }
+  // One node port per protocol: TCP and UDP may share one.
+  const nodePorts = new Set<string>();
+  ports.forEach((p, i) => {
+    if (!p.nodePort) return;
+    const key = `${String(p.protocol)}/${String(p.nodePort)}`;
+    if (nodePorts.has(key)) errs.push(fieldErrors.duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
+    nodePorts.add(key);
   });
   return errs;
 }

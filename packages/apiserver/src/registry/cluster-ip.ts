@@ -1,10 +1,13 @@
+/** kube-apiserver's default --service-node-port-range. */
+export const nodePortRange = { min: 30000, max: 32767 } as const;
+
 /**
  * Allocates Service cluster IPs from 10.96.0.0/12 and node ports from
  * 30000-32767, as kube's allocators do, skipping addresses in use.
  */
 export class ClusterIpAllocator {
   private next = 10;
-  private nextNodePort = 30000;
+  private nextPort: number = nodePortRange.min;
 
   /** `inUse` lists the cluster IPs and node ports already taken (read from storage when needed). */
   constructor(private readonly inUse: () => { ips: Set<string>; nodePorts: Set<number> }) {}
@@ -21,13 +24,22 @@ export class ClusterIpAllocator {
     throw new Error('range of cluster IPs is full');
   }
 
-  allocateNodePort(): number {
-    const used = this.inUse().nodePorts;
-    for (let tries = 0; tries < 2768; tries++) {
-      const p = this.nextNodePort++;
-      if (this.nextNodePort > 32767) this.nextNodePort = 30000;
-      if (!used.has(p)) return p;
+  /** The node ports the stored Services hold. */
+  nodePortsInUse(): Set<number> {
+    return this.inUse().nodePorts;
+  }
+
+  /**
+   * The next node port not in `taken`, going round the range from where the
+   * last one was found (so that concurrent creates, each checking the stored
+   * Services, get different ones); undefined when every port is taken.
+   */
+  nextNodePort(taken: ReadonlySet<number>): number | undefined {
+    for (let tries = 0; tries <= nodePortRange.max - nodePortRange.min; tries++) {
+      const port = this.nextPort++;
+      if (this.nextPort > nodePortRange.max) this.nextPort = nodePortRange.min;
+      if (!taken.has(port)) return port;
     }
-    throw new Error('range of node ports is full');
+    return undefined;
   }
 }

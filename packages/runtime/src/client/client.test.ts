@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'node:https';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import type { RunningApiServer } from '@operant/apiserver';
 import type { KubeObject, Status } from '@operant/apimachinery';
 import { defineKind } from '../kind.js';
 import { loadKubeConfig } from '../config/load.js';
 import { Client, type PatchBody } from './client.js';
 import { applyConfiguration } from './apply-configuration.js';
+import { useApiServer } from '../testdata/api-server.js';
 import type { KubeList, PatchOptions, PatchType } from './options.js';
 import {
   ApiError,
@@ -57,18 +58,13 @@ function pod(name: string, namespace: string, containers: Container[] = [{ name:
 }
 
 describe('Client against the embedded server', () => {
+  const ns = 'client-test';
+  const api = useApiServer({ namespaces: [ns] });
   let server: RunningApiServer;
   let client: Client;
-  const ns = 'client-test';
-
-  before(async () => {
-    server = await startApiServer({ port: 0 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-    await client.create(Namespace, { metadata: { name: ns } });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
+  before(() => {
+    server = api.server;
+    client = api.client;
   });
 
   test('ConfigMap CRUD: create, get, list with selectors, update, delete', async () => {

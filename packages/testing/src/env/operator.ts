@@ -3,9 +3,11 @@
  * made from the given options, set up by the test (controllers, webhooks),
  * started, and awaited until its caches have synced and its controllers run.
  * A manager that cannot start (a kind not served, say) fails the start with
- * the reason; one that fails later fails its `stop()`.
+ * the reason; one that fails later fails its `stop()`. Its reconcile errors
+ * are kept as they are logged (see reconcile-errors.ts).
  */
-import { Manager, type ClientConfig, type ManagerOptions } from '@operant/runtime';
+import { createLogger, Manager, type ClientConfig, type ManagerOptions } from '@operant/runtime';
+import { ReconcileErrorLog, type ReconcileErrorRecord } from './reconcile-errors.js';
 import type { TestScope } from './scope.js';
 
 /**
@@ -24,6 +26,8 @@ export interface RunningManager extends AsyncDisposable {
   readonly done: Promise<void>;
   /** Stops the manager and waits for it; rejects if it failed. */
   stop(): Promise<void>;
+  /** The reconciles that failed (the last 50), oldest first, as its controllers logged them. */
+  reconcileErrors(): ReconcileErrorRecord[];
 }
 
 /**
@@ -46,9 +50,13 @@ export interface StartManagerOptions {
   manager?: Omit<ManagerOptions, 'kubeconfig' | 'webhook'>;
 }
 
-/** Creates a manager from `options`, hands it to `setup`, starts it and resolves once its controllers run. */
-export async function runManager(options: ManagerOptions, setup: (mgr: Manager) => void | Promise<void>): Promise<RunningManager> {
-  const manager = await Manager.create(options);
+/**
+ * Creates a manager from `options`, hands it to `setup`, starts it and
+ * resolves once its controllers run. Its reconcile errors go to `errors` too
+ * (the manager's logger, or the one it would make, still writes them).
+ */
+export async function runManager(options: ManagerOptions, setup: (mgr: Manager) => void | Promise<void>, errors = new ReconcileErrorLog()): Promise<RunningManager> {
+  const manager = await Manager.create({ ...options, logger: errors.wrap(options.logger ?? createLogger()) });
   await setup(manager);
   const abort = new AbortController();
   const done = manager.start(abort.signal);
@@ -73,5 +81,5 @@ export async function runManager(options: ManagerOptions, setup: (mgr: Manager) 
     await stop().catch(() => undefined);
     throw err;
   }
-  return { manager, done, stop, [Symbol.asyncDispose]: stop };
+  return { manager, done, stop, reconcileErrors: () => errors.list(), [Symbol.asyncDispose]: stop };
 }

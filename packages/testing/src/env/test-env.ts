@@ -45,6 +45,8 @@ import { converges, type ConvergesOptions } from '../wait/converges.js';
 import { installCrds } from '../install/crds.js';
 import { createNamespace, type TestNamespace } from './namespaces.js';
 import { runManager, type RunningManager, type StartManagerOptions } from './operator.js';
+import { describeReconcileErrors, ReconcileErrorLog } from './reconcile-errors.js';
+import { WaitError } from '../wait/wait-error.js';
 import { freePort } from './free-port.js';
 import { readManifests, type ManifestSource } from '../install/manifests.js';
 import { ScopedCleanups, type TestScope } from './scope.js';
@@ -194,6 +196,8 @@ export class TestEnv implements AsyncDisposable {
   readonly startMs: number;
   private namespaces = 0;
   private readonly cleanups = new Set<() => Promise<void>>();
+  /** The reconcile errors of each manager {@link startManager} ran. */
+  private readonly reconcileErrorLogs = new Set<ReconcileErrorLog>();
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
   private running: RunningApiServer;
@@ -342,7 +346,9 @@ export class TestEnv implements AsyncDisposable {
       kubeconfig: options.kubeconfig ?? this.kubeconfig.config,
       ...(webhook ? { webhook: { host: '127.0.0.1', port: webhook.port, certificates: webhook.certificates } } : {}),
     };
-    const running = await runManager(managerOptions, setup);
+    const errors = new ReconcileErrorLog();
+    this.reconcileErrorLogs.add(errors);
+    const running = await runManager(managerOptions, setup, errors);
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
       return running.stop();
@@ -393,7 +399,8 @@ export class TestEnv implements AsyncDisposable {
    * kinds and the built-in workload kinds (Pods, Services, ConfigMaps,
    * Secrets, ServiceAccounts, Deployments, ReplicaSets, StatefulSets,
    * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
-   * the time, do not count.
+   * the time, do not count. When it fails, its message also lists the last
+   * reconcile errors that the managers of {@link startManager} logged while it waited.
    *
    * @example
    * ```ts
@@ -407,8 +414,15 @@ export class TestEnv implements AsyncDisposable {
    * }, { within: 15_000, quiet: 1_000, namespace: 'team-a' });
    * ```
    */
-  converges<T>(check: () => T | Promise<T>, options: ConvergesOptions = {}): Promise<T> {
-    return converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
+  async converges<T>(check: () => T | Promise<T>, options: ConvergesOptions = {}): Promise<T> {
+    const since = performance.now();
+    try {
+      return await converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
+    } catch (err) {
+      const errors = [...this.reconcileErrorLogs].flatMap((log) => log.list(since)).sort((a, b) => a.at - b.at);
+      if (!(err instanceof WaitError) || errors.length === 0) throw err;
+      throw new WaitError(`${err.message}\n${describeReconcileErrors(errors)}`, err.helper, err.attempts, err.lastValue, { cause: err.cause });
+    }
   }
 
   /**

@@ -71,7 +71,26 @@ export async function projectManifests(dir: string): Promise<{ crds: KubeObject[
   return { crds, webhooks };
 }
 
+/**
+ * Parsed files by their text: an environment per test file reads the same
+ * CRDs again and again, and parsing YAML costs far more than reading it (a
+ * few milliseconds of a warm start for one small CRD). Keyed by the text, so
+ * a changed file is parsed again; each caller gets its own copy to change.
+ */
+const parsed = new Map<string, KubeObject[]>();
+const parsedKept = 64;
+
 function parse(file: string, text: string): KubeObject[] {
+  let objects = parsed.get(text);
+  if (!objects) {
+    objects = parseText(file, text);
+    if (parsed.size >= parsedKept) parsed.delete(parsed.keys().next().value!);
+    parsed.set(text, objects);
+  }
+  return structuredClone(objects);
+}
+
+function parseText(file: string, text: string): KubeObject[] {
   const out: KubeObject[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);

@@ -1,0 +1,149 @@
+/**
+ * Node ports of Services, allocated as kube's service registry allocates them
+ * (pkg/registry/core/service/storage/alloc.go) before the strategy validates
+ * the Service: from kube-apiserver's default --service-node-port-range,
+ * 30000-32767, skipping the ports other Services hold.
+ *
+ * - Create: a port that asks for a nodePort gets it when it is in the range
+ *   and free; any other gets the next free one (a LoadBalancer only when
+ *   `allocateLoadBalancerNodePorts` is not false). Ports with the same port
+ *   number share one nodePort (a DNS Service's TCP and UDP 53).
+ * - Update: a port that leaves its nodePort out keeps the one it had (matched
+ *   by name), a port that asks for one it did not hold gets it when free,
+ *   and a port without one gets the next free one. A Service that stops
+ *   needing node ports (NodePort to ClusterIP) without changing them has them
+ *   cleared, as kube's dropTypeDependentFields does.
+ *
+ * A port asked for outside the range or held elsewhere is kube's 422
+ * (`spec.ports[0].nodePort: Invalid value: 80: provided port is not in the
+ * valid range. The range of valid ports is 30000-32767`, or `provided port is
+ * already allocated`); a full range is its 500 (`Internal error occurred:
+ * failed to allocate a nodePort: range is full`).
+ */
+import { fieldErrors, internalError, invalid, type KubeObject } from '@operant/apimachinery';
+import { nodePortRange, type ClusterIpAllocator } from './cluster-ip.js';
+
+type Json = Record<string, unknown>;
+
+const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+const portsOf = (o: KubeObject): Json[] => {
+  const ports = asObj(o.spec).ports;
+  return Array.isArray(ports) ? ports.map(asObj) : [];
+};
+const nodePortOf = (p: Json): number => (typeof p.nodePort === 'number' ? p.nodePort : 0);
+
+/** kube's needsNodePort: the types that are reached through node ports. */
+function needsNodePorts(o: KubeObject): boolean {
+  const type = asObj(o.spec).type;
+  return type === 'NodePort' || type === 'LoadBalancer';
+}
+
+/** kube's shouldAllocateNodePorts: whether ports that ask for none get one. */
+function allocatesNodePorts(o: KubeObject): boolean {
+  const s = asObj(o.spec);
+  if (s.type === 'NodePort') return true;
+  return s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false;
+}
+
+/** The node ports of one write: those other Services hold, and those this one takes. */
+class NodePortClaims {
+  constructor(
+    private readonly service: KubeObject,
+    private readonly allocator: ClusterIpAllocator,
+    private readonly taken: Set<number>,
+  ) {}
+
+  /** Takes `port` for `spec.ports[index]`, or throws kube's Invalid saying why it cannot. */
+  claim(port: number, index: number): void {
+    let why: string | undefined;
+    if (!Number.isInteger(port) || port < nodePortRange.min || port > nodePortRange.max) {
+      why = `provided port is not in the valid range. The range of valid ports is ${nodePortRange.min}-${nodePortRange.max}`;
+    } else if (this.taken.has(port)) why = 'provided port is already allocated';
+    if (why) throw invalid('', 'Service', this.service.metadata.name ?? '', [fieldErrors.invalid(`spec.ports[${index}].nodePort`, port, why)]);
+    this.taken.add(port);
+  }
+
+  /** The next free port, taken; kube's 500 when the range is full. */
+  next(): number {
+    const port = this.allocator.nextNodePort(this.taken);
+    if (port === undefined) throw internalError('failed to allocate a nodePort: range is full');
+    this.taken.add(port);
+    return port;
+  }
+}
+
+/** Fills in and checks the node ports of a Service being created (kube's initNodePorts). */
+export function allocateNodePortsOnCreate(service: KubeObject, allocator: ClusterIpAllocator): void {
+  if (!needsNodePorts(service)) return;
+  const ports = portsOf(service);
+  const claims = new NodePortClaims(service, allocator, allocator.nodePortsInUse());
+  const allocateNew = allocatesNodePorts(service);
+  // The node port given to each service port number, shared by its protocols.
+  const byPort = new Map<unknown, number>();
+  ports.forEach((p, i) => {
+    const requested = nodePortOf(p);
+    if (requested === 0 && !allocateNew) return;
+    const shared = byPort.get(p.port);
+    if (shared === undefined) {
+      // A later port of the same number may name the node port this one is to share.
+      const asked = ports.slice(i).find((q) => q.port === p.port && nodePortOf(q) !== 0);
+      let port: number;
+      if (asked) {
+        port = nodePortOf(asked);
+        claims.claim(port, i);
+      } else port = claims.next();
+      p.nodePort = port;
+      byPort.set(p.port, port);
+    } else if (requested !== shared) {
+      if (requested === 0) p.nodePort = shared;
+      else claims.claim(requested, i);
+    }
+  });
+}
+
+/**
+ * Keeps, fills in and checks the node ports of a Service being updated
+ * (kube's patchAllocatedValues, updateNodePorts and dropTypeDependentFields).
+ */
+export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, allocator: ClusterIpAllocator): void {
+  const ports = portsOf(service);
+  const oldPorts = portsOf(old);
+  if (needsNodePorts(old) && needsNodePorts(service)) keepAllocatedNodePorts(ports, oldPorts);
+  if (needsNodePorts(service)) {
+    const held = new Set(oldPorts.map(nodePortOf));
+    const claims = new NodePortClaims(service, allocator, allocator.nodePortsInUse());
+    const allocateNew = allocatesNodePorts(service);
+    const claimed = new Set<number>();
+    ports.forEach((p, i) => {
+      let port = nodePortOf(p);
+      if (port === 0 && !allocateNew) return;
+      if (port === 0) {
+        port = claims.next();
+        p.nodePort = port;
+      } else if (!held.has(port) && !claimed.has(port)) {
+        claims.claim(port, i);
+        claimed.add(port);
+      }
+      // Two ports of one protocol on one node port are left to validation's Duplicate value.
+    });
+  }
+  const stopsNeeding = (needsNodePorts(old) && !needsNodePorts(service)) || (allocatesNodePorts(old) && !allocatesNodePorts(service));
+  if (stopsNeeding && sameNodePorts(ports, oldPorts)) for (const p of ports) delete p.nodePort;
+}
+
+/** A port that leaves its nodePort out gets the one its namesake had, unless another port kept that one. */
+function keepAllocatedNodePorts(ports: Json[], oldPorts: Json[]): void {
+  const inBoth = new Set(oldPorts.map(nodePortOf).filter((n) => ports.some((p) => nodePortOf(p) === n)));
+  const byName = new Map(oldPorts.map((p) => [p.name ?? '', nodePortOf(p)]));
+  for (const p of ports) {
+    if (nodePortOf(p) !== 0) continue;
+    const had = byName.get(p.name ?? '') ?? 0;
+    if (had !== 0 && !inBoth.has(had)) p.nodePort = had;
+  }
+}
+
+/** kube's sameNodePorts: ports may be added, removed or changed, as long as no node port is new. */
+function sameNodePorts(ports: Json[], oldPorts: Json[]): boolean {
+  const held = new Set(oldPorts.map(nodePortOf));
+  return ports.every((p) => nodePortOf(p) === 0 || held.has(nodePortOf(p)));
+}

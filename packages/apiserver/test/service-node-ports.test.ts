@@ -1,0 +1,180 @@
+/**
+ * Node ports of Services, over HTTPS against the embedded server, as kube's
+ * service registry allocates them from its default range, 30000-32767: one
+ * for each port of a NodePort or LoadBalancer Service (shared by the
+ * protocols of one port number), the one asked for when it is in the range
+ * and free, kept across updates that leave it out, freed with the Service or
+ * when it stops being a NodePort; kube's errors for a port outside the range,
+ * a port another Service holds, a node port on a ClusterIP Service, and a
+ * full range.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TestApi, type Json } from './support/api-client.js';
+
+const range = { min: 30000, max: 32767 };
+const rangeSize = range.max - range.min + 1;
+
+function service(name: string, spec: Json): Json {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: { app: name }, ...spec } };
+}
+
+/** `count` named TCP ports, 1, 2, ... */
+function manyPorts(count: number): Json[] {
+  return Array.from({ length: count }, (_, i) => ({ name: `p${i + 1}`, port: i + 1 }));
+}
+
+const nodePorts = (svc: Json): number[] => svc.spec.ports.map((p: Json) => p.nodePort);
+
+describe('Service node ports', () => {
+  let api: TestApi;
+  const ns = 'node-ports';
+  const path = `/api/v1/namespaces/${ns}/services`;
+  before(async () => {
+    api = await TestApi.start();
+    await api.createNamespace(ns);
+  });
+  after(() => api.stop());
+
+  /** POSTs `body`, expecting an error: answers the Status. */
+  async function refused(body: Json, code: number): Promise<Json> {
+    const res = await api.request('POST', path, body);
+    assert.equal(res.status, code, res.text);
+    return res.body;
+  }
+
+  it('a NodePort Service gets a free port of the range for each port; TCP and UDP of one port number share one', async () => {
+    const a = await api.ok('POST', path, service('auto-a', { type: 'NodePort', ports: [{ name: 'http', port: 80 }, { name: 'https', port: 443 }] }), 201);
+    const b = await api.ok('POST', path, service('auto-b', { type: 'NodePort', ports: [{ name: 'dns-tcp', port: 53, protocol: 'TCP' }, { name: 'dns-udp', port: 53, protocol: 'UDP' }] }), 201);
+    for (const p of [...nodePorts(a), ...nodePorts(b)]) assert.ok(Number.isInteger(p) && p >= range.min && p <= range.max, `${p} is in the range`);
+    assert.equal(new Set([...nodePorts(a), nodePorts(b)[0]]).size, 3, 'each Service port has a port of its own');
+    assert.equal(nodePorts(b)[0], nodePorts(b)[1], 'one node port for both protocols of port 53');
+    const read = await api.ok('GET', `${path}/auto-a`);
+    assert.deepEqual(nodePorts(read), nodePorts(a), 'stored as answered');
+  });
+
+  it('concurrent creates get different ports', async () => {
+    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => api.ok('POST', path, service(`concurrent-${i}`, { type: 'NodePort', ports: [{ port: 80 }] }), 201)));
+    assert.equal(new Set(created.map((s) => nodePorts(s)[0])).size, 12);
+  });
+
+  it('a port asked for is given when free; one another Service holds is kube\'s Invalid, "provided port is already allocated"', async () => {
+    const asked = await api.ok('POST', path, service('asks', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }), 201);
+    assert.deepEqual(nodePorts(asked), [30080]);
+    const status = await refused(service('clash', { type: 'NodePort', ports: [{ port: 8080, nodePort: 30080 }] }), 422);
+    assert.equal(status.reason, 'Invalid');
+    assert.equal(status.message, 'Service "clash" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated');
+    assert.deepEqual(status.details, {
+      name: 'clash',
+      kind: 'Service',
+      causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 30080: provided port is already allocated', field: 'spec.ports[0].nodePort' }],
+    });
+    // A LoadBalancer's node ports come from the same range.
+    const lb = await refused(service('clash-lb', { type: 'LoadBalancer', ports: [{ name: 'a', port: 1 }, { name: 'b', port: 2, nodePort: 30080 }] }), 422);
+    assert.equal(lb.message, 'Service "clash-lb" is invalid: spec.ports[1].nodePort: Invalid value: 30080: provided port is already allocated');
+    assert.equal((await api.request('GET', `${path}/clash`)).status, 404, 'nothing was created');
+  });
+
+  it('two ports of one Service asking for the same node port: the second is already allocated; TCP and UDP of one port number may share it', async () => {
+    const status = await refused(service('twice', { type: 'NodePort', ports: [{ name: 'a', port: 80, nodePort: 30090 }, { name: 'b', port: 81, nodePort: 30090 }] }), 422);
+    assert.equal(status.message, 'Service "twice" is invalid: spec.ports[1].nodePort: Invalid value: 30090: provided port is already allocated');
+    const shared = await api.ok('POST', path, service('shared', {
+      type: 'NodePort',
+      ports: [{ name: 'tcp', port: 53, protocol: 'TCP', nodePort: 30053 }, { name: 'udp', port: 53, protocol: 'UDP' }],
+    }), 201);
+    assert.deepEqual(nodePorts(shared), [30053, 30053], 'the UDP port takes the node port its TCP twin asked for');
+  });
+
+  it('a port outside the range is kube\'s Invalid, naming the range', async () => {
+    for (const [name, port] of [['low', 80], ['below', 29999], ['above', 32768]] as const) {
+      const status = await refused(service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }), 422);
+      assert.equal(status.message, `Service "${name}" is invalid: spec.ports[0].nodePort: Invalid value: ${port}: provided port is not in the valid range. The range of valid ports is 30000-32767`);
+    }
+  });
+
+  it('a ClusterIP Service may not name a node port; one port of one protocol may not name one twice', async () => {
+    const clusterIp = await refused(service('cluster-ip', { ports: [{ port: 80, nodePort: 30100 }] }), 422);
+    assert.equal(clusterIp.message, 'Service "cluster-ip" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when `type` is \'ClusterIP\'');
+    const twice = await refused(service('same-twice', { type: 'NodePort', ports: [{ name: 'a', port: 80, nodePort: 30101 }, { name: 'b', port: 80, nodePort: 30101 }] }), 422);
+    assert.equal(twice.message, 'Service "same-twice" is invalid: spec.ports[1].nodePort: Duplicate value: 30101');
+  });
+
+  it('a LoadBalancer with allocateLoadBalancerNodePorts false gets none, but keeps one it asks for', async () => {
+    const lb = await api.ok('POST', path, service('lb-none', {
+      type: 'LoadBalancer',
+      allocateLoadBalancerNodePorts: false,
+      ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81, nodePort: 30181 }],
+    }), 201);
+    assert.deepEqual(nodePorts(lb), [undefined, 30181]);
+  });
+
+  it('updates keep the node ports they leave out, check the ones they ask for, and a ClusterIP Service gives its ports back', async () => {
+    const created = await api.ok('POST', path, service('updated', { type: 'NodePort', ports: [{ name: 'http', port: 80 }, { name: 'admin', port: 9000, nodePort: 30200 }] }), 201);
+    const [http] = nodePorts(created);
+    // A PUT that leaves the node ports out, as a controller that rebuilds the spec sends it.
+    const put = await api.ok('PUT', `${path}/updated`, {
+      ...created,
+      spec: { ...created.spec, ports: [{ name: 'http', port: 80 }, { name: 'admin', port: 9000 }, { name: 'extra', port: 9100 }] },
+    });
+    const kept = nodePorts(put);
+    assert.deepEqual(kept.slice(0, 2), [http, 30200], 'kept, matched by name');
+    assert.ok(kept[2] >= range.min && kept[2] <= range.max && !kept.slice(0, 2).includes(kept[2]), 'the new port gets a free one');
+    await api.ok('POST', path, service('holder', { type: 'NodePort', ports: [{ port: 80, nodePort: 30201 }] }), 201);
+    const moved = put.spec.ports.map((p: Json) => (p.name === 'admin' ? { ...p, nodePort: 30201 } : p));
+    const clash = await api.request('PUT', `${path}/updated`, { ...put, spec: { ...put.spec, ports: moved } });
+    assert.equal(clash.status, 422, clash.text);
+    assert.equal(clash.body.message, 'Service "updated" is invalid: spec.ports[1].nodePort: Invalid value: 30201: provided port is already allocated');
+    const outside = await api.request('PUT', `${path}/updated`, { ...put, spec: { ...put.spec, ports: put.spec.ports.map((p: Json) => (p.name === 'admin' ? { ...p, nodePort: 8080 } : p)) } });
+    assert.equal(outside.body.message, 'Service "updated" is invalid: spec.ports[1].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767');
+
+    // Back to ClusterIP with the ports as they are: kube clears the node ports it gave, and they are free again.
+    const clusterIp = await api.ok('PATCH', `${path}/updated`, JSON.stringify({ spec: { type: 'ClusterIP' } }), 200, { 'Content-Type': 'application/merge-patch+json' });
+    assert.deepEqual(nodePorts(clusterIp), [undefined, undefined, undefined]);
+    const reused = await api.ok('POST', path, service('reuses', { type: 'NodePort', ports: [{ port: 80, nodePort: 30200 }] }), 201);
+    assert.deepEqual(nodePorts(reused), [30200]);
+    // And a NodePort again: new ports, allocated on the update.
+    const again = await api.ok('PATCH', `${path}/updated`, JSON.stringify({ spec: { type: 'NodePort' } }), 200, { 'Content-Type': 'application/merge-patch+json' });
+    assert.ok(nodePorts(again).every((p: number) => p >= range.min && p <= range.max && p !== 30200));
+  });
+
+  it('a deleted Service frees its node ports', async () => {
+    await api.ok('POST', path, service('frees', { type: 'NodePort', ports: [{ port: 80, nodePort: 30300 }] }), 201);
+    await refused(service('waits', { type: 'NodePort', ports: [{ port: 80, nodePort: 30300 }] }), 422);
+    await api.ok('DELETE', `${path}/frees`, undefined, 200);
+    const taken = await api.ok('POST', path, service('waits', { type: 'NodePort', ports: [{ port: 80, nodePort: 30300 }] }), 201);
+    assert.deepEqual(nodePorts(taken), [30300]);
+  });
+});
+
+describe('a full node port range', () => {
+  let api: TestApi;
+  const path = '/api/v1/namespaces/default/services';
+  before(async () => {
+    api = await TestApi.start();
+  });
+  after(() => api.stop());
+
+  it('takes every port once; then an allocation is kube\'s 500 "range is full", a port asked for is already allocated, and a deletion frees them', async () => {
+    const full = await api.ok('POST', path, service('fills', { type: 'NodePort', ports: manyPorts(rangeSize) }), 201);
+    const given = nodePorts(full).sort((a: number, b: number) => a - b);
+    assert.deepEqual(given, Array.from({ length: rangeSize }, (_, i) => range.min + i), 'every port of the range, each once');
+
+    const res = await api.request('POST', path, service('one-more', { type: 'NodePort', ports: [{ port: 80 }] }));
+    assert.equal(res.status, 500, res.text);
+    assert.equal(res.body.reason, 'InternalError');
+    assert.equal(res.body.message, 'Internal error occurred: failed to allocate a nodePort: range is full');
+    const asked = await api.request('POST', path, service('asks', { type: 'NodePort', ports: [{ port: 80, nodePort: 31000 }] }));
+    assert.equal(asked.status, 422, asked.text);
+    assert.equal(asked.body.message, 'Service "asks" is invalid: spec.ports[0].nodePort: Invalid value: 31000: provided port is already allocated');
+    // A ClusterIP Service needs no node port.
+    await api.ok('POST', path, service('cluster-ip', { ports: [{ port: 80 }] }), 201);
+
+    await api.ok('DELETE', `${path}/fills`, undefined, 200);
+    const freed = await api.ok('POST', path, service('one-more', { type: 'NodePort', ports: [{ port: 80 }] }), 201);
+    assert.ok(nodePorts(freed)[0] >= range.min && nodePorts(freed)[0] <= range.max);
+    for (const port of [range.min, range.max].filter((p) => p !== nodePorts(freed)[0])) {
+      const edge = await api.ok('POST', path, service(`edge-${port}`, { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }), 201);
+      assert.deepEqual(nodePorts(edge), [port], 'both ends of the range are in it');
+    }
+  });
+});

@@ -355,9 +355,11 @@ export class ResourceStore {
     // kube's NamespaceLifecycle admission runs before the object is prepared and validated.
     this.checkNamespaceActive(obj);
     this.strategy.applyDefaults(obj);
-    this.strategy.admitCreate(obj);
-    // As in kube, managedFields record the decoded and defaulted object, before webhooks change it.
+    // As in kube, managedFields record the decoded and defaulted object, before the admission chain
+    // (its built-in plugins, ServiceAccount, DefaultTolerationSeconds, Priority, DefaultStorageClass,
+    // and then the webhooks) changes it: what admission adds belongs to no manager.
     if (managed.mode === 'compute') this.recordUpdate(undefined, obj, opts, '', managed.requested);
+    this.strategy.admitCreate(obj);
     // Mutating webhooks see the object before the server fills in uid, timestamps and a generated name.
     const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
     obj = mutated.object ?? obj;

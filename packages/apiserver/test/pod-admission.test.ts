@@ -85,6 +85,20 @@ it('a toleration of every taint covers both; a container with its own mount at t
   assert.match(created.spec.initContainers[0].volumeMounts[0].name, /^kube-api-access-/);
 });
 
+it("the creator's managedFields hold what it sent and the defaults, not what admission added (kube records them before the admission chain)", async () => {
+  const created = await api.ok('POST', pods, pod('owned', { priorityClassName: 'system-node-critical' }), 201);
+  assert.match(created.spec.volumes[0].name, /^kube-api-access-/);
+  const entries = created.metadata.managedFields as Json[];
+  assert.deepEqual(entries.map((e) => e.operation), ['Update']);
+  const spec = entries[0]!.fieldsV1['f:spec'];
+  assert.ok(spec['f:containers']['k:{"name":"web"}']['f:image'], 'the request\'s own fields are owned');
+  assert.ok(spec['f:dnsPolicy'], 'the defaults are owned');
+  assert.ok(spec['f:priorityClassName'], 'the class the request named is owned');
+  for (const added of ['f:volumes', 'f:tolerations', 'f:serviceAccount', 'f:serviceAccountName', 'f:priority', 'f:preemptionPolicy']) assert.equal(spec[added], undefined, added);
+  assert.equal(spec['f:containers']['k:{"name":"web"}']['f:volumeMounts'], undefined);
+  assert.equal(spec['f:initContainers']['k:{"name":"init"}']['f:volumeMounts'], undefined);
+});
+
 describe('Priority admission', () => {
   const classes = '/apis/scheduling.k8s.io/v1/priorityclasses';
   const priorityClass = (name: string, value: number, extra: Json = {}): Json => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, ...extra });

@@ -5,7 +5,7 @@
  * owned as a whole and also through its fields. Serialized as FieldsV1, where a
  * member with children carries a `"."` entry.
  */
-import { comparePathElements, parsePathElement, serializePathElement, type FieldPath, type PathElement } from './path-element.js';
+import { comparePathElements, compareStrings, parsePathElement, serializePathElement, type FieldPath, type PathElement } from './path-element.js';
 
 /** FieldsV1 as it appears in a managedFields entry: nested objects keyed by serialized path elements. */
 export type FieldsV1 = { [key: string]: FieldsV1 };
@@ -181,18 +181,25 @@ export class FieldSet {
   }
 
   private emit(includeSelf: boolean): FieldsV1 {
-    const out: FieldsV1 = {};
-    const members = this.sortedMembers();
-    const children = this.sortedChildren();
-    if (includeSelf && (members.length || children.length)) out['.'] = {};
-    const entries: Array<{ pe: PathElement; member: boolean; set?: FieldSet }> = members.map((pe) => ({ pe, member: true }));
-    for (const c of children) {
-      const i = entries.findIndex((e) => comparePathElements(e.pe, c.pe) === 0);
-      if (i >= 0) entries[i]!.set = c.set;
-      else entries.push({ pe: c.pe, member: false, set: c.set });
+    // Members and children under one key each (a member may have children too), then in
+    // structured-merge-diff's order; an empty child is no entry unless it is also a member.
+    const entries = new Map<string, { key: string; pe: PathElement; member: boolean; set?: FieldSet }>();
+    for (const [key, pe] of this.members) entries.set(key, { key, pe, member: true });
+    for (const [key, c] of this.children) {
+      const e = entries.get(key);
+      if (e) e.set = c.set;
+      else entries.set(key, { key, pe: c.pe, member: false, set: c.set });
     }
-    entries.sort((a, b) => comparePathElements(a.pe, b.pe));
-    for (const e of entries) out[serializePathElement(e.pe)] = e.set ? e.set.emit(e.member) : {};
+    const sorted = [...entries.values()].sort(byKeyOrder);
+    const out: FieldsV1 = {};
+    let any = false;
+    for (const e of sorted) {
+      const sub = e.set ? e.set.emit(e.member) : {};
+      if (!e.member && isEmptyFields(sub)) continue;
+      if (!any && includeSelf) out['.'] = {};
+      any = true;
+      out[e.key] = sub;
+    }
     return out;
   }
 
@@ -212,4 +219,20 @@ export class FieldSet {
     }
     return set;
   }
+}
+
+/** No entries: what an empty set emits. */
+function isEmptyFields(f: FieldsV1): boolean {
+  for (const _ in f) return false;
+  return true;
+}
+
+/**
+ * PathElement.Compare over entries that carry their serialized keys: two fields
+ * compare as their keys do (the same `f:` before the names), without looking
+ * at the elements.
+ */
+function byKeyOrder(a: { key: string; pe: PathElement }, b: { key: string; pe: PathElement }): number {
+  if (a.key.charCodeAt(0) === 102 && b.key.charCodeAt(0) === 102) return compareStrings(a.key, b.key);
+  return comparePathElements(a.pe, b.pe);
 }

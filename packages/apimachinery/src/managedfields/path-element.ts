@@ -64,15 +64,32 @@ export function compareValues(a: unknown, b: unknown): number {
   }
 }
 
-/** Go's strings.Compare: by UTF-8 bytes, which for these strings is code point order. */
+/**
+ * Go's strings.Compare: by UTF-8 bytes, which is code point order. UTF-16 code
+ * units sort the same way except where a surrogate meets a unit above the
+ * surrogate range, so only a difference at a surrogate needs the code points.
+ */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if ((x >= 0xd800 && x <= 0xdfff) || (y >= 0xd800 && y <= 0xdfff)) return compareCodePoints(a, b);
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
+}
+
+/** compareStrings by whole code points (strings that differ at a surrogate). */
+function compareCodePoints(a: string, b: string): number {
   const ca = [...a];
   const cb = [...b];
   for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
     if (ca[i] !== cb[i]) return ca[i]!.codePointAt(0)! < cb[i]!.codePointAt(0)! ? -1 : 1;
   }
-  return ca.length < cb.length ? -1 : 1;
+  return ca.length === cb.length ? 0 : ca.length < cb.length ? -1 : 1;
 }
 
 /** PathElement.Compare: fields, then keys, then values, then indices. */

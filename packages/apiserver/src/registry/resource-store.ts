@@ -356,9 +356,11 @@ export class ResourceStore {
     // kube's NamespaceLifecycle admission runs before the object is prepared and validated.
     this.checkNamespaceActive(obj);
     this.strategy.applyDefaults(obj);
-    this.strategy.admitCreate(obj);
-    // As in kube, managedFields record the decoded and defaulted object, before webhooks change it.
+    // As in kube, managedFields record the decoded and defaulted object, before the admission chain
+    // (its built-in plugins, ServiceAccount, DefaultTolerationSeconds, Priority, DefaultStorageClass,
+    // and then the webhooks) changes it: what admission adds belongs to no manager.
     if (managed.mode === 'compute') this.recordUpdate(undefined, obj, opts, '', managed.requested);
+    this.strategy.admitCreate(obj);
     // Mutating webhooks see the object before the server fills in uid, timestamps and a generated name.
     const mutated = await this.admitMutating('CREATE', obj, undefined, '', opts);
     obj = mutated.object ?? obj;
@@ -977,8 +979,25 @@ function requestedManagedFields(body: unknown): unknown {
 function managerName(opts: WriteOptions): string {
   if (opts.fieldManager) return opts.fieldManager;
   if (opts.userAgent === undefined && opts.user === undefined) return 'kube-apiserver';
+  const agent = opts.userAgent ?? '';
+  let name = managerNames.get(agent);
+  if (name === undefined) {
+    name = managerOfUserAgent(agent);
+    // A client sends the same User-Agent with every write: each is read once (a bounded few, short ones).
+    if (agent.length > 512) return name;
+    if (managerNames.size >= maxManagerNames) managerNames.delete(managerNames.keys().next().value as string);
+    managerNames.set(agent, name);
+  }
+  return name;
+}
+
+const maxManagerNames = 256;
+const managerNames = new Map<string, string>();
+
+/** The manager a User-Agent names: up to its first `/`, printable characters only, at most 128 bytes. */
+function managerOfUserAgent(agent: string): string {
   let out = '';
-  for (const ch of (opts.userAgent ?? '').split('/')[0]!) {
+  for (const ch of agent.split('/')[0]!) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
     if (Buffer.byteLength(out + ch) > 128) break;
     out += ch;

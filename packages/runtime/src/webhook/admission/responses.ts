@@ -126,7 +126,7 @@ export function patched(original: unknown, mutated: unknown, warnings?: readonly
   const text = jsonPatchText(original, mutated);
   const response: AdmissionResponse = { allowed: true, status: { code: 200 } };
   if (text !== undefined) {
-    response.patch = Buffer.from(text).toString('base64');
+    response.patch = base64(text);
     response.patchType = 'JSONPatch';
   }
   return withWarnings(response, warnings);
@@ -147,6 +147,14 @@ export function jsonPatchBetween(original: unknown, mutated: unknown): JsonPatch
     throw new TypeError('a JSON Patch is computed between two objects');
   }
   return fastJsonPatch.compare(original, mutated) as JsonPatchOperation[];
+}
+
+/**
+ * The base64 of `text`'s UTF-8 bytes. ASCII text (a byte per character, the usual patch) is its own
+ * Latin-1, which `btoa` encodes without making a Buffer first.
+ */
+function base64(text: string): string {
+  return Buffer.byteLength(text) === text.length ? btoa(text) : Buffer.from(text).toString('base64');
 }
 
 function isContainer(value: unknown): value is object {

@@ -5,6 +5,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { JsonPatchOperation, Status } from '@operant/apimachinery';
 import type { AdmissionResponse, AdmissionStatus } from './types.js';
+import { markEncodedPatch } from './encoded-patch.js';
 import { jsonPatchText } from './patch-text.js';
 
 const reasonsByCode: Record<number, string> = {
@@ -126,8 +127,10 @@ export function patched(original: unknown, mutated: unknown, warnings?: readonly
   const text = jsonPatchText(original, mutated);
   const response: AdmissionResponse = { allowed: true, status: { code: 200 } };
   if (text !== undefined) {
-    response.patch = base64(text);
+    const patch = base64(text);
+    response.patch = patch;
     response.patchType = 'JSONPatch';
+    markEncodedPatch(response, patch);
   }
   return withWarnings(response, warnings);
 }

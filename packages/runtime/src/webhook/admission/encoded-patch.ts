@@ -1,23 +1,30 @@
 /**
- * The base64 patches `patched` made, by the response carrying them, so that the
- * server can write such a patch into its answer as it is: base64 needs no JSON
+ * The base64 patch `patched` made last, and the response carrying it, so that
+ * the server can write that patch into its answer as it is: base64 needs no JSON
  * escaping, and `JSON.stringify` reads a long string character by character
  * (about 2 µs for a patch of ten operations, a tenth of what the defaulting
  * itself costs). A response whose `patch` was changed since is serialized as
- * any other. Internal.
+ * any other.
+ *
+ * Only the latest patch is remembered (a WeakMap entry per response costs
+ * about as much as it saves): a handler answers within the task that made its
+ * patch unless it awaits I/O after `patched`, and then its answer is simply
+ * serialized whole. Internal.
  */
 
-const encoded = new WeakMap<object, string>();
+/** The response `patched` made last, its copy by completeReview, and the patch both carry. */
+let lastResponse: object | undefined;
+let lastPatch: string | undefined;
 
-/** Records that `response.patch` is `patch`, base64 made here. */
+/** Records that `response.patch` is `patch`, base64 made here; it replaces the record before. */
 export function markEncodedPatch(response: object, patch: string): void {
-  encoded.set(response, patch);
+  lastResponse = response;
+  lastPatch = patch;
 }
 
-/** The base64 patch recorded for `response`, if it still carries it. */
+/** The base64 patch recorded for `response`, if it is the latest record and `response` still carries it. */
 export function encodedPatchOf(response: object): string | undefined {
-  const patch = encoded.get(response);
-  return patch !== undefined && (response as { patch?: unknown }).patch === patch ? patch : undefined;
+  return response === lastResponse && (response as { patch?: unknown }).patch === lastPatch ? lastPatch : undefined;
 }
 
 const marker = '"patch":""';

@@ -25,11 +25,10 @@ interface PatchOperation {
  * only when an operation names it, so the many containers that hold no change cost no string.
  */
 class Location {
-  private text: string | undefined;
-
   constructor(
     readonly parent: Location | undefined,
     readonly key: string | number,
+    private text?: string,
   ) {}
 
   /** The JSON Pointer of this container, `''` for the root. */
@@ -40,8 +39,7 @@ class Location {
 }
 
 /** The root: its pointer is the empty string. */
-const root = new Location(undefined, '');
-(root as unknown as { text: string }).text = '';
+const root = new Location(undefined, '', '');
 
 /** The pointer of `key` inside the container at `at`. */
 function pathOf(at: Location, key: string | number): string {
@@ -63,6 +61,7 @@ function segment(key: string | number): string | number {
   if (typeof key === 'number') return key;
   return key.indexOf('/') === -1 && key.indexOf('~') === -1 ? key : key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
+
 /** A value as `compare`'s copy serializes it: undefined becomes null, as JSON does in arrays. */
 function valueOf(value: unknown): unknown {
   return value === undefined ? null : value;

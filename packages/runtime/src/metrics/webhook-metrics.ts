@@ -41,6 +41,8 @@ export class PrometheusWebhookMetrics implements WebhookMetrics {
   private readonly pendingInFlight = new PendingCounts<{ webhook: string }>();
   private readonly pendingTotal = new PendingCounts<{ webhook: string; code: string }>();
   private readonly pendingAdmission = new PendingCounts<{ webhook: string; allowed: string; admission_code: string }>();
+  /** Each path's series keys and labels, made once rather than per request. */
+  private readonly series = new Map<string, PathSeries>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -94,21 +96,77 @@ export class PrometheusWebhookMetrics implements WebhookMetrics {
   }
 
   requestStarted(path: string): void {
-    this.pendingInFlight.add(path, 1, () => ({ webhook: path }));
+    const series = this.seriesOf(path);
+    this.pendingInFlight.add(path, 1, series.labels);
   }
 
   requestFinished(path: string, code: number, seconds: number): void {
-    this.pendingInFlight.add(path, -1, () => ({ webhook: path }));
-    this.pendingTotal.add(`${code} ${path}`, 1, () => ({ webhook: path, code: String(code) }));
-    this.latency.observe({ webhook: path }, seconds);
+    const series = this.seriesOf(path);
+    this.pendingInFlight.add(path, -1, series.labels);
+    const total = series.byCode(code);
+    this.pendingTotal.add(total.key, 1, total.labels);
+    this.latency.observe(series.webhook, seconds);
   }
 
   admissionResponse(path: string, allowed: boolean, code: number): void {
-    this.pendingAdmission.add(`${allowed} ${code} ${path}`, 1, () => ({ webhook: path, allowed: String(allowed), admission_code: String(code) }));
+    const admission = this.seriesOf(path).byAdmission(allowed, code);
+    this.pendingAdmission.add(admission.key, 1, admission.labels);
+  }
+
+  private seriesOf(path: string): PathSeries {
+    let series = this.series.get(path);
+    if (!series) {
+      series = new PathSeries(path);
+      this.series.set(path, series);
+    }
+    return series;
   }
 
   panicked(kind: WebhookReviewKind): void {
     if (kind === 'conversion') this.conversionPanics.inc();
     else this.panics.inc();
+  }
+}
+
+/** A series' key among the pending counts, and its labels (made only when first pending). */
+interface SeriesKey<L> {
+  readonly key: string;
+  readonly labels: () => L;
+}
+
+/** The keys and labels of one path's series, by status code (and allowed, for admission answers). */
+class PathSeries {
+  /** The latency histogram's labels: one object, which prom-client only reads. */
+  readonly webhook: { webhook: string };
+  readonly labels: () => { webhook: string };
+  private readonly codes = new Map<number, SeriesKey<{ webhook: string; code: string }>>();
+  private readonly allowedCodes = new Map<number, SeriesKey<{ webhook: string; allowed: string; admission_code: string }>>();
+  private readonly deniedCodes = new Map<number, SeriesKey<{ webhook: string; allowed: string; admission_code: string }>>();
+
+  constructor(private readonly path: string) {
+    this.webhook = { webhook: path };
+    this.labels = () => ({ webhook: path });
+  }
+
+  byCode(code: number): SeriesKey<{ webhook: string; code: string }> {
+    let entry = this.codes.get(code);
+    if (!entry) {
+      const path = this.path;
+      entry = { key: `${code} ${path}`, labels: () => ({ webhook: path, code: String(code) }) };
+      this.codes.set(code, entry);
+    }
+    return entry;
+  }
+
+  byAdmission(allowed: boolean, code: number): SeriesKey<{ webhook: string; allowed: string; admission_code: string }> {
+    const codes = allowed ? this.allowedCodes : this.deniedCodes;
+    // Keyed as the pending counts key them (`${code}`), so -0 and 0 stay one series.
+    let entry = codes.get(code);
+    if (!entry) {
+      const path = this.path;
+      entry = { key: `${allowed} ${code} ${path}`, labels: () => ({ webhook: path, allowed: String(allowed), admission_code: String(code) }) };
+      codes.set(code, entry);
+    }
+    return entry;
   }
 }

@@ -114,6 +114,8 @@ const pathPattern = /^\/[^?#\s]*$/;
 
 /** A registered path: its handler, and the logger carrying its `webhook` field (made once, not per request). */
 interface Route {
+  /** The path as registered: one string for every request, which the metrics key their series by. */
+  readonly path: string;
   readonly handler: WebhookHandler;
   readonly log: Logger;
 }
@@ -178,7 +180,7 @@ export class WebhookServer implements Runnable {
   register(path: string, handler: WebhookHandler): void {
     if (!pathPattern.test(path)) throw new TypeError(`webhook path must start with "/" and hold no query: ${JSON.stringify(path)}`);
     if (this.routes.has(path)) throw new Error(`a webhook is already registered at ${path}`);
-    this.routes.set(path, { handler, log: childLogger(this.log, { webhook: path }) });
+    this.routes.set(path, { path, handler, log: childLogger(this.log, { webhook: path }) });
     this.metrics.registered(path);
     this.log.info({ path }, 'registering webhook');
   }
@@ -300,11 +302,35 @@ export class WebhookServer implements Runnable {
     this.log.info({}, 'webhook server stopped');
   }
 
-  /** Serves one request; never rejects (a failure of the server itself is answered 500). */
+  /**
+   * Serves one request; never rejects (a failure of the server itself is answered 500). Routing
+   * and the metrics' bracket are here rather than in an async function of their own: one
+   * promise and one resumption less per request.
+   */
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.active++;
     try {
-      await this.route(req, res);
+      const target = req.url ?? '/';
+      let { path, query } = splitTarget(target);
+      let route = this.routes.get(path);
+      if (!route) {
+        // Not a registered path as sent: resolve it as a URL (dot segments, escapes) before giving up.
+        const url = new URL(target, 'https://webhook');
+        path = url.pathname;
+        query = url.search.slice(1);
+        route = this.routes.get(path);
+      }
+      if (!route) {
+        this.status(res, 404, `no webhook is registered at path ${JSON.stringify(path)}`);
+        return;
+      }
+      const started = performance.now();
+      this.metrics.requestStarted(route.path);
+      try {
+        await this.answer(req, res, route, requestBudgetMs(this.timeoutMs, timeoutParam(query)), started);
+      } finally {
+        this.metrics.requestFinished(route.path, res.statusCode, (performance.now() - started) / 1000);
+      }
     } catch (err) {
       this.log.error({ err }, 'webhook request failed');
       if (!res.headersSent) this.status(res, 500, 'internal error', true);
@@ -314,31 +340,7 @@ export class WebhookServer implements Runnable {
     }
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = req.url ?? '/';
-    let { path, query } = splitTarget(target);
-    let route = this.routes.get(path);
-    if (!route) {
-      // Not a registered path as sent: resolve it as a URL (dot segments, escapes) before giving up.
-      const url = new URL(target, 'https://webhook');
-      path = url.pathname;
-      query = url.search.slice(1);
-      route = this.routes.get(path);
-    }
-    if (!route) {
-      this.status(res, 404, `no webhook is registered at path ${JSON.stringify(path)}`);
-      return;
-    }
-    const started = performance.now();
-    this.metrics.requestStarted(path);
-    try {
-      await this.answer(req, res, path, route, requestBudgetMs(this.timeoutMs, timeoutParam(query)), started);
-    } finally {
-      this.metrics.requestFinished(path, res.statusCode, (performance.now() - started) / 1000);
-    }
-  }
-
-  private async answer(req: IncomingMessage, res: ServerResponse, path: string, route: Route, budgetMs: number, started: number): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, route: Route, budgetMs: number, started: number): Promise<void> {
     if (req.method !== 'POST') {
       this.status(res, 405, `method ${req.method ?? ''} is not allowed: webhooks accept POST`, false, { Allow: 'POST' });
       return;
@@ -350,10 +352,8 @@ export class WebhookServer implements Runnable {
       return;
     }
 
-    const { log } = route;
-    const ctx = new RequestContext(log, this.options.client);
-    const gone = ctx.abortOnClose;
-    res.once('close', gone);
+    const { log, path } = route;
+    const ctx = new RequestContext(log, this.options.client, res);
     const deadline = this.deadlines.start(budgetMs, started);
     try {
       const body = await deadline.race(readBody(req, this.maxRequestBytes));
@@ -391,7 +391,7 @@ export class WebhookServer implements Runnable {
       this.status(res, err.code, err.message, true);
     } finally {
       deadline.finish();
-      res.off('close', gone);
+      ctx.finish();
     }
   }
 

@@ -61,10 +61,16 @@ export function defaulter<T extends KubeObject>(kind: Kind<T>, impl: CustomDefau
     }
     let warnings: void | readonly string[];
     try {
-      warnings = await impl.default(obj, ctx);
+      const result = impl.default(obj, ctx);
+      // Most defaulters are synchronous: their result needs no resumption through the microtask queue.
+      warnings = isThenable(result) ? await result : result;
     } catch (err) {
       return responseForStatusError(err, req, subjectOf(kind, original)) ?? denied(err instanceof Error ? err.message : String(err));
     }
     return patched(original, obj, warnings ?? undefined);
   }, options);
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }

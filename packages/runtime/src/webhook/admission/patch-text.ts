@@ -10,7 +10,7 @@
 /** The serialized operations turning `original` into `mutated`, or undefined when there are none. */
 export function jsonPatchText(original: object, mutated: object): string | undefined {
   const ops: PatchOperation[] = [];
-  generate(original, mutated, ops, '');
+  generate(original, mutated, ops, root);
   return ops.length === 0 ? undefined : JSON.stringify(ops);
 }
 
@@ -18,6 +18,32 @@ interface PatchOperation {
   op: 'add' | 'remove' | 'replace';
   path: string;
   value?: unknown;
+}
+
+/**
+ * Where the walk is: a container's parent and its key there. Its JSON Pointer text is made
+ * only when an operation names it, so the many containers that hold no change cost no string.
+ */
+class Location {
+  constructor(
+    readonly parent: Location | undefined,
+    readonly key: string | number,
+    private text?: string,
+  ) {}
+
+  /** The JSON Pointer of this container, `''` for the root. */
+  pointer(): string {
+    if (this.text === undefined) this.text = `${this.parent!.pointer()}/${segment(this.key)}`;
+    return this.text;
+  }
+}
+
+/** The root: its pointer is the empty string. */
+const root = new Location(undefined, '', '');
+
+/** The pointer of `key` inside the container at `at`. */
+function pathOf(at: Location, key: string | number): string {
+  return `${at.pointer()}/${segment(key)}`;
 }
 
 const hasOwn = (obj: object, key: string | number): boolean => Object.prototype.hasOwnProperty.call(obj, key);
@@ -30,7 +56,9 @@ function keysOf(obj: object): string[] {
   return keys;
 }
 
-function escapeKey(key: string): string {
+/** A key as a JSON Pointer segment: `~` and `/` escaped (RFC 6901); an index as it is. */
+function segment(key: string | number): string | number {
+  if (typeof key === 'number') return key;
   return key.indexOf('/') === -1 && key.indexOf('~') === -1 ? key : key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
@@ -47,7 +75,7 @@ function valueOf(value: unknown): unknown {
  * meets almost always, take the loops below; anything else (a `toJSON` that
  * gives a primitive, an array against an object) the general one.
  */
-function generate(mirror: object, target: object, ops: PatchOperation[], path: string): void {
+function generate(mirror: object, target: object, ops: PatchOperation[], path: Location): void {
   if (target === mirror) return;
   let obj = target as Record<string, unknown>;
   const toJSON = (obj as { toJSON?: unknown }).toJSON;
@@ -64,32 +92,32 @@ function generate(mirror: object, target: object, ops: PatchOperation[], path: s
 }
 
 /** Both containers of one shape (arrays or not): walk into them, else replace when they differ. */
-function compareValues(oldVal: unknown, newVal: unknown, ops: PatchOperation[], path: string, key: string | number): void {
+function compareValues(oldVal: unknown, newVal: unknown, ops: PatchOperation[], path: Location, key: string | number): void {
   if (typeof oldVal === 'object' && oldVal !== null && typeof newVal === 'object' && newVal !== null && Array.isArray(oldVal) === Array.isArray(newVal)) {
-    generate(oldVal, newVal, ops, `${path}/${typeof key === 'number' ? key : escapeKey(key)}`);
+    generate(oldVal, newVal, ops, new Location(path, key));
   } else if (oldVal !== newVal) {
-    ops.push({ op: 'replace', path: `${path}/${typeof key === 'number' ? key : escapeKey(key)}`, value: valueOf(newVal) });
+    ops.push({ op: 'replace', path: pathOf(path, key), value: valueOf(newVal) });
   }
 }
 
 /** Two arrays: indexes are keys that need no escaping, and an index is present unless it is a hole. */
-function generateArrays(old: unknown[], arr: unknown[], ops: PatchOperation[], path: string): void {
+function generateArrays(old: unknown[], arr: unknown[], ops: PatchOperation[], path: Location): void {
   let deleted = false;
   for (let i = old.length - 1; i >= 0; i--) {
     if (hasOwn(arr, i)) compareValues(old[i], arr[i], ops, path, i);
     else {
-      ops.push({ op: 'remove', path: `${path}/${i}` });
+      ops.push({ op: 'remove', path: pathOf(path, i) });
       deleted = true;
     }
   }
   if (!deleted && arr.length === old.length) return;
   for (let i = 0; i < arr.length; i++) {
-    if (!hasOwn(old, i) && arr[i] !== undefined) ops.push({ op: 'add', path: `${path}/${i}`, value: valueOf(arr[i]) });
+    if (!hasOwn(old, i) && arr[i] !== undefined) ops.push({ op: 'add', path: pathOf(path, i), value: valueOf(arr[i]) });
   }
 }
 
 /** Two non-array objects: a key set to undefined counts as removed. */
-function generateObjects(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: string): void {
+function generateObjects(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: Location): void {
   const oldKeys = Object.keys(old);
   const newKeys = Object.keys(obj);
   // A defaulted object usually lists its old keys first, in their order: then its values line up
@@ -107,7 +135,7 @@ function generateObjects(old: Record<string, unknown>, obj: Record<string, unkno
     const newVal = obj[key];
     if ((newVal !== undefined || oldVal === undefined) && hasOwn(obj, key)) compareValues(oldVal, newVal, ops, path, key);
     else {
-      ops.push({ op: 'remove', path: `${path}/${escapeKey(key)}` });
+      ops.push({ op: 'remove', path: pathOf(path, key) });
       deleted = true;
     }
   }
@@ -115,7 +143,7 @@ function generateObjects(old: Record<string, unknown>, obj: Record<string, unkno
   // Leading keys listed as the old object lists them are its own, so none is added.
   for (let i = common; i < newKeys.length; i++) {
     const key = newKeys[i]!;
-    if (!hasOwn(old, key) && obj[key] !== undefined) ops.push({ op: 'add', path: `${path}/${escapeKey(key)}`, value: valueOf(obj[key]) });
+    if (!hasOwn(old, key) && obj[key] !== undefined) ops.push({ op: 'add', path: pathOf(path, key), value: valueOf(obj[key]) });
   }
 }
 
@@ -124,26 +152,26 @@ function generateObjects(old: Record<string, unknown>, obj: Record<string, unkno
  * key is present in the new object with the value at its position (a key set to undefined counts as
  * removed), and only the keys after them can be added.
  */
-function generateAligned(keys: string[], oldValues: unknown[], newKeys: string[], newValues: unknown[], old: object, ops: PatchOperation[], path: string): void {
+function generateAligned(keys: string[], oldValues: unknown[], newKeys: string[], newValues: unknown[], old: object, ops: PatchOperation[], path: Location): void {
   let deleted = false;
   for (let t = keys.length - 1; t >= 0; t--) {
     const oldVal = oldValues[t];
     const newVal = newValues[t];
     if (newVal !== undefined || oldVal === undefined) compareValues(oldVal, newVal, ops, path, keys[t]!);
     else {
-      ops.push({ op: 'remove', path: `${path}/${escapeKey(keys[t]!)}` });
+      ops.push({ op: 'remove', path: pathOf(path, keys[t]!) });
       deleted = true;
     }
   }
   if (!deleted && newKeys.length === keys.length) return;
   for (let i = keys.length; i < newKeys.length; i++) {
     const key = newKeys[i]!;
-    if (newValues[i] !== undefined && !hasOwn(old, key)) ops.push({ op: 'add', path: `${path}/${escapeKey(key)}`, value: valueOf(newValues[i]) });
+    if (newValues[i] !== undefined && !hasOwn(old, key)) ops.push({ op: 'add', path: pathOf(path, key), value: valueOf(newValues[i]) });
   }
 }
 
 /** The general step, for containers of different shapes (or a `toJSON` that gave something else). */
-function generateMixed(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: string): void {
+function generateMixed(old: Record<string, unknown>, obj: Record<string, unknown>, ops: PatchOperation[], path: Location): void {
   const newKeys = keysOf(obj);
   const oldKeys = keysOf(old);
   let deleted = false;
@@ -153,14 +181,14 @@ function generateMixed(old: Record<string, unknown>, obj: Record<string, unknown
     if (hasOwn(obj, key) && !(obj[key] === undefined && oldVal !== undefined && !Array.isArray(obj))) {
       compareValues(oldVal, obj[key], ops, path, key);
     } else if (Array.isArray(old) === Array.isArray(obj)) {
-      ops.push({ op: 'remove', path: `${path}/${escapeKey(key)}` });
+      ops.push({ op: 'remove', path: pathOf(path, key) });
       deleted = true;
     } else {
-      ops.push({ op: 'replace', path, value: obj });
+      ops.push({ op: 'replace', path: path.pointer(), value: obj });
     }
   }
   if (!deleted && newKeys.length === oldKeys.length) return;
   for (const key of newKeys) {
-    if (!hasOwn(old, key) && obj[key] !== undefined) ops.push({ op: 'add', path: `${path}/${escapeKey(key)}`, value: valueOf(obj[key]) });
+    if (!hasOwn(old, key) && obj[key] !== undefined) ops.push({ op: 'add', path: pathOf(path, key), value: valueOf(obj[key]) });
   }
 }

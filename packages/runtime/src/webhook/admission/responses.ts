@@ -5,6 +5,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { JsonPatchOperation, Status } from '@operant/apimachinery';
 import type { AdmissionResponse, AdmissionStatus } from './types.js';
+import { markEncodedPatch } from './encoded-patch.js';
 import { jsonPatchText } from './patch-text.js';
 
 const reasonsByCode: Record<number, string> = {
@@ -126,8 +127,10 @@ export function patched(original: unknown, mutated: unknown, warnings?: readonly
   const text = jsonPatchText(original, mutated);
   const response: AdmissionResponse = { allowed: true, status: { code: 200 } };
   if (text !== undefined) {
-    response.patch = Buffer.from(text).toString('base64');
+    const patch = base64(text);
+    response.patch = patch;
     response.patchType = 'JSONPatch';
+    markEncodedPatch(response, patch);
   }
   return withWarnings(response, warnings);
 }
@@ -147,6 +150,14 @@ export function jsonPatchBetween(original: unknown, mutated: unknown): JsonPatch
     throw new TypeError('a JSON Patch is computed between two objects');
   }
   return fastJsonPatch.compare(original, mutated) as JsonPatchOperation[];
+}
+
+/**
+ * The base64 of `text`'s UTF-8 bytes. ASCII text (a byte per character, the usual patch) is its own
+ * Latin-1, which `btoa` encodes without making a Buffer first.
+ */
+function base64(text: string): string {
+  return Buffer.byteLength(text) === text.length ? btoa(text) : Buffer.from(text).toString('base64');
 }
 
 function isContainer(value: unknown): value is object {

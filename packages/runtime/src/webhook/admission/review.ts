@@ -4,6 +4,7 @@
  * controller-runtime still answers it). Internal.
  */
 import { WebhookRequestError } from '../errors.js';
+import { encodedPatchOf, markEncodedPatch } from './encoded-patch.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 
 const versions = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
@@ -44,5 +45,8 @@ export function completeReview(apiVersion: ReviewVersion, request: AdmissionRequ
   const answer: AdmissionResponse = Object.assign({}, response);
   answer.uid = request.uid;
   answer.status = status;
+  // The copy carries the same base64 patch, if `patched` made it: the server may write it as it is.
+  const patch = encodedPatchOf(response);
+  if (patch !== undefined) markEncodedPatch(answer, patch);
   return { apiVersion, kind: 'AdmissionReview', response: answer };
 }

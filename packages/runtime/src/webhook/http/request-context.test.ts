@@ -5,7 +5,26 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { RequestContext } from './request-context.js';
+
+/** A real response whose client goes away before it is answered, once its `close` has been emitted. */
+async function abandonedResponse(): Promise<{ res: ServerResponse; done: () => Promise<void> }> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const arrived = once(server, 'request') as Promise<[unknown, ServerResponse]>;
+  const client = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'POST' });
+  client.on('error', () => undefined);
+  client.write('{');
+  const [, res] = await arrived;
+  const closed = once(res, 'close');
+  client.destroy();
+  await closed;
+  return { res, done: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -26,6 +45,28 @@ describe('RequestContext', () => {
     ctx.abort(new Error('timed out'));
     assert.equal(ctx.signal.aborted, true);
     assert.equal((ctx.signal.reason as Error).message, 'the client closed the connection');
+  });
+
+  test('a signal first read after the client went away is aborted, as if it had been listening', async () => {
+    const { res, done } = await abandonedResponse();
+    try {
+      const ctx = new RequestContext(quiet, undefined, res);
+      assert.equal(ctx.signal.aborted, true);
+      assert.equal((ctx.signal.reason as Error).message, 'the client closed the connection');
+    } finally {
+      await done();
+    }
+  });
+
+  test('a signal first read after the request was answered does not abort for the connection', async () => {
+    const { res, done } = await abandonedResponse();
+    try {
+      const ctx = new RequestContext(quiet, undefined, res);
+      ctx.finish();
+      assert.equal(ctx.signal.aborted, false);
+    } finally {
+      await done();
+    }
   });
 
   test('carries the logger it was given', () => {

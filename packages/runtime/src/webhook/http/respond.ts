@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Status, StatusReason } from '@operant/apimachinery';
+import { reviewWithEncodedPatch } from '../admission/encoded-patch.js';
 
 const reasons: Record<number, StatusReason> = {
   400: 'BadRequest',
@@ -28,7 +29,7 @@ export function failureStatus(code: number, message: string): Status {
 
 /** Writes `body` as JSON with `code`; `close` asks the client not to reuse the connection. */
 export function writeJson(res: ServerResponse, code: number, body: object, close = false): void {
-  const payload = JSON.stringify(body);
+  const payload = reviewWithEncodedPatch(body) ?? JSON.stringify(body);
   const length = String(Buffer.byteLength(payload));
   // Name-value pairs in one array: Node writes them as given, without walking an object's keys.
   res.writeHead(

@@ -32,6 +32,7 @@ describe('idle memory reclaim', () => {
       trim: () => void reclaims.push('trim'),
     });
     try {
+      await new Promise((r) => setTimeout(r, 20)); // the first reading is the reference
       rss = 110 * mib; // a tenth more: no reclaim
       await new Promise((r) => setTimeout(r, 30));
       assert.deepEqual(reclaims, []);
@@ -48,6 +49,7 @@ describe('idle memory reclaim', () => {
     let collections = 0;
     const r = startIdleReclaim({ checkMs: 2, minSpacingMs: 0, rss: () => rss, collect: async () => void collections++, trim: undefined });
     try {
+      await new Promise((r) => setTimeout(r, 20));
       rss = 300 * mib; // live data grew: nothing to give back
       await until(() => collections === 3);
       await new Promise((r) => setTimeout(r, 50));
@@ -69,6 +71,9 @@ describe('idle memory reclaim', () => {
       trim: undefined,
     });
     try {
+      r.hint(); // the first reading (100 MiB) is the reference
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(collections, 0);
       rss = 200 * mib;
       r.hint(); // RSS grew since the last reading: still growing, no reclaim yet
       await new Promise((r) => setTimeout(r, 20));

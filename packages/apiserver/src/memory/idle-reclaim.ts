@@ -16,7 +16,7 @@
  *
  * A reclaim that gives back little means the live data grew: the next waits
  * twice as long, and after three such the new level is the one to compare
- * with. A hint (the history was compacted; most connections closed) asks for a
+ * with (for hints too). A hint (the history was compacted; most connections closed) asks for a
  * reclaim at once (if RSS is not growing) when RSS is that far over the lowest level any
  * reclaim left. The timer never keeps the process alive.
  */
@@ -83,11 +83,11 @@ class Reclaimer {
   private readonly trim: (() => void) | undefined;
   private readonly minSpacingMs: number;
   private readonly maxSpacingMs: number;
-  /** RSS after the last reclaim that counted (the reference growth is measured from). */
-  private level: number;
-  /** The lowest RSS after a reclaim (or at start): after a hint, growth is measured from it. */
-  private floor: number;
-  private previous: number;
+  /** RSS after the last reclaim that counted (the reference growth is measured from); at first, the first reading's. */
+  private level = NaN;
+  /** The lowest RSS after a reclaim (or the first reading): after a hint, growth is measured from it. */
+  private floor = NaN;
+  private previous = NaN;
   private spacingMs: number;
   private lastAt = 0;
   private fruitless = 0;
@@ -101,7 +101,6 @@ class Reclaimer {
     this.minSpacingMs = options.minSpacingMs ?? 2_000;
     this.maxSpacingMs = options.maxSpacingMs ?? 60_000;
     this.spacingMs = this.minSpacingMs;
-    this.level = this.floor = this.previous = this.rss();
     this.timer = setInterval(() => this.check(), options.checkMs ?? 1_000);
     this.timer.unref();
   }
@@ -119,6 +118,8 @@ class Reclaimer {
   private check(): void {
     if (this.running) return;
     const now = this.rss();
+    // The first reading, a check after the start (not during it, while the server is still growing), is the first reference.
+    if (Number.isNaN(this.level)) this.level = this.floor = this.previous = now;
     const growing = now > this.previous * 1.02 + mib;
     this.previous = now;
     const over = (reference: number): boolean => now > reference * growthRatio && now - reference > minGrowth;
@@ -148,6 +149,7 @@ class Reclaimer {
       this.spacingMs = Math.min(this.maxSpacingMs, this.spacingMs * 2);
       if (++this.fruitless >= maxFruitless) {
         this.level = after;
+        this.floor = Math.max(this.floor, after);
         this.fruitless = 0;
       }
     } else {

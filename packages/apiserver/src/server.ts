@@ -364,7 +364,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       socket.once('close', () => {
         sockets.delete(socket);
         if (reclaim && connectionsPeak >= 200 && sockets.size <= connectionsPeak / 2) {
-          reclaim.hint();
+          reclaim.hint(true);
           connectionsPeak = sockets.size;
         }
       });

@@ -10,23 +10,30 @@
  * malloc_trim(): 2,000 TLS connections closed left ~70 MiB of it behind (a
  * bare Node HTTPS server does the same). So, checking RSS once a second: when
  * it has grown by more than a sixth over its level after the last reclaim and
- * has stopped growing, V8 is asked for a full collection (incremental), and
- * then glibc to trim its heaps (through koffi, when it is installed and the C
+ * has stopped growing, V8 is asked for a full collection (incremental; then,
+ * with a small heap, a memory-reducing one that shrinks the young generation),
+ * and then glibc to trim its heaps (through koffi, when it is installed and the C
  * library is glibc).
  *
  * A reclaim that gives back little means the live data grew: the next waits
  * twice as long, and after three such the new level is the one to compare
- * with (for hints too). A hint (the history was compacted; most connections closed) asks for a
- * reclaim at once (if RSS is not growing) when RSS is that far over the lowest level any
- * reclaim left. The timer never keeps the process alive.
+ * with. A hint (the history was compacted; most connections closed) asks for a
+ * reclaim at once (if RSS is not growing) when RSS is that far over the lowest
+ * level any reclaim left (see IdleReclaim.hint). The timer never keeps the
+ * process alive.
  */
 import { createRequire } from 'node:module';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { measureMemory } from 'node:vm';
 
 /** Stops the reclaimer this handle started (the shared timer stops with the last one). */
 export interface IdleReclaim {
-  /** Something large was let go (a compaction, connections closed): reclaim at the next quiet check. */
-  hint(): void;
+  /**
+   * Something large was let go: reclaim at once if RSS is over the lowest level a reclaim left.
+   * An urgent hint (most connections closed: their native buffers are free now) does so even
+   * after reclaims that gave back little; another (a compaction) only after the spacing they set.
+   */
+  hint(urgent?: boolean): void;
   stop(): void;
 }
 
@@ -64,7 +71,7 @@ export function startIdleReclaim(options: IdleReclaimOptions = {}): IdleReclaim 
   const reclaimer = shared;
   let stopped = false;
   return {
-    hint: () => reclaimer.hint(),
+    hint: (urgent = false) => reclaimer.hint(urgent),
     stop: () => {
       if (stopped) return;
       stopped = true;
@@ -85,13 +92,13 @@ class Reclaimer {
   private readonly maxSpacingMs: number;
   /** RSS after the last reclaim that counted (the reference growth is measured from); at first, the first reading's. */
   private level = NaN;
-  /** The lowest RSS after a reclaim (or the first reading): after a hint, growth is measured from it. */
+  /** The lowest RSS after a reclaim (none before the first): after a hint, growth is measured from it. */
   private floor = NaN;
   private previous = NaN;
   private spacingMs: number;
   private lastAt = 0;
   private fruitless = 0;
-  private hinted = false;
+  private hinted: 'no' | 'yes' | 'urgent' = 'no';
   private running = false;
 
   constructor(options: IdleReclaimOptions) {
@@ -105,8 +112,8 @@ class Reclaimer {
     this.timer.unref();
   }
 
-  hint(): void {
-    this.hinted = true;
+  hint(urgent: boolean): void {
+    if (this.hinted !== 'urgent') this.hinted = urgent ? 'urgent' : 'yes';
     // What was let go is garbage now: no need to wait for the next tick.
     setImmediate(() => this.check());
   }
@@ -119,15 +126,17 @@ class Reclaimer {
     if (this.running) return;
     const now = this.rss();
     // The first reading, a check after the start (not during it, while the server is still growing), is the first reference.
-    if (Number.isNaN(this.level)) this.level = this.floor = this.previous = now;
+    if (Number.isNaN(this.level)) this.level = this.previous = now;
     const growing = now > this.previous * 1.02 + mib;
     this.previous = now;
     const over = (reference: number): boolean => now > reference * growthRatio && now - reference > minGrowth;
     if (growing) return;
     const hinted = this.hinted;
-    this.hinted = false;
-    const due = over(this.level) && Date.now() - this.lastAt >= this.spacingMs;
-    if (!due && !(hinted && over(this.floor))) return;
+    this.hinted = 'no';
+    const spaced = Date.now() - this.lastAt >= this.spacingMs;
+    const due = over(this.level) && spaced;
+    const asked = (hinted === 'urgent' || (hinted === 'yes' && (this.fruitless === 0 || spaced))) && over(this.floor);
+    if (!due && !asked) return;
     this.running = true;
     void this.reclaim(now).finally(() => (this.running = false));
   }
@@ -148,16 +157,17 @@ class Reclaimer {
       // Little given back: the live data grew. Reclaim less often, and after a few take this level as the reference.
       this.spacingMs = Math.min(this.maxSpacingMs, this.spacingMs * 2);
       if (++this.fruitless >= maxFruitless) {
+        // The new level is the reference: growth past it is a new burst, reclaimed as soon as the first.
         this.level = after;
-        this.floor = Math.max(this.floor, after);
         this.fruitless = 0;
+        this.spacingMs = this.minSpacingMs;
       }
     } else {
       this.spacingMs = this.minSpacingMs;
       this.fruitless = 0;
       this.level = Math.min(this.level, after);
     }
-    this.floor = Math.min(this.floor, after);
+    this.floor = Number.isNaN(this.floor) ? after : Math.min(this.floor, after);
   }
 }
 
@@ -168,13 +178,40 @@ class Reclaimer {
  * --expose-gc. Node marks it experimental and warns at its first use; that
  * warning would tell a server's user nothing, so it is kept quiet.
  */
-export function collectGarbage(): Promise<unknown> {
+export async function collectGarbage(): Promise<void> {
   const emitWarning = process.emitWarning;
   process.emitWarning = (() => undefined) as typeof process.emitWarning;
+  let measured: Promise<unknown>;
   try {
-    return measureMemory({ mode: 'summary', execution: 'eager' });
+    measured = measureMemory({ mode: 'summary', execution: 'eager' });
   } finally {
     process.emitWarning = emitWarning;
+  }
+  await measured;
+  // That collection leaves the young generation as large as the burst made it (up to 32 MiB, empty
+  // now). With a small heap, a memory-reducing collection (the inspector's collectGarbage, V8's
+  // low-memory notification: stop-the-world, ~30 ms at 35 MiB) shrinks it; with a large one that
+  // pause would cost more than it gives, and V8's memory reducer does it some seconds later.
+  const spaces = getHeapSpaceStatistics();
+  const young = spaces.find((s) => s.space_name === 'new_space');
+  const used = spaces.reduce((n, s) => n + s.space_used_size, 0);
+  if (young && young.space_size >= 8 * mib && used < 128 * mib) await lowMemoryCollection();
+}
+
+/** V8's low-memory collection, through an in-process inspector session (no port is opened). */
+async function lowMemoryCollection(): Promise<void> {
+  let inspector: typeof import('node:inspector');
+  try {
+    inspector = createRequire(import.meta.url)('node:inspector') as typeof import('node:inspector');
+  } catch {
+    return; // a Node built without the inspector
+  }
+  const session = new inspector.Session();
+  session.connect();
+  try {
+    await new Promise<void>((resolve, reject) => session.post('HeapProfiler.collectGarbage', (e) => (e ? reject(e) : resolve())));
+  } finally {
+    session.disconnect();
   }
 }
 

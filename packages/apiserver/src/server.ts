@@ -418,7 +418,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   flowSchemaStatus.start();
   policyStatus.start();
   csrSigning?.start();
-  const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint()));
+  // A compaction drops the burst's events, garbage now: urgent, so that a server whose data grew still
+  // collects at each compaction (one collection per interval at most) rather than keep a burst's history.
+  const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint(true)));
 
   let stopped: Promise<void> | undefined;
   return {

@@ -29,6 +29,7 @@ import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { Client, readKubeconfig, type Endpoint } from './client.js';
 import { cliMain, spawnReady, type ReadyProcess } from './processes.js';
+import { formatBreakdown, mallocStats, smapsBreakdown } from './soak-memory.js';
 import { fmt, type Row } from './table.js';
 
 type Log = (text: string) => void;
@@ -45,6 +46,13 @@ function compactionMs(): number | undefined {
   if (!m) throw new Error(`BENCH_SOAK_COMPACTION: ${compaction}: expected e.g. 4000ms, 4s, 1m, or off`);
   return Number(m[1]) * { ms: 1, s: 1_000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'];
 }
+
+/** BENCH_SOAK_ONLY: a regular expression; only the attacks whose names match run. */
+const only = process.env.BENCH_SOAK_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_SOAK_ONLY, 'i');
+/** BENCH_SOAK_DIAG=1: log where the server's memory is (smaps, V8's spaces, glibc's arenas) around each attack. */
+const diag = process.env.BENCH_SOAK_DIAG === '1';
+/** BENCH_SOAK_TRIM=1 (with BENCH_SOAK_DIAG): after each forced collection, malloc_trim(0) through gdb, to see what glibc keeps free. */
+const trim = process.env.BENCH_SOAK_TRIM === '1';
 
 interface MemoryUsage {
   rss: number;
@@ -63,22 +71,58 @@ function startSoakServer(kubeconfig: string): Promise<ReadyProcess> {
 }
 
 /** Asks the server for a forced collection; its memory before and after (RSS after from /proc, once it is done). */
-async function forcedCollection(server: ReadyProcess): Promise<{ before: MemoryUsage; after: MemoryUsage }> {
+interface Collection {
+  before: MemoryUsage;
+  after: MemoryUsage;
+  spacesBefore?: Record<string, [number, number]>;
+  spacesAfter?: Record<string, [number, number]>;
+}
+
+async function forcedCollection(server: ReadyProcess): Promise<Collection> {
   const stderr = server.child.stderr!;
-  const report = new Promise<{ before: MemoryUsage; after: MemoryUsage }>((resolve) => {
+  const report = new Promise<Collection>((resolve) => {
     let text = '';
     const onData = (d: Buffer): void => {
       text += d.toString();
       const m = /^soak-gc (.*)$/m.exec(text);
       if (!m) return;
       stderr.off('data', onData);
-      resolve(JSON.parse(m[1]!) as { before: MemoryUsage; after: MemoryUsage });
+      resolve(JSON.parse(m[1]!) as Collection);
     };
     stderr.on('data', onData);
   });
   server.child.kill('SIGUSR2');
-  const { before, after } = await report;
-  return { before, after: { ...after, rss: rss(server.child.pid!) } };
+  const c = await report;
+  return { ...c, after: { ...c.after, rss: rss(server.child.pid!) } };
+}
+
+/** What glibc says of its arenas (malloc_stats through gdb), its totals: [system, in use] bytes; with `trimmed`, after malloc_trim(0) too. */
+async function glibcTotals(server: ReadyProcess, withTrim: boolean): Promise<string> {
+  const stderr = server.child.stderr!;
+  let text = '';
+  const onData = (d: Buffer): void => void (text += d.toString());
+  stderr.on('data', onData);
+  const pid = server.child.pid!;
+  const rssBefore = rss(pid);
+  if (mallocStats(pid, withTrim) === undefined) {
+    stderr.off('data', onData);
+    return 'no gdb';
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  stderr.off('data', onData);
+  const totals = [...text.matchAll(/Total \(incl\. mmap\):\s*system bytes\s*=\s*(\d+)\s*in use bytes\s*=\s*(\d+)/g)].map((m) => `system ${mb(Number(m[1]))}, in use ${mb(Number(m[2]))}`);
+  const arenas = (text.match(/^Arena \d+:/gm) ?? []).length;
+  return `glibc (${arenas / (withTrim ? 2 : 1)} arenas): ${totals[0] ?? '?'}${withTrim ? `; malloc_trim(0): RSS ${mb(rssBefore)} -> ${mb(rss(pid))}, ${totals[1] ?? '?'}` : ''}`;
+}
+
+const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+
+function diagLine(label: string, server: ReadyProcess, c?: Collection): string {
+  const b = formatBreakdown(smapsBreakdown(server.child.pid!));
+  const sp = (s?: Record<string, [number, number]>) =>
+    s ? Object.entries(s).filter(([, [size]]) => size > 0.5).map(([n, [size, used]]) => `${n.replace('_space', '')} ${size}/${used}`).join(', ') : '';
+  const mem = (m: MemoryUsage) => `heapTotal ${mb(m.heapTotal)}, heapUsed ${mb(m.heapUsed)}, external ${mb(m.external)}, arrayBuffers ${mb(m.arrayBuffers)}`;
+  return c ? `${label}: ${b}\n    before GC: ${mem(c.before)}; spaces MiB committed/used: ${sp(c.spacesBefore)}\n    after GC:  ${mem(c.after)}; spaces: ${sp(c.spacesAfter)}` : `${label}: ${b}`;
 }
 
 /** The server's resident memory now, from /proc. */
@@ -291,7 +335,9 @@ export async function soakSection(workDir: string, log: Log): Promise<Row[]> {
       },
     ];
     let heapBefore = (await forcedCollection(server)).after;
+    if (diag) log(`soak diag: ${diagLine('start', server)}; ${await glibcTotals(server, false)}`);
     for (const attack of attacks) {
+      if (only && !only.test(attack.name)) continue;
       log(`soak: ${attack.name}`);
       const before = rss(pid);
       let peak = before;
@@ -301,7 +347,10 @@ export async function soakSection(workDir: string, log: Log): Promise<Row[]> {
       peak = Math.max(peak, rss(pid));
       await new Promise((r) => setTimeout(r, settleMs));
       const after = rss(pid);
-      const { before: uncollected, after: collected } = await forcedCollection(server);
+      if (diag) log(`soak diag: ${diagLine(`${attack.name}: settled`, server)}`);
+      const collection = await forcedCollection(server);
+      const { before: uncollected, after: collected } = collection;
+      if (diag) log(`soak diag: ${diagLine(`${attack.name}: after a forced GC`, server, collection)}\n    ${await glibcTotals(server, trim)}`);
       const p99 = quantile(times, 0.99);
       const heap = (m: MemoryUsage) => `heap ${fmt.bytes(m.heapUsed)}, buffers ${fmt.bytes(m.arrayBuffers)}`;
       rows.push({

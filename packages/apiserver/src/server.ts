@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { badRequest, methodNotAllowed, StatusError, tooManyRequests } from '@operant/apimachinery';
 import { MvccStore } from './storage/mvcc-store.js';
 import { defaultCompactionIntervalMs, startCompactor } from './storage/compactor.js';
+import { startIdleReclaim } from './memory/idle-reclaim.js';
 import { StoreError } from './storage/types.js';
 import { ResourceCatalog } from './registry/catalog.js';
 import { ResourceStore } from './registry/resource-store.js';
@@ -89,6 +90,14 @@ export interface ApiServerOptions {
    * intervals. A watch or a continued list from before it gets 410 Expired.
    */
   etcdCompactionIntervalMs?: number;
+  /**
+   * Once a burst is over (RSS grown by more than a sixth since the last
+   * reclaim, and no longer growing), ask V8 for a full collection and glibc
+   * to hand its freed heap back (malloc_trim, through the optional `koffi`
+   * package when it is installed). It acts on the whole process: on in
+   * `operant server`, off by default here.
+   */
+  reclaimIdleMemory?: boolean;
   /** Interval of BOOKMARK events to watchers that allow them. */
   bookmarkIntervalMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected. */
@@ -345,10 +354,20 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // HTTP, so one still in its TLS handshake (or that never starts it) would hold stop() until Node's
   // 120 s handshake timeout.
   const sockets = new Set<Socket>();
+  const reclaim = options.reclaimIdleMemory ? startIdleReclaim() : undefined;
+  // Connections closed by the hundred leave their TLS buffers free in glibc's heap: a hint to reclaim.
+  let connectionsPeak = 0;
   const trackConnections = (s: Server): void => {
     s.on('connection', (socket: Socket) => {
       sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+      connectionsPeak = Math.max(connectionsPeak, sockets.size);
+      socket.once('close', () => {
+        sockets.delete(socket);
+        if (reclaim && connectionsPeak >= 200 && sockets.size <= connectionsPeak / 2) {
+          reclaim.hint(true);
+          connectionsPeak = sockets.size;
+        }
+      });
     });
   };
   trackConnections(server);
@@ -399,7 +418,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   flowSchemaStatus.start();
   policyStatus.start();
   csrSigning?.start();
-  const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs);
+  // A compaction drops the burst's events, garbage now: urgent, so that a server whose data grew still
+  // collects at each compaction (one collection per interval at most) rather than keep a burst's history.
+  const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint(true)));
 
   let stopped: Promise<void> | undefined;
   return {
@@ -413,6 +434,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     stop(): Promise<void> {
       stopped ??= new Promise<void>((resolve) => {
         stopCompactor();
+        reclaim?.stop();
         namespaces.stop();
         gc.stop();
         customResources.stop();

@@ -6,6 +6,7 @@ import { decodeKubeProtobuf, kubeProtobufMediaType } from '../protobuf/decode.js
 import { decodeJsonObject, decodeYamlObject } from './object-body.js';
 import { decodeYamlObjectOffThread } from './yaml-off-thread.js';
 import { maxBodyNestingDepth, parseJsonLikeGo } from './go-json.js';
+import { concatBytes } from '../storage/large-buffers.js';
 
 /** kube-apiserver's default MaxRequestBodyBytes. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -32,7 +33,8 @@ export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Pro
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks));
+      // A large body in pages of its own, which leave with it rather than stay in glibc's heap (see large-buffers.ts).
+      if (!failed) resolve(concatBytes(chunks, size));
     });
     req.on('error', reject);
   });

@@ -11,6 +11,7 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { StoredItem, startWatch, type WatchEventType } from '../registry/watch.js';
 import { tableForResource } from '../tables/for-resource.js';
 import { encodedJson } from '../storage/encoded-json.js';
+import { concatBytes } from '../storage/large-buffers.js';
 import type { ResponseForm } from './negotiate.js';
 import type { ResourceRequest } from './request-info.js';
 
@@ -51,7 +52,7 @@ function joined(parts: readonly Buffer[], bytes: number): Buffer {
   if (lastChunk !== undefined && lastChunk.length === bytes && parts.length === lastParts.length && parts.every((p, i) => p === lastParts[i])) return lastChunk;
   if (lastChunk === undefined) setImmediate(forgetLastChunk);
   lastParts = parts;
-  lastChunk = Buffer.concat(parts, bytes);
+  lastChunk = concatBytes(parts, bytes);
   return lastChunk;
 }
 

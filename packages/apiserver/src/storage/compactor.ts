@@ -22,14 +22,18 @@ export interface Compactable {
 export const defaultCompactionIntervalMs = 5 * 60_000;
 
 /**
- * Starts compacting `store` every `intervalMs` (0: never, as kube's flag);
- * returns the function that stops it. The timer does not keep the process alive.
+ * Starts compacting `store` every `intervalMs` (0: never, as kube's flag),
+ * calling `compacted` after each compaction; returns the function that stops
+ * it. The timer does not keep the process alive.
  */
-export function startCompactor(store: Compactable, intervalMs: number): () => void {
+export function startCompactor(store: Compactable, intervalMs: number, compacted?: () => void): () => void {
   if (!(intervalMs > 0)) return () => undefined;
   let noted: number | undefined;
   const timer = setInterval(() => {
-    if (noted !== undefined && noted > 1) store.compact(noted - 1);
+    if (noted !== undefined && noted > 1) {
+      store.compact(noted - 1);
+      compacted?.();
+    }
     noted = store.revision;
   }, intervalMs);
   timer.unref?.();

@@ -10,13 +10,18 @@
  * version) are encoded each time and not kept.
  */
 import type { KubeObject } from '@operant/apimachinery';
+import { allocBytes } from './large-buffers.js';
 import type { Versioned } from './types.js';
 
 const encodings = new WeakMap<object, Buffer>();
 
-/** UTF-8 bytes of `json` (`size` of them, when the caller has counted), in a buffer of exactly that size (Buffer.from would slice a shared 8 KiB pool). */
+/**
+ * UTF-8 bytes of `json` (`size` of them, when the caller has counted), in a
+ * buffer of exactly that size (Buffer.from would slice a shared 8 KiB pool); a
+ * large one in pages of its own, which leave with it (see large-buffers.ts).
+ */
 export function utf8Bytes(json: string, size = Buffer.byteLength(json, 'utf8')): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(size);
+  const bytes = allocBytes(size);
   bytes.write(json, 0, 'utf8');
   return bytes;
 }

@@ -98,6 +98,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     dataDir: flags.dataDir,
     kubeconfigPath: flags.kubeconfig,
     etcdCompactionIntervalMs,
+    // A server process of its own: after a burst, its memory goes back to the system (issue 14).
+    reclaimIdleMemory: true,
     // In memory, the CA and serving certificate come from the user's cache: no certificate is made at each start.
     servingCacheDir: flags.dataDir ? undefined : defaultServingCacheDir(),
   });

@@ -1,0 +1,244 @@
+/**
+ * Gives memory back to the system once a burst is over (issue 14: after each
+ * attack, RSS back within 20% of its level before).
+ *
+ * After a burst two things keep a process large that no longer needs to be.
+ * V8 collects its old generation only when allocation pushes it to, or its
+ * memory reducer's timer fires (8 s after a full collection, if there was
+ * one): an idle server keeps the garbage of the burst, large strings most of
+ * all. And glibc keeps the memory freed in its heap resident until
+ * malloc_trim(): 2,000 TLS connections closed left ~70 MiB of it behind (a
+ * bare Node HTTPS server does the same). So, checking RSS once a second: when
+ * it has grown by more than a sixth over its level after the last reclaim and
+ * has stopped growing, V8 is asked for a full collection (incremental; then,
+ * with a small heap, a memory-reducing one that shrinks the young generation),
+ * and then glibc to trim its heaps (through koffi, when it is installed and the C
+ * library is glibc).
+ *
+ * A reclaim that gives back little means the live data grew: the next waits
+ * twice as long, and after three such the new level is the one to compare
+ * with. A hint (the history was compacted; most connections closed) asks for a
+ * reclaim at once (if RSS is not growing) when RSS is that far over the lowest
+ * level any reclaim left (see IdleReclaim.hint). The timer never keeps the
+ * process alive.
+ */
+import { createRequire } from 'node:module';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { measureMemory } from 'node:vm';
+
+/** Stops the reclaimer this handle started (the shared timer stops with the last one). */
+export interface IdleReclaim {
+  /**
+   * Something large was let go: reclaim at once if RSS is over the lowest level a reclaim left.
+   * An urgent hint (most connections closed: their native buffers are free now) does so even
+   * after reclaims that gave back little; another (a compaction) only after the spacing they set.
+   */
+  hint(urgent?: boolean): void;
+  stop(): void;
+}
+
+export interface IdleReclaimOptions {
+  /** How often RSS is read (default 1 s). */
+  checkMs?: number;
+  /** The least time between two reclaims (default 2 s); doubled after each that gave back little, up to maxSpacingMs. */
+  minSpacingMs?: number;
+  maxSpacingMs?: number;
+  /** The process's resident bytes (default: process.memoryUsage.rss). */
+  rss?: () => number;
+  /** A full collection (default: V8's, see collectGarbage). */
+  collect?: () => Promise<unknown>;
+  /** Hands free heap memory back to the system (default: glibc's malloc_trim, if it can be called). */
+  trim?: () => void;
+}
+
+const mib = 1024 * 1024;
+/** RSS this far over the level after the last reclaim (and at least minGrowth) asks for one. */
+const growthRatio = 7 / 6;
+const minGrowth = 16 * mib;
+/** A reclaim that gives back less than this share of RSS (or 8 MiB) gave back little. */
+const littleRatio = 0.05;
+const littleBytes = 8 * mib;
+/** After this many reclaims in a row that gave back little, the level they left is the new reference. */
+const maxFruitless = 3;
+
+let shared: Reclaimer | undefined;
+let users = 0;
+
+/** Starts (or joins) the process's reclaimer. */
+export function startIdleReclaim(options: IdleReclaimOptions = {}): IdleReclaim {
+  shared ??= new Reclaimer(options);
+  users++;
+  const reclaimer = shared;
+  let stopped = false;
+  return {
+    hint: (urgent = false) => reclaimer.hint(urgent),
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      if (--users === 0) {
+        reclaimer.stop();
+        shared = undefined;
+      }
+    },
+  };
+}
+
+class Reclaimer {
+  private readonly timer: NodeJS.Timeout;
+  private readonly rss: () => number;
+  private readonly collect: () => Promise<unknown>;
+  private readonly trim: (() => void) | undefined;
+  private readonly minSpacingMs: number;
+  private readonly maxSpacingMs: number;
+  /** RSS after the last reclaim that counted (the reference growth is measured from); at first, the first reading's. */
+  private level = NaN;
+  /** The lowest RSS after a reclaim (none before the first): after a hint, growth is measured from it. */
+  private floor = NaN;
+  private previous = NaN;
+  private spacingMs: number;
+  private lastAt = 0;
+  private fruitless = 0;
+  private hinted: 'no' | 'yes' | 'urgent' = 'no';
+  private running = false;
+
+  constructor(options: IdleReclaimOptions) {
+    this.rss = options.rss ?? (() => process.memoryUsage.rss());
+    this.collect = options.collect ?? collectGarbage;
+    this.trim = 'trim' in options ? options.trim : glibcTrim();
+    this.minSpacingMs = options.minSpacingMs ?? 2_000;
+    this.maxSpacingMs = options.maxSpacingMs ?? 60_000;
+    this.spacingMs = this.minSpacingMs;
+    this.timer = setInterval(() => this.check(), options.checkMs ?? 1_000);
+    this.timer.unref();
+  }
+
+  hint(urgent: boolean): void {
+    if (this.hinted !== 'urgent') this.hinted = urgent ? 'urgent' : 'yes';
+    // What was let go is garbage now: no need to wait for the next tick.
+    setImmediate(() => this.check());
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private check(): void {
+    if (this.running) return;
+    const now = this.rss();
+    // The first reading, a check after the start (not during it, while the server is still growing), is the first reference.
+    if (Number.isNaN(this.level)) this.level = this.previous = now;
+    const growing = now > this.previous * 1.02 + mib;
+    this.previous = now;
+    const over = (reference: number): boolean => now > reference * growthRatio && now - reference > minGrowth;
+    if (growing) return;
+    const hinted = this.hinted;
+    this.hinted = 'no';
+    const spaced = Date.now() - this.lastAt >= this.spacingMs;
+    const due = over(this.level) && spaced;
+    const asked = (hinted === 'urgent' || (hinted === 'yes' && (this.fruitless === 0 || spaced))) && over(this.floor);
+    if (!due && !asked) return;
+    this.running = true;
+    void this.reclaim(now).finally(() => (this.running = false));
+  }
+
+  private async reclaim(before: number): Promise<void> {
+    try {
+      await this.collect();
+      // V8 frees the collected buffers' memory on a thread of its own, just after the collection.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      this.trim?.();
+    } catch (e) {
+      console.error(`memory reclaim: ${(e as Error).message}`);
+    }
+    const after = this.rss();
+    this.previous = after;
+    this.lastAt = Date.now();
+    if (before - after < Math.max(littleBytes, before * littleRatio)) {
+      // Little given back: the live data grew. Reclaim less often, and after a few take this level as the reference.
+      this.spacingMs = Math.min(this.maxSpacingMs, this.spacingMs * 2);
+      if (++this.fruitless >= maxFruitless) {
+        // The new level is the reference: growth past it is a new burst, reclaimed as soon as the first.
+        this.level = after;
+        this.fruitless = 0;
+        this.spacingMs = this.minSpacingMs;
+      }
+    } else {
+      this.spacingMs = this.minSpacingMs;
+      this.fruitless = 0;
+      this.level = Math.min(this.level, after);
+    }
+    this.floor = Number.isNaN(this.floor) ? after : Math.min(this.floor, after);
+  }
+}
+
+/**
+ * A full collection, as V8 runs it (incremental marking, the rest of the
+ * process going on meanwhile). vm.measureMemory with eager execution starts
+ * one at once: the one documented way to ask for a collection without
+ * --expose-gc. Node marks it experimental and warns at its first use; that
+ * warning would tell a server's user nothing, so it is kept quiet.
+ */
+export async function collectGarbage(): Promise<void> {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (() => undefined) as typeof process.emitWarning;
+  let measured: Promise<unknown>;
+  try {
+    measured = measureMemory({ mode: 'summary', execution: 'eager' });
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  await measured;
+  // That collection leaves the young generation as large as the burst made it (up to 32 MiB, empty
+  // now). With a small heap, a memory-reducing collection (the inspector's collectGarbage, V8's
+  // low-memory notification: stop-the-world, ~30 ms at 35 MiB) shrinks it; with a large one that
+  // pause would cost more than it gives, and V8's memory reducer does it some seconds later.
+  const spaces = getHeapSpaceStatistics();
+  const young = spaces.find((s) => s.space_name === 'new_space');
+  const used = spaces.reduce((n, s) => n + s.space_used_size, 0);
+  if (young && young.space_size >= 8 * mib && used < 128 * mib) await lowMemoryCollection();
+}
+
+/** V8's low-memory collection, through an in-process inspector session (no port is opened). */
+async function lowMemoryCollection(): Promise<void> {
+  let inspector: typeof import('node:inspector');
+  try {
+    inspector = createRequire(import.meta.url)('node:inspector') as typeof import('node:inspector');
+  } catch {
+    return; // a Node built without the inspector
+  }
+  const session = new inspector.Session();
+  session.connect();
+  try {
+    await new Promise<void>((resolve, reject) => session.post('HeapProfiler.collectGarbage', (e) => (e ? reject(e) : resolve())));
+  } finally {
+    session.disconnect();
+  }
+}
+
+/** The part of koffi used here. */
+interface Koffi {
+  load(path: string): { func(signature: string): (...args: unknown[]) => unknown };
+}
+
+/**
+ * glibc's malloc_trim(0) through koffi (an optional dependency: a prebuilt
+ * binary in its npm package, loaded at the first reclaim, not at start), or
+ * undefined when koffi is missing or the C library is not glibc.
+ */
+function glibcTrim(): (() => void) | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let trim: ((pad: number) => unknown) | undefined;
+  let loaded = false;
+  return () => {
+    if (!loaded) {
+      loaded = true;
+      try {
+        const koffi = createRequire(import.meta.url)('koffi') as Koffi;
+        trim = koffi.load('libc.so.6').func('int malloc_trim(size_t)');
+      } catch {
+        trim = undefined;
+      }
+    }
+    trim?.(0);
+  };
+}

@@ -84,6 +84,32 @@ describe('idle memory reclaim', () => {
       r.stop();
     }
   });
+
+  it('a hint just before or after stop() reclaims nothing (a stopping server closes its connections after its reclaimer)', async () => {
+    let rss = 100 * mib;
+    let collections = 0;
+    let trims = 0;
+    const r = startIdleReclaim({ checkMs: 60_000, rss: () => rss, collect: async () => void collections++, trim: () => void trims++ });
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    r.hint(true); // the first reading (100 MiB) is the reference
+    await turn();
+    rss = 200 * mib;
+    r.hint(true); // growing
+    await turn();
+    r.hint(true);
+    await until(() => trims === 1); // a reclaim, done but for its last step; the floor is 200 MiB
+    await turn();
+    rss = 300 * mib;
+    r.hint(true); // growing again
+    await turn();
+    // Over the floor and no longer growing: before stop() such a hint reclaims, its check one turn later.
+    r.hint(true);
+    r.stop();
+    r.hint(true);
+    await turn();
+    await turn();
+    assert.equal(collections, 1);
+  });
 });
 
 describe('large buffers', () => {

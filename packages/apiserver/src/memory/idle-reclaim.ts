@@ -71,7 +71,10 @@ export function startIdleReclaim(options: IdleReclaimOptions = {}): IdleReclaim 
   const reclaimer = shared;
   let stopped = false;
   return {
-    hint: (urgent = false) => reclaimer.hint(urgent),
+    // A server closes its connections after stopping its reclaimer: their hints come too late to count.
+    hint: (urgent = false) => {
+      if (!stopped) reclaimer.hint(urgent);
+    },
     stop: () => {
       if (stopped) return;
       stopped = true;
@@ -100,6 +103,7 @@ class Reclaimer {
   private fruitless = 0;
   private hinted: 'no' | 'yes' | 'urgent' = 'no';
   private running = false;
+  private stopped = false;
 
   constructor(options: IdleReclaimOptions) {
     this.rss = options.rss ?? (() => process.memoryUsage.rss());
@@ -119,11 +123,13 @@ class Reclaimer {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 
   private check(): void {
-    if (this.running) return;
+    // A check a hint scheduled just before stop() (setImmediate) finds the reclaimer stopped.
+    if (this.running || this.stopped) return;
     const now = this.rss();
     // The first reading, a check after the start (not during it, while the server is still growing), is the first reference.
     if (Number.isNaN(this.level)) this.level = this.previous = now;
@@ -145,7 +151,7 @@ class Reclaimer {
     try {
       await this.collect();
       // V8 frees the collected buffers' memory on a thread of its own, just after the collection.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 50).unref());
       this.trim?.();
     } catch (e) {
       console.error(`memory reclaim: ${(e as Error).message}`);

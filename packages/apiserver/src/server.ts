@@ -546,9 +546,11 @@ function usedServiceAddresses(store: MvccStore): { ips: Set<string>; nodePorts: 
   const ips = new Set<string>(['10.96.0.1']);
   const nodePorts = new Set<number>();
   for (const v of store.list('/core/services/').items) {
-    const spec = (v.value.spec ?? {}) as { clusterIP?: string; ports?: Array<{ nodePort?: number }> };
+    const spec = (v.value.spec ?? {}) as { clusterIP?: string; ports?: Array<{ nodePort?: number }>; healthCheckNodePort?: number };
     if (spec.clusterIP) ips.add(spec.clusterIP);
     for (const p of spec.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
+    // A LoadBalancer's health check port comes from the node port range too.
+    if (spec.healthCheckNodePort) nodePorts.add(spec.healthCheckNodePort);
   }
   return { ips, nodePorts };
 }

@@ -137,6 +137,50 @@ describe('Service node ports', () => {
     assert.ok(nodePorts(again).every((p: number) => p >= range.min && p <= range.max && p !== 30200));
   });
 
+  it('a LoadBalancer that stops allocating node ports keeps those it has, as kube does', async () => {
+    const mergePatch = { 'Content-Type': 'application/merge-patch+json' };
+    const lb = await api.ok('POST', path, service('lb-stops', { type: 'LoadBalancer', ports: [{ name: 'a', port: 80 }] }), 201);
+    const off = await api.ok('PATCH', `${path}/lb-stops`, JSON.stringify({ spec: { allocateLoadBalancerNodePorts: false } }), 200, mergePatch);
+    assert.deepEqual(nodePorts(off), nodePorts(lb));
+    const held = await refused(service('lb-stops-clash', { type: 'NodePort', ports: [{ port: 80, nodePort: nodePorts(lb)[0] }] }), 422);
+    assert.match(held.message, /provided port is already allocated$/, 'still held');
+    // A NodePort Service that becomes such a LoadBalancer keeps its node ports too.
+    const np = await api.ok('POST', path, service('np-to-lb', { type: 'NodePort', ports: [{ name: 'a', port: 80 }] }), 201);
+    const toLb = await api.ok('PATCH', `${path}/np-to-lb`, JSON.stringify({ spec: { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false } }), 200, mergePatch);
+    assert.deepEqual(nodePorts(toLb), nodePorts(np));
+  });
+
+  it("a LoadBalancer with externalTrafficPolicy Local holds a healthCheckNodePort of the range as kube's registry allocates it", async () => {
+    const mergePatch = { 'Content-Type': 'application/merge-patch+json' };
+    const local = await api.ok('POST', path, service('hc-local', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ name: 'a', port: 80 }] }), 201);
+    const hc = local.spec.healthCheckNodePort;
+    assert.ok(Number.isInteger(hc) && hc >= range.min && hc <= range.max && hc !== nodePorts(local)[0], `${hc} is a port of the range of its own`);
+    const clash = await refused(service('hc-clash', { type: 'NodePort', ports: [{ port: 80, nodePort: hc }] }), 422);
+    assert.match(clash.message, /spec\.ports\[0\]\.nodePort: Invalid value: \d+: provided port is already allocated$/, 'held');
+
+    const asked = await api.ok('POST', path, service('hc-asks', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30400, ports: [{ port: 80 }] }), 201);
+    assert.equal(asked.spec.healthCheckNodePort, 30400);
+    const taken = await api.request('POST', path, service('hc-taken', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30400, ports: [{ port: 80 }] }));
+    assert.equal(taken.status, 500, taken.text);
+    assert.equal(taken.body.message, 'Internal error occurred: failed to allocate requested HealthCheck NodePort 30400: provided port is already allocated');
+    const notNeeded = await refused(service('hc-not-needed', { type: 'NodePort', healthCheckNodePort: 30401, ports: [{ port: 80 }] }), 422);
+    assert.equal(notNeeded.message, "Service \"hc-not-needed\" is invalid: spec.healthCheckNodePort: Invalid value: 30401: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'");
+
+    // An update that leaves it out keeps it; one that changes it is refused.
+    const put = await api.ok('PUT', `${path}/hc-local`, { ...local, spec: { ...local.spec, healthCheckNodePort: undefined } });
+    assert.equal(put.spec.healthCheckNodePort, hc);
+    const changed = await api.request('PUT', `${path}/hc-local`, { ...put, spec: { ...put.spec, healthCheckNodePort: 30402 } });
+    assert.equal(changed.status, 422, changed.text);
+    assert.equal(changed.body.message, 'Service "hc-local" is invalid: spec.healthCheckNodePort: Forbidden: field is immutable');
+    // No longer Local: cleared and free; Local again: a port allocated by the update.
+    const cluster = await api.ok('PATCH', `${path}/hc-local`, JSON.stringify({ spec: { externalTrafficPolicy: 'Cluster' } }), 200, mergePatch);
+    assert.equal(cluster.spec.healthCheckNodePort, undefined);
+    await api.ok('POST', path, service('hc-reuses', { type: 'NodePort', ports: [{ port: 80, nodePort: hc }] }), 201);
+    const again = await api.ok('PATCH', `${path}/hc-local`, JSON.stringify({ spec: { externalTrafficPolicy: 'Local' } }), 200, mergePatch);
+    const next = again.spec.healthCheckNodePort;
+    assert.ok(Number.isInteger(next) && next >= range.min && next <= range.max && next !== hc);
+  });
+
   it('a deleted Service frees its node ports', async () => {
     await api.ok('POST', path, service('frees', { type: 'NodePort', ports: [{ port: 80, nodePort: 30300 }] }), 201);
     await refused(service('waits', { type: 'NodePort', ports: [{ port: 80, nodePort: 30300 }] }), 422);

@@ -27,7 +27,7 @@ import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { certificateSigningRequestStrategy } from './certificates-strategies.js';
 import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
-import { allocateNodePortsOnCreate, allocateNodePortsOnUpdate } from './service-node-ports.js';
+import { allocateNodePortsOnCreate, allocateNodePortsOnUpdate, healthCheckNodePortOf, needsHealthCheckNodePort } from './service-node-ports.js';
 import { defaultWebhookConfiguration, hasMatchConditions, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 import { loadCelIf } from '../cel-loader.js';
 import {
@@ -171,6 +171,9 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
       if (os.clusterIP && s.clusterIP !== os.clusterIP && s.type !== 'ExternalName') {
         errs.push(fieldErrors.invalid('spec.clusterIPs[0]', s.clusterIP ?? '', 'may not change once set'));
       }
+      if (needsHealthCheckNodePort(old) && needsHealthCheckNodePort(o) && healthCheckNodePortOf(o) !== healthCheckNodePortOf(old)) {
+        errs.push(fieldErrors.forbidden('spec.healthCheckNodePort', 'field is immutable'));
+      }
       return errs;
     },
   });
@@ -202,6 +205,10 @@ function validateService(o: KubeObject): FieldError[] {
     if (nodePorts.has(key)) errs.push(fieldErrors.duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
     nodePorts.add(key);
   });
+  // The registry gave a Service that needs a health check port one: only the others are checked.
+  if (!needsHealthCheckNodePort(o) && s.healthCheckNodePort) {
+    errs.push(fieldErrors.invalid('spec.healthCheckNodePort', s.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+  }
   return errs;
 }
 

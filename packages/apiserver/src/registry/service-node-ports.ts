@@ -12,7 +12,16 @@
  *   by name), a port that asks for one it did not hold gets it when free,
  *   and a port without one gets the next free one. A Service that stops
  *   needing node ports (NodePort to ClusterIP) without changing them has them
- *   cleared, as kube's dropTypeDependentFields does.
+ *   cleared, as kube's dropTypeDependentFields does; a LoadBalancer whose
+ *   allocateLoadBalancerNodePorts turns false keeps them.
+ *
+ * A LoadBalancer with `externalTrafficPolicy: Local` also gets a
+ * healthCheckNodePort from the same range (the one it asks for, else the
+ * next free one), kept by updates that leave it out, and cleared when the
+ * Service stops needing it (kube's allocHealthCheckNodePort,
+ * updateHealthCheckNodePort and dropTypeDependentFields); one it cannot have
+ * is kube's 500 (`failed to allocate requested HealthCheck NodePort 30080:
+ * provided port is already allocated`).
  *
  * A port asked for outside the range or held elsewhere is kube's 422
  * (`spec.ports[0].nodePort: Invalid value: 80: provided port is not in the
@@ -38,6 +47,18 @@ function needsNodePorts(o: KubeObject): boolean {
   return type === 'NodePort' || type === 'LoadBalancer';
 }
 
+/** kube's NeedsHealthCheck: a LoadBalancer whose external traffic stays on the node it arrives at. */
+export function needsHealthCheckNodePort(o: KubeObject): boolean {
+  const s = asObj(o.spec);
+  return s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
+}
+
+/** spec.healthCheckNodePort, 0 when unset. */
+export function healthCheckNodePortOf(o: KubeObject): number {
+  const port = asObj(o.spec).healthCheckNodePort;
+  return typeof port === 'number' ? port : 0;
+}
+
 /** kube's shouldAllocateNodePorts: whether ports that ask for none get one. */
 function allocatesNodePorts(o: KubeObject): boolean {
   const s = asObj(o.spec);
@@ -55,12 +76,32 @@ class NodePortClaims {
 
   /** Takes `port` for `spec.ports[index]`, or throws kube's Invalid saying why it cannot. */
   claim(port: number, index: number): void {
-    let why: string | undefined;
-    if (!Number.isInteger(port) || port < nodePortRange.min || port > nodePortRange.max) {
-      why = `provided port is not in the valid range. The range of valid ports is ${nodePortRange.min}-${nodePortRange.max}`;
-    } else if (this.taken.has(port)) why = 'provided port is already allocated';
+    const why = this.refusal(port);
     if (why) throw invalid('', 'Service', this.service.metadata.name ?? '', [fieldErrors.invalid(`spec.ports[${index}].nodePort`, port, why)]);
     this.taken.add(port);
+  }
+
+  /** The health check's node port: `requested` when it is not 0, else the next free one; kube's 500 when it cannot be had. */
+  healthCheck(requested: number): number {
+    if (requested === 0) {
+      const port = this.allocator.nextNodePort(this.taken);
+      // kube names the port it did not get: 0.
+      if (port === undefined) throw internalError('failed to allocate a HealthCheck NodePort 0: range is full');
+      this.taken.add(port);
+      return port;
+    }
+    const why = this.refusal(requested);
+    if (why) throw internalError(`failed to allocate requested HealthCheck NodePort ${requested}: ${why}`);
+    this.taken.add(requested);
+    return requested;
+  }
+
+  /** Why `port` cannot be taken, in kube's port allocator's words; undefined when it can. */
+  private refusal(port: number): string | undefined {
+    if (!Number.isInteger(port) || port < nodePortRange.min || port > nodePortRange.max) {
+      return `provided port is not in the valid range. The range of valid ports is ${nodePortRange.min}-${nodePortRange.max}`;
+    }
+    return this.taken.has(port) ? 'provided port is already allocated' : undefined;
   }
 
   /** The next free port, taken; kube's 500 when the range is full. */
@@ -99,6 +140,7 @@ export function allocateNodePortsOnCreate(service: KubeObject, allocator: Cluste
       else claims.claim(requested, i);
     }
   });
+  if (needsHealthCheckNodePort(service)) asObj(service.spec).healthCheckNodePort = claims.healthCheck(healthCheckNodePortOf(service));
 }
 
 /**
@@ -108,10 +150,15 @@ export function allocateNodePortsOnCreate(service: KubeObject, allocator: Cluste
 export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, allocator: ClusterIpAllocator): void {
   const ports = portsOf(service);
   const oldPorts = portsOf(old);
+  const spec = asObj(service.spec);
   if (needsNodePorts(old) && needsNodePorts(service)) keepAllocatedNodePorts(ports, oldPorts);
-  if (needsNodePorts(service)) {
+  if (needsHealthCheckNodePort(old) && needsHealthCheckNodePort(service) && healthCheckNodePortOf(service) === 0) {
+    spec.healthCheckNodePort = healthCheckNodePortOf(old);
+  }
+  // A LoadBalancer: node ports and a health check's port come from one range.
+  const claims = needsNodePorts(service) ? new NodePortClaims(service, allocator, allocator.nodePortsInUse()) : undefined;
+  if (claims) {
     const held = new Set(oldPorts.map(nodePortOf));
-    const claims = new NodePortClaims(service, allocator, allocator.nodePortsInUse());
     const allocateNew = allocatesNodePorts(service);
     const claimed = new Set<number>();
     ports.forEach((p, i) => {
@@ -127,8 +174,12 @@ export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, 
       // Two ports of one protocol on one node port are left to validation's Duplicate value.
     });
   }
-  const stopsNeeding = (needsNodePorts(old) && !needsNodePorts(service)) || (allocatesNodePorts(old) && !allocatesNodePorts(service));
-  if (stopsNeeding && sameNodePorts(ports, oldPorts)) for (const p of ports) delete p.nodePort;
+  // Only a type without node ports clears them: a LoadBalancer that stops allocating them
+  // (allocateLoadBalancerNodePorts false) keeps those it has, as in kube.
+  if (needsNodePorts(old) && !needsNodePorts(service) && sameNodePorts(ports, oldPorts)) for (const p of ports) delete p.nodePort;
+  // A Service that comes to need a health check port gets one; one that stops needing it, unchanged, loses it.
+  if (claims && !needsHealthCheckNodePort(old) && needsHealthCheckNodePort(service)) spec.healthCheckNodePort = claims.healthCheck(healthCheckNodePortOf(service));
+  if (needsHealthCheckNodePort(old) && !needsHealthCheckNodePort(service) && healthCheckNodePortOf(service) === healthCheckNodePortOf(old)) delete spec.healthCheckNodePort;
 }
 
 /** A port that leaves its nodePort out gets the one its namesake had, unless another port kept that one. */

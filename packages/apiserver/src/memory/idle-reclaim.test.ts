@@ -5,6 +5,9 @@ import { allocBytes, concatBytes, largeBufferBytes } from '../storage/large-buff
 
 const mib = 1024 * 1024;
 
+/** An event loop that was idle since the last reading (the real one is busy now and then under a loaded test run). */
+const idle = (): number => 0;
+
 /** Resolves once `done()` holds, checking every few milliseconds. */
 async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((r) => setTimeout(r, 5));
@@ -27,6 +30,7 @@ describe('idle memory reclaim', () => {
     const r = startIdleReclaim({
       checkMs: 2,
       minSpacingMs: 0,
+      busy: idle,
       rss: () => rss,
       collect: async () => void reclaims.push('collect'),
       trim: () => void reclaims.push('trim'),
@@ -47,7 +51,7 @@ describe('idle memory reclaim', () => {
   it('after reclaims that give back little, takes the new level as the reference', async () => {
     let rss = 100 * mib;
     let collections = 0;
-    const r = startIdleReclaim({ checkMs: 2, minSpacingMs: 0, rss: () => rss, collect: async () => void collections++, trim: undefined });
+    const r = startIdleReclaim({ checkMs: 2, minSpacingMs: 0, busy: idle, rss: () => rss, collect: async () => void collections++, trim: undefined });
     try {
       await new Promise((r) => setTimeout(r, 20));
       rss = 300 * mib; // live data grew: nothing to give back
@@ -64,6 +68,7 @@ describe('idle memory reclaim', () => {
     let collections = 0;
     const r = startIdleReclaim({
       checkMs: 60_000,
+      busy: idle,
       rss: () => rss,
       collect: async () => {
         collections++;
@@ -85,11 +90,35 @@ describe('idle memory reclaim', () => {
     }
   });
 
+  it('waits while the event loop is busy: neither growth nor a hint reclaims until an interval was idle', async () => {
+    let rss = 100 * mib;
+    let busy = 0.5;
+    let collections = 0;
+    const r = startIdleReclaim({ checkMs: 60_000, busy: () => busy, rss: () => rss, collect: async () => void collections++, trim: undefined });
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    try {
+      r.hint(true); // the first reading (100 MiB) is the reference
+      await turn();
+      rss = 200 * mib;
+      r.hint(true); // growing
+      await turn();
+      r.hint(true); // stopped growing, but serving: no stop-the-world collection now
+      await turn();
+      await turn();
+      assert.equal(collections, 0);
+      busy = 0.05;
+      r.hint(false); // the urgent hint above is still pending: the first idle check acts on it
+      await until(() => collections === 1);
+    } finally {
+      r.stop();
+    }
+  });
+
   it('a hint just before or after stop() reclaims nothing (a stopping server closes its connections after its reclaimer)', async () => {
     let rss = 100 * mib;
     let collections = 0;
     let trims = 0;
-    const r = startIdleReclaim({ checkMs: 60_000, rss: () => rss, collect: async () => void collections++, trim: () => void trims++ });
+    const r = startIdleReclaim({ checkMs: 60_000, busy: idle, rss: () => rss, collect: async () => void collections++, trim: () => void trims++ });
     const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     r.hint(true); // the first reading (100 MiB) is the reference
     await turn();

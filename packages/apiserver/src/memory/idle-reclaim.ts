@@ -10,10 +10,14 @@
  * malloc_trim(): 2,000 TLS connections closed left ~70 MiB of it behind (a
  * bare Node HTTPS server does the same). So, checking RSS once a second: when
  * it has grown by more than a sixth over its level after the last reclaim and
- * has stopped growing, V8 is asked for a full collection (incremental; then,
+ * has stopped growing, and the event loop was idle for most of the last
+ * reading's interval, V8 is asked for a full collection (incremental; then,
  * with a small heap, a memory-reducing one that shrinks the young generation),
  * and then glibc to trim its heaps (through koffi, when it is installed and the C
- * library is glibc).
+ * library is glibc). The idle condition matters: the memory-reducing
+ * collection stops the world (tens of milliseconds at 35 MiB of heap, more
+ * with more), which a server still serving must not pay for memory it may
+ * need again at once.
  *
  * A reclaim that gives back little means the live data grew: the next waits
  * twice as long, and after three such the new level is the one to compare
@@ -49,6 +53,8 @@ export interface IdleReclaimOptions {
   collect?: () => Promise<unknown>;
   /** Hands free heap memory back to the system (default: glibc's malloc_trim, if it can be called). */
   trim?: () => void;
+  /** The share of time the event loop was busy since the last call, 0 to 1 (default: performance.eventLoopUtilization's). */
+  busy?: () => number;
 }
 
 const mib = 1024 * 1024;
@@ -60,6 +66,10 @@ const littleRatio = 0.05;
 const littleBytes = 8 * mib;
 /** After this many reclaims in a row that gave back little, the level they left is the new reference. */
 const maxFruitless = 3;
+/** A reclaim waits for an interval in which the event loop was busy less than this share of the time. */
+const idleUtilization = 0.1;
+/** Below this much heap in use, the memory-reducing (stop-the-world) collection is short enough to run. */
+const lowMemoryCollectionMaxHeap = 64 * mib;
 
 let shared: Reclaimer | undefined;
 let users = 0;
@@ -91,6 +101,7 @@ class Reclaimer {
   private readonly rss: () => number;
   private readonly collect: () => Promise<unknown>;
   private readonly trim: (() => void) | undefined;
+  private readonly busy: () => number;
   private readonly minSpacingMs: number;
   private readonly maxSpacingMs: number;
   /** RSS after the last reclaim that counted (the reference growth is measured from); at first, the first reading's. */
@@ -109,6 +120,7 @@ class Reclaimer {
     this.rss = options.rss ?? (() => process.memoryUsage.rss());
     this.collect = options.collect ?? collectGarbage;
     this.trim = 'trim' in options ? options.trim : glibcTrim();
+    this.busy = options.busy ?? eventLoopBusy();
     this.minSpacingMs = options.minSpacingMs ?? 2_000;
     this.maxSpacingMs = options.maxSpacingMs ?? 60_000;
     this.spacingMs = this.minSpacingMs;
@@ -136,7 +148,10 @@ class Reclaimer {
     const growing = now > this.previous * 1.02 + mib;
     this.previous = now;
     const over = (reference: number): boolean => now > reference * growthRatio && now - reference > minGrowth;
-    if (growing) return;
+    // Read at every check, so that each reading covers the time since the one before.
+    const busy = this.busy();
+    // Still growing, or still serving: a hint stays pending for the first check that finds the server idle.
+    if (growing || busy >= idleUtilization) return;
     const hinted = this.hinted;
     this.hinted = 'no';
     const spaced = Date.now() - this.lastAt >= this.spacingMs;
@@ -196,12 +211,24 @@ export async function collectGarbage(): Promise<void> {
   await measured;
   // That collection leaves the young generation as large as the burst made it (up to 32 MiB, empty
   // now). With a small heap, a memory-reducing collection (the inspector's collectGarbage, V8's
-  // low-memory notification: stop-the-world, ~30 ms at 35 MiB) shrinks it; with a large one that
-  // pause would cost more than it gives, and V8's memory reducer does it some seconds later.
+  // low-memory notification: stop-the-world, ~30 ms at 35 MiB, ~0.3 s of CPU at 100 MiB) shrinks it;
+  // with a larger one that pause would cost more than it gives, and V8's memory reducer does it some
+  // seconds later.
   const spaces = getHeapSpaceStatistics();
   const young = spaces.find((s) => s.space_name === 'new_space');
   const used = spaces.reduce((n, s) => n + s.space_used_size, 0);
-  if (young && young.space_size >= 8 * mib && used < 128 * mib) await lowMemoryCollection();
+  if (young && young.space_size >= 8 * mib && used < lowMemoryCollectionMaxHeap) await lowMemoryCollection();
+}
+
+/** The event loop's utilization since the last call (the first call: since the process started). */
+function eventLoopBusy(): () => number {
+  let last: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const since = last ? performance.eventLoopUtilization(now, last) : now;
+    last = now;
+    return since.utilization;
+  };
 }
 
 /** V8's low-memory collection, through an in-process inspector session (no port is opened). */

@@ -3,7 +3,8 @@
  * runs Deployments to ready pods on simulated nodes; a `delete-pod` fault
  * deletes one of the pods in its scope, drawn by its seed, and the
  * ReplicaSet replaces it; a seeded schedule of them is the same for the same
- * seed, and the Deployment converges once it ends.
+ * seed, and the Deployment converges once it ends. The cluster reaches the
+ * server on its private socket, the new one after a restart.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -115,5 +116,34 @@ describe('cluster faults', () => {
     assert.ok([...kinds].every((k) => (faultKinds as readonly string[]).includes(k)));
     const asked = chaos({ seed: 1, duration: 60_000, faults: [...faultKinds, ...clusterFaultKinds] });
     assert.ok(asked.entries.some((e) => e.fault.kind === 'delete-pod'));
+  });
+});
+
+describe('the simulated cluster beside the server', () => {
+  test('reaches the server on its private socket, while the kubeconfig and client the environment hands out stay HTTPS', () => {
+    const clusterConfig = env.cluster!.manager.apiReader.config;
+    assert.equal(typeof clusterConfig.socketPath, 'function');
+    assert.equal((clusterConfig.socketPath as () => string)(), env.server.socketPath);
+    assert.equal(clusterConfig.server, env.kubeconfig.config.server, 'the same server, named by the same URL');
+    assert.equal(env.kubeconfig.config.socketPath, undefined);
+    assert.equal(env.client.config.socketPath, undefined);
+    assert.match(env.kubeconfig.config.server, /^https:\/\//);
+  });
+
+  test('after a durable environment\'s server restarts, it reaches the new one (on a new socket): a Deployment made afterwards gets its pods', async (t) => {
+    const durable = await TestEnv.start({ durable: true, cluster: { nodes: 1 } });
+    t.after(() => durable.stop());
+    const ns = await durable.namespace(t);
+    const before = durable.server.socketPath;
+    await durable.restartServer();
+    assert.notEqual(durable.server.socketPath, before, 'a new socket for the new server');
+    await durable.client.create(Deployment, deployment(ns.name, 2));
+    await durable.converges(
+      async () => {
+        const d = await durable.client.get(Deployment, 'web', { namespace: ns.name });
+        assert.equal(d.status?.availableReplicas, 2, `available: ${d.status?.availableReplicas}`);
+      },
+      { namespace: ns.name, within: 30_000, quiet: 200 },
+    );
   });
 });

@@ -2,6 +2,8 @@
  * Keep-alive HTTP(S) agents carrying the config's TLS material. A client has
  * one agent per client certificate in use; a credential plugin that rotates its
  * certificate gets a new agent, and old ones are retired once several exist.
+ * A client that reaches its server on a Unix domain socket has one plain-HTTP
+ * agent (no TLS there, so no certificate to present).
  */
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
@@ -22,21 +24,25 @@ const maxAgents = 4;
  * const agents = new AgentPool(new URL(client.config.server), client.config.tls);
  * const agent = agents.get(undefined); // the agent for requests without a client certificate
  * agents.destroy();
+ * const onSocket = new AgentPool(new URL(client.config.server), client.config.tls, { unixSocket: true }); // plain HTTP
  * ```
  */
 export class AgentPool {
   private readonly agents = new Map<string, HttpAgent>();
   private readonly secure: boolean;
 
+  /** `unixSocket`: the requests go to a Unix domain socket, in plain HTTP whatever the URL's scheme. */
   constructor(
     server: URL,
     private readonly tls: TlsConfig,
+    options: { unixSocket?: boolean } = {},
   ) {
-    this.secure = server.protocol === 'https:';
+    this.secure = server.protocol === 'https:' && !options.unixSocket;
   }
 
   get(certificate: ClientCertificate | undefined): HttpAgent {
-    const cert = certificate ?? this.tls.clientCertificate;
+    // Without TLS a certificate cannot be presented: one agent serves all.
+    const cert = this.secure ? (certificate ?? this.tls.clientCertificate) : undefined;
     const key = cert ? createHash('sha256').update(cert.cert).update('\0').update(cert.key).digest('hex') : '';
     let agent = this.agents.get(key);
     if (agent) return agent;

@@ -2,7 +2,8 @@
  * One HTTP request to the API server, done the way client-go's rest client does
  * it: throttled by the rate limiter, authenticated by the config's credentials
  * (re-fetched once after a 401 when the provider can refresh them), over a
- * keep-alive agent, sent again after the delay the server asks for with a 429
+ * keep-alive agent (to the server's address, or to the Unix domain socket the
+ * config names), sent again after the delay the server asks for with a 429
  * or 5xx and `Retry-After` (at most `maxRetries` times, each throttled again),
  * observed by the metrics hook, with non-2xx answers turned into
  * {@link ApiError}s.
@@ -76,6 +77,8 @@ export class Transport {
   private readonly host: string;
   private readonly agents: AgentPool;
   private readonly fixedHeaders: OutgoingHttpHeaders;
+  /** The config's `socketPath`, asked for each request (the agent connects anew when it changes). */
+  private readonly socketPath: (() => string) | undefined;
 
   constructor(
     private readonly config: ClientConfig,
@@ -84,7 +87,9 @@ export class Transport {
     this.base = new URL(config.server);
     this.basePath = this.base.pathname.replace(/\/+$/, '');
     this.host = this.base.host;
-    this.agents = new AgentPool(this.base, config.tls);
+    const socketPath = config.socketPath;
+    this.socketPath = typeof socketPath === 'string' ? () => socketPath : socketPath;
+    this.agents = new AgentPool(this.base, config.tls, { unixSocket: this.socketPath !== undefined });
     this.fixedHeaders = { 'User-Agent': options.userAgent, ...impersonationHeaders(config) };
   }
 
@@ -197,13 +202,17 @@ export class Transport {
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = Buffer.byteLength(req.body);
     }
-    const send = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
+    const socketPath = this.socketPath?.();
+    // On a Unix domain socket: plain HTTP, whatever the URL's scheme (the host and port name it in the Host header only).
+    const secure = socketPath === undefined && this.base.protocol === 'https:';
+    const send = secure ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
       const r = send(
         {
-          protocol: this.base.protocol,
+          protocol: secure ? 'https:' : 'http:',
           hostname: this.base.hostname.replace(/^\[(.*)\]$/, '$1'),
           port: this.base.port || undefined,
+          socketPath,
           method: req.method,
           path: this.basePath + req.path,
           headers,

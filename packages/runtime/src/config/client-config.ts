@@ -66,6 +66,31 @@ export interface ClientConfig {
   tls: TlsConfig;
   credentials: CredentialProvider;
   impersonate?: Impersonation;
+  /**
+   * Reach the server through this Unix domain socket, in plain HTTP, instead
+   * of over TCP to `server`'s host and port (what client-go and
+   * controller-runtime do with a custom `rest.Config.Dial`): for a client
+   * beside a server that also serves on a private socket, such as the
+   * embedded server started with `privateSocket` (its `socketPath`). Every
+   * request and watch goes there; `server` still gives the path prefix, the
+   * Host header and the URLs in error messages. The socket has no TLS, so
+   * `tls` is unused and a client certificate cannot be presented: the
+   * credentials must be a bearer token (or basic auth). A function is asked
+   * again for each new connection, so that a server started again on a new
+   * socket is found there. Set in code only: no kubeconfig field sets it.
+   *
+   * @example
+   * ```ts
+   * import { Client, loadKubeConfig } from '@operant/runtime';
+   *
+   * // An embedded server started in this process with `{ port: 0, privateSocket: true }`.
+   * declare const server: { kubeconfig: string; socketPath: string };
+   * const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
+   * // The same identity and URLs, without a TLS handshake per connection.
+   * const local = Client.fromConfig({ ...config, socketPath: () => server.socketPath });
+   * ```
+   */
+  socketPath?: string | (() => string);
   /** Where it came from: the kubeconfig files (in merge order), or `in-cluster`. */
   source: { kind: 'kubeconfig' | 'in-cluster'; files: string[]; context?: string; cluster?: string; user?: string };
   /** Settings that were read but are not honoured (e.g. `proxy-url`), in words. */

@@ -51,6 +51,7 @@ import { freePort } from './free-port.js';
 import { readManifests, type ManifestSource } from '../install/manifests.js';
 import { ScopedCleanups, type TestScope } from './scope.js';
 import { installLocalWebhooks } from '../install/webhooks.js';
+import { LiveServer } from './live-server.js';
 
 /**
  * Options of {@link TestEnv.start}.
@@ -79,7 +80,11 @@ export interface TestEnvOptions {
    * simulated nodes (`node-1`...), the scheduler and the deployment and
    * replicaset controllers, so that Deployments get pods that run and become
    * ready. Default none: only the API server and its own controllers
-   * (namespaces, garbage collection).
+   * (namespaces, garbage collection). It runs in this process and reaches
+   * the server on the server's private Unix socket, in plain HTTP with the
+   * admin token (see `ApiServerOptions.privateSocket`), so that its many
+   * connections cost no TLS handshakes; the kubeconfig and client the
+   * environment hands out stay HTTPS.
    */
   cluster?: Omit<SimulatedClusterOptions, 'kubeconfig'>;
   /**
@@ -200,11 +205,11 @@ export class TestEnv implements AsyncDisposable {
   private readonly reconcileErrorLogs = new Set<ReconcileErrorLog>();
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
-  private running: RunningApiServer;
   private restarting: Promise<void> | undefined;
 
   private constructor(
-    server: RunningApiServer,
+    /** The server, replaced at each restart. */
+    private readonly live: LiveServer,
     /** How the server was started, to start it again (durable environments only). */
     private readonly restartOptions: ApiServerOptions | undefined,
     /** An admin client (unthrottled) on the environment's kubeconfig. */
@@ -219,13 +224,12 @@ export class TestEnv implements AsyncDisposable {
     private readonly dir: string,
     started: number,
   ) {
-    this.running = server;
     this.startMs = performance.now() - started;
   }
 
   /** The embedded server (a new one after {@link restartServer}, on the same port and data). */
   get server(): RunningApiServer {
-    return this.running;
+    return this.live.current;
   }
 
   /**
@@ -249,7 +253,7 @@ export class TestEnv implements AsyncDisposable {
     // the server is done while it starts.
     const certs = await processCertificates();
     const dirMade = mkdtemp(join(tmpdir(), 'operant-testenv-'));
-    // The private socket is how the environment's fault proxies reach the server: no TLS leg to this same process.
+    // The private socket is how the environment's simulated cluster and fault proxies reach the server: no TLS leg to this same process.
     const serverOptions: ApiServerOptions = { ...options.server, port: 0, servingMaterial: { caPem: certs.caPem, certPem: certs.cert, keyPem: certs.key }, privateSocket: true };
     // A durable server needs its directory first; an in-memory one starts while the directory is made.
     if (options.durable) serverOptions.dataDir = join(await dirMade, 'data');
@@ -272,7 +276,9 @@ export class TestEnv implements AsyncDisposable {
       const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
       client = Client.fromConfig(config, { qps: Infinity });
       const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
-      clusterStart = options.cluster ? startCluster({ ...options.cluster, kubeconfig: config }) : undefined;
+      const live = new LiveServer(server);
+      // The cluster runs in this process: on the private socket, its controllers' and kubelets' connections cost no TLS handshakes.
+      clusterStart = options.cluster ? startCluster({ ...options.cluster, kubeconfig: live.onSocket(config) }) : undefined;
       const [crdKinds, cluster] = await Promise.all([
         installCrds(client, crdObjects, { timeoutMs: 10_000 }),
         clusterStart,
@@ -281,7 +287,7 @@ export class TestEnv implements AsyncDisposable {
         writeFile(path, server.kubeconfig, { mode: 0o600 }),
       ]);
       const restartOptions = options.durable ? { ...serverOptions, port: server.port } : undefined;
-      return new TestEnv(server, restartOptions, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, cluster, dir, started);
+      return new TestEnv(live, restartOptions, client, { path, text: server.kubeconfig, config }, crdKinds, webhook, cluster, dir, started);
     } catch (err) {
       await (await clusterStart?.catch(() => undefined))?.stop();
       client?.close();
@@ -384,7 +390,7 @@ export class TestEnv implements AsyncDisposable {
    */
   async faultProxy(options: TestScope | EnvFaultProxyOptions = {}): Promise<FaultProxy> {
     const { scope, plainHttp } = isScope(options) ? { scope: options, plainHttp: false } : options;
-    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults, plainHttp, upstreamSocket: () => this.running.socketPath! });
+    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults, plainHttp, upstreamSocket: this.live.socketPath });
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
       return proxy.stop();
@@ -450,12 +456,12 @@ export class TestEnv implements AsyncDisposable {
   private async outage(over: Promise<unknown>): Promise<void> {
     const restartOptions = this.restartOptions!;
     this.restarting = (async () => {
-      await this.running.stop();
+      await this.live.current.stop();
       await over;
       // While it was down, the port may have been handed to some client's outgoing connection: wait for it back.
       for (let attempt = 1; ; attempt++) {
         try {
-          this.running = await startApiServer(restartOptions);
+          this.live.current = await startApiServer(restartOptions);
           return;
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw err;
@@ -474,13 +480,13 @@ export class TestEnv implements AsyncDisposable {
   private readonly serverFaults: ServerFaultHandler = async (fault, window) => {
     if (fault.kind === 'compact') {
       if (this.restarting || this.stopped) return { detail: this.stopped ? 'the environment is stopped' : 'the server is restarting' };
-      return { target: `the API server's history`, detail: `compacted through revision ${this.running.compact()}` };
+      return { target: `the API server's history`, detail: `compacted through revision ${this.live.current.compact()}` };
     }
     if (!this.restartOptions) return { detail: 'the environment keeps its data in memory: start it with { durable: true } to restart its server' };
     if (this.restarting || this.stopped) return { detail: this.stopped ? 'the environment is stopped' : 'a restart is under way' };
     const down = performance.now();
     await this.outage(window.aborted ? Promise.resolve() : once(window, 'abort'));
-    return { target: `the API server on port ${this.running.port}`, detail: `down ${Math.round(performance.now() - down)} ms, started again from its data` };
+    return { target: `the API server on port ${this.live.current.port}`, detail: `down ${Math.round(performance.now() - down)} ms, started again from its data` };
   };
 
   /** Stops what is still running (managers, proxies, the simulated cluster), then the server, and removes the kubeconfig file. */
@@ -492,7 +498,7 @@ export class TestEnv implements AsyncDisposable {
       this.client.close();
       // A restart under way ends first, so that the server it starts is the one stopped.
       await this.restarting?.catch(() => undefined);
-      await this.running.stop();
+      await this.live.current.stop();
       await rm(this.dir, { recursive: true, force: true });
       if (errors.length === 1) throw errors[0];
       if (errors.length > 1) throw new AggregateError(errors, 'stopping the test environment');

@@ -27,11 +27,35 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
   const recorder = mgr.eventRecorderFor('kubelet');
   /** Where each pod we run is (by key), to clean up after it once it is gone. */
   const placed = new Map<string, { node: SimulatedNode; uid: string }>();
+  const ownWrites: OwnWrites = new Map();
   mgr
     .controller('kubelet', clock ? { clock } : {})
-    .for(Pod, { predicates: [objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? ''))] })
+    .for(Pod, {
+      predicates: [
+        objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? '')),
+        // Our own status write coming back is no news (kube's pod config passes a status-only
+        // change on as no update): what is due later was requeued when it was written.
+        { update: (e) => !isOwnWrite(ownWrites, e.object) },
+      ],
+    })
     .maxConcurrentReconciles(workers)
-    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, req));
+    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, req));
+}
+
+/**
+ * Status writes whose watch event needs no sync, by pod key: the
+ * resourceVersion the write made. The write was conditional on the version
+ * the sync read, so the object at that resourceVersion is exactly the
+ * status that sync settled on.
+ */
+type OwnWrites = Map<string, string>;
+
+function isOwnWrite(ownWrites: OwnWrites, pod: PodObject): boolean {
+  const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+  const written = ownWrites.get(key);
+  if (written === undefined || written !== pod.metadata.resourceVersion) return false;
+  ownWrites.delete(key);
+  return true;
 }
 
 async function syncPodRequest(
@@ -39,9 +63,11 @@ async function syncPodRequest(
   recorder: EventRecorder,
   deps: KubeletDeps,
   placed: Map<string, { node: SimulatedNode; uid: string }>,
+  ownWrites: OwnWrites,
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
+  ownWrites.delete(key);
   // The cache's own object, read only: the status is built afresh and written as a new object.
   const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   const before = placed.get(key);
@@ -89,7 +115,8 @@ async function syncPodRequest(
     backOffs: node.backOffsOf(uid),
   });
   if (!jsonEqual(result.status, pod.status ?? {})) {
-    await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
+    const written = await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
+    if (!result.stepsOn && !result.deletePod && written.metadata.resourceVersion) ownWrites.set(key, written.metadata.resourceVersion);
   }
   for (const event of result.events) record(recorder, pod, event);
   if (result.deletePod) {

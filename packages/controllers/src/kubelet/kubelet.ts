@@ -33,9 +33,9 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
     .for(Pod, {
       predicates: [
         objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? '')),
-        // Our own status write coming back is no news (kube's pod config passes a status-only
-        // change on as no update): what is due later was requeued when it was written.
-        { update: (e) => !isOwnWrite(ownWrites, e.object) },
+        // Our own status write coming back is no news (kube's pod config hands a status-only change
+        // on as a reconcile, not an update): what is due later was requeued when it was written.
+        { update: (e) => !isOwnWrite(ownWrites, e.oldObject, e.object) },
       ],
     })
     .maxConcurrentReconciles(workers)
@@ -44,18 +44,26 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
 
 /**
  * Status writes whose watch event needs no sync, by pod key: the
- * resourceVersion the write made. The write was conditional on the version
- * the sync read, so the object at that resourceVersion is exactly the
- * status that sync settled on.
+ * resourceVersion the write was conditional on, the status sent, and once
+ * answered the resourceVersion it made. The object at that resourceVersion
+ * is exactly the status the sync settled on. The event may come before the
+ * answer: then it is ours when it follows the version we wrote on and
+ * carries the status we sent (a status write changes nothing else, and any
+ * other write keeps the old status, which differs from ours).
  */
-type OwnWrites = Map<string, string>;
+type OwnWrites = Map<string, OwnWrite>;
+type OwnWrite = { base: string; status: PodObject['status']; written?: string };
 
-function isOwnWrite(ownWrites: OwnWrites, pod: PodObject): boolean {
+function isOwnWrite(ownWrites: OwnWrites, old: PodObject, pod: PodObject): boolean {
   const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
-  const written = ownWrites.get(key);
-  if (written === undefined || written !== pod.metadata.resourceVersion) return false;
-  ownWrites.delete(key);
-  return true;
+  const own = ownWrites.get(key);
+  if (!own) return false;
+  const ours =
+    own.written !== undefined
+      ? own.written === pod.metadata.resourceVersion
+      : own.base === old.metadata.resourceVersion && jsonEqual(pod.status ?? {}, own.status ?? {});
+  if (ours) ownWrites.delete(key);
+  return ours;
 }
 
 async function syncPodRequest(
@@ -115,8 +123,15 @@ async function syncPodRequest(
     backOffs: node.backOffsOf(uid),
   });
   if (!jsonEqual(result.status, pod.status ?? {})) {
-    const written = await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
-    if (!result.stepsOn && !result.deletePod && written.metadata.resourceVersion) ownWrites.set(key, written.metadata.resourceVersion);
+    const own: OwnWrite | undefined = !result.stepsOn && !result.deletePod && pod.metadata.resourceVersion ? { base: pod.metadata.resourceVersion, status: result.status } : undefined;
+    if (own) ownWrites.set(key, own);
+    try {
+      const written = await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
+      if (own && ownWrites.get(key) === own) own.written = written.metadata.resourceVersion;
+    } catch (err) {
+      ownWrites.delete(key);
+      throw err;
+    }
   }
   for (const event of result.events) record(recorder, pod, event);
   if (result.deletePod) {

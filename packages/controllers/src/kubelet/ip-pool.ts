@@ -6,6 +6,8 @@
 export class IpPool {
   private readonly byKey = new Map<string, string>();
   private readonly used = new Set<string>();
+  /** Every host number below this one is used: a search for the lowest free one starts here, not at .2 each time. */
+  private lowestFree = 2;
 
   /** `prefix` is the CIDR's first three octets with a dot: `10.244.1.`. */
   constructor(private readonly prefix: string) {}
@@ -20,11 +22,12 @@ export class IpPool {
       this.used.add(current);
       return current;
     }
-    for (let host = 2; host < 255; host++) {
+    for (let host = this.lowestFree; host < 255; host++) {
       const ip = `${this.prefix}${host}`;
       if (this.used.has(ip)) continue;
       this.byKey.set(key, ip);
       this.used.add(ip);
+      this.lowestFree = host + 1;
       return ip;
     }
     throw new Error(`no pod IP left in ${this.prefix}0/24`);
@@ -35,5 +38,7 @@ export class IpPool {
     if (ip === undefined) return;
     this.byKey.delete(key);
     this.used.delete(ip);
+    const host = Number(ip.slice(this.prefix.length));
+    if (ip.startsWith(this.prefix) && Number.isInteger(host) && host >= 2) this.lowestFree = Math.min(this.lowestFree, host);
   }
 }

@@ -27,11 +27,43 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
   const recorder = mgr.eventRecorderFor('kubelet');
   /** Where each pod we run is (by key), to clean up after it once it is gone. */
   const placed = new Map<string, { node: SimulatedNode; uid: string }>();
+  const ownWrites: OwnWrites = new Map();
   mgr
     .controller('kubelet', clock ? { clock } : {})
-    .for(Pod, { predicates: [objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? ''))] })
+    .for(Pod, {
+      predicates: [
+        objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? '')),
+        // Our own status write coming back is no news (kube's pod config hands a status-only change
+        // on as a reconcile, not an update): what is due later was requeued when it was written.
+        { update: (e) => !isOwnWrite(ownWrites, e.oldObject, e.object) },
+      ],
+    })
     .maxConcurrentReconciles(workers)
-    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, req));
+    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, req));
+}
+
+/**
+ * Status writes whose watch event needs no sync, by pod key: the
+ * resourceVersion the write was conditional on, the status sent, and once
+ * answered the resourceVersion it made. The object at that resourceVersion
+ * is exactly the status the sync settled on. The event may come before the
+ * answer: then it is ours when it follows the version we wrote on and
+ * carries the status we sent (a status write changes nothing else, and any
+ * other write keeps the old status, which differs from ours).
+ */
+type OwnWrites = Map<string, OwnWrite>;
+type OwnWrite = { base: string; status: PodObject['status']; written?: string };
+
+function isOwnWrite(ownWrites: OwnWrites, old: PodObject, pod: PodObject): boolean {
+  const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+  const own = ownWrites.get(key);
+  if (!own) return false;
+  const ours =
+    own.written !== undefined
+      ? own.written === pod.metadata.resourceVersion
+      : own.base === old.metadata.resourceVersion && jsonEqual(pod.status ?? {}, own.status ?? {});
+  if (ours) ownWrites.delete(key);
+  return ours;
 }
 
 async function syncPodRequest(
@@ -39,9 +71,11 @@ async function syncPodRequest(
   recorder: EventRecorder,
   deps: KubeletDeps,
   placed: Map<string, { node: SimulatedNode; uid: string }>,
+  ownWrites: OwnWrites,
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
+  ownWrites.delete(key);
   // The cache's own object, read only: the status is built afresh and written as a new object.
   const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   const before = placed.get(key);
@@ -89,7 +123,15 @@ async function syncPodRequest(
     backOffs: node.backOffsOf(uid),
   });
   if (!jsonEqual(result.status, pod.status ?? {})) {
-    await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
+    const own: OwnWrite | undefined = !result.stepsOn && !result.deletePod && pod.metadata.resourceVersion ? { base: pod.metadata.resourceVersion, status: result.status } : undefined;
+    if (own) ownWrites.set(key, own);
+    try {
+      const written = await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
+      if (own && ownWrites.get(key) === own) own.written = written.metadata.resourceVersion;
+    } catch (err) {
+      ownWrites.delete(key);
+      throw err;
+    }
   }
   for (const event of result.events) record(recorder, pod, event);
   if (result.deletePod) {

@@ -148,6 +148,15 @@ export interface PodSyncResult {
   wakeAt?: number;
   /** The containers have stopped: delete the pod with grace period 0. */
   deletePod: boolean;
+  /**
+   * A sync of the pod with this status, at once, would step further: an init
+   * container started or finished (the next one's turn comes with the next
+   * sync), an image pull failed (the next sync finds it backing off), or a
+   * container restarted (the next sync looks at its new run: its probes, its
+   * exit). Any other status written is where the pod rests until `wakeAt` or
+   * a change made by someone else.
+   */
+  stepsOn?: boolean;
 }
 
 type Status = { -readonly [K in keyof PodStatus]: PodStatus[K] };
@@ -287,7 +296,13 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
     unready: appStatuses.filter((s) => !s.ready).map((s) => s.name),
     t,
   });
-  return { status, events, wakeAt: wakes.length ? Math.min(...wakes) : undefined, deletePod: false };
+  const stepsOn = stepped || appStatuses.some((s) => s.state?.waiting?.reason === 'ErrImagePull') || restartedNow(initStatuses, oldInit) || restartedNow(appStatuses, oldApp);
+  return { status, events, wakeAt: wakes.length ? Math.min(...wakes) : undefined, deletePod: false, stepsOn };
+}
+
+/** Whether a container restarted in this sync: its restartCount grew. */
+function restartedNow(statuses: readonly ContainerStatus[], old: ReadonlyMap<string, ContainerStatus>): boolean {
+  return statuses.some((s) => (s.restartCount ?? 0) > (old.get(s.name)?.restartCount ?? 0));
 }
 
 function waiting(c: Container, reason: string): ContainerStatus {

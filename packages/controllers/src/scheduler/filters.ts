@@ -8,7 +8,7 @@
  */
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
-import { allocatable, footprintOf, usageOf, type NodeUsage } from './resources.js';
+import { allocatable, footprintOf, usageOf, type NodeUsage, type PodFootprint } from './resources.js';
 
 /** Why a node was filtered out. */
 export interface FilterFailure {
@@ -50,11 +50,25 @@ const nodeUnschedulable: Filter = (pod, node) => {
   return { reasons: ['node(s) were unschedulable'], unresolvable: true };
 };
 
+/**
+ * The node's taints that keep pods off (NoSchedule and NoExecute ones, with
+ * those {@link effectiveTaints} adds), worked out once per node object: the
+ * cache replaces a node's object when it changes, and every pod placed
+ * filters every node.
+ */
+const schedulingTaints = new WeakMap<NodeObject, readonly corev1.Taint[]>();
+
+function schedulingTaintsOf(node: NodeObject): readonly corev1.Taint[] {
+  let taints = schedulingTaints.get(node);
+  if (!taints) schedulingTaints.set(node, (taints = effectiveTaints(node).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')));
+  return taints;
+}
+
 const taintToleration: Filter = (pod, node) => {
+  const taints = schedulingTaintsOf(node);
+  if (taints.length === 0) return undefined;
   const tolerations = pod.spec?.tolerations ?? [];
-  const untolerated = effectiveTaints(node).find(
-    (taint) => (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerations.some((t) => tolerates(t, taint)),
-  );
+  const untolerated = taints.find((taint) => !tolerations.some((t) => tolerates(t, taint)));
   if (!untolerated) return undefined;
   return { reasons: [`node(s) had untolerated taint {${untolerated.key}: ${untolerated.value ?? ''}}`], unresolvable: true };
 };
@@ -92,9 +106,12 @@ function termMatches(term: corev1.NodeSelectorTerm, node: NodeObject): boolean {
 }
 
 const nodeAffinity: Filter = (pod, node) => {
-  const labels = node.metadata.labels ?? {};
-  const selectorOk = Object.entries(pod.spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v);
+  const selector = pod.spec?.nodeSelector;
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (!selector && !required) return undefined;
+  const labels = node.metadata.labels ?? {};
+  let selectorOk = true;
+  for (const k in selector) if (Object.hasOwn(selector, k) && labels[k] !== selector[k]) selectorOk = false;
   const affinityOk = !required || (required.nodeSelectorTerms ?? []).some((t) => termMatches(t, node));
   if (selectorOk && affinityOk) return undefined;
   return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
@@ -107,18 +124,31 @@ const nodePorts: Filter = (pod, _node, usage) => {
   return clash ? { reasons: ["node(s) didn't have free ports for the requested pod ports"], unresolvable: false } : undefined;
 };
 
+/** The order NodeResourcesFit reports a pod's resources in: cpu, memory, ephemeral storage, then the others by name; once per pod object. */
+const fitOrders = new WeakMap<PodFootprint, readonly string[]>();
+
+function fitOrderOf(footprint: PodFootprint): readonly string[] {
+  let order = fitOrders.get(footprint);
+  if (!order) {
+    const others = [...footprint.requested.keys()].filter((k) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(k)).sort();
+    fitOrders.set(footprint, (order = ['cpu', 'memory', 'ephemeral-storage', ...others]));
+  }
+  return order;
+}
+
 /** kube's NodeResourcesFit: the pod count first, then cpu, memory, ephemeral storage, then other resources. */
 const resourcesFit: Filter = (pod, node, usage) => {
   const alloc = allocatable(node);
-  const reasons: string[] = [];
-  if (usage.podCount + 1 > (alloc.get('pods') ?? 0) / 1000) reasons.push('Too many pods');
-  const wants = footprintOf(pod).requested;
-  const order = ['cpu', 'memory', 'ephemeral-storage', ...[...wants.keys()].filter((k) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(k)).sort()];
-  for (const name of order) {
+  let reasons: string[] | undefined;
+  if (usage.podCount + 1 > (alloc.get('pods') ?? 0) / 1000) reasons = ['Too many pods'];
+  const footprint = footprintOf(pod);
+  const wants = footprint.requested;
+  if (wants.size === 0) return reasons ? { reasons, unresolvable: false } : undefined;
+  for (const name of fitOrderOf(footprint)) {
     const want = wants.get(name) ?? 0;
-    if (want > 0 && want > (alloc.get(name) ?? 0) - (usage.requested.get(name) ?? 0)) reasons.push(`Insufficient ${name}`);
+    if (want > 0 && want > (alloc.get(name) ?? 0) - (usage.requested.get(name) ?? 0)) (reasons ??= []).push(`Insufficient ${name}`);
   }
-  return reasons.length ? { reasons, unresolvable: false } : undefined;
+  return reasons ? { reasons, unresolvable: false } : undefined;
 };
 
 const filters: readonly Filter[] = [nodeUnschedulable, taintToleration, nodeAffinity, nodePorts, resourcesFit];

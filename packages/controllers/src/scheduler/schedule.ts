@@ -82,13 +82,15 @@ function inNameOrder(nodes: readonly NodeObject[]): readonly NodeObject[] {
   return nodes;
 }
 
+const scoredResources = ['cpu', 'memory'] as const;
+
 /** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. */
 export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage): number {
   const alloc = allocatable(node);
   const wants = footprintOf(pod).nonZero;
   let total = 0;
   let weights = 0;
-  for (const resource of ['cpu', 'memory']) {
+  for (const resource of scoredResources) {
     const capacity = alloc.get(resource) ?? 0;
     if (capacity === 0) continue;
     const requested = (usage.nonZero.get(resource) ?? 0) + (wants.get(resource) ?? 0);

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { IpPool } from './ip-pool.js';
+
+describe('IpPool', () => {
+  test('hands out the lowest free address from .2, also one freed below the last handed out', () => {
+    const pool = new IpPool('10.244.1.');
+    assert.deepEqual(['a', 'b', 'c', 'd'].map((k) => pool.ensure(k, undefined)), ['10.244.1.2', '10.244.1.3', '10.244.1.4', '10.244.1.5']);
+    assert.equal(pool.ensure('b', undefined), '10.244.1.3', 'a pod keeps its address');
+    pool.release('c');
+    pool.release('b');
+    assert.equal(pool.ensure('e', undefined), '10.244.1.3');
+    assert.equal(pool.ensure('f', undefined), '10.244.1.4');
+    assert.equal(pool.ensure('g', undefined), '10.244.1.6');
+  });
+
+  test('an address taken back from a pod status is not handed out again', () => {
+    const pool = new IpPool('10.244.1.');
+    assert.equal(pool.ensure('old', '10.244.1.2'), '10.244.1.2');
+    assert.equal(pool.ensure('new', undefined), '10.244.1.3');
+    pool.release('old');
+    assert.equal(pool.ensure('newer', undefined), '10.244.1.2');
+  });
+
+  test('a full /24 says so', () => {
+    const pool = new IpPool('10.244.1.');
+    for (let i = 2; i < 255; i++) pool.ensure(`p${i}`, undefined);
+    assert.throws(() => pool.ensure('one-more', undefined), /no pod IP left in 10\.244\.1\.0\/24/);
+  });
+});

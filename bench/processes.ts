@@ -80,11 +80,13 @@ export interface BareServerOptions {
   keyFile: string;
   /** A JSON file served for GET requests that are not watches. */
   listFile?: string;
+  /** Stamp namespace and managedFields on creates and keep the objects, as an API server does (see bare-server.ts). */
+  kubeFields?: boolean;
 }
 
 /** The bare HTTPS server of bare-server.ts, the ceiling for throughput figures. */
 export function startBareServer(opts: BareServerOptions): Promise<ReadyProcess> {
   const args = ['--import', 'tsx', join(repoRoot, 'bench', 'bare-server.ts'), opts.certFile, opts.keyFile];
   if (opts.listFile) args.push(opts.listFile);
-  return spawnReady(process.execPath, args);
+  return spawnReady(process.execPath, args, opts.kubeFields ? { ...process.env, OPERANT_BARE_KUBE_FIELDS: '1' } : undefined);
 }

@@ -28,10 +28,9 @@ import { localAvailableCondition } from '../registry/apiregistration-strategies.
 import type { StoreWatch } from '../storage/mvcc-store.js';
 import { CoalescedSync } from './coalesced-sync.js';
 import { builtinApiServicePriority } from '../registry/apiservice-priorities.js';
+import { asObj } from '../registry/defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
-
 
 export const automanagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
 /** What crdregistration gives a CRD's group version: low, below every built-in group. */

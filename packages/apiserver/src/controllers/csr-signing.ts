@@ -23,9 +23,9 @@ import {
   signingDurationMs,
 } from '../tls/csr-signing.js';
 import { CoalescedSync } from './coalesced-sync.js';
+import { asObj } from '../registry/defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 type Condition = { type?: string; status?: string };
 
 const writeOptions: WriteOptions = { dryRun: false, fieldValidation: 'Ignore', fieldManager: 'kube-controller-manager' };

@@ -10,9 +10,9 @@
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { nowTimestamp } from './object-meta.js';
 import { baseStrategy, withStatus, type Strategy } from './strategy.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 /** The condition kube-aggregator gives a local APIService (NewLocalAvailableAPIServiceCondition). */
 export function localAvailableCondition(now = nowTimestamp()): Json {

@@ -8,9 +8,9 @@
  */
 import { deepCopy, type KubeObject } from '@operant/apimachinery';
 import type { StorageConversion } from './resource-store.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 const metricsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
 const currentMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/current-metrics';

@@ -7,9 +7,9 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { defaultHorizontalPodAutoscaler } from './defaults/autoscaling.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 const metricTypes = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
 const sourceField: Record<string, string> = { ContainerResource: 'containerResource', External: 'external', Object: 'object', Pods: 'pods', Resource: 'resource' };

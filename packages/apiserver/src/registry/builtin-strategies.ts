@@ -37,9 +37,9 @@ import {
   validateValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicyStatus,
 } from '../admission/policy-validation.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const spec = (o: KubeObject): Json => asObj(o.spec);
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 

@@ -12,9 +12,9 @@ import type { UserInfo } from '../auth/authn/user-info.js';
 import { certificateChainError, certificateRequestError } from '../tls/certificate-request.js';
 import { nowTimestamp } from './object-meta.js';
 import { baseStrategy, withStatus, type Strategy, type SubresourceStrategy } from './strategy.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 interface Condition {

@@ -8,9 +8,9 @@ import { canonicalQuantity, fieldErrors, isQualifiedName, type FieldError, type 
 import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { defaultLimitRange, defaultPodTemplate, defaultReplicationController } from './defaults/core-policy.js';
 import { validatePodSpec } from './pod-validation.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.map(asObj) : []);
 
 /** kube's ValidateResourceQuantityValue: a quantity that parses and is not negative. */

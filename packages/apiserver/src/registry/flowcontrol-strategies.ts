@@ -7,9 +7,9 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from './defaults/flowcontrol.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 const distinguisherMethods = ['ByNamespace', 'ByUser'];
 const levelTypes = ['Exempt', 'Limited'];

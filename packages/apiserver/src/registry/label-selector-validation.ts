@@ -4,9 +4,9 @@
  * checks, with kube's field paths and wording.
  */
 import { fieldErrors, isQualifiedName, regexError, validateLabels, type FieldError } from '@operant/apimachinery';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 /** Validates a metav1.LabelSelector found at `path` (absent is valid: it selects nothing or everything, per kind). */
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {

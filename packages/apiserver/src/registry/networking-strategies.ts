@@ -9,9 +9,9 @@ import { validateImmutableField } from './immutable-field.js';
 import { defaultIngressClass, defaultNetworkPolicy } from './defaults/networking.js';
 import { validateLabelSelector } from './label-selector-validation.js';
 import { hostProblems, isValidPortName, isValidPortNum } from './network-names.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.map(asObj) : []);
 
 // ---------------------------------------------------------------------------

@@ -6,9 +6,9 @@
 import { fieldErrors, isDNS1123Label, validateLabels, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 function validateRuntimeClass(o: KubeObject): FieldError[] {
   const rc = o as unknown as Json;

@@ -1,8 +1,8 @@
 /** The pod-spec checks kube users hit most, with kube's field paths and wording. */
 import { fieldErrors, isDNS1123Label, labelSelectorFromObject, type FieldError } from '@operant/apimachinery';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 function validateContainers(list: unknown, path: string, required: boolean, seen: Set<string>): FieldError[] {
   const errs: FieldError[] = [];

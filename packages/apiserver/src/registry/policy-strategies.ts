@@ -7,9 +7,9 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateLabelSelector, validatePercentOrCount } from './label-selector-validation.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 /** The values of spec.unhealthyPodEvictionPolicy kube accepts. */
 export const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];

@@ -31,10 +31,10 @@
  */
 import { fieldErrors, internalError, invalid, type KubeObject } from '@operant/apimachinery';
 import { nodePortRange, type ClusterIpAllocator } from './cluster-ip.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
 
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const portsOf = (o: KubeObject): Json[] => {
   const ports = asObj(o.spec).ports;
   return Array.isArray(ports) ? ports.map(asObj) : [];

@@ -8,6 +8,7 @@ import { fieldErrors, isDNS1123Subdomain, isQualifiedName, type FieldError, type
 import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
 import { defaultCSIDriver, defaultStorageClass } from './defaults/storage.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -53,7 +54,6 @@ function validateStorageClassUpdate(o: KubeObject, old: KubeObject): FieldError[
 // ---------------------------------------------------------------------------
 // CSI
 
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 /** kube's ValidateCSIDriverName: at most 63 characters, a DNS subdomain once lowercased. */
 function csiDriverNameProblems(name: unknown, path: string): FieldError[] {

@@ -9,9 +9,9 @@ import { canonicalQuantity, fieldErrors, isDNS1123Subdomain, type FieldError, ty
 import { baseStrategy, type Strategy } from './strategy.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim } from './defaults/persistent-volumes.js';
 import { defaultStorageClassAnnotations } from './storage-strategies.js';
+import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** The access modes kube knows, in the order kube abbreviates them (RWO, ROX, RWX, RWOP). */

@@ -11,11 +11,10 @@ import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strate
 import { validateImmutableField } from './immutable-field.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';
-import { structAt } from './defaults/json-fields.js';
+import { asObj, structAt } from './defaults/json-fields.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 
 type Json = Record<string, unknown>;
-const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** kube's ValidateNonnegativeField. */

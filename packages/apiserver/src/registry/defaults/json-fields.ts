@@ -11,6 +11,11 @@ export function asObject(v: unknown): Json | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
 }
 
+/** `v` as a JSON object, or a new empty one when it is anything else (a read of an absent part reads nothing). */
+export function asObj(v: unknown): Json {
+  return asObject(v) ?? {};
+}
+
 /** The object elements of the list `o[key]` (none when it is no list). */
 export function objectsAt(o: Json, key: string): Json[] {
   const list = o[key];

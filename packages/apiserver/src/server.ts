@@ -92,7 +92,8 @@ export interface ApiServerOptions {
   etcdCompactionIntervalMs?: number;
   /**
    * Once a burst is over (RSS grown by more than a sixth since the last
-   * reclaim, and no longer growing), ask V8 for a full collection and glibc
+   * reclaim, no longer growing, and the event loop idle for most of the last
+   * second), ask V8 for a full collection and glibc
    * to hand its freed heap back (malloc_trim, through the optional `koffi`
    * package when it is installed). It acts on the whole process: on in
    * `operant server`, off by default here.

@@ -83,13 +83,8 @@ class NodePortClaims {
 
   /** The health check's node port: `requested` when it is not 0, else the next free one; kube's 500 when it cannot be had. */
   healthCheck(requested: number): number {
-    if (requested === 0) {
-      const port = this.allocator.nextNodePort(this.taken);
-      // kube names the port it did not get: 0.
-      if (port === undefined) throw internalError('failed to allocate a HealthCheck NodePort 0: range is full');
-      this.taken.add(port);
-      return port;
-    }
+    // kube names the port it did not get: 0.
+    if (requested === 0) return this.next('a HealthCheck NodePort 0');
     const why = this.refusal(requested);
     if (why) throw internalError(`failed to allocate requested HealthCheck NodePort ${requested}: ${why}`);
     this.taken.add(requested);
@@ -104,10 +99,10 @@ class NodePortClaims {
     return this.taken.has(port) ? 'provided port is already allocated' : undefined;
   }
 
-  /** The next free port, taken; kube's 500 when the range is full. */
-  next(): number {
+  /** The next free port, taken; kube's 500 naming `what` could not be allocated when the range is full. */
+  next(what = 'a nodePort'): number {
     const port = this.allocator.nextNodePort(this.taken);
-    if (port === undefined) throw internalError('failed to allocate a nodePort: range is full');
+    if (port === undefined) throw internalError(`failed to allocate ${what}: range is full`);
     this.taken.add(port);
     return port;
   }

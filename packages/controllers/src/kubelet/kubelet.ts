@@ -13,6 +13,7 @@ import type { PodObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
 import { containerId } from './images.js';
 import { syncPod, type KubeletEvent, type NodeTiming } from './pod-sync.js';
+import { OwnStatusWrites } from './own-writes.js';
 
 /** How often a pod on a paused node is looked at again (cluster time): the kubelet's sync period. */
 const pausedRecheckMs = 10_000;
@@ -27,7 +28,7 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
   const recorder = mgr.eventRecorderFor('kubelet');
   /** Where each pod we run is (by key), to clean up after it once it is gone. */
   const placed = new Map<string, { node: SimulatedNode; uid: string }>();
-  const ownWrites: OwnWrites = new Map();
+  const ownWrites = new OwnStatusWrites();
   mgr
     .controller('kubelet', clock ? { clock } : {})
     .for(Pod, {
@@ -35,35 +36,11 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
         objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? '')),
         // Our own status write coming back is no news (kube's pod config hands a status-only change
         // on as a reconcile, not an update): what is due later was requeued when it was written.
-        { update: (e) => !isOwnWrite(ownWrites, e.oldObject, e.object) },
+        { update: (e) => !ownWrites.isOwn(e.oldObject, e.object) },
       ],
     })
     .maxConcurrentReconciles(workers)
     .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, req));
-}
-
-/**
- * Status writes whose watch event needs no sync, by pod key: the
- * resourceVersion the write was conditional on, the status sent, and once
- * answered the resourceVersion it made. The object at that resourceVersion
- * is exactly the status the sync settled on. The event may come before the
- * answer: then it is ours when it follows the version we wrote on and
- * carries the status we sent (a status write changes nothing else, and any
- * other write keeps the old status, which differs from ours).
- */
-type OwnWrites = Map<string, OwnWrite>;
-type OwnWrite = { base: string; status: PodObject['status']; written?: string };
-
-function isOwnWrite(ownWrites: OwnWrites, old: PodObject, pod: PodObject): boolean {
-  const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
-  const own = ownWrites.get(key);
-  if (!own) return false;
-  const ours =
-    own.written !== undefined
-      ? own.written === pod.metadata.resourceVersion
-      : own.base === old.metadata.resourceVersion && jsonEqual(pod.status ?? {}, own.status ?? {});
-  if (ours) ownWrites.delete(key);
-  return ours;
 }
 
 async function syncPodRequest(
@@ -71,11 +48,11 @@ async function syncPodRequest(
   recorder: EventRecorder,
   deps: KubeletDeps,
   placed: Map<string, { node: SimulatedNode; uid: string }>,
-  ownWrites: OwnWrites,
+  ownWrites: OwnStatusWrites,
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
-  ownWrites.delete(key);
+  ownWrites.forget(key);
   // The cache's own object, read only: the status is built afresh and written as a new object.
   const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   const before = placed.get(key);
@@ -123,13 +100,12 @@ async function syncPodRequest(
     backOffs: node.backOffsOf(uid),
   });
   if (!jsonEqual(result.status, pod.status ?? {})) {
-    const own: OwnWrite | undefined = !result.stepsOn && !result.deletePod && pod.metadata.resourceVersion ? { base: pod.metadata.resourceVersion, status: result.status } : undefined;
-    if (own) ownWrites.set(key, own);
+    const own = !result.stepsOn && !result.deletePod && pod.metadata.resourceVersion ? ownWrites.sending(key, pod.metadata.resourceVersion, result.status) : undefined;
     try {
       const written = await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
-      if (own && ownWrites.get(key) === own) own.written = written.metadata.resourceVersion;
+      if (own) ownWrites.answered(key, own, written.metadata.resourceVersion);
     } catch (err) {
-      ownWrites.delete(key);
+      ownWrites.forget(key);
       throw err;
     }
   }

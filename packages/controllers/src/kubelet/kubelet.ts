@@ -29,6 +29,14 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
   /** Where each pod we run is (by key), to clean up after it once it is gone. */
   const placed = new Map<string, { node: SimulatedNode; uid: string }>();
   const ownWrites = new OwnStatusWrites();
+  // After a restart the pods' statuses are the record of the addresses handed out (kube's host-local
+  // IPAM keeps its record on disk): before the first new one, every pod of these nodes takes its own back.
+  let adopted: Promise<void> | undefined;
+  const adoptAddresses = (): Promise<void> =>
+    (adopted ??= adoptPodAddresses(mgr, deps.nodes, placed).catch((err: unknown) => {
+      adopted = undefined;
+      throw err;
+    }));
   mgr
     .controller('kubelet', clock ? { clock } : {})
     .for(Pod, {
@@ -40,7 +48,20 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
       ],
     })
     .maxConcurrentReconciles(workers)
-    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, req));
+    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, adoptAddresses, req));
+}
+
+/** Gives each pod of `nodes` in the cache the address its status records, and notes where it runs. */
+async function adoptPodAddresses(mgr: Manager, nodes: ReadonlyMap<string, SimulatedNode>, placed: Map<string, { node: SimulatedNode; uid: string }>): Promise<void> {
+  const pods = (await mgr.client.list(Pod, { unsafeDisableDeepCopy: true })).items as PodObject[];
+  for (const pod of pods) {
+    const node = nodes.get(pod.spec?.nodeName ?? '');
+    if (!node?.ips || pod.spec?.hostNetwork || !pod.status?.podIP) continue;
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    node.ips.adopt(key, pod.status.podIP);
+    // Placed, so that its address is given back if it is gone before its first sync.
+    if (!placed.has(key)) placed.set(key, { node, uid: pod.metadata.uid! });
+  }
 }
 
 async function syncPodRequest(
@@ -49,6 +70,7 @@ async function syncPodRequest(
   deps: KubeletDeps,
   placed: Map<string, { node: SimulatedNode; uid: string }>,
   ownWrites: OwnStatusWrites,
+  adoptAddresses: () => Promise<void>,
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
@@ -78,6 +100,7 @@ async function syncPodRequest(
   }
   // A host-network pod has the node's address; others one from the node's pod CIDR, and none
   // without a CIDR: the sandbox's network cannot be set up, so the pod waits (as kube's would).
+  if (!pod.spec?.hostNetwork && node.ips && !pod.status?.podIP) await adoptAddresses();
   const podIP = pod.spec?.hostNetwork ? node.hostIP : node.ips?.ensure(key, pod.status?.podIP);
   if (podIP === undefined && !pod.metadata.deletionTimestamp) {
     if (!node.sandboxFailures.has(uid)) {

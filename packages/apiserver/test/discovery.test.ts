@@ -103,8 +103,9 @@ it('lists groups in kube-aggregator\'s order, resources by name, and pods/log, a
   );
 });
 
-it('orders CRD groups of equal priority by their APIService names, <version>.<group>, as kube-aggregator does', async () => {
-  // b serves v1 and a only v2: kube's APIServices v1.b-tie.example.com < v2.a-tie.example.com put b first.
+it('orders CRD groups of equal priority by their APIService names in /apis, by group name in aggregated discovery, as kube does', async () => {
+  // b serves v1 and a only v2: kube's APIServices v1.b-tie.example.com < v2.a-tie.example.com put b first in /apis
+  // (kube-aggregator's SortedByGroupAndVersion); aggregated discovery's ResourceManager breaks ties by group name.
   const crd = (group: string, version: string): Json => ({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -122,7 +123,7 @@ it('orders CRD groups of equal priority by their APIService names, <version>.<gr
   const groups = (await api.ok('GET', '/apis', undefined, 200)).groups.map((g: Json) => g.name as string);
   assert.deepEqual(ours(groups), ['b-tie.example.com', 'a-tie.example.com']);
   const aggregated = await api.ok('GET', '/apis', undefined, 200, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
-  assert.deepEqual(ours(aggregated.items.map((g: Json) => g.metadata.name as string)), ['b-tie.example.com', 'a-tie.example.com']);
+  assert.deepEqual(ours(aggregated.items.map((g: Json) => g.metadata.name as string)), ['a-tie.example.com', 'b-tie.example.com']);
 });
 
 it('aggregated discovery names a built-in\'s own kind without group and version, as kube converts it', async () => {

@@ -4,7 +4,7 @@
  * per group version. Served when the client's Accept asks for it.
  */
 import type { ResourceInfo } from '../registry/resource-info.js';
-import { byResourceName, compareGroups, compareKubeAwareVersions, subresourceKinds } from './discovery.js';
+import { byResourceName, compareAggregatedGroups, compareKubeAwareVersions, subresourceKinds } from './discovery.js';
 
 export type AggregatedVersion = 'v2' | 'v2beta1';
 
@@ -62,7 +62,7 @@ export function aggregatedDiscovery(resources: ResourceInfo[], legacy: boolean, 
     list.push(r);
     versions.set(r.version, list);
   }
-  const items = [...groups].sort(([a, va], [b, vb]) => compareGroups(a, b, [...va.keys()], [...vb.keys()])).map(([group, versions]) => ({
+  const items = [...groups].sort(([a, va], [b, vb]) => compareAggregatedGroups(a, b, [...va.keys()], [...vb.keys()])).map(([group, versions]) => ({
     metadata: { name: group, creationTimestamp: null },
     versions: [...versions]
       .sort(([a], [b]) => compareKubeAwareVersions(b, a))

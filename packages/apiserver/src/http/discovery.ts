@@ -44,6 +44,22 @@ export function compareGroups(a: string, b: string, versionsA: readonly string[]
   return ka.name < kb.name ? -1 : ka.name > kb.name ? 1 : a < b ? -1 : 1;
 }
 
+/**
+ * The order of groups in aggregated discovery (as=APIGroupDiscoveryList),
+ * which kube's discovery ResourceManager sorts apart from /apis
+ * (calculateAPIGroupsLocked): the aggregator's group first, then by the
+ * highest groupPriorityMinimum of a group's versions, equal priorities by
+ * group name (not by APIService name, as /apis does).
+ */
+export function compareAggregatedGroups(a: string, b: string, versionsA: readonly string[], versionsB: readonly string[]): number {
+  if (a === b) return 0;
+  if (a === aggregatorGroup || b === aggregatorGroup) return a === aggregatorGroup ? -1 : 1;
+  const pa = groupSortKey(a, versionsA).priority;
+  const pb = groupSortKey(b, versionsB).priority;
+  if (pa !== pb) return pb - pa;
+  return a < b ? -1 : 1;
+}
+
 /** The priority and name of a group's first APIService in kube-aggregator's order. */
 function groupSortKey(group: string, versions: readonly string[]): { priority: number; name: string } {
   let priority = -Infinity;

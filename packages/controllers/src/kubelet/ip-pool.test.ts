@@ -22,6 +22,17 @@ describe('IpPool', () => {
     assert.equal(pool.ensure('newer', undefined), '10.244.1.2');
   });
 
+  test('adopt takes back an address a pod status records, ahead of its sync; one from elsewhere is ignored', () => {
+    const pool = new IpPool('10.244.1.');
+    pool.adopt('old', '10.244.1.2');
+    pool.adopt('host-network', '172.18.0.2');
+    assert.equal(pool.ensure('new', undefined), '10.244.1.3');
+    assert.equal(pool.ensure('old', '10.244.1.2'), '10.244.1.2', 'its sync keeps it');
+    pool.adopt('old', '10.244.1.9');
+    assert.equal(pool.ensure('old', undefined), '10.244.1.2', 'a key that holds one keeps it');
+    assert.equal(pool.ensure('host-network', undefined), '10.244.1.4');
+  });
+
   test('a full /24 says so', () => {
     const pool = new IpPool('10.244.1.');
     for (let i = 2; i < 255; i++) pool.ensure(`p${i}`, undefined);

@@ -33,6 +33,17 @@ export class IpPool {
     throw new Error(`no pod IP left in ${this.prefix}0/24`);
   }
 
+  /**
+   * Takes `ip` back as `key`'s when it is from this pool and `key` holds none:
+   * an address a pod's status records, seen before the pod's own sync (after
+   * a restart), so that no new pod is handed it meanwhile.
+   */
+  adopt(key: string, ip: string | undefined): void {
+    if (ip === undefined || !ip.startsWith(this.prefix) || this.byKey.has(key)) return;
+    this.byKey.set(key, ip);
+    this.used.add(ip);
+  }
+
   release(key: string): void {
     const ip = this.byKey.get(key);
     if (ip === undefined) return;

@@ -13,6 +13,7 @@ import type { PodObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
 import { containerId } from './images.js';
 import { syncPod, type KubeletEvent, type NodeTiming } from './pod-sync.js';
+import { OwnStatusWrites } from './own-writes.js';
 
 /** How often a pod on a paused node is looked at again (cluster time): the kubelet's sync period. */
 const pausedRecheckMs = 10_000;
@@ -27,7 +28,15 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
   const recorder = mgr.eventRecorderFor('kubelet');
   /** Where each pod we run is (by key), to clean up after it once it is gone. */
   const placed = new Map<string, { node: SimulatedNode; uid: string }>();
-  const ownWrites: OwnWrites = new Map();
+  const ownWrites = new OwnStatusWrites();
+  // After a restart the pods' statuses are the record of the addresses handed out (kube's host-local
+  // IPAM keeps its record on disk): before the first new one, every pod of these nodes takes its own back.
+  let adopted: Promise<void> | undefined;
+  const adoptAddresses = (): Promise<void> =>
+    (adopted ??= adoptPodAddresses(mgr, deps.nodes, placed).catch((err: unknown) => {
+      adopted = undefined;
+      throw err;
+    }));
   mgr
     .controller('kubelet', clock ? { clock } : {})
     .for(Pod, {
@@ -35,35 +44,24 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
         objectPredicate<PodObject>((p) => deps.nodes.has(p.spec?.nodeName ?? '')),
         // Our own status write coming back is no news (kube's pod config hands a status-only change
         // on as a reconcile, not an update): what is due later was requeued when it was written.
-        { update: (e) => !isOwnWrite(ownWrites, e.oldObject, e.object) },
+        { update: (e) => !ownWrites.isOwn(e.oldObject, e.object) },
       ],
     })
     .maxConcurrentReconciles(workers)
-    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, req));
+    .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, adoptAddresses, req));
 }
 
-/**
- * Status writes whose watch event needs no sync, by pod key: the
- * resourceVersion the write was conditional on, the status sent, and once
- * answered the resourceVersion it made. The object at that resourceVersion
- * is exactly the status the sync settled on. The event may come before the
- * answer: then it is ours when it follows the version we wrote on and
- * carries the status we sent (a status write changes nothing else, and any
- * other write keeps the old status, which differs from ours).
- */
-type OwnWrites = Map<string, OwnWrite>;
-type OwnWrite = { base: string; status: PodObject['status']; written?: string };
-
-function isOwnWrite(ownWrites: OwnWrites, old: PodObject, pod: PodObject): boolean {
-  const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
-  const own = ownWrites.get(key);
-  if (!own) return false;
-  const ours =
-    own.written !== undefined
-      ? own.written === pod.metadata.resourceVersion
-      : own.base === old.metadata.resourceVersion && jsonEqual(pod.status ?? {}, own.status ?? {});
-  if (ours) ownWrites.delete(key);
-  return ours;
+/** Gives each pod of `nodes` in the cache the address its status records, and notes where it runs. */
+async function adoptPodAddresses(mgr: Manager, nodes: ReadonlyMap<string, SimulatedNode>, placed: Map<string, { node: SimulatedNode; uid: string }>): Promise<void> {
+  const pods = (await mgr.client.list(Pod, { unsafeDisableDeepCopy: true })).items as PodObject[];
+  for (const pod of pods) {
+    const node = nodes.get(pod.spec?.nodeName ?? '');
+    if (!node?.ips || pod.spec?.hostNetwork || !pod.status?.podIP) continue;
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    node.ips.adopt(key, pod.status.podIP);
+    // Placed, so that its address is given back if it is gone before its first sync.
+    if (!placed.has(key)) placed.set(key, { node, uid: pod.metadata.uid! });
+  }
 }
 
 async function syncPodRequest(
@@ -71,11 +69,12 @@ async function syncPodRequest(
   recorder: EventRecorder,
   deps: KubeletDeps,
   placed: Map<string, { node: SimulatedNode; uid: string }>,
-  ownWrites: OwnWrites,
+  ownWrites: OwnStatusWrites,
+  adoptAddresses: () => Promise<void>,
   req: Request,
 ): Promise<ReconcileResult | void> {
   const key = `${req.namespace}/${req.name}`;
-  ownWrites.delete(key);
+  ownWrites.forget(key);
   // The cache's own object, read only: the status is built afresh and written as a new object.
   const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
   const before = placed.get(key);
@@ -101,6 +100,7 @@ async function syncPodRequest(
   }
   // A host-network pod has the node's address; others one from the node's pod CIDR, and none
   // without a CIDR: the sandbox's network cannot be set up, so the pod waits (as kube's would).
+  if (!pod.spec?.hostNetwork && node.ips && !pod.status?.podIP) await adoptAddresses();
   const podIP = pod.spec?.hostNetwork ? node.hostIP : node.ips?.ensure(key, pod.status?.podIP);
   if (podIP === undefined && !pod.metadata.deletionTimestamp) {
     if (!node.sandboxFailures.has(uid)) {
@@ -123,13 +123,12 @@ async function syncPodRequest(
     backOffs: node.backOffsOf(uid),
   });
   if (!jsonEqual(result.status, pod.status ?? {})) {
-    const own: OwnWrite | undefined = !result.stepsOn && !result.deletePod && pod.metadata.resourceVersion ? { base: pod.metadata.resourceVersion, status: result.status } : undefined;
-    if (own) ownWrites.set(key, own);
+    const own = !result.stepsOn && !result.deletePod && pod.metadata.resourceVersion ? ownWrites.sending(key, pod.metadata.resourceVersion, result.status) : undefined;
     try {
       const written = await mgr.client.updateStatus(Pod, { ...pod, status: result.status });
-      if (own && ownWrites.get(key) === own) own.written = written.metadata.resourceVersion;
+      if (own) ownWrites.answered(key, own, written.metadata.resourceVersion);
     } catch (err) {
-      ownWrites.delete(key);
+      ownWrites.forget(key);
       throw err;
     }
   }

@@ -46,6 +46,7 @@ export {
   timeout,
   tooManyRequests,
   unauthorized,
+  unknownError,
   unsupportedMediaType,
   type Status,
   type StatusCause,

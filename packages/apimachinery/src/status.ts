@@ -56,11 +56,12 @@ export interface Status {
 /** An error carrying the metav1.Status the server answers with. */
 export class StatusError extends Error {
   readonly status: Status;
-  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
+  /** `reason` undefined is kube's StatusReasonUnknown, which the Status leaves out. */
+  constructor(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails) {
     super(message);
     this.name = 'StatusError';
     // Fields in metav1.Status's order (details before code), as kube serializes it.
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), ...(details ? { details } : {}), code };
   }
   get code(): number {
     return this.status.code;
@@ -192,6 +193,15 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Sta
 
 export function timeout(message: string): StatusError {
   return new StatusError(504, 'Timeout', message);
+}
+
+/**
+ * What kube-apiserver answers for an error its storage did not turn into a
+ * Status (responsewriters.ErrorToAPIStatus): 500, no reason, no details, the
+ * error's own text as the message.
+ */
+export function unknownError(message: string): StatusError {
+  return new StatusError(500, undefined, message);
 }
 
 /** `Internal error occurred: <why>` (500). */

@@ -9,7 +9,11 @@
  * full range.
  */
 import assert from 'node:assert/strict';
+import { EventEmitter, once } from 'node:events';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { generateCertificateAuthority, issueServingCertificate } from '../src/tls/certificates.js';
 import { TestApi, type Json } from './support/api-client.js';
 
 const range = { min: 30000, max: 32767 };
@@ -137,6 +141,24 @@ describe('Service node ports', () => {
     assert.ok(nodePorts(again).every((p: number) => p >= range.min && p <= range.max && p !== 30200));
   });
 
+  it("an update naming one node port twice for one protocol is kube's 500 without a reason, before validation; TCP and UDP may share one", async () => {
+    const created = await api.ok('POST', path, service('dup-update', { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }), 201);
+    const [a] = nodePorts(created);
+    const withPorts = (b: Json, aPort = a): Json => ({ ...created, spec: { ...created.spec, ports: [{ name: 'a', port: 80, nodePort: aPort }, { name: 'b', port: 81, ...b }] } });
+    // kube's updateNodePorts returns a plain error there, which its handler answers as a Status without reason or details.
+    const expected = (port: number): Json => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `duplicate nodePort: {TCP ${port}}`, code: 500 });
+    const onHeld = await api.request('PUT', `${path}/dup-update`, withPorts({ nodePort: a }));
+    assert.equal(onHeld.status, 500, onHeld.text);
+    assert.deepEqual(onHeld.body, expected(a));
+    const onNew = await api.request('PUT', `${path}/dup-update`, withPorts({ nodePort: 30610 }, 30610));
+    assert.equal(onNew.status, 500, onNew.text);
+    assert.deepEqual(onNew.body, expected(30610));
+    // The failed update gave back the port it took for the first of them.
+    await api.ok('POST', path, service('after-dup-update', { type: 'NodePort', ports: [{ port: 80, nodePort: 30610 }] }), 201);
+    const shared = await api.ok('PUT', `${path}/dup-update`, withPorts({ protocol: 'UDP', nodePort: a }));
+    assert.deepEqual(nodePorts(shared), [a, a], 'TCP and UDP share one node port');
+  });
+
   it('a LoadBalancer that stops allocating node ports keeps those it has, as kube does', async () => {
     const mergePatch = { 'Content-Type': 'application/merge-patch+json' };
     const lb = await api.ok('POST', path, service('lb-stops', { type: 'LoadBalancer', ports: [{ name: 'a', port: 80 }] }), 201);
@@ -220,5 +242,165 @@ describe('a full node port range', () => {
       const edge = await api.ok('POST', path, service(`edge-${port}`, { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }), 201);
       assert.deepEqual(nodePorts(edge), [port], 'both ends of the range are in it');
     }
+  });
+});
+
+/**
+ * A validating webhook on Services whose answers the test controls, by the
+ * Service's `review` label: `hold` waits until the test lets it go (allowing
+ * or denying), `deny` denies at once, anything else is allowed.
+ */
+async function startServiceWebhook(api: TestApi, namespace: string): Promise<{ held: Array<(allowed: boolean) => void>; arrivals: EventEmitter; close(): void }> {
+  const ca = await generateCertificateAuthority('node-ports-webhook-ca');
+  const serving = await issueServingCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const held: Array<(allowed: boolean) => void> = [];
+  const arrivals = new EventEmitter();
+  const server = createHttpsServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { request } = JSON.parse(Buffer.concat(chunks).toString()) as Json;
+      const answer = (allowed: boolean): void => {
+        const response: Json = { uid: request.uid, allowed, ...(allowed ? {} : { status: { code: 403, message: 'not this one' } }) };
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      };
+      const review = request.object?.metadata?.labels?.review;
+      if (review === 'hold') {
+        held.push(answer);
+        arrivals.emit('held', request.name);
+      } else answer(review !== 'deny');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  await api.ok('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'service-review' },
+    webhooks: [{
+      name: 'service-review.example.com',
+      clientConfig: { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/validate`, caBundle: Buffer.from(ca.certPem).toString('base64') },
+      rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['services'] }],
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+    }],
+  }, 201);
+  return {
+    held,
+    arrivals,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe('node ports held across the validating webhooks, as kube allocates them before admission validates', () => {
+  let api: TestApi;
+  let webhook: Awaited<ReturnType<typeof startServiceWebhook>>;
+  const ns = 'reviewed';
+  const path = `/api/v1/namespaces/${ns}/services`;
+  before(async () => {
+    api = await TestApi.start();
+    await api.createNamespace(ns);
+    webhook = await startServiceWebhook(api, ns);
+  });
+  after(async () => {
+    webhook.close();
+    await api.stop();
+  });
+
+  const reviewed = (name: string, review: string, nodePort: number, extra: Json = {}): Json => ({
+    ...service(name, { type: 'NodePort', ports: [{ port: 80, nodePort }], ...extra }),
+    metadata: { name, labels: { review } },
+  });
+  const alreadyAllocated = (name: string, port: number): Json => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `Service "${name}" is invalid: spec.ports[0].nodePort: Invalid value: ${port}: provided port is already allocated`,
+    reason: 'Invalid',
+    details: { name, kind: 'Service', causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${port}: provided port is already allocated`, field: 'spec.ports[0].nodePort' }] },
+    code: 422,
+  });
+  /** Resolves when the webhook holds a review of `name`. */
+  const heldReview = (name: string): Promise<unknown> => new Promise((resolve) => webhook.arrivals.on('held', function seen(n: string) {
+    if (n !== name) return;
+    webhook.arrivals.off('held', seen);
+    resolve(n);
+  }));
+  const releaseAll = (allowed: boolean): void => {
+    for (const answer of webhook.held.splice(0)) answer(allowed);
+  };
+
+  it('two concurrent creates asking for the same node port: exactly one is stored, the other is kube\'s Invalid', async () => {
+    // Each create either reaches the webhook (and is held there) or is answered; once both have, the webhook allows.
+    let progressed = 0;
+    const progress = new EventEmitter();
+    const step = (): void => {
+      progressed++;
+      progress.emit('step');
+    };
+    webhook.arrivals.on('held', step);
+    try {
+      const creates = ['race-a', 'race-b'].map((name) => api.request('POST', path, reviewed(name, 'hold', 30500)).finally(step));
+      while (progressed < 2) await once(progress, 'step');
+      releaseAll(true);
+      const answers = await Promise.all(creates);
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 422], answers.map((a) => a.text).join('\n'));
+      const stored = answers.find((a) => a.status === 201)!.body;
+      const refused = answers.find((a) => a.status === 422)!.body;
+      assert.deepEqual(nodePorts(stored), [30500]);
+      assert.deepEqual(refused, alreadyAllocated(refused.details.name, 30500));
+      assert.equal((await api.request('GET', `${path}/${refused.details.name}`)).status, 404);
+    } finally {
+      webhook.arrivals.off('held', step);
+      releaseAll(false);
+    }
+  });
+
+  it('a create the webhook holds keeps its port from another create and from an update; denied, it gives the port back', async () => {
+    const first = api.request('POST', path, reviewed('holds', 'hold', 30501));
+    await heldReview('holds');
+    const clash = await api.request('POST', path, reviewed('clashes', 'allow', 30501));
+    assert.deepEqual(clash.body, alreadyAllocated('clashes', 30501));
+    const other = await api.ok('POST', path, reviewed('moves', 'allow', 30502), 201);
+    const moved = await api.request('PUT', `${path}/moves`, { ...other, spec: { ...other.spec, ports: [{ port: 80, nodePort: 30501 }] } });
+    assert.deepEqual(moved.body, alreadyAllocated('moves', 30501));
+    // A dry run checks the port but holds nothing.
+    const dryRun = await api.request('POST', `${path}?dryRun=All`, reviewed('dry', 'allow', 30501));
+    assert.deepEqual(dryRun.body, alreadyAllocated('dry', 30501));
+
+    releaseAll(false);
+    const denied = await first;
+    assert.equal(denied.status, 403, denied.text);
+    assert.equal(denied.body.message, 'admission webhook "service-review.example.com" denied the request: not this one');
+    const later = await api.ok('POST', path, reviewed('later', 'allow', 30501), 201);
+    assert.deepEqual(nodePorts(later), [30501], 'the denied create gave its port back');
+  });
+
+  it('an update the webhook holds keeps the port it asked for; a dry run holds nothing', async () => {
+    const svc = await api.ok('POST', path, reviewed('updates', 'allow', 30503), 201);
+    const update = api.request('PUT', `${path}/updates`, { ...svc, metadata: { ...svc.metadata, labels: { review: 'hold' } }, spec: { ...svc.spec, ports: [{ port: 80, nodePort: 30504 }] } });
+    await heldReview('updates');
+    assert.deepEqual((await api.request('POST', path, reviewed('wants-30504', 'allow', 30504))).body, alreadyAllocated('wants-30504', 30504));
+    assert.deepEqual(nodePorts(await api.ok('GET', `${path}/updates`)), [30503], 'not yet written while held');
+    releaseAll(true);
+    const answered = await update;
+    assert.equal(answered.status, 200, answered.text);
+    assert.deepEqual(nodePorts(answered.body), [30504]);
+    // The port it gave up is free again.
+    await api.ok('POST', path, reviewed('takes-30503', 'allow', 30503), 201);
+
+    const dry = api.request('POST', `${path}?dryRun=All`, reviewed('dry-held', 'hold', 30505));
+    await heldReview('dry-held');
+    await api.ok('POST', path, reviewed('not-held', 'allow', 30505), 201);
+    releaseAll(true);
+    assert.equal((await dry).status, 201, 'a dry run is not checked again');
   });
 });

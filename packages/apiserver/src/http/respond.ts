@@ -1,7 +1,7 @@
 /** Writing JSON answers, Status errors and Warning headers. */
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { StatusError, internalError, type Status, type StatusReason } from '@operant/apimachinery';
+import { StatusError, internalError, unknownError, type Status, type StatusReason } from '@operant/apimachinery';
 import { StoreError } from '../storage/types.js';
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
@@ -18,7 +18,7 @@ export function sendText(res: ServerResponse, code: number, text: string | Buffe
 export function toStatus(err: unknown): Status {
   if (err instanceof StatusError) return err.status;
   // etcd's refusals (too large, NOSPACE) reach kube's clients as they are: a 500 without a reason (ErrorToAPIStatus).
-  if (err instanceof StoreError && (err.code === 'TooLarge' || err.code === 'NoSpace')) return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, code: 500 };
+  if (err instanceof StoreError && (err.code === 'TooLarge' || err.code === 'NoSpace')) return unknownError(err.message).status;
   return internalError(err instanceof Error ? err.message : String(err)).status;
 }
 

@@ -138,7 +138,8 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
     hasStatusSubresource: true,
     nameValidator: 'label',
     applyDefaults: defaultService,
-    prepareForCreate(o) {
+    // kube's service storage allocates in BeginCreate and BeginUpdate (its allocateCreate and allocateUpdate).
+    beginCreate(o, dryRun) {
       const s = spec(o);
       // The registry's IP family allocation (not a default: kube's service REST storage does it).
       if (s.type !== 'ExternalName') {
@@ -149,10 +150,13 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
         s.clusterIP = allocator.allocate();
       }
       if (typeof s.clusterIP === 'string') s.clusterIPs ??= [s.clusterIP];
-      allocateNodePortsOnCreate(o, allocator);
+      const taken = allocateNodePortsOnCreate(o, allocator);
+      return dryRun ? undefined : allocator.holdNodePorts(taken);
+    },
+    prepareForCreate(o) {
       o.status = { loadBalancer: {} };
     },
-    prepareForUpdate(o, old) {
+    beginUpdate(o, old, dryRun) {
       const s = spec(o);
       const os = spec(old);
       if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = os.clusterIP;
@@ -161,7 +165,8 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
         s.ipFamilyPolicy ??= os.ipFamilyPolicy ?? 'SingleStack';
         s.ipFamilies ??= os.ipFamilies ?? ['IPv4'];
       }
-      allocateNodePortsOnUpdate(o, old, allocator);
+      const taken = allocateNodePortsOnUpdate(o, old, allocator);
+      return dryRun ? undefined : allocator.holdNodePorts(taken);
     },
     validate: (o) => validateService(o),
     validateUpdate(o, old) {

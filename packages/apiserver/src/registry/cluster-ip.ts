@@ -8,6 +8,8 @@ export const nodePortRange = { min: 30000, max: 32767 } as const;
 export class ClusterIpAllocator {
   private next = 10;
   private nextPort: number = nodePortRange.min;
+  /** Node ports taken by writes not yet stored: kube's allocator holds a port from the moment it is taken. */
+  private readonly heldNodePorts = new Set<number>();
 
   /** `inUse` lists the cluster IPs and node ports already taken (read from storage when needed). */
   constructor(private readonly inUse: () => { ips: Set<string>; nodePorts: Set<number> }) {}
@@ -24,15 +26,29 @@ export class ClusterIpAllocator {
     throw new Error('range of cluster IPs is full');
   }
 
-  /** The node ports the stored Services hold. */
+  /** The node ports the stored Services hold, and those writes in flight hold. */
   nodePortsInUse(): Set<number> {
-    return this.inUse().nodePorts;
+    const used = this.inUse().nodePorts;
+    for (const port of this.heldNodePorts) used.add(port);
+    return used;
+  }
+
+  /**
+   * Holds node ports a write has taken (none of them in use) until the returned
+   * function is called: once the Service that names them is stored, which holds
+   * them from then on, or the write failed, which frees them.
+   */
+  holdNodePorts(ports: readonly number[]): () => void {
+    for (const port of ports) this.heldNodePorts.add(port);
+    return () => {
+      for (const port of ports) this.heldNodePorts.delete(port);
+    };
   }
 
   /**
    * The next node port not in `taken`, going round the range from where the
-   * last one was found (so that concurrent creates, each checking the stored
-   * Services, get different ones); undefined when every port is taken.
+   * last one was found (a port given back is not given again at once);
+   * undefined when every port is taken.
    */
   nextNodePort(taken: ReadonlySet<number>): number | undefined {
     for (let tries = 0; tries <= nodePortRange.max - nodePortRange.min; tries++) {

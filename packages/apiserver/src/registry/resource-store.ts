@@ -37,7 +37,7 @@ import type { AdmissionAttributes, OperationOptionsObject } from '../admission/t
 import type { ResourceQuotaAdmission } from '../admission/resource-quota.js';
 import { toReviewUserInfo, type UserInfo } from '../auth/authn/index.js';
 import type { ResourceInfo } from './resource-info.js';
-import type { Strategy } from './strategy.js';
+import type { EndHold, Strategy } from './strategy.js';
 import { compileListFilter, type ListFilter } from './list-filter.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { metadataTypeError, objectMetaDecodeError, typeMetaMismatch } from './type-meta.js';
@@ -344,7 +344,12 @@ export class ResourceStore {
   }
 
   /** `requestName` is the name in the request path: `''` for a POST, the object's for a PUT or an apply that creates. */
-  private async createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string): Promise<WriteResult> {
+  private createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string): Promise<WriteResult> {
+    if (!this.strategy.beginCreate) return this.createHolding(namespace, body, opts, managed, requestName, holdsNothing);
+    return holdingUntilDone((hold) => this.createHolding(namespace, body, opts, managed, requestName, hold));
+  }
+
+  private async createHolding(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string, hold: Hold): Promise<WriteResult> {
     const decoded = this.decode(body, opts.fieldValidation);
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
@@ -369,6 +374,8 @@ export class ResourceStore {
     fillCreateMeta(obj, this.strategy.tracksGeneration);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
+    // kube's BeginCreate: held across validation and the validating webhooks.
+    hold(this.strategy.beginCreate?.(obj, !!opts.dryRun));
     this.strategy.prepareForCreate(obj, opts.user ?? serverUser);
     this.throwIfInvalid(obj, [
       ...validateObjectMeta(obj.metadata, { namespaced: this.info.namespaced, nameValidator: this.nameValidator() }),
@@ -512,7 +519,12 @@ export class ResourceStore {
    * defaults, validates, bumps generation, skips no-op writes, and completes a
    * deletion once the last finalizer is gone.
    */
-  private async applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string, managed: ManagedFieldsMode): Promise<WriteResult> {
+  private applyUpdate(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string, managed: ManagedFieldsMode): Promise<WriteResult> {
+    if (!this.strategy.beginUpdate || subresource !== '') return this.updateHolding(current, incoming, opts, subresource, managed, holdsNothing);
+    return holdingUntilDone((hold) => this.updateHolding(current, incoming, opts, subresource, managed, hold));
+  }
+
+  private async updateHolding(current: Versioned, incoming: KubeObject, opts: WriteOptions, subresource: string, managed: ManagedFieldsMode, hold: Hold): Promise<WriteResult> {
     const dryRun = opts.dryRun;
     const preparing = this.strategy.prepareValidation?.(incoming);
     if (preparing) await preparing;
@@ -548,6 +560,8 @@ export class ResourceStore {
     let obj: KubeObject;
     if (subresource === '') {
       obj = incoming;
+      // kube's BeginUpdate: held across validation and the validating webhooks.
+      hold(this.strategy.beginUpdate?.(obj, old, !!dryRun));
       this.strategy.prepareForUpdate(obj, old);
     } else {
       obj = this.strategy.subresourceStrategies?.[subresource]?.prepareForUpdate(incoming, old) ?? narrowToSubresource(old, incoming, subresource);
@@ -935,6 +949,27 @@ export class ResourceStore {
 
   private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
     if (errs.length) throw invalid(this.info.group, this.info.kind, obj.metadata.name ?? '', errs);
+  }
+}
+
+/** Records what a strategy's beginCreate or beginUpdate holds for the write in progress. */
+type Hold = (end: EndHold | undefined) => void;
+
+/** The Hold of a kind whose strategy holds nothing: such writes skip holdingUntilDone's extra step (the write path is hot). */
+const holdsNothing: Hold = () => undefined;
+
+/**
+ * Runs one write attempt and ends what it held once the attempt is over, stored
+ * or failed: kube's FinishFunc, deferred in the generic store's Create and Update.
+ */
+async function holdingUntilDone(write: (hold: Hold) => Promise<WriteResult>): Promise<WriteResult> {
+  const ends: EndHold[] = [];
+  try {
+    return await write((end) => {
+      if (end) ends.push(end);
+    });
+  } finally {
+    for (const end of ends) end();
   }
 }
 

@@ -1,8 +1,12 @@
 /**
  * Node ports of Services, allocated as kube's service registry allocates them
- * (pkg/registry/core/service/storage/alloc.go) before the strategy validates
- * the Service: from kube-apiserver's default --service-node-port-range,
- * 30000-32767, skipping the ports other Services hold.
+ * (pkg/registry/core/service/storage/alloc.go) in its BeginCreate and
+ * BeginUpdate, after the mutating webhooks and before validation and the
+ * validating webhooks: from kube-apiserver's default
+ * --service-node-port-range, 30000-32767, skipping the ports other Services
+ * hold. The ports a write takes are held from then until it is stored or has
+ * failed (kube's allocator transaction, committed or reverted), so a
+ * concurrent write finds them allocated while this one awaits its webhooks.
  *
  * - Create: a port that asks for a nodePort gets it when it is in the range
  *   and free; any other gets the next free one (a LoadBalancer only when
@@ -10,9 +14,11 @@
  *   number share one nodePort (a DNS Service's TCP and UDP 53).
  * - Update: a port that leaves its nodePort out keeps the one it had (matched
  *   by name), a port that asks for one it did not hold gets it when free,
- *   and a port without one gets the next free one. A Service that stops
- *   needing node ports (NodePort to ClusterIP) without changing them has them
- *   cleared, as kube's dropTypeDependentFields does; a LoadBalancer whose
+ *   and a port without one gets the next free one; one node port named
+ *   twice for one protocol is kube's 500 without a reason (`duplicate
+ *   nodePort: {TCP 30080}`). A Service that stops needing node ports
+ *   (NodePort to ClusterIP) without changing them has them cleared, as
+ *   kube's dropTypeDependentFields does; a LoadBalancer whose
  *   allocateLoadBalancerNodePorts turns false keeps them.
  *
  * A LoadBalancer with `externalTrafficPolicy: Local` also gets a
@@ -29,7 +35,7 @@
  * already allocated`); a full range is its 500 (`Internal error occurred:
  * failed to allocate a nodePort: range is full`).
  */
-import { fieldErrors, internalError, invalid, type KubeObject } from '@operant/apimachinery';
+import { fieldErrors, internalError, invalid, unknownError, type KubeObject } from '@operant/apimachinery';
 import { nodePortRange, type ClusterIpAllocator } from './cluster-ip.js';
 import { asObj } from './defaults/json-fields.js';
 
@@ -68,6 +74,9 @@ function allocatesNodePorts(o: KubeObject): boolean {
 
 /** The node ports of one write: those other Services hold, and those this one takes. */
 class NodePortClaims {
+  /** The ports this write took, to be held until it is stored or has failed. */
+  readonly took: number[] = [];
+
   constructor(
     private readonly service: KubeObject,
     private readonly allocator: ClusterIpAllocator,
@@ -78,7 +87,7 @@ class NodePortClaims {
   claim(port: number, index: number): void {
     const why = this.refusal(port);
     if (why) throw invalid('', 'Service', this.service.metadata.name ?? '', [fieldErrors.invalid(`spec.ports[${index}].nodePort`, port, why)]);
-    this.taken.add(port);
+    this.take(port);
   }
 
   /** The health check's node port: `requested` when it is not 0, else the next free one; kube's 500 when it cannot be had. */
@@ -87,7 +96,7 @@ class NodePortClaims {
     if (requested === 0) return this.next('a HealthCheck NodePort 0');
     const why = this.refusal(requested);
     if (why) throw internalError(`failed to allocate requested HealthCheck NodePort ${requested}: ${why}`);
-    this.taken.add(requested);
+    this.take(requested);
     return requested;
   }
 
@@ -103,14 +112,19 @@ class NodePortClaims {
   next(what = 'a nodePort'): number {
     const port = this.allocator.nextNodePort(this.taken);
     if (port === undefined) throw internalError(`failed to allocate ${what}: range is full`);
-    this.taken.add(port);
+    this.take(port);
     return port;
+  }
+
+  private take(port: number): void {
+    this.taken.add(port);
+    this.took.push(port);
   }
 }
 
-/** Fills in and checks the node ports of a Service being created (kube's initNodePorts). */
-export function allocateNodePortsOnCreate(service: KubeObject, allocator: ClusterIpAllocator): void {
-  if (!needsNodePorts(service)) return;
+/** Fills in and checks the node ports of a Service being created (kube's initNodePorts); returns the ports it took. */
+export function allocateNodePortsOnCreate(service: KubeObject, allocator: ClusterIpAllocator): number[] {
+  if (!needsNodePorts(service)) return [];
   const ports = portsOf(service);
   const claims = new NodePortClaims(service, allocator, allocator.nodePortsInUse());
   const allocateNew = allocatesNodePorts(service);
@@ -136,13 +150,18 @@ export function allocateNodePortsOnCreate(service: KubeObject, allocator: Cluste
     }
   });
   if (needsHealthCheckNodePort(service)) asObj(service.spec).healthCheckNodePort = claims.healthCheck(healthCheckNodePortOf(service));
+  return claims.took;
 }
 
 /**
  * Keeps, fills in and checks the node ports of a Service being updated
- * (kube's patchAllocatedValues, updateNodePorts and dropTypeDependentFields).
+ * (kube's patchAllocatedValues, updateNodePorts and dropTypeDependentFields);
+ * returns the ports it took. A node port named twice for one protocol is
+ * kube's 500 without a reason (`duplicate nodePort: {TCP 30080}`): its
+ * updateNodePorts returns a plain error there, before validation could say
+ * Duplicate value.
  */
-export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, allocator: ClusterIpAllocator): void {
+export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, allocator: ClusterIpAllocator): number[] {
   const ports = portsOf(service);
   const oldPorts = portsOf(old);
   const spec = asObj(service.spec);
@@ -156,6 +175,8 @@ export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, 
     const held = new Set(oldPorts.map(nodePortOf));
     const allocateNew = allocatesNodePorts(service);
     const claimed = new Set<number>();
+    // Each protocol's node ports: TCP and UDP may share one.
+    const named = new Set<string>();
     ports.forEach((p, i) => {
       let port = nodePortOf(p);
       if (port === 0 && !allocateNew) return;
@@ -166,7 +187,10 @@ export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, 
         claims.claim(port, i);
         claimed.add(port);
       }
-      // Two ports of one protocol on one node port are left to validation's Duplicate value.
+      // Go's %v of kube's ServiceNodePort{Protocol, NodePort}.
+      const key = `{${String(p.protocol ?? '')} ${port}}`;
+      if (named.has(key)) throw unknownError(`duplicate nodePort: ${key}`);
+      named.add(key);
     });
   }
   // Only a type without node ports clears them: a LoadBalancer that stops allocating them
@@ -175,6 +199,7 @@ export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, 
   // A Service that comes to need a health check port gets one; one that stops needing it, unchanged, loses it.
   if (claims && !needsHealthCheckNodePort(old) && needsHealthCheckNodePort(service)) spec.healthCheckNodePort = claims.healthCheck(healthCheckNodePortOf(service));
   if (needsHealthCheckNodePort(old) && !needsHealthCheckNodePort(service) && healthCheckNodePortOf(service) === healthCheckNodePortOf(old)) delete spec.healthCheckNodePort;
+  return claims?.took ?? [];
 }
 
 /** A port that leaves its nodePort out gets the one its namesake had, unless another port kept that one. */

@@ -20,6 +20,8 @@ export interface WriteToAuthorize {
   old?: KubeObject;
 }
 
+/** Ends what a write holds against other writes until it is stored or has failed (see Strategy.beginCreate). */
+export type EndHold = () => void;
 
 export interface Strategy {
   /** Whether the kind has metadata.generation, bumped on changes outside metadata and status. */
@@ -36,6 +38,17 @@ export interface Strategy {
   applyDefaults(obj: KubeObject): void;
   /** kube's built-in mutating admission plugins for a new object, which run before the mutating webhooks. */
   admitCreate(obj: KubeObject): void;
+  /**
+   * kube's BeginCreate: after the mutating webhooks and before prepareForCreate, takes
+   * what a new object holds outside its own key (a Service's node ports), so that no
+   * other write can take it while this one is validated and its validating webhooks
+   * are awaited. Returns what ends the hold, which the store calls once, when the
+   * object is stored (the stored object holds it from then on) or the create failed.
+   * A dry run checks without holding, as kube's dry-run allocators do.
+   */
+  beginCreate?(obj: KubeObject, dryRun: boolean): EndHold | undefined;
+  /** kube's BeginUpdate: as beginCreate, for an update through the main resource, before prepareForUpdate. */
+  beginUpdate?(obj: KubeObject, old: KubeObject, dryRun: boolean): EndHold | undefined;
   /**
    * Adjusts a new object before validation (clears status, allocates, sets phase);
    * `user` made the request (a CertificateSigningRequest records its requestor).

@@ -6,7 +6,6 @@
 import { isAlreadyExists, Node, objectReference, type Clock, type Manager } from '@operant/runtime';
 import { cidrNotAvailableMessage } from './pod-cidr.js';
 import { wallClock } from '../clock.js';
-import { serverVersion } from '../server-version.js';
 import { addNodeHeartbeats } from './heartbeat.js';
 import { addKubelet } from './kubelet.js';
 import { defaultShape, SimulatedNode, type NodeShape } from './node.js';
@@ -76,7 +75,8 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
     const node = new SimulatedNode(i, shape);
     nodes.set(node.name, node);
   }
-  const kubeletVersion = options.kubeletVersion ?? (await serverVersion(mgr.apiReader.config)).gitVersion;
+  // A kubelet reports the server's version (client-go's Discovery().ServerVersion()) as its own, so `kubectl get nodes` shows it.
+  const kubeletVersion = options.kubeletVersion ?? (JSON.parse(await mgr.apiReader.getRaw('/version')) as { gitVersion: string }).gitVersion;
   const ipam = mgr.eventRecorderFor('cidrAllocator');
   const register = async (node: SimulatedNode): Promise<void> => {
     try {

@@ -301,6 +301,16 @@ describe('Client against the embedded server', () => {
     assert.equal(list.items.length, 1);
   });
 
+  test('getRaw reads paths that belong to no kind, as client-go\'s DoRaw: /version, /healthz; a 404 is an ApiError', async () => {
+    const version = JSON.parse(await client.getRaw('/version')) as { major: string; minor: string; gitVersion: string };
+    assert.match(version.gitVersion, /^v1\.32\./);
+    assert.equal(version.gitVersion.split('.')[1], version.minor);
+    assert.equal(await client.getRaw('/healthz'), 'ok');
+    const missing = await client.getRaw('/no-such-path').catch((e: unknown) => e);
+    assert.ok(missing instanceof ApiError && isNotFound(missing), String(missing));
+    await assert.rejects(client.getRaw('version'), (e) => e instanceof TypeError && /starts with "\/"/.test(e.message));
+  });
+
   describe('typed errors', () => {
     test('404 isNotFound, with the Status as sent', async () => {
       const err = await client.get(ConfigMap, 'missing', { namespace: ns }).catch((e: unknown) => e);
@@ -437,6 +447,12 @@ describe('what the client sends (a recording HTTP server)', () => {
     assert.equal(apply.contentType, 'application/apply-patch+yaml');
     assert.equal(apply.url, '/prefix/api/v1/namespaces/other/configmaps/x?fieldManager=op&fieldValidation=Strict&force=true');
     assert.deepEqual(JSON.parse(apply.body), { metadata: { name: 'x', namespace: 'other' }, data: { a: '1' }, apiVersion: 'v1', kind: 'ConfigMap' });
+  });
+
+  test('getRaw sends a GET of the path, with its query, under the server URL\'s path', async () => {
+    const raw = await last(() => client.getRaw('/openapi/v3?timeout=32s'));
+    assert.equal(raw.method, 'GET');
+    assert.equal(raw.url, '/prefix/openapi/v3?timeout=32s');
   });
 
   test('the deprecated `type` still chooses the patch format, agrees with `patchType`, and a disagreement throws before any request', async () => {

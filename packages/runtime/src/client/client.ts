@@ -452,6 +452,25 @@ export class Client implements ObjectClient {
     });
   }
 
+  /**
+   * GETs a path of the server that belongs to no kind (`/version`, `/healthz`,
+   * `/openapi/v3`) with this client's credentials, throttling, retries and
+   * metrics, as client-go's `RESTClient().Get().AbsPath(path).DoRaw()` does;
+   * resolves with the answer's text. `path` starts with `/`, is relative to
+   * the configured server URL and may carry a query. A non-2xx answer rejects
+   * with an ApiError.
+   *
+   * @example
+   * ```ts
+   * // client-go's Discovery().ServerVersion()
+   * const { gitVersion } = JSON.parse(await client.getRaw('/version')) as { gitVersion: string };
+   * ```
+   */
+  async getRaw(path: string, opts: { signal?: AbortSignal } = {}): Promise<string> {
+    if (!path.startsWith('/')) throw new TypeError(`a server path starts with "/": ${JSON.stringify(path)}`);
+    return (await this.transport.send({ method: 'GET', path, signal: opts.signal })).body;
+  }
+
   /** Closes the client's connections; open watches end. */
   close(): void {
     this.transport.close();

@@ -64,6 +64,10 @@ describe('a client on the server\'s Unix domain socket', () => {
     assert.match(err.request, /^GET https:\/\/operant-socket-test\.invalid:6443\/api\/v1\/namespaces\/on-socket\/configmaps\/a/);
   });
 
+  test('getRaw reads /version on the socket, as a simulated kubelet asks it', async () => {
+    assert.match((JSON.parse(await client.getRaw('/version')) as { gitVersion: string }).gitVersion, /^v1\.32\./);
+  });
+
   test('a path given as a string is used as it is', async () => {
     const fixed = Client.fromConfig({ ...config, socketPath: server.socketPath! });
     try {

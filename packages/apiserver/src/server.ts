@@ -170,6 +170,19 @@ export interface RunningApiServer {
   adminToken: string;
   /** With `privateSocket`: the Unix domain socket serving plain HTTP (a new one at each start). */
   socketPath?: string;
+  /**
+   * With `privateSocket`: serves a request that another HTTP server of this
+   * process took in, with the same handler as the private socket's, so that a
+   * proxy in the process (a test environment's fault proxy) need not send it
+   * on over the socket: no second HTTP request, head and answer. The request
+   * is taken as it is (its URL, its headers, its body still to be read) and
+   * authenticated as one on the private socket, by its Authorization header;
+   * the server that took it in must not ask for client certificates. False,
+   * with the request left alone, once the server is stopping: it must go
+   * elsewhere. At stop, answers still under way are cut (their responses
+   * destroyed), as the private socket's connections are.
+   */
+  serveInProcess?(req: IncomingMessage, res: ServerResponse): boolean;
   /** A kubeconfig for the admin, as YAML. */
   kubeconfig: string;
   /**
@@ -424,12 +437,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint(true)));
 
   let stopped: Promise<void> | undefined;
+  /** The responses of requests handed over in the process (serveInProcess) and not yet done: cut at stop. */
+  const inProcess = new Set<ServerResponse>();
+  const serveInProcess = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (stopped) return false;
+    inProcess.add(res);
+    res.once('close', () => inProcess.delete(res));
+    handler(req, res);
+    return true;
+  };
   return {
     url,
     port,
     caPem: material.ca.certPem,
     adminToken: material.adminToken,
-    ...(privateSocket ? { socketPath: privateSocket.path } : {}),
+    ...(privateSocket ? { socketPath: privateSocket.path, serveInProcess } : {}),
     kubeconfig,
     compact: () => store.compact(),
     stop(): Promise<void> {
@@ -450,6 +472,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         );
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
+        for (const res of inProcess) res.destroy();
       });
       return stopped;
     },

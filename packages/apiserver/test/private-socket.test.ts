@@ -4,12 +4,16 @@
  * by default; the directory is 0700 and the socket 0600; requests on it are
  * authenticated as over HTTPS (no token, or a wrong one: 401 as a kube Status;
  * the admin token: served); stop() ends its connections, watches included,
- * and removes the directory.
+ * and removes the directory. `serveInProcess` serves a request another server
+ * of the process took in with the same handler (authenticated by its
+ * Authorization header, its body read by the server), declines once the
+ * server is stopping, and cuts one still under way at stop.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
-import { request, type IncomingMessage } from 'node:http';
+import { createServer, request, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { startApiServer } from '../src/index.js';
 
@@ -33,6 +37,7 @@ test('off by default: no socket', async () => {
   const server = await startApiServer({ port: 0 });
   try {
     assert.equal(server.socketPath, undefined);
+    assert.equal(server.serveInProcess, undefined);
     assert.match(server.url, /^https:/);
   } finally {
     await server.stop();
@@ -81,4 +86,56 @@ test('a socket 0600 in a directory 0700 of its own; without a valid token 401 as
   } finally {
     if (!stopped) await server.stop();
   }
+});
+
+test('serveInProcess: a request another server of the process took in is served by the same handler, authenticated by its Authorization header; one under way at stop is cut, and later ones are declined', async (t) => {
+  const server = await startApiServer({ port: 0, privateSocket: true });
+  t.after(() => server.stop());
+  /** Resolved with each request the front server hands over. */
+  let handed: (() => void) | undefined;
+  const front = createServer((req, res) => {
+    if (server.serveInProcess!(req, res)) return handed?.();
+    res.writeHead(599, { 'Content-Type': 'text/plain' });
+    res.end('declined');
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    front.closeAllConnections();
+    front.close();
+  });
+  const port = (front.address() as AddressInfo).port;
+  const admin = `Bearer ${server.adminToken}`;
+  const send = (method: string, path: string, authorization?: string, body?: string): Promise<IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { ...(authorization ? { Authorization: authorization } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) };
+      const req = request({ host: '127.0.0.1', port, method, path, headers }, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  for (const authorization of [undefined, 'Bearer not-the-token']) {
+    const res = await send('GET', '/api/v1/namespaces', authorization);
+    assert.equal(res.statusCode, 401, String(authorization));
+    assert.equal((JSON.parse(await text(res)) as { reason: string }).reason, 'Unauthorized');
+  }
+  const created = await send('POST', '/api/v1/namespaces/default/configmaps', admin, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'handed' }, data: { a: '1' } }));
+  assert.equal(created.statusCode, 201, await text(created));
+  const read = await onSocket(server.socketPath!, '/api/v1/namespaces/default/configmaps/handed', admin);
+  assert.equal(read.statusCode, 200);
+  assert.deepEqual((JSON.parse(await text(read)) as { data: unknown }).data, { a: '1' }, 'the server read the body');
+
+  // A create whose body is still coming when the server stops.
+  const taken = new Promise<void>((resolve) => (handed = resolve));
+  const pending = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { Authorization: admin, 'Content-Type': 'application/json', 'Content-Length': '1000' } });
+  const outcome = new Promise<string>((resolve) => {
+    pending.on('response', (res) => resolve(`answered ${res.statusCode}`));
+    pending.on('error', (err) => resolve(`cut: ${err.message}`));
+  });
+  pending.write('{"metadata":');
+  await taken;
+  await server.stop();
+  assert.match(await outcome, /^cut: /);
+  const declined = await send('GET', '/api/v1/namespaces', admin);
+  assert.equal(declined.statusCode, 599);
+  assert.equal(await text(declined), 'declined');
 });

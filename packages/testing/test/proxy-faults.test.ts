@@ -15,12 +15,14 @@ import {
   Client,
   ConfigMap,
   Secret,
+  ServiceAccount,
   isNotFound,
   silentLogger,
   type KubeObject,
   type Typed,
 } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
+import type { Status } from '@operant/apimachinery';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { consistently, eventually, FaultProxy, TestEnv } from '../src/index.js';
 
@@ -373,6 +375,26 @@ describe('the proxy itself', () => {
     assert.equal(raw.status, 401);
   });
 
+  test('a request bearing other credentials goes on as that identity, handed to the server in the process or sent on: a ServiceAccount is refused what RBAC does not grant it, a wrong token gets 401', async (t) => {
+    const ns = await env.namespace(t);
+    await client.create(ServiceAccount, { metadata: { name: 'reader', namespace: ns.name } });
+    const issued = await rawRequest('POST', `/api/v1/namespaces/${ns.name}/serviceaccounts/reader/token`, proxyToken(), { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    assert.equal(issued.status, 201, issued.body);
+    const saToken = (JSON.parse(issued.body) as { status: { token: string } }).status.token;
+    const path = `/api/v1/namespaces/${ns.name}/configmaps`;
+    const expectations = async (how: string): Promise<void> => {
+      const denied = await rawGet(path, saToken);
+      assert.equal(denied.status, 403, `${how}: ${denied.body}`);
+      assert.match((JSON.parse(denied.body) as Status).message ?? '', new RegExp(`^configmaps is forbidden: User "system:serviceaccount:${ns.name}:reader" cannot list resource "configmaps"`), how);
+      assert.equal((await rawGet(path, 'not-a-token')).status, 401, how);
+      assert.equal((await rawGet(path)).status, 200, `${how}: the proxy's own token is the upstream admin`);
+    };
+    await expectations('handed over');
+    using slow = proxy.inject({ kind: 'latency', ms: 1, resources: ['configmaps'], namespaces: [ns.name] });
+    await expectations('sent on');
+    assert.equal(slow.hits, 3, 'the fault covered the requests, so they were sent on');
+  });
+
   test('passes an answer on as the server sent it: a list of megabytes, read slowly, arrives byte for byte with its headers', async (t) => {
     const ns = await env.namespace(t);
     const filler = 'x'.repeat(30_000);
@@ -396,6 +418,22 @@ describe('the proxy itself', () => {
     assert.ok(proxy instanceof FaultProxy);
   });
 });
+
+/** A request with a JSON body through the proxy, without the runtime client. */
+async function rawRequest(method: string, path: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
+  const ca = (await proxy.clientConfig()).tls.ca;
+  const url = new URL(proxy.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname: url.hostname, port: url.port, path, method, ca, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 /**
  * A GET through the proxy (or `to.url`) without the runtime client, to see

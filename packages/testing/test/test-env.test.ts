@@ -4,8 +4,9 @@
  * per test, deleted when the test ends or when disposed; the operator under
  * test run by a Manager whose webhook server the installed configurations
  * reach; converges, passing and failing with its two messages; and fault
- * proxies that reach the server on its private socket (plain HTTP, no TLS to
- * the same process), the new one after a restart.
+ * proxies that hand the requests no fault can act on to the server in the
+ * process (no connection at all) and reach it on its private socket otherwise
+ * (plain HTTP, no TLS to the same process), the new one after a restart.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -278,7 +279,7 @@ describe('restarting the server', () => {
 });
 
 describe('fault proxies', () => {
-  test('reach the server on its private socket, in plain HTTP, and on the new socket after a restart', async (t) => {
+  test('hand a request no fault can act on to the server in the process; reach it on its private socket otherwise, in plain HTTP; both follow a restart', async (t) => {
     const durable = await TestEnv.start({ durable: true });
     t.after(() => durable.stop());
     const opened: Socket[] = [];
@@ -291,16 +292,31 @@ describe('fault proxies', () => {
     t.after(() => viaProxy.close());
     const before = durable.server.socketPath!;
     assert.ok(before.endsWith('/api.sock'), before);
-    await viaProxy.get(Namespace, 'default');
+    /** A GET that a fault covers (1 ms of latency), so that the proxy sends it on. */
+    const coveredGet = async (): Promise<void> => {
+      using slow = proxy.inject({ kind: 'latency', ms: 1, resources: ['namespaces'] });
+      await viaProxy.get(Namespace, 'default');
+      assert.equal(slow.hits, 1);
+    };
+
+    assert.equal((await viaProxy.get(Namespace, 'default')).metadata.name, 'default');
+    assert.equal(opened.length, 0, 'no connection: the server in the process took the request');
+    await coveredGet();
     // A Unix domain socket has no remote address; a TCP one to the server's port would have 127.0.0.1.
     assert.ok(opened.length >= 1);
     for (const socket of opened) {
       assert.ok(!(socket instanceof TLSSocket), 'no TLS upstream');
       assert.equal(socket.remoteAddress, undefined);
     }
+
     await durable.restartServer();
     assert.notEqual(durable.server.socketPath, before, 'a new socket for the new server');
     await eventually(() => viaProxy.get(Namespace, 'default'), { message: 'a GET through the proxy after the restart' });
+    const connections = opened.length;
+    await viaProxy.get(Namespace, 'kube-system');
+    assert.equal(opened.length, connections, 'handed to the new server, still without a connection');
+    await eventually(coveredGet, { message: 'a GET sent on after the restart' });
+    assert.ok(opened.length > connections, 'sent on over the new socket');
   });
 });
 

@@ -17,6 +17,10 @@
  * With `plainHttp` it serves plain HTTP on loopback instead, for tests and
  * local runs: no second TLS termination, which is most of what a proxy costs.
  * Then only requests bearing its own token pass.
+ *
+ * In front of a server in its own process (`upstreamInProcess`), a request
+ * no fault can act on is handed to the server's handler with the credentials
+ * it would have gone on with, rather than sent on as a second HTTP request.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
@@ -41,7 +45,8 @@ import type { ChaosSchedule } from './schedule.js';
 import { closedPromise, nameInBody, readAll, readBody, resetConnection, responseHeaders, sendStatus, sleep } from './respond.js';
 import { requestHead, type RequestHead } from './request-head.js';
 import { describeRequest, requestInfo, type RequestInfo } from './request-info.js';
-import { pipeAnswer, Upstream, type Auth } from './upstream.js';
+import { asSentOn, type InProcessHandler } from './hand-over.js';
+import { authorizationOf, pipeAnswer, Upstream, type Auth } from './upstream.js';
 import { relayWatch } from './watch-relay.js';
 
 /**
@@ -87,6 +92,18 @@ export interface FaultProxyOptions {
    * URL over TLS.
    */
   upstreamSocket?: string | (() => string);
+  /**
+   * The upstream server's own handler, when the server runs in this process
+   * (`RunningApiServer.serveInProcess`; TestEnv's proxies pass it): a request
+   * that no fault in force can act on, and that is no watch (the proxy relays
+   * watches event by event, for faults put in force later), is handed to it
+   * as it came, with the target and the Authorization header it would have
+   * gone on with, and its body unread: no second HTTP request inside the
+   * process. The proxy still counts and admits every request. When the
+   * handler declines (its server is stopping), or the upstream credentials
+   * are a client certificate, the request is sent on as usual.
+   */
+  upstreamInProcess?: InProcessHandler;
 }
 
 /**
@@ -168,6 +185,7 @@ export class FaultProxy {
     /** The CA of the serving certificate; undefined: plain HTTP. */
     caPem: string | undefined,
     upstreamSocket: FaultProxyOptions['upstreamSocket'],
+    private readonly inProcess: InProcessHandler | undefined,
   ) {
     const { port, address } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
@@ -212,7 +230,7 @@ export class FaultProxy {
       server.once('error', reject);
       server.listen(options.port ?? 0, host, () => resolve());
     });
-    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem, options.upstreamSocket);
+    proxy = new FaultProxy(server, options.upstream, token, options.onRecord, options.server, certs?.caPem, options.upstreamSocket, options.upstreamInProcess);
     return proxy;
   }
 
@@ -435,13 +453,58 @@ export class FaultProxy {
         req.resume();
         return sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized: the chaos proxy wants the token of its kubeconfig').status);
       }
-      const body = readBody(req, head.hasBody);
-      if (!(body instanceof Promise)) return this.authenticated(req, head, res, admitted, body);
-      // catch, not then's second handler: a throw inside authenticated must answer 502 too, not go unhandled.
-      body.then((read) => this.authenticated(req, head, res, admitted, read)).catch((err: unknown) => this.failed(res, err));
+      if (this.inProcess !== undefined && !head.upgrade && this.nothingActs(req.method ?? 'GET', admitted.target)) return this.toServerInProcess(req, head, res, admitted);
+      this.receive(req, head, res, admitted);
     } catch (err) {
       this.failed(res, err);
     }
+  }
+
+  /** Reads the body of an admitted request, then goes on to send it upstream. */
+  private receive(req: IncomingMessage, head: RequestHead, res: ServerResponse, admitted: { target: string; own: boolean }): void {
+    const body = readBody(req, head.hasBody);
+    if (!(body instanceof Promise)) return this.authenticated(req, head, res, admitted, body);
+    // catch, not then's second handler: a throw inside authenticated must answer 502 too, not go unhandled.
+    body.then((read) => this.authenticated(req, head, res, admitted, read)).catch((err: unknown) => this.failed(res, err));
+  }
+
+  /**
+   * Whether no fault in force can act on a request: it is no watch (a fault
+   * put in force later acts on an open stream), and no fault's scope takes it
+   * in (a fault acts only on requests it covers).
+   */
+  private nothingActs(method: string, target: string): boolean {
+    if (mayBeWatch(method, target)) return false;
+    if (this.faults.length === 0) return true;
+    const info = requestInfo(method, target);
+    return !this.faults.some((f) => f.covers(info));
+  }
+
+  /**
+   * Hands a request no fault can act on to the server in this process, with
+   * the credentials it would go upstream with.
+   */
+  private toServerInProcess(req: IncomingMessage, head: RequestHead, res: ServerResponse, admitted: { target: string; own: boolean }): void {
+    if (!admitted.own) return this.toServerInProcessWith(req, head, res, admitted, head.authorization);
+    this.upstream
+      .ownCredentials()
+      .then((credentials) => {
+        // A client certificate goes in a TLS handshake, which a hand-over has none of.
+        if (credentials.clientCertificate) this.receive(req, head, res, admitted);
+        else this.toServerInProcessWith(req, head, res, admitted, authorizationOf({ credentials }));
+      })
+      .catch((err: unknown) => this.failed(res, err));
+  }
+
+  private toServerInProcessWith(req: IncomingMessage, head: RequestHead, res: ServerResponse, admitted: { target: string; own: boolean }, authorization: string | undefined): void {
+    // The client left while the credentials were awaited: there is no one to answer.
+    if (res.destroyed) return void req.resume();
+    // Asked again: a fault put in force while the credentials were awaited may act on it.
+    if (this.nothingActs(req.method ?? 'GET', admitted.target)) {
+      asSentOn(req, admitted.target, authorization);
+      if (this.inProcess!(req, res)) return;
+    }
+    this.receive(req, head, res, admitted);
   }
 
   /** Goes on with the credentials the request is sent upstream with. */

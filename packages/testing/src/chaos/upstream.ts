@@ -40,6 +40,15 @@ export function pipeAnswer(upstream: UpstreamAnswer, res: ServerResponse): void 
   body.pipe(res);
 }
 
+/** The Authorization header a request goes upstream with; undefined when it has none (no credentials, or a client certificate). */
+export function authorizationOf(auth: Auth): string | undefined {
+  if ('header' in auth) return auth.header;
+  const { token, basic } = auth.credentials;
+  if (token) return `Bearer ${token}`;
+  if (basic) return `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+  return undefined;
+}
+
 export class Upstream {
   private readonly url: URL;
   /** What every request's options share, worked out once. */
@@ -114,9 +123,8 @@ export class Upstream {
   private outgoing(method: string, head: RequestHead, target: string, body: Buffer, auth: Auth): { path: string; headers: string[]; cert?: { cert: string; key: string } } {
     const headers = head.forwarded;
     if (body.length > 0 || method === 'POST' || method === 'PUT' || method === 'PATCH') headers.push('content-length', String(body.length));
-    if ('header' in auth) headers.push('authorization', auth.header);
-    else if (auth.credentials.token) headers.push('authorization', `Bearer ${auth.credentials.token}`);
-    else if (auth.credentials.basic) headers.push('authorization', `Basic ${Buffer.from(`${auth.credentials.basic.username}:${auth.credentials.basic.password}`).toString('base64')}`);
+    const authorization = authorizationOf(auth);
+    if (authorization !== undefined) headers.push('authorization', authorization);
     const cert = 'credentials' in auth ? auth.credentials.clientCertificate : undefined;
     return { path: this.pathPrefix + target, headers, ...(cert ? { cert } : {}) };
   }

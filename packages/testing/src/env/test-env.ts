@@ -371,9 +371,11 @@ export class TestEnv implements AsyncDisposable {
    * in-memory one records them as misses).
    * It stops when `scope` ends, when disposed, or with the environment.
    * It serves HTTPS, or plain HTTP on 127.0.0.1 with `{ plainHttp: true }`
-   * (cheaper per request; only its own token passes). It reaches the server
-   * on the server's private Unix socket, in plain HTTP with the admin token
-   * (no TLS inside the process; see `ApiServerOptions.privateSocket`).
+   * (cheaper per request; only its own token passes). A request no fault can
+   * act on (and no watch) is handed to the server's handler in this process
+   * (`RunningApiServer.serveInProcess`); the others reach the server on its
+   * private Unix socket, in plain HTTP with the admin token (no TLS inside the
+   * process; see `ApiServerOptions.privateSocket`).
    *
    * @example
    * ```ts
@@ -390,7 +392,13 @@ export class TestEnv implements AsyncDisposable {
    */
   async faultProxy(options: TestScope | EnvFaultProxyOptions = {}): Promise<FaultProxy> {
     const { scope, plainHttp } = isScope(options) ? { scope: options, plainHttp: false } : options;
-    const proxy = await FaultProxy.start({ upstream: this.kubeconfig.config, server: this.serverFaults, plainHttp, upstreamSocket: this.live.socketPath });
+    const proxy = await FaultProxy.start({
+      upstream: this.kubeconfig.config,
+      server: this.serverFaults,
+      plainHttp,
+      upstreamSocket: this.live.socketPath,
+      upstreamInProcess: (req, res) => this.live.current.serveInProcess?.(req, res) ?? false,
+    });
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
       return proxy.stop();

@@ -7,7 +7,7 @@
  * managedFields entry's time) and the `kubernetes` objects pointed at
  * 127.0.0.1:0; then what the server's own controllers write next on a new
  * store (autoregister's APIServices, the FlowSchemas' Dangling conditions, the
- * aggregated ClusterRoles' rules), each write in its order, with the same
+ * default ServiceAccounts), each write in its order, with the same
  * fields emptied and each status condition's lastTransitionTime. A start on a
  * new store then stores them as they are (see src/bootstrap-objects.ts).
  *
@@ -43,7 +43,7 @@ const kubernetesResources = [
   { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' },
 ];
 
-/** What the server's own controllers write on a new store after the `kubernetes` objects, besides resources above: each namespace's `default` ServiceAccount, autoregister's APIServices (FlowSchema status and ClusterRole aggregation write to resources above). */
+/** What the server's own controllers write on a new store after the `kubernetes` objects, besides resources above: each namespace's `default` ServiceAccount, autoregister's APIServices (the FlowSchema status controller writes to a resource above). */
 const controllerResources = [
   { group: '', version: 'v1', resource: 'serviceaccounts' },
   { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' },

@@ -28,8 +28,8 @@ export interface PrecomputedObject {
 /**
  * The file's three parts: the bootstrap objects proper; the `kubernetes` Service, Endpoints and
  * EndpointSlice; and what the server's own controllers then write on a new store, in order (each
- * built-in group version's APIService, the FlowSchemas' Dangling conditions, the aggregated
- * ClusterRoles' rules), a create or a later version of a stored object.
+ * namespace's default ServiceAccount, each built-in group version's APIService, the FlowSchemas'
+ * Dangling conditions), a create or a later version of a stored object.
  */
 export interface PrecomputedBootstrap {
   objects: PrecomputedObject[];

@@ -77,7 +77,7 @@ function storePrecomputed(catalog: ResourceCatalog, objects: readonly Precompute
 /**
  * Stores what the server's own controllers write on a new store right after
  * the `kubernetes` Service (autoregister's APIServices, the FlowSchemas'
- * Dangling conditions, the aggregated ClusterRoles' rules), as they wrote it
+ * Dangling conditions), as they wrote it
  * when bootstrap-objects.json was made, in the same order: their first passes
  * then find everything as they want it, and write nothing.
  */

@@ -346,7 +346,7 @@ export class ResourceStore {
   /**
    * Stores a later version of a bootstrap object of a new store, as one of
    * the server's own controllers wrote it when bootstrap-objects.json was made
-   * (a FlowSchema's status, an aggregated ClusterRole's rules): the uid and
+   * (a FlowSchema's Dangling condition): the uid and
    * creation time are the stored object's, every managedFields entry's time is
    * `time`. `obj` is kept as it is (frozen): a fresh copy. Throws StoreError
    * NotFound when the object is not stored.

@@ -6,8 +6,10 @@
  * bootstrap-objects.json: defaulted, with their managedFields and Go's
  * encoding of zero values, in the order of creation. What differs between two
  * starts is left empty there (uid, creationTimestamp, resourceVersion, each
- * managedFields entry's time) and filled in by the write; the `kubernetes`
- * objects also get the server's address ({@link fillKubernetesAddress}).
+ * managedFields entry's time, each status condition's lastTransitionTime) and
+ * filled in by the write; the `kubernetes` objects also get the server's
+ * address ({@link fillKubernetesAddress}). The controllers' writes that follow
+ * on a new store come with them, so that their first passes find nothing to do.
  * A start then stores them without building or preparing any of them.
  * bootstrap-objects.test.ts proves the file equal to what the write path
  * stores now, and bootstrap.test.ts compares both ways byte for byte.
@@ -23,10 +25,16 @@ export interface PrecomputedObject {
   object: KubeObject;
 }
 
-/** The file's two parts: the bootstrap objects proper, and the `kubernetes` Service, Endpoints and EndpointSlice. */
+/**
+ * The file's three parts: the bootstrap objects proper; the `kubernetes` Service, Endpoints and
+ * EndpointSlice; and what the server's own controllers then write on a new store, in order (each
+ * namespace's default ServiceAccount, each built-in group version's APIService, the FlowSchemas'
+ * Dangling conditions), a create or a later version of a stored object.
+ */
 export interface PrecomputedBootstrap {
   objects: PrecomputedObject[];
   kubernetes: PrecomputedObject[];
+  controllerWrites: PrecomputedObject[];
 }
 
 let text: string | undefined;
@@ -35,6 +43,15 @@ let text: string | undefined;
 export function precomputedBootstrap(): PrecomputedBootstrap {
   text ??= readFileSync(new URL('./bootstrap-objects.json', import.meta.url), 'utf8');
   return JSON.parse(text) as PrecomputedBootstrap;
+}
+
+/**
+ * Sets the time of each status condition the file left empty (an APIService's
+ * Available, a FlowSchema's Dangling), as the write that made it stamped it.
+ */
+export function fillConditionTimes(object: KubeObject, time: string): void {
+  const conditions = (object.status as { conditions?: Array<{ lastTransitionTime?: string }> } | undefined)?.conditions;
+  for (const condition of conditions ?? []) if (condition.lastTransitionTime === '') condition.lastTransitionTime = time;
 }
 
 /**

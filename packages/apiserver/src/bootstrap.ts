@@ -10,7 +10,7 @@ import type { ResourceStore } from './registry/resource-store.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
 import { nowTimestamp } from './registry/object-meta.js';
-import { fillKubernetesAddress, kubernetesAddressType, precomputedBootstrap, type PrecomputedObject } from './bootstrap-objects.js';
+import { fillConditionTimes, fillKubernetesAddress, kubernetesAddressType, precomputedBootstrap, type PrecomputedObject } from './bootstrap-objects.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -70,9 +70,24 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
 }
 
 /** Stores precomputed objects in their order, each by its resource, with one creation time. */
-function storePrecomputed(catalog: ResourceCatalog, objects: readonly PrecomputedObject[]): void {
-  const time = nowTimestamp();
+function storePrecomputed(catalog: ResourceCatalog, objects: readonly PrecomputedObject[], time = nowTimestamp()): void {
   for (const { group, version, resource, object } of objects) catalog.lookup(group, version, resource)!.createPrecomputed(object, time);
+}
+
+/**
+ * Stores what the server's own controllers write on a new store right after
+ * the `kubernetes` Service (autoregister's APIServices, the FlowSchemas'
+ * Dangling conditions), as they wrote it
+ * when bootstrap-objects.json was made, in the same order: their first passes
+ * then find everything as they want it, and write nothing.
+ */
+function storeControllerWrites(catalog: ResourceCatalog, writes: readonly PrecomputedObject[], time: string): void {
+  for (const { group, version, resource, object } of writes) {
+    const rs = catalog.lookup(group, version, resource)!;
+    fillConditionTimes(object, time);
+    if (rs.mvcc.get(rs.key(object.metadata.namespace ?? '', object.metadata.name!))) rs.updatePrecomputed(object, time);
+    else rs.createPrecomputed(object, time);
+  }
 }
 
 /**
@@ -80,14 +95,16 @@ function storePrecomputed(catalog: ResourceCatalog, objects: readonly Precompute
  * pointing at this server, as every cluster has them (rewritten at each start: the port may change).
  * `precomputed`: the store is new and nothing but the bootstrap objects was written to it (so no
  * admission webhook, quota or existing object can be in the way): they are stored as the
- * bootstrap objects are, from bootstrap-objects.json with this server's address (the bootstrap
- * test compares both ways byte for byte).
+ * bootstrap objects are, from bootstrap-objects.json with this server's address, followed by
+ * what the server's controllers would write next (the bootstrap test compares both ways byte for byte).
  */
 export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, precomputed = false): Promise<void> {
   if (precomputed) {
-    const objects = precomputedBootstrap().kubernetes;
-    fillKubernetesAddress(objects, host, port);
-    storePrecomputed(catalog, objects);
+    const { kubernetes, controllerWrites } = precomputedBootstrap();
+    fillKubernetesAddress(kubernetes, host, port);
+    const time = nowTimestamp();
+    storePrecomputed(catalog, kubernetes, time);
+    storeControllerWrites(catalog, controllerWrites, time);
     return;
   }
   const services = catalog.lookup('', 'v1', 'services')!;

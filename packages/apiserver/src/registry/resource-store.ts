@@ -343,6 +343,26 @@ export class ResourceStore {
     return this.store.create(this.key(meta.namespace ?? '', meta.name!), obj);
   }
 
+  /**
+   * Stores a later version of a bootstrap object of a new store, as one of
+   * the server's own controllers wrote it when bootstrap-objects.json was made
+   * (a FlowSchema's Dangling condition): the uid and
+   * creation time are the stored object's, every managedFields entry's time is
+   * `time`. `obj` is kept as it is (frozen): a fresh copy. Throws StoreError
+   * NotFound when the object is not stored.
+   */
+  updatePrecomputed(obj: KubeObject, time: string): Versioned {
+    const meta = obj.metadata;
+    const key = this.key(meta.namespace ?? '', meta.name!);
+    const current = this.store.get(key);
+    if (!current) throw new StoreError('NotFound', `key ${key} not found`);
+    meta.uid = current.value.metadata.uid;
+    meta.creationTimestamp = current.value.metadata.creationTimestamp;
+    for (const entry of meta.managedFields ?? []) entry.time = time;
+    shareManagedFields(meta.managedFields);
+    return this.store.update(key, current.rev, obj);
+  }
+
   /** `requestName` is the name in the request path: `''` for a POST, the object's for a PUT or an apply that creates. */
   private createObject(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string): Promise<WriteResult> {
     if (!this.strategy.beginCreate) return this.createHolding(namespace, body, opts, managed, requestName, holdsNothing);

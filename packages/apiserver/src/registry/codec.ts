@@ -60,11 +60,11 @@ export function schemaDecoder(info: ResourceInfo): ObjectDecoder {
 }
 
 /** Writes zero values as Go's encoding of the kind does: some fields added, empty omitempty ones dropped (see go-encoding.ts). */
-export function schemaEncoder(info: ResourceInfo): (obj: KubeObject) => void {
+export function schemaEncoder(info: ResourceInfo): (obj: KubeObject, stored?: KubeObject) => void {
   const schemaOf = kindSchema(info);
-  return (obj) => {
+  return (obj, stored) => {
     const schema = schemaOf();
-    if (schema) encodeZerosAsGo(obj, schema, resolveBuiltinSchema);
+    if (schema) encodeZerosAsGo(obj, schema, resolveBuiltinSchema, stored);
   };
 }
 

@@ -93,7 +93,7 @@ export interface ResourceStoreDeps {
   /** Admission webhooks: mutating before defaulting and validation, validating after. */
   admission?: AdmissionChain;
   /** Adds what encoding the kind's Go type writes even when unset (built-in kinds), once an object is valid. */
-  encoder?: (obj: KubeObject) => void;
+  encoder?: (obj: KubeObject, stored?: KubeObject) => void;
   /** ResourceQuota admission, after the validating webhooks (kube runs it last). */
   quota?: ResourceQuotaAdmission;
 }
@@ -567,7 +567,8 @@ export class ResourceStore {
     if (!om.deletionTimestamp) delete m.deletionTimestamp;
     if (om.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
     // Before comparing with the stored object, which has them: decoding dropped the nulls among them.
-    this.deps.encoder?.(obj);
+    // What the write keeps of the stored object itself (a status write: all but status) was encoded then.
+    this.deps.encoder?.(obj, this.servesAsStored ? old : undefined);
     if (this.strategy.tracksGeneration) {
       m.generation = (om.generation ?? 1) + (specChanged(obj, old) ? 1 : 0);
     } else delete m.generation;
@@ -947,9 +948,11 @@ function narrowToSubresource(old: KubeObject, incoming: KubeObject, subresource:
   if (subresource === 'finalize') {
     return { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
   }
-  // The null holds status's place among the keys, as the old object has it. The new status is copied
-  // too: the decoder's objects had their nulls deleted, and a stored copy built afresh stays compact.
-  return { ...deepCopy({ ...old, status: null }), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
+  // The stored object's values are kept as they are, shared with it (stored objects never change in
+  // place, and what follows sets only metadata, a copy of its own); status keeps its place among the
+  // keys. The new status is copied: the decoder's objects had their nulls deleted, and a stored copy
+  // built afresh stays compact.
+  return { ...old, metadata: { ...old.metadata }, status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
 }
 
 /**

@@ -61,8 +61,15 @@ type ManagedFieldsMode = { mode: 'compute'; requested: unknown } | { mode: 'keep
  * Turns a request body into the object to store: checks or drops unknown fields.
  * `source` is `patch` when the object is the result of applying a patch: kube then
  * reports a strict decoding error without the "cannot be handled as" prefix.
+ * `stored` is the object as stored now, when the write replaces one: a decoder
+ * may pass over what the body holds exactly as stored (it was decoded when written).
  */
-export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation, source?: 'body' | 'patch') => { object: KubeObject; warnings: string[] };
+export type ObjectDecoder = (
+  obj: KubeObject,
+  validation: FieldValidation,
+  source?: 'body' | 'patch',
+  stored?: KubeObject,
+) => { object: KubeObject; warnings: string[] };
 
 /** Applies a patch of the given content type to the current object. */
 export type PatchApplier = (current: KubeObject, patchType: string, body: Buffer) => KubeObject;
@@ -395,7 +402,7 @@ export class ResourceStore {
 
   /** PUT: replaces the object (or, for `status`, only its status). */
   async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
-    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation);
+    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation, 'body', this.store.get(this.key(namespace, name))?.value);
     this.checkNamespaceMatches(decoded, namespace);
     if (decoded.metadata.name !== name) {
       throw badRequest(`the name of the object (${decoded.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -433,7 +440,7 @@ export class ResourceStore {
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
       let decoded: ReturnType<ResourceStore['decode']>;
       try {
-        decoded = this.decode(patched, opts.fieldValidation, 'patch');
+        decoded = this.decode(patched, opts.fieldValidation, 'patch', current.value);
       } catch (e) {
         throw strictPatchError(e, patchType, body, patched) ?? e;
       }
@@ -877,7 +884,7 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- helpers
 
-  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body'): { object: KubeObject; warnings: string[] } {
+  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body', stored?: KubeObject): { object: KubeObject; warnings: string[] } {
     if (!isJsonObject(body)) throw badRequest('Object \'Kind\' is missing in \'null\'');
     const expected = this.apiVersion;
     const mismatch = typeMetaMismatch(this.info, body) ?? metadataTypeError(this.info, body.metadata);
@@ -893,7 +900,7 @@ export class ResourceStore {
     if (duplicates && validation === 'Strict') {
       throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.errors.join(', ')}`));
     }
-    const decoded = this.deps.decoder(copy, validation, source);
+    const decoded = this.deps.decoder(copy, validation, source, this.servesAsStored ? stored : undefined);
     return duplicates ? { ...decoded, warnings: [...duplicates.warnings, ...decoded.warnings] } : decoded;
   }
 

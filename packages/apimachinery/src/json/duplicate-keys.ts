@@ -42,23 +42,25 @@ export function duplicateKeys(text: string): JsonPathSegment[][] {
   const found: JsonPathSegment[][] = [];
   let top: Frame | undefined;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === quote) {
       const end = stringEnd(text, i);
       if (top?.keys && top.expectKey) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        // A key without escapes is its text; only one with a backslash needs JSON's reading.
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (top.keys.has(key)) found.push([...pathOf(top), key]);
         else top.keys.add(key);
         top.lastKey = key;
         top.expectKey = false;
       }
       i = end;
-    } else if (c === '{' || c === '[') {
+    } else if (c === openBrace || c === openBracket) {
       const at = top === undefined ? '' : top.keys ? top.lastKey : top.index;
-      top = { parent: top, at, keys: c === '{' ? new Set() : undefined, lastKey: '', index: 0, expectKey: c === '{' };
-    } else if (c === '}' || c === ']') {
+      top = { parent: top, at, keys: c === openBrace ? new Set() : undefined, lastKey: '', index: 0, expectKey: c === openBrace };
+    } else if (c === closeBrace || c === closeBracket) {
       top = top?.parent;
-    } else if (c === ',' && top) {
+    } else if (c === comma && top) {
       if (top.keys) top.expectKey = true;
       else top.index++;
     }
@@ -87,6 +89,13 @@ export function formatFieldPath(path: readonly JsonPathSegment[], index: (i: num
   }
   return out;
 }
+
+const quote = 0x22;
+const comma = 0x2c;
+const openBracket = 0x5b;
+const closeBracket = 0x5d;
+const openBrace = 0x7b;
+const closeBrace = 0x7d;
 
 /** The path of the object `frame` is, from the top. */
 function pathOf(frame: Frame): JsonPathSegment[] {

@@ -19,6 +19,8 @@ import type { FieldsV1 } from './field-set.js';
 /** How many distinct trees are remembered; their keys cost about their JSON each. */
 const maxSharedTrees = 2048;
 const sharedTrees = new Map<string, FieldsV1>();
+/** The key (JSON) each shared tree was shared under: entries carry the same trees write after write. */
+const sharedTreeKeys = new WeakMap<object, string>();
 /** How many distinct nodes of leaves are remembered; their keys cost about their names each. */
 const maxSharedLeafNodes = 8192;
 /** Nodes whose children are all `{}`, by their names (in order, NUL-separated), the oldest first. */
@@ -116,7 +118,8 @@ export function shareManagedFields(entries: ReadonlyArray<{ fieldsV1?: object }>
     }
     const tree = entry.fieldsV1 as FieldsV1 | undefined;
     if (!tree || typeof tree !== 'object') continue;
-    const key = JSON.stringify(tree);
+    // A tree shared already (an entry a write kept from the stored object) is looked up by the key it was shared under.
+    const key = sharedTreeKeys.get(tree) ?? JSON.stringify(tree);
     let shared: FieldsV1 | undefined = sharedTrees.get(key);
     if (shared) {
       // Most recently used last, so that the oldest is forgotten first.
@@ -130,6 +133,7 @@ export function shareManagedFields(entries: ReadonlyArray<{ fieldsV1?: object }>
       if (sharedTrees.size >= maxSharedTrees) sharedTrees.delete(sharedTrees.keys().next().value as string);
     }
     sharedTrees.set(key, shared);
+    sharedTreeKeys.set(shared, key);
     entry.fieldsV1 = shared;
   }
 }

@@ -51,7 +51,7 @@ function isEmpty(v: unknown): boolean {
   return typeof v === 'object' && v !== null && Object.keys(v).length === 0;
 }
 
-function walk(value: unknown, schema: OpenApiSchema | undefined, resolve: SchemaResolver): void {
+function walk(value: unknown, schema: OpenApiSchema | undefined, resolve: SchemaResolver, stored?: Record<string, unknown>): void {
   if (typeof value !== 'object' || value === null || !schema) return;
   const s = resolveSchemaOnce(schema, resolve);
   if (!s) return;
@@ -67,13 +67,22 @@ function walk(value: unknown, schema: OpenApiSchema | undefined, resolve: Schema
     for (const [key, zero] of fields.written) if (!Object.hasOwn(record, key)) record[key] = typeof zero === 'object' && zero !== null ? structuredClone(zero) : zero;
   }
   if (s.properties) {
-    for (const key of Object.keys(record)) if (Object.hasOwn(s.properties, key)) walk(record[key], s.properties[key], resolve);
+    for (const key of Object.keys(record)) {
+      // A value the stored object holds itself was encoded when that object was stored.
+      if (stored !== undefined && record[key] === stored[key]) continue;
+      if (Object.hasOwn(s.properties, key)) walk(record[key], s.properties[key], resolve);
+    }
   } else if (typeof s.additionalProperties === 'object') {
     for (const key of Object.keys(record)) walk(record[key], s.additionalProperties, resolve);
   }
 }
 
-/** Makes `obj` (an object of the kind `schema` describes), in place, what Go's encoding writes for it at zero values. */
-export function encodeZerosAsGo(obj: unknown, schema: OpenApiSchema, resolve: SchemaResolver): void {
-  walk(obj, schema, resolve);
+/**
+ * Makes `obj` (an object of the kind `schema` describes), in place, what Go's
+ * encoding writes for it at zero values. Top-level fields whose value is the
+ * very value `stored` holds (an update that keeps them from the stored object)
+ * are left as they are: they were encoded when that object was stored.
+ */
+export function encodeZerosAsGo(obj: unknown, schema: OpenApiSchema, resolve: SchemaResolver, stored?: object): void {
+  walk(obj, schema, resolve, stored as Record<string, unknown> | undefined);
 }

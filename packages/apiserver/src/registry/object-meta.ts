@@ -1,15 +1,29 @@
 /** Metadata bookkeeping shared by every write: names, uids, timestamps, generation. */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import { jsonEqual, type KubeObject } from '@operant/apimachinery';
 
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** kube's name generator: the prefix plus five characters without vowels or look-alikes. */
 export function generateName(prefix: string): string {
-  const bytes = randomBytes(5);
   let suffix = '';
-  for (const b of bytes) suffix += nameAlphabet[b % nameAlphabet.length];
+  for (let i = 0; i < 5; i++) suffix += nameAlphabet[randomByte() % nameAlphabet.length];
   return `${prefix.slice(0, 63 - 5)}${suffix}`;
+}
+
+/**
+ * Random bytes drawn from a pool filled 4 KiB at a time: a call to the
+ * system's generator per name cost more than the rest of naming a pod.
+ */
+const randomPool = Buffer.alloc(4096);
+let randomPoolUsed = randomPool.length;
+
+function randomByte(): number {
+  if (randomPoolUsed === randomPool.length) {
+    randomFillSync(randomPool);
+    randomPoolUsed = 0;
+  }
+  return randomPool[randomPoolUsed++]!;
 }
 
 /** RFC 3339 with second precision, as metav1.Time serializes. */

@@ -61,8 +61,15 @@ type ManagedFieldsMode = { mode: 'compute'; requested: unknown } | { mode: 'keep
  * Turns a request body into the object to store: checks or drops unknown fields.
  * `source` is `patch` when the object is the result of applying a patch: kube then
  * reports a strict decoding error without the "cannot be handled as" prefix.
+ * `stored` is the object as stored now, when the write replaces one: a decoder
+ * may pass over what the body holds exactly as stored (it was decoded when written).
  */
-export type ObjectDecoder = (obj: KubeObject, validation: FieldValidation, source?: 'body' | 'patch') => { object: KubeObject; warnings: string[] };
+export type ObjectDecoder = (
+  obj: KubeObject,
+  validation: FieldValidation,
+  source?: 'body' | 'patch',
+  stored?: KubeObject,
+) => { object: KubeObject; warnings: string[] };
 
 /** Applies a patch of the given content type to the current object. */
 export type PatchApplier = (current: KubeObject, patchType: string, body: Buffer) => KubeObject;
@@ -93,7 +100,7 @@ export interface ResourceStoreDeps {
   /** Admission webhooks: mutating before defaulting and validation, validating after. */
   admission?: AdmissionChain;
   /** Adds what encoding the kind's Go type writes even when unset (built-in kinds), once an object is valid. */
-  encoder?: (obj: KubeObject) => void;
+  encoder?: (obj: KubeObject, stored?: KubeObject) => void;
   /** ResourceQuota admission, after the validating webhooks (kube runs it last). */
   quota?: ResourceQuotaAdmission;
 }
@@ -422,7 +429,7 @@ export class ResourceStore {
 
   /** PUT: replaces the object (or, for `status`, only its status). */
   async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
-    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation);
+    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation, 'body', this.store.get(this.key(namespace, name))?.value);
     this.checkNamespaceMatches(decoded, namespace);
     if (decoded.metadata.name !== name) {
       throw badRequest(`the name of the object (${decoded.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -460,7 +467,7 @@ export class ResourceStore {
       if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) throw badRequest('the patch produced an object without metadata');
       let decoded: ReturnType<ResourceStore['decode']>;
       try {
-        decoded = this.decode(patched, opts.fieldValidation, 'patch');
+        decoded = this.decode(patched, opts.fieldValidation, 'patch', current.value);
       } catch (e) {
         throw strictPatchError(e, patchType, body, patched) ?? e;
       }
@@ -601,7 +608,8 @@ export class ResourceStore {
     if (!om.deletionTimestamp) delete m.deletionTimestamp;
     if (om.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
     // Before comparing with the stored object, which has them: decoding dropped the nulls among them.
-    this.deps.encoder?.(obj);
+    // What the write keeps of the stored object itself (a status write: all but status) was encoded then.
+    this.deps.encoder?.(obj, this.servesAsStored ? old : undefined);
     if (this.strategy.tracksGeneration) {
       m.generation = (om.generation ?? 1) + (specChanged(obj, old) ? 1 : 0);
     } else delete m.generation;
@@ -910,7 +918,7 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- helpers
 
-  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body'): { object: KubeObject; warnings: string[] } {
+  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body', stored?: KubeObject): { object: KubeObject; warnings: string[] } {
     if (!isJsonObject(body)) throw badRequest('Object \'Kind\' is missing in \'null\'');
     const expected = this.apiVersion;
     const mismatch = typeMetaMismatch(this.info, body) ?? metadataTypeError(this.info, body.metadata);
@@ -926,7 +934,7 @@ export class ResourceStore {
     if (duplicates && validation === 'Strict') {
       throw badRequest(cannotBeHandledMessage(this.info.kind, this.info.version, `strict decoding error: ${duplicates.errors.join(', ')}`));
     }
-    const decoded = this.deps.decoder(copy, validation, source);
+    const decoded = this.deps.decoder(copy, validation, source, this.servesAsStored ? stored : undefined);
     return duplicates ? { ...decoded, warnings: [...duplicates.warnings, ...decoded.warnings] } : decoded;
   }
 
@@ -1002,9 +1010,11 @@ function narrowToSubresource(old: KubeObject, incoming: KubeObject, subresource:
   if (subresource === 'finalize') {
     return { ...deepCopy(old), spec: { ...(old.spec as object), finalizers: (incoming.spec as { finalizers?: unknown })?.finalizers } } as KubeObject;
   }
-  // The null holds status's place among the keys, as the old object has it. The new status is copied
-  // too: the decoder's objects had their nulls deleted, and a stored copy built afresh stays compact.
-  return { ...deepCopy({ ...old, status: null }), status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
+  // The stored object's values are kept as they are, shared with it (stored objects never change in
+  // place, and what follows sets only metadata, a copy of its own); status keeps its place among the
+  // keys. The new status is copied: the decoder's objects had their nulls deleted, and a stored copy
+  // built afresh stays compact.
+  return { ...old, metadata: { ...old.metadata }, status: incoming.status === undefined ? undefined : deepCopy(incoming.status) } as KubeObject;
 }
 
 /**

@@ -160,6 +160,12 @@ interface Entry {
  */
 export class SharedInformerFactory {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The entries asked for with no request of their own, by kind object: every
+   * cached read and every tracked write asks for these, and the answer never
+   * changes once made (the scopes are fixed, entries are never removed).
+   */
+  private readonly plainEntries = new WeakMap<Kind, { full?: Entry; metadata?: Entry }>();
   private readonly scopes = new Map<string, KindCacheScope>();
   private readonly options: Omit<SharedInformerFactoryOptions, 'byKind'>;
   private startSignal: AbortSignal | undefined;
@@ -196,6 +202,9 @@ export class SharedInformerFactory {
    * ```
    */
   lookup(kind: Kind, request: InformerScopeRequest = {}, metadataOnly = false): Informer<KubeObject> | undefined {
+    const plain = isPlain(request) ? this.plainEntries.get(kind) : undefined;
+    const known = metadataOnly ? plain?.metadata : plain?.full;
+    if (known) return known.informer;
     return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
   }
 
@@ -250,6 +259,12 @@ export class SharedInformerFactory {
   }
 
   private obtain<T extends KubeObject>(kind: Kind, request: InformerRequest<T>, metadataOnly: boolean, makeLw: () => ListerWatcher<T>): Informer<T> {
+    const plain = isPlain(request);
+    if (plain) {
+      const known = this.plainEntries.get(kind);
+      const entry = metadataOnly ? known?.metadata : known?.full;
+      if (entry) return entry.informer as unknown as Informer<T>;
+    }
     const scope = this.scopeOf(kind, request);
     const { namespace, labelSelector, fieldSelector } = scope;
     const key = this.entryKey(kind, scope, metadataOnly);
@@ -273,6 +288,12 @@ export class SharedInformerFactory {
       this.entries.set(key, entry);
       if (this.startSignal) entry.informer.start(this.startSignal);
     }
+    if (plain) {
+      let known = this.plainEntries.get(kind);
+      if (!known) this.plainEntries.set(kind, (known = {}));
+      if (metadataOnly) known.metadata = entry;
+      else known.full = entry;
+    }
     const informer = entry.informer as unknown as Informer<T>;
     for (const [name, fn] of Object.entries(request.indexers ?? {})) {
       try {
@@ -290,6 +311,12 @@ export class SharedInformerFactory {
 }
 
 /** A kind's resource, version aside: `pods`, `deployments.apps`. */
+/** A request that names nothing: the kind's default scope, the factory's transform, no indexers. */
+function isPlain(request: InformerRequest<never> | InformerScopeRequest): boolean {
+  for (const key in request) if ((request as Record<string, unknown>)[key] !== undefined) return false;
+  return true;
+}
+
 function resourceId(kind: Kind): string {
   return kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
 }

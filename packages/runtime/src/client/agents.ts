@@ -11,16 +11,6 @@ import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { ClientCertificate, TlsConfig } from '../config/index.js';
 
-/**
- * Every connection a burst opened stays open for the next one (Node keeps 256
- * idle ones by default and closes the rest): a controller that sends a few
- * hundred requests at once (a ReplicaSet's slow-start batch, a hundred kubelet
- * workers) otherwise pays a new TLS handshake, on both sides, for each
- * connection past 256 at every burst. The server closes connections left idle
- * (kube-apiserver and ours after 65 s), which bounds what is kept.
- */
-const keepAliveOptions = { keepAlive: true, maxFreeSockets: Infinity } as const;
-
 /** Agents kept at once; past this, the oldest is destroyed (its watches end and are re-established by their owners). */
 const maxAgents = 4;
 
@@ -67,9 +57,9 @@ export class AgentPool {
   }
 
   private create(cert: ClientCertificate | undefined): HttpAgent {
-    if (!this.secure) return new HttpAgent(keepAliveOptions);
+    if (!this.secure) return new HttpAgent({ keepAlive: true });
     return new HttpsAgent({
-      ...keepAliveOptions,
+      keepAlive: true,
       // One context for every connection of the agent: without it each new connection parses the CA, certificate and key again.
       secureContext: createSecureContext({ ca: this.tls.ca, cert: cert?.cert, key: cert?.key }),
       rejectUnauthorized: !this.tls.insecureSkipTlsVerify,

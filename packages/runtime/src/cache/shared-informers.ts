@@ -166,6 +166,10 @@ export class SharedInformerFactory {
    * changes once made (the scopes are fixed, entries are never removed).
    */
   private readonly plainEntries = new WeakMap<Kind, { full?: Entry; metadata?: Entry }>();
+  /** Plain lookups that found nothing, by kind, with the {@link created} count they saw: any new entry may answer them. */
+  private readonly plainMisses = new WeakMap<Kind, { full?: number; metadata?: number }>();
+  /** Entries created so far. */
+  private created = 0;
   private readonly scopes = new Map<string, KindCacheScope>();
   private readonly options: Omit<SharedInformerFactoryOptions, 'byKind'>;
   private startSignal: AbortSignal | undefined;
@@ -205,7 +209,17 @@ export class SharedInformerFactory {
     const plain = isPlain(request) ? this.plainEntries.get(kind) : undefined;
     const known = metadataOnly ? plain?.metadata : plain?.full;
     if (known) return known.informer;
-    return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+    if (!isPlain(request)) return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+    const missed = this.plainMisses.get(kind);
+    if ((metadataOnly ? missed?.metadata : missed?.full) === this.created) return undefined;
+    const informer = this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+    if (!informer) {
+      const misses = missed ?? {};
+      if (metadataOnly) misses.metadata = this.created;
+      else misses.full = this.created;
+      if (!missed) this.plainMisses.set(kind, misses);
+    }
+    return informer;
   }
 
   /**
@@ -286,6 +300,7 @@ export class SharedInformerFactory {
       });
       entry = { informer: informer as unknown as Informer<KubeObject>, transform };
       this.entries.set(key, entry);
+      this.created++;
       if (this.startSignal) entry.informer.start(this.startSignal);
     }
     if (plain) {

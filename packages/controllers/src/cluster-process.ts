@@ -113,8 +113,9 @@ export async function startSimulatedClusterProcess(options: SimulatedClusterProc
 /**
  * This process's Node options, plus a young generation of 64 MiB semi-spaces
  * unless they set one: the cluster decodes every watch event and answer
- * into objects that die young, and with V8's default (16 MiB) its scavenges
- * ran four times as often and cost several percent of its CPU.
+ * into objects that die young: with V8's default (16 MiB) its collections
+ * took 6.6% of its CPU scaling 5,000 pods, with 64 MiB 5.0% (about 70 MiB
+ * more RSS at 10,000 pods).
  */
 function childExecArgv(own: readonly string[]): string[] {
   if (own.some((a) => a.startsWith('--max-semi-space-size'))) return [...own];

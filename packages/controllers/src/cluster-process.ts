@@ -81,7 +81,7 @@ const childModule = new URL(`./cluster-process-child.${import.meta.url.endsWith(
  */
 export async function startSimulatedClusterProcess(options: SimulatedClusterProcessOptions): Promise<SimulatedClusterProcess> {
   const { stopTimeoutMs = 15_000, ...rest } = options;
-  const child = fork(childModule, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+  const child = fork(childModule, [], { execArgv: childExecArgv(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   send(child, { type: 'start', options: { ...rest, timeAnchor: rest.timeAnchor ?? Date.now() } });
   const answer = await Promise.race([
@@ -108,6 +108,18 @@ export async function startSimulatedClusterProcess(options: SimulatedClusterProc
       return stopping;
     },
   };
+}
+
+/**
+ * This process's Node options, plus a young generation of 64 MiB semi-spaces
+ * unless they set one: the cluster decodes every watch event and answer
+ * into objects that die young: with V8's default (16 MiB) its collections
+ * took 6.6% of its CPU scaling 5,000 pods, with 64 MiB 5.0% (about 70 MiB
+ * more RSS at 10,000 pods).
+ */
+function childExecArgv(own: readonly string[]): string[] {
+  if (own.some((a) => a.startsWith('--max-semi-space-size'))) return [...own];
+  return [...own, '--max-semi-space-size=64'];
 }
 
 function send(child: ChildProcess, message: ToClusterChild): void {

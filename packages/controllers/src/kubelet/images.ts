@@ -41,10 +41,19 @@ export function normalizedImage(image: string): string {
   return digest ? `${repository}@${digest}` : `${repository}:${tag}`;
 }
 
+/** Image IDs by reference: every pod of a workload runs the same few images, and each start hashed its image again. */
+const imageIds = new Map<string, string>();
+const maxRemembered = 1000;
+
 /** The image's ID: its digest when the reference has one, else a digest made up from the reference. */
 export function imageId(image: string): string {
+  let id = imageIds.get(image);
+  if (id !== undefined) return id;
   const { repository, tag, digest } = parseImage(image);
-  return `${repository}@${digest ?? `sha256:${sha256(`${repository}:${tag}`)}`}`;
+  id = `${repository}@${digest ?? `sha256:${sha256(`${repository}:${tag}`)}`}`;
+  if (imageIds.size >= maxRemembered) imageIds.clear();
+  imageIds.set(image, id);
+  return id;
 }
 
 /** A container's ID, one per pod, container and restart: `containerd://<64 hex>`. */

@@ -137,3 +137,17 @@ describe('SharedInformerFactory', () => {
     assert.equal(factory.informerFor(Node).name, 'nodes?fieldSelector=metadata.name=n1');
   });
 });
+
+test('a plain lookup that found nothing finds the informer made after it, by a plain or a scoped request', () => {
+  const factory = new SharedInformerFactory(new FakeSource(), { logger: silentLogger, namespace: 'team-a' });
+  assert.equal(factory.lookup(Pod), undefined);
+  assert.equal(factory.lookup(Pod, {}, true), undefined);
+  // Asked with the scope the factory gives anyway: the same informer a plain request gets.
+  const scoped = factory.informerFor(Pod, { namespace: 'team-a' });
+  assert.equal(factory.lookup(Pod), scoped);
+  assert.equal(factory.informerFor(Pod), scoped);
+  assert.equal(factory.lookup(Pod, {}, true), undefined);
+  const metadata = factory.metadataInformerFor(Pod);
+  assert.equal(factory.lookup(Pod, {}, true), metadata);
+  assert.equal(factory.lookup(Pod, { namespace: 'team-b' }), undefined);
+});

@@ -160,6 +160,16 @@ interface Entry {
  */
 export class SharedInformerFactory {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The entries asked for with no request of their own, by kind object: every
+   * cached read and every tracked write asks for these, and the answer never
+   * changes once made (the scopes are fixed, entries are never removed).
+   */
+  private readonly plainEntries = new WeakMap<Kind, { full?: Entry; metadata?: Entry }>();
+  /** Plain lookups that found nothing, by kind, with the {@link created} count they saw: any new entry may answer them. */
+  private readonly plainMisses = new WeakMap<Kind, { full?: number; metadata?: number }>();
+  /** Entries created so far. */
+  private created = 0;
   private readonly scopes = new Map<string, KindCacheScope>();
   private readonly options: Omit<SharedInformerFactoryOptions, 'byKind'>;
   private startSignal: AbortSignal | undefined;
@@ -196,7 +206,20 @@ export class SharedInformerFactory {
    * ```
    */
   lookup(kind: Kind, request: InformerScopeRequest = {}, metadataOnly = false): Informer<KubeObject> | undefined {
-    return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+    const plain = isPlain(request) ? this.plainEntries.get(kind) : undefined;
+    const known = metadataOnly ? plain?.metadata : plain?.full;
+    if (known) return known.informer;
+    if (!isPlain(request)) return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+    const missed = this.plainMisses.get(kind);
+    if ((metadataOnly ? missed?.metadata : missed?.full) === this.created) return undefined;
+    const informer = this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
+    if (!informer) {
+      const misses = missed ?? {};
+      if (metadataOnly) misses.metadata = this.created;
+      else misses.full = this.created;
+      if (!missed) this.plainMisses.set(kind, misses);
+    }
+    return informer;
   }
 
   /**
@@ -250,6 +273,12 @@ export class SharedInformerFactory {
   }
 
   private obtain<T extends KubeObject>(kind: Kind, request: InformerRequest<T>, metadataOnly: boolean, makeLw: () => ListerWatcher<T>): Informer<T> {
+    const plain = isPlain(request);
+    if (plain) {
+      const known = this.plainEntries.get(kind);
+      const entry = metadataOnly ? known?.metadata : known?.full;
+      if (entry) return entry.informer as unknown as Informer<T>;
+    }
     const scope = this.scopeOf(kind, request);
     const { namespace, labelSelector, fieldSelector } = scope;
     const key = this.entryKey(kind, scope, metadataOnly);
@@ -271,7 +300,14 @@ export class SharedInformerFactory {
       });
       entry = { informer: informer as unknown as Informer<KubeObject>, transform };
       this.entries.set(key, entry);
+      this.created++;
       if (this.startSignal) entry.informer.start(this.startSignal);
+    }
+    if (plain) {
+      let known = this.plainEntries.get(kind);
+      if (!known) this.plainEntries.set(kind, (known = {}));
+      if (metadataOnly) known.metadata = entry;
+      else known.full = entry;
     }
     const informer = entry.informer as unknown as Informer<T>;
     for (const [name, fn] of Object.entries(request.indexers ?? {})) {
@@ -290,6 +326,12 @@ export class SharedInformerFactory {
 }
 
 /** A kind's resource, version aside: `pods`, `deployments.apps`. */
+/** A request that names nothing: the kind's default scope, the factory's transform, no indexers. */
+function isPlain(request: InformerRequest<never> | InformerScopeRequest): boolean {
+  for (const key in request) if ((request as Record<string, unknown>)[key] !== undefined) return false;
+  return true;
+}
+
 function resourceId(kind: Kind): string {
   return kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
 }

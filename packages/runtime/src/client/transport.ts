@@ -234,9 +234,12 @@ export class Transport {
   }
 
   private reportWarnings(res: IncomingMessage): void {
-    const raw = res.headersDistinct.warning;
-    if (!raw) return;
-    for (const header of raw) {
+    // The raw header list, not headersDistinct: that getter builds an object of every header, for every answer.
+    const raw = res.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!;
+      if (name.length !== 7 || name.toLowerCase() !== 'warning') continue;
+      const header = raw[i + 1]!;
       for (const one of header.split(/,(?=\s*\d{3} )/)) this.options.onWarning(warningText(one.trim()));
     }
   }

@@ -26,6 +26,7 @@ import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import { isConflictError, isPanic, isTerminalError } from './errors.js';
 import { childLogger, stderrControllerLogger } from './logger.js';
+import { deferredChildLogger } from '../logging/deferred-child.js';
 import { noopControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { requestFromKey, requestKey, type Request } from './request.js';
 import type { Source, SourceContext } from './source.js';
@@ -296,7 +297,7 @@ export class Controller {
   private async reconcileHandler(queue: RateLimitingQueue<string>, key: string, signal: AbortSignal): Promise<void> {
     const req = requestFromKey(key);
     const reconcileId = randomUUID();
-    const log = childLogger(this.logger, { ...this.options.logFields, namespace: req.namespace, name: req.name, reconcileID: reconcileId });
+    const log = deferredChildLogger(this.logger, { ...this.options.logFields, namespace: req.namespace, name: req.name, reconcileID: reconcileId });
     const started = this.clock.now();
     let result: ReconcileResult | void;
     try {

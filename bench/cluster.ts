@@ -98,7 +98,9 @@ export async function clusterSection(log: Log): Promise<Row[]> {
   log(`cluster: bare pod creates/s on a fresh server (16 connections, 3 s)`);
   const { rate: bare, cpuMs: bareCpuMs } = await bareCreateRate(3000);
   log(`  ${fmt.rate(bare)}, ${bareCpuMs.toFixed(2)} ms of CPU each; now ${pods.toLocaleString('en-US')} pods on ${nodes} nodes, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  const server = await startApiServer({ port: 0 });
+  // As `operant server --nodes` runs it, the cluster on the server's private socket; BENCH_CLUSTER_TLS=1: over HTTPS at its URL.
+  const overTls = process.env.BENCH_CLUSTER_TLS === '1';
+  const server = await startApiServer({ port: 0, privateSocket: !overTls });
   const client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
   const dir = mkdtempSync(join(tmpdir(), 'operant-bench-cluster-'));
   writeFileSync(join(dir, 'kubeconfig'), server.kubeconfig);
@@ -107,7 +109,7 @@ export async function clusterSection(log: Log): Promise<Row[]> {
   // The child is forked with this process's execArgv (NODE_OPTIONS refuses --cpu-prof).
   const execArgv = [...process.execArgv];
   if (profileDir) process.execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
-  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes }).finally(() => {
+  const cluster = await startSimulatedClusterProcess({ kubeconfig: { kubeconfigText: server.kubeconfig }, socketPath: server.socketPath, nodes }).finally(() => {
     process.execArgv.splice(0, Infinity, ...execArgv);
   });
   try {

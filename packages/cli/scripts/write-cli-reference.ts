@@ -75,7 +75,8 @@ could read or that another user owns is replaced, with a warning.
 
 With \`--nodes\`, a simulated cluster runs beside it, in a child process of its own (so the server
 keeps a core to itself; the child's logs are the server's, and it exits with the server, even one
-killed with SIGKILL), like kwok: the deployment, replicaset,
+killed with SIGKILL; it reaches the server with the admin credentials on a Unix domain socket in a
+private directory, sparing both processes TLS), like kwok: the deployment, replicaset,
 replicationcontroller, statefulset, daemonset, job, cronjob, disruption, endpoint,
 endpointslice, persistentvolume-binder, resourcequota, horizontalpodautoscaling, csrcleaner and root-ca-cert-publisher controllers, a
 scheduler, and nodes whose pods run and

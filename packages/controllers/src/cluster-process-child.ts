@@ -4,6 +4,7 @@
  * and stops it (then exits) when the parent asks, on SIGTERM or SIGINT, or
  * when the channel closes because the parent is gone.
  */
+import { loadKubeConfig } from '@operant/runtime';
 import { acceleratedClockSince } from './clock.js';
 import { startSimulatedCluster, type SimulatedCluster } from './cluster.js';
 import type { FromClusterChild, ToClusterChild } from './cluster-process.js';
@@ -31,8 +32,10 @@ process.on('message', (message: ToClusterChild) => {
     return;
   }
   if (cluster) return;
-  const { timeScale = 1, timeAnchor, kubeconfig, ...options } = message.options;
-  cluster = startSimulatedCluster({ ...options, kubeconfig, clock: timeScale === 1 ? undefined : acceleratedClockSince(timeAnchor, timeScale) });
+  const { timeScale = 1, timeAnchor, kubeconfig, socketPath, ...options } = message.options;
+  const clock = timeScale === 1 ? undefined : acceleratedClockSince(timeAnchor, timeScale);
+  // On the server's private socket: the kubeconfig's credentials, the socket as the way there.
+  cluster = socketPath === undefined ? startSimulatedCluster({ ...options, kubeconfig, clock }) : loadKubeConfig(kubeconfig).then((config) => startSimulatedCluster({ ...options, kubeconfig: { ...config, socketPath }, clock }));
   cluster.then(
     (c) => answer({ type: 'ready', nodes: [...c.nodes] }),
     (err: unknown) => {

@@ -28,6 +28,14 @@ export interface SimulatedClusterProcessOptions extends Pick<SimulatedClusterOpt
   kubeconfig: { path: string; context?: string } | { kubeconfigText: string; context?: string };
   /** How many times faster than the wall cluster time runs; default 1 (the wall clock). */
   timeScale?: number;
+  /**
+   * The API server's private socket (`RunningApiServer.socketPath`, a server
+   * started with `privateSocket`): the cluster then reaches it there in plain
+   * HTTP, with the kubeconfig's credentials, instead of over TLS at its URL.
+   * The server and the cluster process each spent a tenth or more of their
+   * CPU on TLS scaling pods. Default: the kubeconfig's URL.
+   */
+  socketPath?: string;
   /** With `timeScale`: the wall-clock instant (epoch ms) cluster time speeds up from; default now, in the parent. */
   timeAnchor?: number;
   /** How long {@link SimulatedClusterProcess.stop} waits for a graceful stop before SIGKILL; default 15 s (the controllers get 10). */

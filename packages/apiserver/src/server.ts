@@ -152,9 +152,11 @@ export interface ApiServerOptions {
    * directory (0700, the socket 0600; its path is
    * {@link RunningApiServer.socketPath}), for a client in the process that
    * embeds the server and should not pay for TLS to reach it (a test
-   * environment's fault proxy). Requests on it are authenticated as over
-   * HTTPS, by bearer token (no TLS, so no client certificates). Default
-   * false; `operant server` never sets it.
+   * environment's fault proxy, or the simulated cluster's process that
+   * `operant server --nodes` starts beside it). Requests on it are
+   * authenticated as over HTTPS, by bearer token (no TLS, so no client
+   * certificates). Default false; `operant server` sets it only with
+   * `--nodes`, for its simulated cluster.
    */
   privateSocket?: boolean;
 }

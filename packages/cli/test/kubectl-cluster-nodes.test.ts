@@ -110,9 +110,17 @@ describe('simulated nodes with kubectl', () => {
   kit('kubectl logs: kube\'s errors for a container that is not there, one whose image cannot be pulled, and no previous run', async () => {
     await kubectlOk(server, ['apply', '-f', '-'], { input: podYaml('puller', { 'sim.operant.dev/image-pull-failure': 'true' }) });
     await wait(['--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=ImagePullBackOff', 'pod/puller']);
-    const pulling = await kubectl(server, ['logs', 'puller']);
-    assert.notEqual(pulling.code, 0);
-    assert.match(pulling.stderr, /Error from server \(BadRequest\): container "app" in pod "puller" is waiting to start: trying and failing to pull image/);
+    // At 50 times the wall clock the kubelet's 10 s back-off is 200 ms: by the time kubectl asks, the pod
+    // may be pulling again (ErrImagePull, kube's "image can't be pulled"), so ask until it is backing off.
+    await eventually(
+      async () => {
+        const pulling = await kubectl(server, ['logs', 'puller']);
+        assert.notEqual(pulling.code, 0);
+        assert.match(pulling.stderr, /Error from server \(BadRequest\): container "app" in pod "puller" is waiting to start: (trying and failing to pull image|image can't be pulled)\n/);
+        assert.match(pulling.stderr, /trying and failing to pull image/);
+      },
+      { timeout: 15_000, interval: 50, message: 'kubectl logs names the image pull back-off' },
+    );
     await eventually(async () => assert.match(await kubectlOk(server, ['describe', 'pod', 'puller']), /Normal\s+BackOff\s+\S+\s+kubelet\s+Back-off pulling image "nginx:1\.27"/), {
       timeout: 15_000,
       interval: 200,

@@ -166,10 +166,11 @@ export class SharedInformerFactory {
    * changes once made (the scopes are fixed, entries are never removed).
    */
   private readonly plainEntries = new WeakMap<Kind, { full?: Entry; metadata?: Entry }>();
-  /** Plain lookups that found nothing, by kind, with the {@link created} count they saw: any new entry may answer them. */
+  /**
+   * Plain lookups that found nothing, by kind, with the number of entries
+   * there were then (entries are never removed): any new entry may answer them.
+   */
   private readonly plainMisses = new WeakMap<Kind, { full?: number; metadata?: number }>();
-  /** Entries created so far. */
-  private created = 0;
   private readonly scopes = new Map<string, KindCacheScope>();
   private readonly options: Omit<SharedInformerFactoryOptions, 'byKind'>;
   private startSignal: AbortSignal | undefined;
@@ -211,12 +212,12 @@ export class SharedInformerFactory {
     if (known) return known.informer;
     if (!isPlain(request)) return this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
     const missed = this.plainMisses.get(kind);
-    if ((metadataOnly ? missed?.metadata : missed?.full) === this.created) return undefined;
+    if ((metadataOnly ? missed?.metadata : missed?.full) === this.entries.size) return undefined;
     const informer = this.entries.get(this.entryKey(kind, this.scopeOf(kind, request), metadataOnly))?.informer;
     if (!informer) {
       const misses = missed ?? {};
-      if (metadataOnly) misses.metadata = this.created;
-      else misses.full = this.created;
+      if (metadataOnly) misses.metadata = this.entries.size;
+      else misses.full = this.entries.size;
       if (!missed) this.plainMisses.set(kind, misses);
     }
     return informer;
@@ -300,7 +301,6 @@ export class SharedInformerFactory {
       });
       entry = { informer: informer as unknown as Informer<KubeObject>, transform };
       this.entries.set(key, entry);
-      this.created++;
       if (this.startSignal) entry.informer.start(this.startSignal);
     }
     if (plain) {
@@ -325,13 +325,13 @@ export class SharedInformerFactory {
   }
 }
 
-/** A kind's resource, version aside: `pods`, `deployments.apps`. */
 /** A request that names nothing: the kind's default scope, the factory's transform, no indexers. */
 function isPlain(request: InformerRequest<never> | InformerScopeRequest): boolean {
   for (const key in request) if ((request as Record<string, unknown>)[key] !== undefined) return false;
   return true;
 }
 
+/** A kind's resource, version aside: `pods`, `deployments.apps`. */
 function resourceId(kind: Kind): string {
   return kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
 }

@@ -55,8 +55,14 @@ function familyOf(ip: string): 'IPv4' | 'IPv6' | undefined {
 export function allocateClusterIpsOnCreate(service: KubeObject, allocator: ClusterIpAllocator, inUse: ReadonlySet<string>, dryRun: boolean): string[] {
   const s = asObj(service.spec);
   if (clusterIpOf(s) !== '' && clusterIpsOf(s).length === 0) s.clusterIPs = [s.clusterIP];
-  if (!initIpFamilies(service, undefined)) return [];
-  return allocate(service, allocator, inUse, dryRun);
+  const needsAddress = initIpFamilies(service, undefined);
+  // clusterIPs after the IP families, the key order stored Services (and the precomputed bootstrap objects) have.
+  if (s.clusterIPs !== undefined) {
+    const ips = s.clusterIPs;
+    delete s.clusterIPs;
+    s.clusterIPs = ips;
+  }
+  return needsAddress ? allocate(service, allocator, inUse, dryRun) : [];
 }
 
 /**

@@ -96,12 +96,19 @@ describe('Service cluster IPs', () => {
     for (const ip of ['1.1.1.1', '10.96.0.0', '10.111.255.255', '10.112.0.1']) {
       assert.deepEqual(await refused(service('outside', { clusterIP: ip })), notInRange('outside', ip));
     }
+    // kube's loose checks before it allocates: an address at all, and of a family this single-stack cluster serves.
+    assert.equal((await refused(service('not-ip', { clusterIP: 'foo' }))).message, 'Service "not-ip" is invalid: spec.clusterIPs[0]: Invalid value: "foo": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)');
+    assert.equal((await refused(service('v6', { clusterIP: 'fd00::10' }))).message, 'Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: []string{"fd00::10"}: IPv6 is not configured on this cluster');
   });
 
   it('headless and ExternalName Services hold no address', async () => {
     const a = await api.ok('POST', path, service('headless-a', { clusterIP: 'None' }), 201);
     const b = await api.ok('POST', path, service('headless-b', { clusterIP: 'None' }), 201);
     assert.deepEqual([a.spec.clusterIPs, b.spec.clusterIPs], [['None'], ['None']]);
+    assert.deepEqual([a.spec.ipFamilyPolicy, a.spec.ipFamilies], ['SingleStack', ['IPv4']]);
+    // kube makes a headless Service without a selector RequireDualStack with both families, on any cluster.
+    const selectorless = await api.ok('POST', path, { ...service('headless-c', { clusterIP: 'None' }), spec: { clusterIP: 'None', ports: [{ port: 80 }] } }, 201);
+    assert.deepEqual([selectorless.spec.ipFamilyPolicy, selectorless.spec.ipFamilies], ['RequireDualStack', ['IPv4', 'IPv6']]);
     const ext = await api.ok('POST', path, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext' }, spec: { type: 'ExternalName', externalName: 'example.com' } }, 201);
     assert.equal(ext.spec.clusterIP, undefined);
     assert.equal(ext.spec.clusterIPs, undefined);
@@ -111,6 +118,9 @@ describe('Service cluster IPs', () => {
     const svc = await api.ok('POST', path, service('changes', { clusterIP: '10.96.0.20' }), 201);
     const put = await api.ok('PUT', `${path}/changes`, { ...svc, spec: { ...svc.spec, clusterIP: undefined, clusterIPs: undefined } });
     assert.deepEqual([put.spec.clusterIP, put.spec.clusterIPs], ['10.96.0.20', ['10.96.0.20']]);
+    const moved = await api.request('PUT', `${path}/changes`, { ...put, spec: { ...put.spec, clusterIP: '10.96.0.21' } });
+    assert.equal(moved.status, 422, moved.text);
+    assert.equal(moved.body.message, 'Service "changes" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.0.21"}: may not change once set');
 
     const ext = await api.ok('PATCH', `${path}/changes`, JSON.stringify({ spec: { type: 'ExternalName', externalName: 'example.com' } }), 200, mergePatch);
     assert.deepEqual([ext.spec.clusterIP, ext.spec.clusterIPs, ext.spec.ipFamilies, ext.spec.ipFamilyPolicy], [undefined, undefined, undefined, undefined]);

@@ -30,7 +30,8 @@ import { asObj } from './defaults/json-fields.js';
 type Json = Record<string, unknown>;
 
 const none = 'None';
-const ipv6 = /^[0-9a-fA-F:.]+$/;
+/** The characters of an IPv6 address (this single-stack cluster only needs to tell one apart to refuse it). */
+const ipv6Chars = /^[0-9a-fA-F:.]+$/;
 
 function clusterIpsOf(s: Json): string[] {
   return Array.isArray(s.clusterIPs) ? s.clusterIPs.map(String) : [];
@@ -43,7 +44,7 @@ const sameList = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? []) ==
 /** The family of an address valid as an IP; undefined for anything else. */
 function familyOf(ip: string): 'IPv4' | 'IPv6' | undefined {
   if (parseIpv4(ip) !== undefined) return 'IPv4';
-  return ip.includes(':') && ipv6.test(ip) ? 'IPv6' : undefined;
+  return ip.includes(':') && ipv6Chars.test(ip) ? 'IPv6' : undefined;
 }
 
 /**

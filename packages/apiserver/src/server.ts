@@ -569,7 +569,7 @@ function sendOr404(res: ServerResponse, body: object | undefined): void {
 }
 
 function usedServiceAddresses(store: MvccStore): { ips: Set<string>; nodePorts: Set<number> } {
-  const ips = new Set<string>(['10.96.0.1']);
+  const ips = new Set<string>();
   const nodePorts = new Set<number>();
   for (const v of store.list('/core/services/').items) {
     const spec = (v.value.spec ?? {}) as { clusterIP?: string; ports?: Array<{ nodePort?: number }>; healthCheckNodePort?: number };

@@ -10,11 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { EventEmitter, once } from 'node:events';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { generateCertificateAuthority, issueServingCertificate } from '../src/tls/certificates.js';
 import { TestApi, type Json } from './support/api-client.js';
+import { startServiceWebhook, type ServiceWebhook } from './support/service-webhook.js';
 
 const range = { min: 30000, max: 32767 };
 const rangeSize = range.max - range.min + 1;
@@ -245,63 +243,9 @@ describe('a full node port range', () => {
   });
 });
 
-/**
- * A validating webhook on Services whose answers the test controls, by the
- * Service's `review` label: `hold` waits until the test lets it go (allowing
- * or denying), `deny` denies at once, anything else is allowed.
- */
-async function startServiceWebhook(api: TestApi, namespace: string): Promise<{ held: Array<(allowed: boolean) => void>; arrivals: EventEmitter; close(): void }> {
-  const ca = await generateCertificateAuthority('node-ports-webhook-ca');
-  const serving = await issueServingCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  const held: Array<(allowed: boolean) => void> = [];
-  const arrivals = new EventEmitter();
-  const server = createHttpsServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { request } = JSON.parse(Buffer.concat(chunks).toString()) as Json;
-      const answer = (allowed: boolean): void => {
-        const response: Json = { uid: request.uid, allowed, ...(allowed ? {} : { status: { code: 403, message: 'not this one' } }) };
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
-      };
-      const review = request.object?.metadata?.labels?.review;
-      if (review === 'hold') {
-        held.push(answer);
-        arrivals.emit('held', request.name);
-      } else answer(review !== 'deny');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  await api.ok('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: 'service-review' },
-    webhooks: [{
-      name: 'service-review.example.com',
-      clientConfig: { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/validate`, caBundle: Buffer.from(ca.certPem).toString('base64') },
-      rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['services'] }],
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      sideEffects: 'None',
-      admissionReviewVersions: ['v1'],
-    }],
-  }, 201);
-  return {
-    held,
-    arrivals,
-    close() {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
 describe('node ports held across the validating webhooks, as kube allocates them before admission validates', () => {
   let api: TestApi;
-  let webhook: Awaited<ReturnType<typeof startServiceWebhook>>;
+  let webhook: ServiceWebhook;
   const ns = 'reviewed';
   const path = `/api/v1/namespaces/${ns}/services`;
   before(async () => {
@@ -328,15 +272,8 @@ describe('node ports held across the validating webhooks, as kube allocates them
     details: { name, kind: 'Service', causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${port}: provided port is already allocated`, field: 'spec.ports[0].nodePort' }] },
     code: 422,
   });
-  /** Resolves when the webhook holds a review of `name`. */
-  const heldReview = (name: string): Promise<unknown> => new Promise((resolve) => webhook.arrivals.on('held', function seen(n: string) {
-    if (n !== name) return;
-    webhook.arrivals.off('held', seen);
-    resolve(n);
-  }));
-  const releaseAll = (allowed: boolean): void => {
-    for (const answer of webhook.held.splice(0)) answer(allowed);
-  };
+  const heldReview = (name: string): Promise<void> => webhook.heldReview(name);
+  const releaseAll = (allowed: boolean): void => webhook.releaseAll(allowed);
 
   it('two concurrent creates asking for the same node port: exactly one is stored, the other is kube\'s Invalid', async () => {
     // Each create either reaches the webhook (and is held there) or is answered; once both have, the webhook allows.

@@ -183,6 +183,29 @@ describe('kubectl: create with generators (protobuf bodies)', () => {
     const ns = await kubectlFails(server(), ['create', 'namespace', 'Bad_NS']);
     assert.match(ns.stderr, /^The Namespace "Bad_NS" is invalid: metadata\.name: Invalid value: "Bad_NS": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'/);
   });
+
+  kit("a cluster IP in use or outside the service CIDR gets kube's allocator errors, from create service and from apply", async () => {
+    await namespace('ips');
+    const create = (name: string, ip: string): string[] => ['create', 'service', 'clusterip', name, `--clusterip=${ip}`, '--tcp=80', '-n', 'ips'];
+    assert.equal((await kubectlOk(server(), create('a', '10.96.0.10'))).trim(), 'service/a created');
+    const taken = await kubectlFails(server(), create('b', '10.96.0.10'));
+    assert.equal(
+      taken.stderr.trim(),
+      'error: failed to create ClusterIP service: Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+    );
+    const outside = await kubectlFails(server(), create('c', '10.0.0.10'));
+    assert.equal(
+      outside.stderr.trim(),
+      'error: failed to create ClusterIP service: Service "c" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.10"}: failed to allocate IP 10.0.0.10: the provided IP (10.0.0.10) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    );
+    const applied = await kubectlFails(server(), ['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: Service\nmetadata: {name: d, namespace: ips}\nspec:\n  clusterIP: 10.96.0.10\n  ports: [{port: 80}]\n',
+    });
+    assert.equal(
+      applied.stderr.trim(),
+      'The Service "d" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+    );
+  });
 });
 
 const manifests = (ns: string, value: string): string => `apiVersion: v1

@@ -27,8 +27,9 @@ import { horizontalPodAutoscalerStrategy } from './autoscaling-strategies.js';
 import { certificateSigningRequestStrategy } from './certificates-strategies.js';
 import { apiServiceStrategy } from './apiregistration-strategies.js';
 import { ClusterIpAllocator } from './cluster-ip.js';
+import { allocateClusterIpsOnCreate, allocateClusterIpsOnUpdate, dropClusterIpFields } from './service-cluster-ips.js';
 import { allocateNodePortsOnCreate, allocateNodePortsOnUpdate, healthCheckNodePortOf, needsHealthCheckNodePort } from './service-node-ports.js';
-import { defaultWebhookConfiguration, hasMatchConditions, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
+import { defaultWebhookConfiguration, goSlice, hasMatchConditions, invalidGoValue, validateWebhookConfiguration, validateWebhookConfigurationUpdate } from '../admission/configuration.js';
 import { loadCelIf } from '../cel-loader.js';
 import {
   defaultValidatingAdmissionPolicy,
@@ -138,43 +139,31 @@ function serviceStrategy(allocator: ClusterIpAllocator): Strategy {
     hasStatusSubresource: true,
     nameValidator: 'label',
     applyDefaults: defaultService,
-    // kube's service storage allocates in BeginCreate and BeginUpdate (its allocateCreate and allocateUpdate).
+    // kube's service storage allocates in BeginCreate and BeginUpdate (its allocateCreate and allocateUpdate):
+    // cluster IPs, then node ports, read against one snapshot of what is in use.
     beginCreate(o, dryRun) {
-      const s = spec(o);
-      // The registry's IP family allocation (not a default: kube's service REST storage does it).
-      if (s.type !== 'ExternalName') {
-        s.ipFamilyPolicy ??= 'SingleStack';
-        s.ipFamilies ??= ['IPv4'];
-      }
-      if (s.type !== 'ExternalName' && (s.clusterIP === undefined || s.clusterIP === '')) {
-        s.clusterIP = allocator.allocate();
-      }
-      if (typeof s.clusterIP === 'string') s.clusterIPs ??= [s.clusterIP];
-      const taken = allocateNodePortsOnCreate(o, allocator);
-      return dryRun ? undefined : allocator.holdNodePorts(taken);
+      const inUse = allocator.inUse();
+      const ips = allocateClusterIpsOnCreate(o, allocator, inUse.ips, dryRun);
+      const nodePorts = allocateNodePortsOnCreate(o, allocator, inUse.nodePorts);
+      return dryRun ? undefined : allocator.hold({ ips, nodePorts });
     },
     prepareForCreate(o) {
       o.status = { loadBalancer: {} };
     },
     beginUpdate(o, old, dryRun) {
-      const s = spec(o);
-      const os = spec(old);
-      if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = os.clusterIP;
-      if (s.clusterIPs === undefined) s.clusterIPs = os.clusterIPs;
-      if (s.type !== 'ExternalName') {
-        s.ipFamilyPolicy ??= os.ipFamilyPolicy ?? 'SingleStack';
-        s.ipFamilies ??= os.ipFamilies ?? ['IPv4'];
-      }
-      const taken = allocateNodePortsOnUpdate(o, old, allocator);
-      return dryRun ? undefined : allocator.holdNodePorts(taken);
+      const inUse = allocator.inUse();
+      const ips = allocateClusterIpsOnUpdate(o, old, allocator, inUse.ips, dryRun);
+      const nodePorts = allocateNodePortsOnUpdate(o, old, allocator, inUse.nodePorts);
+      return dryRun ? undefined : allocator.hold({ ips, nodePorts });
     },
+    prepareForUpdate: dropClusterIpFields,
     validate: (o) => validateService(o),
     validateUpdate(o, old) {
       const errs = validateService(o);
       const s = spec(o);
       const os = spec(old);
       if (os.clusterIP && s.clusterIP !== os.clusterIP && s.type !== 'ExternalName') {
-        errs.push(fieldErrors.invalid('spec.clusterIPs[0]', s.clusterIP ?? '', 'may not change once set'));
+        errs.push(invalidGoValue('spec.clusterIPs[0]', goSlice(Array.isArray(s.clusterIPs) ? s.clusterIPs : []), 'may not change once set'));
       }
       if (needsHealthCheckNodePort(old) && needsHealthCheckNodePort(o) && healthCheckNodePortOf(o) !== healthCheckNodePortOf(old)) {
         errs.push(fieldErrors.forbidden('spec.healthCheckNodePort', 'field is immutable'));

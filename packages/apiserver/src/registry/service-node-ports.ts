@@ -122,11 +122,14 @@ class NodePortClaims {
   }
 }
 
-/** Fills in and checks the node ports of a Service being created (kube's initNodePorts); returns the ports it took. */
-export function allocateNodePortsOnCreate(service: KubeObject, allocator: ClusterIpAllocator): number[] {
+/**
+ * Fills in and checks the node ports of a Service being created (kube's initNodePorts);
+ * returns the ports it took. `inUse` holds the ports taken elsewhere, and gains these.
+ */
+export function allocateNodePortsOnCreate(service: KubeObject, allocator: ClusterIpAllocator, inUse: Set<number>): number[] {
   if (!needsNodePorts(service)) return [];
   const ports = portsOf(service);
-  const claims = new NodePortClaims(service, allocator, allocator.nodePortsInUse());
+  const claims = new NodePortClaims(service, allocator, inUse);
   const allocateNew = allocatesNodePorts(service);
   // The node port given to each service port number, shared by its protocols.
   const byPort = new Map<unknown, number>();
@@ -161,7 +164,7 @@ export function allocateNodePortsOnCreate(service: KubeObject, allocator: Cluste
  * updateNodePorts returns a plain error there, before validation could say
  * Duplicate value.
  */
-export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, allocator: ClusterIpAllocator): number[] {
+export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, allocator: ClusterIpAllocator, inUse: Set<number>): number[] {
   const ports = portsOf(service);
   const oldPorts = portsOf(old);
   const spec = asObj(service.spec);
@@ -170,7 +173,7 @@ export function allocateNodePortsOnUpdate(service: KubeObject, old: KubeObject, 
     spec.healthCheckNodePort = healthCheckNodePortOf(old);
   }
   // A LoadBalancer: node ports and a health check's port come from one range.
-  const claims = needsNodePorts(service) ? new NodePortClaims(service, allocator, allocator.nodePortsInUse()) : undefined;
+  const claims = needsNodePorts(service) ? new NodePortClaims(service, allocator, inUse) : undefined;
   if (claims) {
     const held = new Set(oldPorts.map(nodePortOf));
     const allocateNew = allocatesNodePorts(service);

@@ -155,8 +155,10 @@ export interface ApiServerOptions {
    * environment's fault proxy, or the simulated cluster's process that
    * `operant server --nodes` starts beside it). Requests on it are
    * authenticated as over HTTPS, by bearer token (no TLS, so no client
-   * certificates). Default false; `operant server` sets it only with
-   * `--nodes`, for its simulated cluster.
+   * certificates). The directory goes at stop, or when the process exits
+   * first; one a killed process left is swept by a later process's first
+   * socket. Default false; `operant server` sets it only with `--nodes`,
+   * for its simulated cluster.
    */
   privateSocket?: boolean;
 }

@@ -155,8 +155,10 @@ export interface ApiServerOptions {
    * environment's fault proxy, or the simulated cluster's process that
    * `operant server --nodes` starts beside it). Requests on it are
    * authenticated as over HTTPS, by bearer token (no TLS, so no client
-   * certificates). Default false; `operant server` sets it only with
-   * `--nodes`, for its simulated cluster.
+   * certificates). The directory goes at stop, or when the process exits
+   * first; one a killed process left is swept by a later process's first
+   * socket. Default false; `operant server` sets it only with `--nodes`,
+   * for its simulated cluster.
    */
   privateSocket?: boolean;
 }
@@ -178,8 +180,9 @@ export interface RunningApiServer {
    * proxy in the process (a test environment's fault proxy) need not send it
    * on over the socket: no second HTTP request, head and answer. The request
    * is taken as it is (its URL, its headers, its body still to be read) and
-   * authenticated as one on the private socket, by its Authorization header;
-   * the server that took it in must not ask for client certificates. False,
+   * authenticated as one on the private socket, by its Authorization header
+   * alone (a client certificate the other server was shown does not count:
+   * that TLS connection was not made to this server). False,
    * with the request left alone, once the server is stopping: it must go
    * elsewhere. At stop, answers still under way are cut (their responses
    * destroyed), as the private socket's connections are.
@@ -292,6 +295,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     inflight[kind]++;
     res.once('close', () => inflight[kind]--);
   };
+  /** Requests another server of the process took in (serveInProcess): no client certificate of theirs authenticates here. */
+  const handedOver = new WeakSet<IncomingMessage>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res, measure(req, res)).catch((err: unknown) => sendError(res, err));
   };
@@ -316,7 +321,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       if (publicPaths.has(path)) measured(nonResourceRequestLabels(method, path, url.searchParams), 'readOnly');
       return servePublic(path, res);
     }
-    const user = await access.identify(req);
+    const user = await access.identify(req, { handedOver: handedOver.has(req) });
     if (!servedMethods.has(method)) throw methodNotAllowed();
     const rr = parseResourcePath(path, method, url.searchParams);
     const kind: RequestKind = rr?.verb === 'watch' ? 'longRunning' : readOnly ? 'readOnly' : 'mutating';
@@ -443,6 +448,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const inProcess = new Set<ServerResponse>();
   const serveInProcess = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (stopped) return false;
+    handedOver.add(req);
     inProcess.add(res);
     res.once('close', () => inProcess.delete(res));
     handler(req, res);

@@ -7,15 +7,22 @@
  * and removes the directory. `serveInProcess` serves a request another server
  * of the process took in with the same handler (authenticated by its
  * Authorization header, its body read by the server), declines once the
- * server is stopping, and cuts one still under way at stop.
+ * server is stopping, and cuts one still under way at stop. A process that
+ * exits without stopping its server leaves no directory; one killed outright
+ * leaves one, which a later process's first socket sweeps away once nobody
+ * listens on it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startApiServer } from '../src/index.js';
+import { leftoverAgeMs, sweepLeftovers } from '../src/http/private-socket.js';
 
 /** A request on the socket; resolves when the answer's headers arrive. */
 function onSocket(socketPath: string, path: string, authorization?: string): Promise<IncomingMessage> {
@@ -138,4 +145,52 @@ test('serveInProcess: a request another server of the process took in is served 
   const declined = await send('GET', '/api/v1/namespaces', admin);
   assert.equal(declined.statusCode, 599);
   assert.equal(await text(declined), 'declined');
+});
+
+const child = new URL('./support/private-socket-child.ts', import.meta.url).pathname;
+
+/** Starts a server with a private socket in a child process whose temporary directory is `tmp`; resolves with its socket's path. */
+async function serverProcess(tmp: string): Promise<{ proc: ChildProcess; socketPath: string; exited: Promise<void> }> {
+  const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', child], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: tmp } });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  for await (const line of createInterface({ input: proc.stdout! })) {
+    if (line.startsWith('socket ')) return { proc, socketPath: line.slice('socket '.length), exited };
+  }
+  throw new Error('the server process ended before its socket was open');
+}
+
+test('a process that exits without stopping its server leaves no socket directory behind', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'private-socket-exit-'));
+  try {
+    const { proc, socketPath, exited } = await serverProcess(tmp);
+    assert.ok(socketPath.startsWith(tmp), socketPath);
+    assert.ok(existsSync(socketPath));
+    proc.stdin!.end('exit\n');
+    await exited;
+    assert.equal(existsSync(dirname(socketPath)), false, `${dirname(socketPath)} was left behind`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("a killed process's socket directory is swept once its socket is old and refuses connections; a live server's is kept", async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'private-socket-kill-'));
+  const live = await serverProcess(tmp);
+  try {
+    const killed = await serverProcess(tmp);
+    killed.proc.kill('SIGKILL');
+    await killed.exited;
+    assert.ok(existsSync(killed.socketPath), 'SIGKILL leaves the socket');
+    // Young leftovers are kept: a process starting now may not listen yet.
+    assert.deepEqual(await sweepLeftovers(tmp), []);
+    const old = new Date(Date.now() - 2 * leftoverAgeMs);
+    for (const path of [killed.socketPath, live.socketPath]) utimesSync(path, old, old);
+    assert.deepEqual(await sweepLeftovers(tmp), [dirname(killed.socketPath)]);
+    assert.equal(existsSync(dirname(killed.socketPath)), false);
+    assert.ok(statSync(live.socketPath).isSocket(), 'the live server keeps its socket');
+  } finally {
+    live.proc.kill('SIGKILL');
+    await live.exited;
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });

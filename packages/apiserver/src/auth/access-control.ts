@@ -35,9 +35,13 @@ export class AccessControl {
     store.watch(rbacPrefix, store.revision, () => this.rbacVersion++);
   }
 
-  /** The requesting user, after impersonation; 401 when credentials are missing or refused. */
-  async identify(req: IncomingMessage): Promise<UserInfo> {
-    const outcome = authenticateRequest(req, this.authn);
+  /**
+   * The requesting user, after impersonation; 401 when credentials are missing or refused.
+   * A request handed over from another server of the process (`handedOver`) is authenticated
+   * by its headers alone: the TLS connection it came on was not made to this server.
+   */
+  async identify(req: IncomingMessage, { handedOver = false }: { handedOver?: boolean } = {}): Promise<UserInfo> {
+    const outcome = authenticateRequest(handedOver ? { headers: req.headers, socket: null } : req, this.authn);
     if (outcome.result !== 'authenticated') throw unauthorized();
     return impersonate(outcome.user, req.headersDistinct, (a) => this.rbac.authorize(a));
   }

@@ -151,3 +151,23 @@ test('a plain lookup that found nothing finds the informer made after it, by a p
   assert.equal(factory.lookup(Pod, {}, true), metadata);
   assert.equal(factory.lookup(Pod, { namespace: 'team-b' }), undefined);
 });
+
+test('a kind remembered as a miss or as plain: an informer made later with a transform or indexers is found, and keeps what it was made with', () => {
+  const factory = new SharedInformerFactory(new FakeSource(), { logger: silentLogger });
+  assert.equal(factory.lookup(Pod), undefined);
+  assert.equal(factory.lookup(Deployment), undefined);
+  // Made with a transform of its own after the miss: a plain lookup finds it, and a plain request gets it.
+  const pods = factory.informerFor(Pod, { transform: dropManagedFields });
+  assert.equal(factory.lookup(Pod), pods);
+  assert.equal(factory.informerFor(Pod), pods);
+  assert.throws(() => factory.informerFor(Pod, { transform: (o: KubeObject) => o }), /already exists with a different transform/);
+  // Made with indexers after the miss.
+  const deployments = factory.informerFor(Deployment, { indexers: { byApp: (o) => [o.metadata.labels?.app ?? ''] } });
+  assert.equal(factory.lookup(Deployment), deployments);
+  // Remembered as plain first: indexers asked for later reach the same informer.
+  const nodes = factory.informerFor(Node);
+  const indexed = factory.informerFor(Node, { indexers: { byZone: (o) => [o.metadata.labels?.zone ?? ''] } });
+  assert.equal(indexed, nodes);
+  assert.equal(factory.informerFor(Node), nodes);
+  assert.deepEqual(nodes.store.byIndex('byZone', 'z'), []);
+});

@@ -185,6 +185,48 @@ describe('authentication, through the embedded server', () => {
     assert.equal(denied.body.message, 'users "root" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope');
   });
 
+  it('a request handed over in the process (serveInProcess) is authenticated by its Authorization header alone, not by a certificate shown to the server that took it in', async () => {
+    const serving = await issueServingCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const inner = await startApiServer({ port: 0, privateSocket: true, servingMaterial: { caPem: ca.certPem, certPem: serving.certPem, keyPem: serving.keyPem } });
+    // Another HTTPS server of the process that asks for client certificates and hands every request over.
+    const front = https.createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+      if (!inner.serveInProcess!(req, res)) res.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `https://127.0.0.1:${(front.address() as { port: number }).port}`;
+      const ask = (options: https.RequestOptions): Promise<Review> =>
+        new Promise((resolve, reject) => {
+          const req = https.request(new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', url), { method: 'POST', ca: ca.certPem, agent: false, ...options, headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              const parsed = JSON.parse(text) as Record<string, unknown>;
+              resolve({ status: res.statusCode ?? 0, body: parsed, user: (parsed.status as { userInfo?: Review['user'] } | undefined)?.userInfo, reused: false });
+            });
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+        });
+      // On the private socket there is no TLS: a certificate alone is no credential.
+      const certOnly = await ask(withCert(alice));
+      assert.equal(certOnly.status, 401, JSON.stringify(certOnly.body));
+      assert.deepEqual(certOnly.body, unauthorized);
+      // A certificate beside a token: the token's user, as on the socket.
+      const both = await ask(withCert(alice, { authorization: `Bearer ${inner.adminToken}` }));
+      assert.equal(both.status, 201, JSON.stringify(both.body));
+      assert.equal(both.user?.username, 'kubernetes-admin');
+      // Impersonation headers are read as on the socket.
+      const as = await ask({ headers: { authorization: `Bearer ${inner.adminToken}`, 'impersonate-user': 'jane' } });
+      assert.equal(as.user?.username, 'jane');
+    } finally {
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      front.closeAllConnections();
+      await inner.stop();
+    }
+  });
+
   describe('with the real kubectl', () => {
     const kubeconfig = (user: Record<string, string>): string =>
       JSON.stringify({

@@ -17,7 +17,8 @@ export interface FilterFailure {
   unresolvable: boolean;
 }
 
-type Filter = (pod: PodObject, node: NodeObject, usage: NodeUsage) => FilterFailure | undefined;
+/** A filter; `footprint` is the pod's ({@link footprintOf}), looked up once per decision rather than once per node and filter. */
+type Filter = (pod: PodObject, node: NodeObject, usage: NodeUsage, footprint: PodFootprint) => FilterFailure | undefined;
 
 /** kube's Toleration.ToleratesTaint. */
 export function tolerates(t: corev1.Toleration, taint: corev1.Taint): boolean {
@@ -117,8 +118,8 @@ const nodeAffinity: Filter = (pod, node) => {
   return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
 };
 
-const nodePorts: Filter = (pod, _node, usage) => {
-  const wanted = footprintOf(pod).hostPorts;
+const nodePorts: Filter = (_pod, _node, usage, footprint) => {
+  const wanted = footprint.hostPorts;
   if (wanted.length === 0) return undefined;
   const clash = wanted.some((w) => usage.hostPorts.some((u) => u.port === w.port && u.protocol === w.protocol && (u.ip === w.ip || u.ip === '0.0.0.0' || w.ip === '0.0.0.0')));
   return clash ? { reasons: ["node(s) didn't have free ports for the requested pod ports"], unresolvable: false } : undefined;
@@ -137,11 +138,10 @@ function fitOrderOf(footprint: PodFootprint): readonly string[] {
 }
 
 /** kube's NodeResourcesFit: the pod count first, then cpu, memory, ephemeral storage, then other resources. */
-const resourcesFit: Filter = (pod, node, usage) => {
+const resourcesFit: Filter = (_pod, node, usage, footprint) => {
   const alloc = allocatable(node);
   let reasons: string[] | undefined;
   if (usage.podCount + 1 > (alloc.get('pods') ?? 0) / 1000) reasons = ['Too many pods'];
-  const footprint = footprintOf(pod);
   const wants = footprint.requested;
   if (wants.size === 0) return reasons ? { reasons, unresolvable: false } : undefined;
   for (const name of fitOrderOf(footprint)) {
@@ -153,10 +153,10 @@ const resourcesFit: Filter = (pod, node, usage) => {
 
 const filters: readonly Filter[] = [nodeUnschedulable, taintToleration, nodeAffinity, nodePorts, resourcesFit];
 
-/** Runs the filters in order: undefined when the pod fits the node, else the first failure. */
-export function filterNode(pod: PodObject, node: NodeObject, usage: NodeUsage): FilterFailure | undefined {
+/** Runs the filters in order: undefined when the pod fits the node, else the first failure. `footprint`: the pod's, when the caller has it. */
+export function filterNode(pod: PodObject, node: NodeObject, usage: NodeUsage, footprint: PodFootprint = footprintOf(pod)): FilterFailure | undefined {
   for (const filter of filters) {
-    const failure = filter(pod, node, usage);
+    const failure = filter(pod, node, usage, footprint);
     if (failure) return failure;
   }
   return undefined;
@@ -169,7 +169,7 @@ export function filterNode(pod: PodObject, node: NodeObject, usage: NodeUsage): 
  * (its own taints: a DaemonSet's pods tolerate not-ready and unreachable).
  */
 export function daemonPodFits(pod: PodObject, node: NodeObject): boolean {
-  if (nodeAffinity(pod, node, usageOf([]))) return false;
+  if (nodeAffinity(pod, node, usageOf([]), footprintOf(pod))) return false;
   const tolerations = pod.spec?.tolerations ?? [];
   return (node.spec?.taints ?? []).every((taint) => (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') || tolerations.some((t) => tolerates(t, taint)));
 }

@@ -16,7 +16,7 @@
  */
 import type { NodeObject, PodObject } from '../objects.js';
 import { filterNode, type FilterFailure } from './filters.js';
-import { allocatable, footprintOf, type NodeUsage } from './resources.js';
+import { allocatable, footprintOf, type NodeUsage, type PodFootprint } from './resources.js';
 
 export type ScheduleResult = { node: string } | { message: string };
 
@@ -54,17 +54,18 @@ export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageO
   let best: { name: string; score: number; pods: number } | undefined;
   let feasible = 0;
   let processed = 0;
+  const footprint = footprintOf(pod);
   for (; processed < ordered.length && feasible < wanted; processed++) {
     const node = ordered[(start + processed) % ordered.length]!;
     const name = node.metadata.name ?? '';
     const usage = usageOf(name);
-    const failure = filterNode(pod, node, usage);
+    const failure = filterNode(pod, node, usage, footprint);
     if (failure) {
       failures.set(name, failure);
       continue;
     }
     feasible++;
-    const score = leastAllocatedScore(pod, node, usage);
+    const score = leastAllocatedScore(pod, node, usage, footprint);
     const pods = usage.podCount;
     if (!best || score > best.score || (score === best.score && pods < best.pods)) best = { name, score, pods };
   }
@@ -84,10 +85,10 @@ function inNameOrder(nodes: readonly NodeObject[]): readonly NodeObject[] {
 
 const scoredResources = ['cpu', 'memory'] as const;
 
-/** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. */
-export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage): number {
+/** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. `footprint`: the pod's, when the caller has it. */
+export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage, footprint: PodFootprint = footprintOf(pod)): number {
   const alloc = allocatable(node);
-  const wants = footprintOf(pod).nonZero;
+  const wants = footprint.nonZero;
   let total = 0;
   let weights = 0;
   for (const resource of scoredResources) {

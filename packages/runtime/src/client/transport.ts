@@ -75,6 +75,8 @@ export class Transport {
   private readonly base: URL;
   private readonly basePath: string;
   private readonly host: string;
+  /** The URL's hostname without an IPv6 literal's brackets, as http.request wants it. */
+  private readonly hostname: string;
   private readonly agents: AgentPool;
   private readonly fixedHeaders: OutgoingHttpHeaders;
   /** The config's `socketPath`, asked for each request (the agent connects anew when it changes). */
@@ -87,6 +89,7 @@ export class Transport {
     this.base = new URL(config.server);
     this.basePath = this.base.pathname.replace(/\/+$/, '');
     this.host = this.base.host;
+    this.hostname = this.base.hostname.replace(/^\[(.*)\]$/, '$1');
     const socketPath = config.socketPath;
     this.socketPath = typeof socketPath === 'string' ? () => socketPath : socketPath;
     this.agents = new AgentPool(this.base, config.tls, { unixSocket: this.socketPath !== undefined });
@@ -210,7 +213,7 @@ export class Transport {
       const r = send(
         {
           protocol: secure ? 'https:' : 'http:',
-          hostname: this.base.hostname.replace(/^\[(.*)\]$/, '$1'),
+          hostname: this.hostname,
           port: this.base.port || undefined,
           socketPath,
           method: req.method,

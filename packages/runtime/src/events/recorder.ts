@@ -275,6 +275,8 @@ export class EventRecorder {
       return;
     }
     if (existing) this.finishEntry(existing);
+    // A new Event with the queue full is dropped before it is named and built: at scale most are.
+    if (this.queue.full) return this.drop(reason, type, regarding, now);
 
     const record: EventRecord = {
       name: this.namer.name(regarding.name!, now),
@@ -290,28 +292,30 @@ export class EventRecorder {
     };
     if (related) record.related = related;
     const entry: CacheEntry = { key, record, dirty: false, seriesQueued: false };
-    if (!this.queue.offer({ op: 'create', entry })) {
-      this.dropped++;
-      this.droppedUnreported++;
-      if (now - this.lastDropWarningMs < this.dropWarningIntervalMs) return;
-      this.logger.warn(
-        {
-          reason,
-          type,
-          regarding: `${regarding.namespace ?? ''}/${regarding.name}`,
-          queueSize: this.queue.length,
-          dropped: this.droppedUnreported,
-          droppedTotal: this.dropped,
-        },
-        'event queue is full, dropping event',
-      );
-      this.lastDropWarningMs = now;
-      this.droppedUnreported = 0;
-      return;
-    }
+    if (!this.queue.offer({ op: 'create', entry })) return this.drop(reason, type, regarding, now);
     this.cache.set(key, entry);
     if (this.cache.size > maxCacheEntries) this.finishEntry(this.cache.values().next().value!);
     this.ensureTimer();
+  }
+
+  /** Counts a dropped event, and warns at most once per `dropWarningIntervalMs` with the drops since the last warning. */
+  private drop(reason: string, type: EventType, regarding: ObjectReference, now: number): void {
+    this.dropped++;
+    this.droppedUnreported++;
+    if (now - this.lastDropWarningMs < this.dropWarningIntervalMs) return;
+    this.logger.warn(
+      {
+        reason,
+        type,
+        regarding: `${regarding.namespace ?? ''}/${regarding.name}`,
+        queueSize: this.queue.length,
+        dropped: this.droppedUnreported,
+        droppedTotal: this.dropped,
+      },
+      'event queue is full, dropping event',
+    );
+    this.lastDropWarningMs = now;
+    this.droppedUnreported = 0;
   }
 
   /** Queues the final count of a series that ends, and forgets it. */

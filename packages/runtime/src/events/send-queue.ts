@@ -21,6 +21,11 @@ export class SendQueue<J> {
     return this.jobs.length;
   }
 
+  /** Whether an offer without `force` would be refused now (full or stopped). */
+  get full(): boolean {
+    return this.stopped || this.jobs.length >= this.capacity;
+  }
+
   /**
    * Queues a job; false when the queue is full or stopped. `force` skips the
    * capacity check (for work whose count is bounded elsewhere).

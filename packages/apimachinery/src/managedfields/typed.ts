@@ -187,48 +187,8 @@ export interface Comparison {
 /** typed.Compare of `lhs` (before) and `rhs` (after). */
 export function compareTyped(lhs: Json, rhs: Json, t: MergeType): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  compareNode(lhs, rhs, t, new ComparePath(undefined, undefined, c));
+  compareNode(lhs, rhs, t, [], c);
   return c;
-}
-
-/** Which of a comparison's three sets a path goes into. */
-type Outcome = 'added' | 'modified' | 'removed';
-
-/**
- * The path a comparison has reached, linked to its parent's, with the node of
- * each outcome's set at this path made on first use: a field inserted at depth
- * n then costs one member added, not n lookups from the root, and walking
- * into a field allocates no copy of the path so far.
- */
-class ComparePath {
-  private added?: FieldSet;
-  private modified?: FieldSet;
-  private removed?: FieldSet;
-
-  constructor(
-    private readonly parent: ComparePath | undefined,
-    private readonly pe: PathElement | undefined,
-    private readonly c: Comparison,
-  ) {}
-
-  /** The path one step further, at `pe`. */
-  below(pe: PathElement): ComparePath {
-    return new ComparePath(this, pe, this.c);
-  }
-
-  /** The node of `outcome`'s set at this path, made (with its ancestors) when absent. */
-  private node(outcome: Outcome): FieldSet {
-    const made = this[outcome];
-    if (made) return made;
-    const node = this.parent ? this.parent.node(outcome).descend(this.pe!) : this.c[outcome];
-    this[outcome] = node;
-    return node;
-  }
-
-  /** Inserts this path into `outcome`'s set (as FieldSet.insert does: the empty path is no field). */
-  insert(outcome: Outcome): void {
-    if (this.parent) this.parent.node(outcome).addMember(this.pe!);
-  }
 }
 
 /**
@@ -265,20 +225,20 @@ function unionKeys(l: Record<string, unknown> | undefined, r: Record<string, unk
   return [...Object.keys(l ?? {}), ...Object.keys(r ?? {}).filter((k) => !l || !Object.hasOwn(l, k))];
 }
 
-function compareNode(l: Json, r: Json, t: MergeType, path: ComparePath): void {
+function compareNode(l: Json, r: Json, t: MergeType, path: PathElement[], c: Comparison): void {
   // One value on both sides (a status write's tracked object shares the live spec) changed nothing.
   if (l === r) return;
   const shape = pairShape(l, r, t);
   if (shape.kind === 'leaf') {
-    if (l === undefined) path.insert('added');
-    else if (r === undefined) path.insert('removed');
-    else if (!jsonEqual(l, r)) path.insert('modified');
+    if (l === undefined) c.added.insert(path);
+    else if (r === undefined) c.removed.insert(path);
+    else if (!jsonEqual(l, r)) c.modified.insert(path);
     return;
   }
-  if (shape.kind === 'list') compareListItems(shape.type, shape.l, shape.r, path);
-  else for (const k of unionKeys(shape.l, shape.r)) compareNode(shape.l?.[k], shape.r?.[k], fieldType(shape.type, k) ?? untypedType, path.below({ field: k }));
-  if (l === undefined) path.insert('added');
-  else if (r === undefined) path.insert('removed');
+  if (shape.kind === 'list') compareListItems(shape.type, shape.l, shape.r, path, c);
+  else for (const k of unionKeys(shape.l, shape.r)) compareNode(shape.l?.[k], shape.r?.[k], fieldType(shape.type, k) ?? untypedType, [...path, { field: k }], c);
+  if (l === undefined) c.added.insert(path);
+  else if (r === undefined) c.removed.insert(path);
 }
 
 /** Items by path element, in first-seen order; repeated keys keep every item. */
@@ -294,7 +254,7 @@ function indexItems(t: ListType, list: Json[]): Map<string, { pe: PathElement; i
   return out;
 }
 
-function compareListItems(t: ListType, l: Json[], r: Json[], path: ComparePath): void {
+function compareListItems(t: ListType, l: Json[], r: Json[], path: PathElement[], c: Comparison): void {
   const li = indexItems(t, l);
   const ri = indexItems(t, r);
   const all = new Map(li);
@@ -302,16 +262,16 @@ function compareListItems(t: ListType, l: Json[], r: Json[], path: ComparePath):
   for (const [k, { pe }] of all) {
     const ls = li.get(k)?.items ?? [];
     const rs = ri.get(k)?.items ?? [];
-    const p = path.below(pe);
-    if (ls.length <= 1 && rs.length <= 1) compareNode(ls[0], rs[0], t.item(), p);
+    const p = [...path, pe];
+    if (ls.length <= 1 && rs.length <= 1) compareNode(ls[0], rs[0], t.item(), p, c);
     else if (ls.length >= 2 && rs.length >= 2) {
-      if (!jsonEqual(ls, rs)) p.insert('modified');
+      if (!jsonEqual(ls, rs)) c.modified.insert(p);
     } else if (ls.length >= 2) {
-      if (rs.length) compareNode(undefined, rs[0], t.item(), p);
-      p.insert('removed');
+      if (rs.length) compareNode(undefined, rs[0], t.item(), p, c);
+      c.removed.insert(p);
     } else {
-      if (ls.length) compareNode(ls[0], undefined, t.item(), p);
-      p.insert('added');
+      if (ls.length) compareNode(ls[0], undefined, t.item(), p, c);
+      c.added.insert(p);
     }
   }
 }

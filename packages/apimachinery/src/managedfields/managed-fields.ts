@@ -40,14 +40,43 @@ export interface ManagerInfo {
 
 /** BuildManagerIdentifier: the entry's JSON without fields, time, and (for applies) API version. */
 export function managerIdentifier(info: ManagerInfo): string {
-  const id: Record<string, string> = { manager: info.manager, operation: info.operation };
-  if (info.operation === 'Update' && info.apiVersion) id.apiVersion = info.apiVersion;
-  if (info.subresource) id.subresource = info.subresource;
-  return JSON.stringify(id);
+  const apiVersion = info.operation === 'Update' && info.apiVersion ? info.apiVersion : '';
+  const subresource = info.subresource ?? '';
+  // Every write names its manager: the few identifiers a server sees are made once each.
+  // Each part but the last is prefixed by its length, so that no two sets of parts share a key.
+  const key = `${info.operation.length}:${info.operation}${apiVersion.length}:${apiVersion}${subresource.length}:${subresource}${info.manager}`;
+  let text = identifiers.get(key);
+  if (text === undefined) {
+    const id: Record<string, string> = { manager: info.manager, operation: info.operation };
+    if (apiVersion) id.apiVersion = apiVersion;
+    if (subresource) id.subresource = subresource;
+    text = JSON.stringify(id);
+    if (identifiers.size >= maxRememberedIdentifiers) identifiers.clear();
+    identifiers.set(key, text);
+  }
+  return text;
 }
+
+/** How many identifiers (and their parsed forms) are remembered before starting afresh: manager names come from clients. */
+const maxRememberedIdentifiers = 1024;
+/** Identifiers by their parts. */
+const identifiers = new Map<string, string>();
+/** Parsed identifiers, frozen: each caller gets its own copy. */
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo> | undefined>();
 
 /** The parts of an identifier; a bare name when it is not one (structured-merge-diff's own managers). */
 export function parseManagerIdentifier(id: string): ManagerInfo | undefined {
+  let info = parsedIdentifiers.get(id);
+  if (info === undefined && !parsedIdentifiers.has(id)) {
+    info = parseIdentifierText(id);
+    if (info) Object.freeze(info);
+    if (parsedIdentifiers.size >= maxRememberedIdentifiers) parsedIdentifiers.clear();
+    parsedIdentifiers.set(id, info);
+  }
+  return info && { ...info };
+}
+
+function parseIdentifierText(id: string): ManagerInfo | undefined {
   try {
     const v = JSON.parse(id) as unknown;
     if (v && typeof v === 'object' && !Array.isArray(v)) return v as ManagerInfo;
@@ -148,5 +177,14 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
 
 /** metav1.Time as kube writes it: RFC 3339 in UTC, to the second. */
 export function managedFieldsTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(now.getTime() / 1000);
+  // Every write of a second carries the same text: made once per second.
+  if (second !== lastTime.second) {
+    lastTime.second = second;
+    lastTime.text = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastTime.text;
 }
+
+/** The last second managedFieldsTime wrote, and its text. */
+const lastTime = { second: Number.NaN, text: '' };

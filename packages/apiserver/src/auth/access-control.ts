@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { unauthorized } from '@operant/apimachinery';
 import type { MvccStore } from '../storage/mvcc-store.js';
 import type { ResourceRequest } from '../http/request-info.js';
-import { authenticateRequest, authenticationContext, impersonate, storeLookup, type AuthenticationContext, type ServiceAccountTokenAuthority, type UserInfo } from './authn/index.js';
+import { authenticateRequest, authenticationContext, hasImpersonationHeaders, impersonate, storeLookup, type AuthenticationContext, type ServiceAccountTokenAuthority, type UserInfo } from './authn/index.js';
 import { RbacAuthorizer } from './rbac/authorizer.js';
 import { forbiddenError } from './rbac/forbidden.js';
 import type { ClusterRole, ClusterRoleBinding, RbacObjects, RequestAttributes, Role, RoleBinding } from './rbac/attributes.js';
@@ -43,6 +43,8 @@ export class AccessControl {
   async identify(req: IncomingMessage, { handedOver = false }: { handedOver?: boolean } = {}): Promise<UserInfo> {
     const outcome = authenticateRequest(handedOver ? { headers: req.headers, socket: null } : req, this.authn);
     if (outcome.result !== 'authenticated') throw unauthorized();
+    // No impersonation header: the requestor acts as itself (impersonate would find no target).
+    if (!hasImpersonationHeaders(req.rawHeaders)) return outcome.user;
     return impersonate(outcome.user, req.headersDistinct, (a) => this.rbac.authorize(a));
   }
 

@@ -40,6 +40,17 @@ function byName<T extends Record<string, string>>(labels: T): T {
   return out as T;
 }
 
+/** A request's label sets as the metrics take them, in name order. */
+interface SortedRequestLabels {
+  duration: RequestLabels;
+  longRunning: Record<LongRunningLabel, string>;
+  /** `apiserver_request_total`'s labels, by response code. */
+  totalByCode: Map<number, Record<RequestLabel | 'code', string>>;
+}
+
+/** How many distinct request label sets are remembered before starting afresh. */
+const maxRememberedLabels = 1024;
+
 /** Counts the stored objects of each resource, labelled as kube labels them (`pods`, `deployments.apps`). */
 export type StorageObjectCounter = () => Iterable<[resource: string, count: number]>;
 
@@ -137,16 +148,34 @@ export class ApiServerMetrics {
    * while it lasts, the others in the in-flight watermark of their kind.
    */
   track(labels: RequestLabels, kind: RequestKind, startedAt: bigint): (code: number) => void {
-    const { dry_run: _dryRun, ...rest } = labels;
-    const longRunningLabels = byName(rest);
-    if (kind === 'longRunning') this.longRunning.inc(longRunningLabels);
+    const sorted = this.sortedLabels(labels);
+    if (kind === 'longRunning') this.longRunning.inc(sorted.longRunning);
     else this.inflight[kind].begin();
     return (code) => {
-      if (kind === 'longRunning') this.longRunning.dec(longRunningLabels);
+      if (kind === 'longRunning') this.longRunning.dec(sorted.longRunning);
       else this.inflight[kind].end();
-      this.requestTotal.inc(byName({ ...labels, code: String(code) }));
-      this.requestDuration.observe(byName(labels), Number(process.hrtime.bigint() - startedAt) / 1e9);
+      let total = sorted.totalByCode.get(code);
+      if (!total) sorted.totalByCode.set(code, (total = byName({ ...labels, code: String(code) })));
+      this.requestTotal.inc(total);
+      this.requestDuration.observe(sorted.duration, Number(process.hrtime.bigint() - startedAt) / 1e9);
     };
+  }
+
+  /** Each request's labels in name order, made once per distinct set of values (requests repeat a few dozen). */
+  private readonly labelsByValues = new Map<string, SortedRequestLabels>();
+
+  private sortedLabels(labels: RequestLabels): SortedRequestLabels {
+    // The values in one fixed order identify the labels; NUL appears in no label value a request can give.
+    const key = `${labels.verb}\u0000${labels.dry_run}\u0000${labels.group}\u0000${labels.version}\u0000${labels.resource}\u0000${labels.subresource}\u0000${labels.scope}\u0000${labels.component}`;
+    let sorted = this.labelsByValues.get(key);
+    if (!sorted) {
+      const { dry_run: _dryRun, ...rest } = labels;
+      sorted = { duration: byName({ ...labels }), longRunning: byName(rest), totalByCode: new Map() };
+      // Non-resource paths go into `subresource`: bounded, as a client could send many.
+      if (this.labelsByValues.size >= maxRememberedLabels) this.labelsByValues.clear();
+      this.labelsByValues.set(key, sorted);
+    }
+    return sorted;
   }
 
   /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '@operant/apimachinery';
-import { impersonate, impersonationRequested, type AuthorizationAttributes, type Authorize } from './impersonation.js';
+import { hasImpersonationHeaders, impersonate, impersonationRequested, type AuthorizationAttributes, type Authorize } from './impersonation.js';
 import type { UserInfo } from './user-info.js';
 
 const bob: UserInfo = { username: 'bob', groups: ['dev', 'system:authenticated'] };
@@ -151,5 +151,30 @@ describe('impersonation', () => {
       (await rejection(impersonate(bob, { 'impersonate-uid': ['1'], 'impersonate-extra-scopes': ['v'] }, allowing()))).message,
       'requested [{UserExtra  v  authentication.k8s.io/v1  scopes} {UID  1  authentication.k8s.io/v1  }] without impersonating a user',
     );
+  });
+});
+
+describe('hasImpersonationHeaders', () => {
+  /** Raw header lines (name, value, ...) and the lower-case names Node's headersDistinct would give. */
+  const distinct = (raw: string[]): Record<string, string[]> => {
+    const out: Record<string, string[]> = {};
+    for (let i = 0; i < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
+    return out;
+  };
+
+  it('finds every impersonation header in any case, and is false only where impersonation finds no header', () => {
+    const cases: Array<[string[], boolean]> = [
+      [['Host', 'x', 'Authorization', 'Bearer t'], false],
+      [['Impersonate-User', 'jane'], true],
+      [['IMPERSONATE-GROUP', 'dev'], true],
+      [['impersonate-uid', '1'], true],
+      [['Content-Type', 'application/json', 'Impersonate-Extra-Scopes', 'view'], true],
+      [['X-Impersonate-User', 'jane', 'Impersonated', 'no'], false],
+    ];
+    for (const [raw, expected] of cases) {
+      assert.equal(hasImpersonationHeaders(raw), expected, raw.join(' '));
+      if (!expected) assert.equal(impersonationRequested(distinct(raw)), false, raw.join(' '));
+      else assert.equal(impersonationRequested(distinct(raw)), true, raw.join(' '));
+    }
   });
 });

@@ -47,6 +47,24 @@ const groupHeader = impersonationHeaders.group.toLowerCase();
 const uidHeader = impersonationHeaders.uid.toLowerCase();
 const extraPrefix = impersonationHeaders.extraPrefix.toLowerCase();
 
+/** What every impersonation header's name begins with, in lower case. */
+const impersonatePrefix = 'impersonate-';
+
+/**
+ * Whether a request carries any impersonation header (every one begins with
+ * `Impersonate-`, in any case), read from its raw header lines: most requests
+ * carry none, and Node's `headersDistinct` builds an object of every header
+ * when first read.
+ */
+export function hasImpersonationHeaders(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    // 'i' or 'I' first, then the whole prefix in lower case.
+    if ((name.charCodeAt(0) | 0x20) === 0x69 && name.length > impersonatePrefix.length && name.slice(0, impersonatePrefix.length).toLowerCase() === impersonatePrefix) return true;
+  }
+  return false;
+}
+
 /** One thing the requestor asks to act as. */
 type Target =
   | { kind: 'ServiceAccount'; namespace: string; name: string }

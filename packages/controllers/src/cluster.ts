@@ -179,7 +179,9 @@ async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig
     // No controller here reads managedFields, and they are much of a pod's size: a cache of 100,000
     // pods holds none (controller-runtime's TransformStripManagedFields). An update without them
     // keeps the stored ones, as kube's field manager does.
-    cache: { transform: dropManagedFields },
+    // One watch-list request per kind (kube 1.27+'s WatchList), not a list and then a watch: half the requests
+    // to start; a server without the feature is listed and watched as before.
+    cache: { transform: dropManagedFields, watchList: process.env.TENV3_WL !== '0' },
     logger,
     gracefulShutdownTimeoutMs: 10_000,
   });

@@ -181,7 +181,7 @@ async function clusterManager(options: Pick<SimulatedClusterOptions, 'kubeconfig
     // keeps the stored ones, as kube's field manager does.
     // One watch-list request per kind (kube 1.27+'s WatchList), not a list and then a watch: half the requests
     // to start; a server without the feature is listed and watched as before.
-    cache: { transform: dropManagedFields, watchList: process.env.TENV3_WL !== '0' },
+    cache: { transform: dropManagedFields, watchList: true },
     logger,
     gracefulShutdownTimeoutMs: 10_000,
   });

@@ -15,6 +15,12 @@
  *    jittered delay, and try again: the watch from the last resourceVersion, or
  *    the list if there is none yet. The reflector only stops on its signal,
  *    with one exception:
+ * 6. A first list that finds the kind not served ({@link NoKindMatchError}: a
+ *    CRD not installed) ends the run with that error, as controller-runtime
+ *    fails at start: a configuration error, not a transient one, and whoever
+ *    waits for the sync must hear of it rather than wait forever. Once synced,
+ *    the same error (a CRD deleted while running) is retried like any other.
+ *
  * With `watchList`, step 1 is a watch-list instead (kube's WatchList, client-go's
  * `UseWatchList`): one watch asked for the collection's objects as ADDED events,
  * then a bookmark annotated `k8s.io/initial-events-end`, at which the store is
@@ -22,12 +28,6 @@
  * watch-list that fails before its initial events end (a server without the
  * feature answers 400) is followed by a list and a watch, as client-go falls
  * back: making progress is better than waiting.
- *
- * 6. A first list that finds the kind not served ({@link NoKindMatchError}: a
- *    CRD not installed) ends the run with that error, as controller-runtime
- *    fails at start: a configuration error, not a transient one, and whoever
- *    waits for the sync must hear of it rather than wait forever. Once synced,
- *    the same error (a CRD deleted while running) is retried like any other.
  */
 import type { KubeObject } from '@operant/apimachinery';
 import { realClock, type Clock, type Timer } from '../workqueue/clock.js';

@@ -4,7 +4,7 @@
  * add event handlers and async iteration, and a factory shares one informer per
  * kind and scope between controllers.
  */
-export type { ListerWatcher, ListResult, ListWatchOptions, WatchEvent, WatchEventType } from './list-watch.js';
+export type { ListerWatcher, ListResult, ListWatchOptions, WatchEvent, WatchEventType, WatchRequestOptions } from './list-watch.js';
 export { objectKey, keyFor, splitKey } from './keys.js';
 export { isTombstone, deletedObject, type Tombstone } from './tombstone.js';
 export { dropManagedFields, composeTransforms, type Transform } from './transform.js';

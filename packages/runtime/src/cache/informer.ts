@@ -65,6 +65,8 @@ export interface InformerOptions<T extends KubeObject> extends ListWatchOptions 
   clock?: Clock;
   /** Random source for jitter. */
   random?: () => number;
+  /** See {@link ReflectorOptions.watchList}: sync with one watch-list request (kube 1.27+'s WatchList) instead of a list and a watch. */
+  watchList?: boolean;
 }
 
 /**
@@ -161,6 +163,7 @@ export class Informer<T extends KubeObject> {
       metrics: options.metrics,
       clock: options.clock,
       random: options.random,
+      watchList: options.watchList,
     });
   }
 

@@ -70,6 +70,27 @@ export interface ListWatchOptions {
 }
 
 /**
+ * What a {@link ListerWatcher}'s watch is asked for.
+ *
+ * @example
+ * ```ts
+ * import type { WatchRequestOptions } from '@operant/runtime';
+ *
+ * // A watch-list (kube's WatchList): the current objects as ADDED events, then a BOOKMARK annotated k8s.io/initial-events-end.
+ * const opts: WatchRequestOptions = { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' };
+ * ```
+ */
+export interface WatchRequestOptions extends ListWatchOptions {
+  resourceVersion: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  /** Start with the objects of the collection as ADDED events, then a bookmark that ends them (with `resourceVersionMatch: 'NotOlderThan'`). */
+  sendInitialEvents?: boolean;
+  resourceVersionMatch?: 'NotOlderThan';
+  signal?: AbortSignal;
+}
+
+/**
  * A source of list and watch for one kind: what an {@link Informer} runs on.
  *
  * @example
@@ -89,7 +110,7 @@ export interface ListerWatcher<T extends KubeObject> {
    * Watches from `resourceVersion`; the iterator ends when the server ends the
    * watch (timeout) and throws on transport errors. A 410 arrives as an ERROR event.
    */
-  watch(opts: ListWatchOptions & { resourceVersion: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number; signal?: AbortSignal }): AsyncIterable<WatchEvent<T>>;
+  watch(opts: WatchRequestOptions): AsyncIterable<WatchEvent<T>>;
   /**
    * Optional, cheaper form of {@link watch} that informers use when present:
    * the events that arrive together (one network chunk) are handed to
@@ -98,8 +119,5 @@ export interface ListerWatcher<T extends KubeObject> {
    * rejects on transport errors, and with what `onEvents` threw if it throws
    * (then closing the watch and calling it no more). A 410 arrives as an ERROR event.
    */
-  watchBatches?(
-    opts: ListWatchOptions & { resourceVersion: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number; signal?: AbortSignal },
-    onEvents: (events: WatchEvent<T>[]) => void,
-  ): Promise<void>;
+  watchBatches?(opts: WatchRequestOptions, onEvents: (events: WatchEvent<T>[]) => void): Promise<void>;
 }

@@ -20,10 +20,18 @@
  *    fails at start: a configuration error, not a transient one, and whoever
  *    waits for the sync must hear of it rather than wait forever. Once synced,
  *    the same error (a CRD deleted while running) is retried like any other.
+ *
+ * With `watchList`, step 1 is a watch-list instead (kube's WatchList, client-go's
+ * `UseWatchList`): one watch asked for the collection's objects as ADDED events,
+ * then a bookmark annotated `k8s.io/initial-events-end`, at which the store is
+ * replaced as after a list; the same watch then goes on as in step 2. A
+ * watch-list that fails before its initial events end (a server without the
+ * feature answers 400) is followed by a list and a watch, as client-go falls
+ * back: making progress is better than waiting.
  */
 import type { KubeObject } from '@operant/apimachinery';
 import { realClock, type Clock, type Timer } from '../workqueue/clock.js';
-import type { ListerWatcher, ListWatchOptions, WatchEvent } from './list-watch.js';
+import type { ListerWatcher, ListResult, ListWatchOptions, WatchEvent, WatchRequestOptions } from './list-watch.js';
 import type { InformerEvent } from './events.js';
 import type { Store } from './store.js';
 import { objectKey } from './keys.js';
@@ -88,6 +96,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   clock?: Clock;
   /** Random source for jitter (tests make it deterministic). */
   random?: () => number;
+  /** Sync with one watch-list request instead of a list and a watch (see the module's notes); default false. */
+  watchList?: boolean;
 }
 
 /**
@@ -148,6 +158,8 @@ export class Reflector<T extends KubeObject> {
   private readonly watchTimeoutSeconds: number;
   private running = false;
   private needsList = true;
+  /** This round's watch-list failed before its initial events ended: list instead. */
+  private listInstead = false;
   /** 410s since the last watch event: after the first, relists wait a backoff delay. */
   private expiredInARow = 0;
   /** Watch events were applied since the sync time was last noted. */
@@ -199,13 +211,18 @@ export class Reflector<T extends KubeObject> {
     try {
       while (!signal.aborted) {
         try {
-          if (this.needsList) {
+          let initial: InitialEvents<T> | undefined;
+          if (this.needsList && this.options.watchList && !this.listInstead) {
             phase = 'list';
+            initial = new InitialEvents<T>();
+          } else if (this.needsList) {
+            phase = 'list';
+            this.listInstead = false;
             await this.listAndReplace(signal);
             if (signal.aborted) break;
           }
           phase = 'watch';
-          const healthy = await this.watchOnce(signal);
+          const healthy = await this.watchOnce(signal, initial);
           if (!healthy && !signal.aborted) {
             const delay = this.backoff.next();
             this.logger.debug({ informer: this.name, retryInMs: delay }, 'watch ended early without events; waiting before the next one');
@@ -214,6 +231,11 @@ export class Reflector<T extends KubeObject> {
         } catch (err) {
           if (signal.aborted) break;
           if (!this.state.synced && err instanceof NoKindMatchError) throw this.counted(err, phase);
+          if (this.needsList && this.options.watchList && !this.listInstead) {
+            this.listInstead = true;
+            this.logger.debug({ informer: this.name, err: errorMessage(err) }, 'the watch-list failed before its initial events ended; listing instead');
+            continue;
+          }
           await this.recover(err, phase, signal);
         }
       }
@@ -227,6 +249,11 @@ export class Reflector<T extends KubeObject> {
     const started = this.clock.now();
     const result = await abortable(Promise.resolve().then(() => this.lw.list({ ...this.scope, signal })), signal);
     if (signal.aborted) return;
+    this.replace(result, started);
+  }
+
+  /** Makes the store hold a list's objects (or a watch-list's initial events) and reports the difference. */
+  private replace(result: ListResult<T>, started: number): void {
     const initial = !this.state.synced;
     const diff = this.store.replace(result.items);
     this.needsList = false;
@@ -247,8 +274,12 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** One watch, from the last resourceVersion until it ends; false when it ended suspiciously early. */
-  private async watchOnce(signal: AbortSignal): Promise<boolean> {
+  /**
+   * One watch, from the last resourceVersion until it ends; false when it
+   * ended suspiciously early. With `initial`, a watch-list: its first events
+   * are gathered there and replace the store at the bookmark that ends them.
+   */
+  private async watchOnce(signal: AbortSignal, initial?: InitialEvents<T>): Promise<boolean> {
     const watchAbort = new AbortController();
     const onAbort = (): void => watchAbort.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -265,12 +296,25 @@ export class Reflector<T extends KubeObject> {
     this.metrics.watchStarted(this.name);
     const started = this.clock.now();
     let events = 0;
+    let gathering = initial;
     const onEvents = (batch: readonly WatchEvent<T>[]): void => {
       if (watchAbort.signal.aborted) return;
       events += batch.length;
-      this.applyBatch(batch);
+      if (!gathering) {
+        this.applyBatch(batch);
+        return;
+      }
+      const rest = gathering.take(batch);
+      if (rest === undefined) return;
+      this.replace(gathering.result(), started);
+      gathering = undefined;
+      if (rest.length > 0) this.applyBatch(rest);
     };
-    const opts = { ...this.scope, resourceVersion: this.state.resourceVersion ?? '', allowWatchBookmarks: true, timeoutSeconds, signal: watchAbort.signal };
+    const opts: WatchRequestOptions = { ...this.scope, resourceVersion: this.state.resourceVersion ?? '', allowWatchBookmarks: true, timeoutSeconds, signal: watchAbort.signal };
+    if (initial) {
+      opts.sendInitialEvents = true;
+      opts.resourceVersionMatch = 'NotOlderThan';
+    }
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
     let ended: Promise<void> | undefined;
     try {
@@ -283,6 +327,7 @@ export class Reflector<T extends KubeObject> {
       await Promise.race([ended, stopped]);
       // Stopped by the watchdog (not by our signal): report it as a failure.
       if (watchAbort.signal.aborted && !signal.aborted) throw watchAbort.signal.reason;
+      if (gathering && !signal.aborted) throw new Error('the watch-list ended before its initial events did');
     } finally {
       watchdog?.cancel();
       signal.removeEventListener('abort', onAbort);
@@ -477,5 +522,50 @@ async function eachEvent<T extends KubeObject>(
     const next = await iterator.next();
     if (next.done || signal.aborted) return;
     onEvents([next.value]);
+  }
+}
+
+/** The annotation of the bookmark that ends a watch-list's initial events (kube's `metav1.InitialEventsAnnotationKey`). */
+const initialEventsEnd = 'k8s.io/initial-events-end';
+
+/**
+ * A watch-list's initial events, gathered as client-go gathers them in a
+ * temporary store: the objects by key, until the bookmark that ends them.
+ */
+class InitialEvents<T extends KubeObject> {
+  private readonly objects = new Map<string, T>();
+  private resourceVersion = '';
+
+  /**
+   * Takes the events of a batch up to the end of the initial events. Returns
+   * undefined while they go on, else the events after the end (to apply as a
+   * watch's). An ERROR event throws, as in a watch.
+   */
+  take(batch: readonly WatchEvent<T>[]): readonly WatchEvent<T>[] | undefined {
+    for (let i = 0; i < batch.length; i++) {
+      const event = batch[i]!;
+      const rv = event.object.metadata?.resourceVersion;
+      if (rv) this.resourceVersion = rv;
+      switch (event.type) {
+        case 'ADDED':
+        case 'MODIFIED':
+          this.objects.set(objectKey(event.object), event.object);
+          break;
+        case 'DELETED':
+          this.objects.delete(objectKey(event.object));
+          break;
+        case 'BOOKMARK':
+          if (event.object.metadata?.annotations?.[initialEventsEnd] === 'true') return batch.slice(i + 1);
+          break;
+        case 'ERROR':
+          throw new WatchStatusError(event.object);
+      }
+    }
+    return undefined;
+  }
+
+  /** What a list would have returned. */
+  result(): ListResult<T> {
+    return { items: [...this.objects.values()], resourceVersion: this.resourceVersion };
   }
 }

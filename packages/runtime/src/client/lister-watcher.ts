@@ -7,7 +7,7 @@
  * is not: the one list failure that retrying cannot fix.
  */
 import type { KubeObject } from '@operant/apimachinery';
-import type { ListResult, ListWatchOptions, ListerWatcher, WatchEvent } from '../cache/list-watch.js';
+import type { ListResult, ListWatchOptions, ListerWatcher, WatchEvent, WatchRequestOptions } from '../cache/list-watch.js';
 import type { Kind } from '../kind.js';
 import { NoKindMatchError } from '../no-kind-match.js';
 import { isGone, isNotFound, isResourceExpired } from './api-error.js';
@@ -112,7 +112,7 @@ export class KindListerWatcher<T extends KubeObject> implements ListerWatcher<T>
 }
 
 /** What the informer asks a watch for. */
-type WatchRequest = ListWatchOptions & { resourceVersion: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number; signal?: AbortSignal };
+type WatchRequest = WatchRequestOptions;
 
 function watchOptions(opts: WatchRequest): WatchOptions {
   return {
@@ -121,6 +121,8 @@ function watchOptions(opts: WatchRequest): WatchOptions {
     fieldSelector: opts.fieldSelector,
     resourceVersion: opts.resourceVersion,
     allowWatchBookmarks: opts.allowWatchBookmarks ?? true,
+    sendInitialEvents: opts.sendInitialEvents,
+    resourceVersionMatch: opts.resourceVersionMatch,
     timeoutSeconds: opts.timeoutSeconds,
     signal: opts.signal,
   };

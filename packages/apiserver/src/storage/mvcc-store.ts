@@ -567,10 +567,14 @@ export class MvccStore {
       // process.hrtime, not performance.now: the global `performance` loads eight of Node's modules at
       // its first use, which the first writes of every start would pay.
       const until = process.hrtime.bigint() + fanOutSliceNs;
+      // The clock is wall time: a process the machine set aside mid-slice finds it spent without
+      // having done the work. A slice therefore serves at least fanOutSliceMinWatchers before it
+      // may end, so a round to fewer watchers is never split behind the requests that came in.
+      const checkFrom = next + fanOutSliceMinWatchers;
       while (next < watchers.length) {
         const w = watchers[next++]!;
         if (this.watchers.has(w)) this.deliverAll(w, events);
-        if (process.hrtime.bigint() >= until && next < watchers.length) {
+        if (next >= checkFrom && next < watchers.length && process.hrtime.bigint() >= until) {
           setImmediate(slice);
           return;
         }
@@ -624,6 +628,9 @@ function prefixEnd(prefix: string): string {
 
 /** How long one turn of the event loop may spend delivering events to watchers before it lets other work in (5 ms). */
 const fanOutSliceNs = 5_000_000n;
+
+/** How many watchers a fan-out slice serves before it looks at its clock (the whole round, below that many). */
+export const fanOutSliceMinWatchers = 256;
 
 /** How many flushes (fsyncs) may be under way at once. */
 const maxFlushesInFlight = 2;

@@ -97,11 +97,19 @@ describe('simulated nodes with kubectl', () => {
       assert.match(described, /Warning\s+BackOff\s+\S+\s+kubelet\s+Back-off restarting failed container app in pod crasher_default\(/);
     }, { timeout: 15_000, interval: 200, message: 'kubectl describe shows the crash loop and its BackOff event' });
 
-    // Waiting to restart, the kubelet shows the run that ended; --previous names it too.
-    const log = await kubectlOk(server, ['logs', 'crasher']);
-    assert.match(log, /^\[simulated\] node node-\d runs no real containers/m);
-    assert.match(log, /^\[simulated\] container app started \(image docker\.io\/library\/nginx:1\.27, containerd:\/\/[0-9a-f]{64}\)$/m);
-    assert.match(log, /^\[simulated\] container app exited with code 1 \(Error\)$/m);
+    // Waiting to restart, the kubelet shows the run that ended; --previous names it too. At 50 times the
+    // wall clock the first back-offs last 200-800 ms, so the pod may be running again (its log then shows
+    // the new run, started and not ended) by the time kubectl asks: ask until it is waiting; the back-off
+    // doubles at each crash.
+    await eventually(
+      async () => {
+        const log = await kubectlOk(server, ['logs', 'crasher']);
+        assert.match(log, /^\[simulated\] node node-\d runs no real containers/m);
+        assert.match(log, /^\[simulated\] container app started \(image docker\.io\/library\/nginx:1\.27, containerd:\/\/[0-9a-f]{64}\)$/m);
+        assert.match(log, /^\[simulated\] container app exited with code 1 \(Error\)$/m);
+      },
+      { timeout: 15_000, interval: 50, message: 'kubectl logs shows the run that crashed while the pod backs off' },
+    );
     assert.match(await kubectlOk(server, ['logs', 'crasher', '--previous']), /container app exited with code 1 \(Error\)/);
     // -f ends by itself (the simulated container writes nothing more); -c names the container.
     assert.match(await kubectlOk(server, ['logs', '-f', 'crasher', '-c', 'app', '--timestamps']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z \[simulated\]/m);

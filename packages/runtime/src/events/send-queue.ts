@@ -31,7 +31,7 @@ export class SendQueue<J> {
    * capacity check (for work whose count is bounded elsewhere).
    */
   offer(job: J, force = false): boolean {
-    if (this.stopped || (!force && this.jobs.length >= this.capacity)) return false;
+    if (force ? this.stopped : this.full) return false;
     this.jobs.push(job);
     if (!this.running) {
       this.running = true;

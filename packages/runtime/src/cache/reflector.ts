@@ -210,8 +210,8 @@ export class Reflector<T extends KubeObject> {
     let phase: ReflectorPhase = 'list';
     try {
       while (!signal.aborted) {
+        let initial: InitialEvents<T> | undefined;
         try {
-          let initial: InitialEvents<T> | undefined;
           if (this.needsList && this.options.watchList && !this.listInstead) {
             phase = 'list';
             initial = new InitialEvents<T>();
@@ -231,7 +231,9 @@ export class Reflector<T extends KubeObject> {
         } catch (err) {
           if (signal.aborted) break;
           if (!this.state.synced && err instanceof NoKindMatchError) throw this.counted(err, phase);
-          if (this.needsList && this.options.watchList && !this.listInstead) {
+          // Only a watch-list that failed before its initial events ended is followed by a list at once; a
+          // failed list is counted and waited for like any failure (the next round tries the watch-list again).
+          if (initial && this.needsList) {
             this.listInstead = true;
             this.logger.debug({ informer: this.name, err: errorMessage(err) }, 'the watch-list failed before its initial events ended; listing instead');
             continue;

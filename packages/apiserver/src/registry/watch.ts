@@ -3,7 +3,7 @@
  * change, with selectors applied the way kube's watch cache applies them (an
  * object leaving the selector arrives as DELETED, entering it as ADDED).
  */
-import { StatusError, fieldErrors, internalError, invalid, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { StatusError, internalError, type KubeObject } from '@operant/apimachinery';
 import { versionedJson } from '../storage/encoded-json.js';
 import { StoreError, type StorageEvent, type Versioned } from '../storage/types.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
@@ -43,13 +43,6 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   const prefix = listPrefix(rs.location, rs.info, namespace);
   const rvText = opts.resourceVersion ?? '';
   const sendInitial = opts.sendInitialEvents === true;
-  const refused = watchOptionErrors(opts);
-  if (refused.length) {
-    const err = invalid('meta.k8s.io', 'ListOptions', '', refused);
-    // kube's StatusDetails leaves an empty name out.
-    delete err.status.details?.name;
-    throw err;
-  }
   const rv = rvText === '' ? 0 : parseResourceVersion(rvText);
   // Conversion may answer later (a conversion webhook): events wait in a chain to keep their order.
   let chain: Promise<void> | undefined;
@@ -142,24 +135,4 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     },
     ended: false,
   };
-}
-
-/**
- * kube's validateWatchOptions with the WatchList feature on (kube 1.32's
- * default): sendInitialEvents needs resourceVersionMatch=NotOlderThan, and a
- * watch takes resourceVersionMatch only with sendInitialEvents. Bookmarks are
- * not required (kube sends no end bookmark to a client that did not allow them).
- */
-function watchOptionErrors(opts: WatchOptions): FieldError[] {
-  const errs: FieldError[] = [];
-  const match = opts.resourceVersionMatch;
-  if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-  }
-  if (match) {
-    if (opts.sendInitialEvents === undefined) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
-    if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
-    if (opts.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-  }
-  return errs;
 }

@@ -25,8 +25,8 @@
  * `UseWatchList`): one watch asked for the collection's objects as ADDED events,
  * then a bookmark annotated `k8s.io/initial-events-end`, at which the store is
  * replaced as after a list; the same watch then goes on as in step 2. A
- * watch-list that fails before its initial events end (a server without the
- * feature answers 400) is followed by a list and a watch, as client-go falls
+ * watch-list that fails before its initial events end (a server with the
+ * feature off answers 422) is followed by a list and a watch, as client-go falls
  * back: making progress is better than waiting.
  */
 import type { KubeObject } from '@operant/apimachinery';

@@ -192,6 +192,27 @@ describe('paginated lists', () => {
     assert.equal(both.status, 400);
     assert.equal(both.body.message, 'specifying resource version is not allowed when using continue');
   });
+
+  it("list options kube refuses (ValidateListOptions) are its 422 on ListOptions, word for word", async () => {
+    const ns = 'l-pages';
+    const cases: Array<[string, string]> = [
+      ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+      ['resourceVersion=1&resourceVersionMatch=exact', 'resourceVersionMatch: Unsupported value: "exact": supported values: "Exact", "NotOlderThan", ""'],
+      ['resourceVersion=0&resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+      [
+        'resourceVersionMatch=Exact&continue=abc',
+        '[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]',
+      ],
+      ['sendInitialEvents=true', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
+    ];
+    for (const [query, message] of cases) {
+      const res = await api.request('GET', `${cms(ns)}?${query}`);
+      assert.equal(res.status, 422, query);
+      assert.equal(res.body.reason, 'Invalid', query);
+      assert.equal(res.body.message, `ListOptions.meta.k8s.io "" is invalid: ${message}`, query);
+      assert.deepEqual([res.body.details.group, res.body.details.kind, res.body.details.name], ['meta.k8s.io', 'ListOptions', undefined], query);
+    }
+  });
 });
 
 describe('list encoding', () => {

@@ -235,9 +235,49 @@ describe('bookmarks', () => {
     assert.equal(selInitial[selInitial.length - 1].type, 'BOOKMARK');
     sel.close();
 
-    // sendInitialEvents without bookmarks is refused, as kube does.
-    const refused = await api.request('GET', `${cms(ns)}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
-    assert.equal(refused.status, 400);
+    // Without allowWatchBookmarks kube serves the initial events too, and no bookmark ends them
+    // (isInitialEventsEndBookmarkRequired): the next event is the next change.
+    const noBookmarks = await api.watch(`${cms(ns)}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    assert.equal(noBookmarks.status, 200);
+    const plain = await noBookmarks.take(4);
+    assert.deepEqual(plain.map((e) => `${e.type} ${e.object.metadata.name}`).sort(), ['ADDED i1', 'ADDED i2', 'ADDED i3', 'ADDED i4']);
+    const i5 = await create(ns, 'i5');
+    assert.equal(summary(await noBookmarks.next()), `ADDED i5 ${rvOf(i5)}`);
+    noBookmarks.close();
+  });
+
+  it('sendInitialEvents=false: a watch from "" starts at the current revision with no initial events (kube\'s getStartResourceVersionForWatch)', async () => {
+    const ns = 'w-initial-off';
+    await api.createNamespace(ns);
+    await create(ns, 'old');
+    const w = await api.watch(`${cms(ns)}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    assert.equal(w.status, 200);
+    const fresh = await create(ns, 'fresh');
+    const seen = await w.until((e) => e.type !== 'BOOKMARK');
+    assert.deepEqual(seen.filter((e) => e.type !== 'BOOKMARK').map(summary), [`ADDED fresh ${rvOf(fresh)}`]);
+    w.close();
+  });
+
+  it("watch options kube refuses (validateWatchOptions) are its 422 on ListOptions, word for word", async () => {
+    const ns = 'w-initial-refused';
+    await api.createNamespace(ns);
+    const cases: Array<[string, string]> = [
+      ['sendInitialEvents=true&allowWatchBookmarks=true', 'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
+      ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+      [
+        'sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true',
+        '[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]',
+      ],
+      ['sendInitialEvents=true&resourceVersionMatch=NotOlderThan&continue=abc', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided'],
+    ];
+    for (const [query, message] of cases) {
+      const res = await api.request('GET', `${cms(ns)}?watch=true&${query}`);
+      assert.equal(res.status, 422, query);
+      assert.equal(res.body.reason, 'Invalid', query);
+      assert.equal(res.body.message, `ListOptions.meta.k8s.io "" is invalid: ${message}`, query);
+      assert.deepEqual(Object.keys(res.body.details).sort(), ['causes', 'group', 'kind'], query);
+      assert.deepEqual([res.body.details.group, res.body.details.kind], ['meta.k8s.io', 'ListOptions'], query);
+    }
   });
 });
 

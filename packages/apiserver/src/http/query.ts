@@ -1,5 +1,5 @@
 /** Parses the query parameters of API requests, refusing malformed values with 400s in kube's words. */
-import { badRequest } from '@operant/apimachinery';
+import { badRequest, fieldErrors, invalid, type FieldError } from '@operant/apimachinery';
 import type { DeleteOptions, FieldValidation, ListOptions, PropagationPolicy, WatchOptions, WriteOptions } from '../registry/options.js';
 
 function parseBool(q: URLSearchParams, name: string): boolean | undefined {
@@ -37,7 +37,23 @@ export function writeOptions(q: URLSearchParams): WriteOptions {
   return { dryRun: parseDryRun(q.getAll('dryRun')), fieldValidation, fieldManager, force: parseBool(q, 'force') };
 }
 
+/** A list's options, refused as kube's ValidateListOptions refuses them. */
 export function listOptions(q: URLSearchParams): ListOptions {
+  const opts = parseListOptions(q);
+  refuseInvalid(listOptionErrors(opts));
+  return opts;
+}
+
+/** A watch's options, refused as kube's ValidateListOptions refuses them for a watch. */
+export function watchOptions(q: URLSearchParams): WatchOptions {
+  const opts = parseListOptions(q);
+  refuseInvalid(watchOptionErrors(opts));
+  const timeoutSeconds = parseInt64(q, 'timeoutSeconds');
+  if (timeoutSeconds !== undefined && timeoutSeconds < 0) throw badRequest(`timeoutSeconds: Invalid value: ${timeoutSeconds}: must be greater than or equal to 0`);
+  return { ...opts, allowWatchBookmarks: parseBool(q, 'allowWatchBookmarks'), timeoutSeconds };
+}
+
+function parseListOptions(q: URLSearchParams): ListOptions {
   const limit = parseInt64(q, 'limit');
   if (limit !== undefined && limit < 0) throw badRequest(`limit: Invalid value: ${limit}: must be greater than or equal to 0`);
   return {
@@ -47,18 +63,50 @@ export function listOptions(q: URLSearchParams): ListOptions {
     continue: q.get('continue') || undefined,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     resourceVersionMatch: q.get('resourceVersionMatch') || undefined,
+    sendInitialEvents: parseBool(q, 'sendInitialEvents'),
   };
 }
 
-export function watchOptions(q: URLSearchParams): WatchOptions {
-  const timeoutSeconds = parseInt64(q, 'timeoutSeconds');
-  if (timeoutSeconds !== undefined && timeoutSeconds < 0) throw badRequest(`timeoutSeconds: Invalid value: ${timeoutSeconds}: must be greater than or equal to 0`);
-  return {
-    ...listOptions(q),
-    allowWatchBookmarks: parseBool(q, 'allowWatchBookmarks'),
-    sendInitialEvents: parseBool(q, 'sendInitialEvents'),
-    timeoutSeconds,
-  };
+/** kube's ListResource: `ListOptions.meta.k8s.io "" is invalid: ...`, a 422 whose details name no object. */
+function refuseInvalid(errs: FieldError[]): void {
+  if (errs.length === 0) return;
+  const err = invalid('meta.k8s.io', 'ListOptions', '', errs);
+  delete err.status.details?.name;
+  throw err;
+}
+
+/** kube's ValidateListOptions for a list. */
+function listOptionErrors(opts: ListOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = opts.resourceVersionMatch;
+  if (match) {
+    if (!opts.resourceVersion) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (opts.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && opts.resourceVersion === '0') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (opts.sendInitialEvents !== undefined) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+/**
+ * kube's validateWatchOptions with the WatchList feature on (kube 1.32's
+ * default): sendInitialEvents needs resourceVersionMatch=NotOlderThan, and a
+ * watch takes resourceVersionMatch only with sendInitialEvents. Bookmarks are
+ * not required (kube sends no end bookmark to a client that did not allow them).
+ */
+function watchOptionErrors(opts: ListOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = opts.resourceVersionMatch;
+  if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match) {
+    if (opts.sendInitialEvents === undefined) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if (opts.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  return errs;
 }
 
 const policies: PropagationPolicy[] = ['Background', 'Foreground', 'Orphan'];

@@ -27,11 +27,12 @@ export interface ListOptions {
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+  /** Only for a watch (a list that names it is refused, as in kube). */
+  sendInitialEvents?: boolean;
 }
 
 export interface WatchOptions extends ListOptions {
   allowWatchBookmarks?: boolean;
-  sendInitialEvents?: boolean;
   timeoutSeconds?: number;
 }
 

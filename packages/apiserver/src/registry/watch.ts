@@ -3,7 +3,7 @@
  * change, with selectors applied the way kube's watch cache applies them (an
  * object leaving the selector arrives as DELETED, entering it as ADDED).
  */
-import { StatusError, badRequest, internalError, type KubeObject } from '@operant/apimachinery';
+import { StatusError, internalError, type KubeObject } from '@operant/apimachinery';
 import { versionedJson } from '../storage/encoded-json.js';
 import { StoreError, type StorageEvent, type Versioned } from '../storage/types.js';
 import type { StoreWatch } from '../storage/mvcc-store.js';
@@ -43,14 +43,6 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   const prefix = listPrefix(rs.location, rs.info, namespace);
   const rvText = opts.resourceVersion ?? '';
   const sendInitial = opts.sendInitialEvents === true;
-  if (opts.sendInitialEvents !== undefined) {
-    if (opts.resourceVersionMatch !== 'NotOlderThan') {
-      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled and resourceVersionMatch is set to "NotOlderThan"');
-    }
-    if (sendInitial && !opts.allowWatchBookmarks) {
-      throw badRequest('allowWatchBookmarks: Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true');
-    }
-  }
   const rv = rvText === '' ? 0 : parseResourceVersion(rvText);
   // Conversion may answer later (a conversion webhook): events wait in a chain to keep their order.
   let chain: Promise<void> | undefined;
@@ -88,7 +80,9 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   };
 
   let from: number;
-  if (rv === 0 || sendInitial) {
+  // Without sendInitialEvents, a watch from "" or "0" starts with the current state (kube's legacy case);
+  // sendInitialEvents=false starts at the current revision with none.
+  if ((rv === 0 && opts.sendInitialEvents === undefined) || sendInitial) {
     // At the revision on disk: a write still being flushed reaches the watch as an event once it is there.
     const { items, revision } = store.list(prefix, Math.max(store.durableRevision, store.oldestRevision));
     const initial = items.filter((v) => filter.matchesStored(v));
@@ -96,7 +90,10 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     if (rs.servesAsStored) for (const v of initial) sink('ADDED', v.unparsed ? new StoredItem(v) : v.value);
     else emit(initial.map((v): [WatchEventType, KubeObject] => ['ADDED', v.value]));
     from = revision;
-    if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
+    // kube sends the bookmark that ends the initial events only to a client that allowed bookmarks.
+    if (sendInitial && opts.allowWatchBookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
+  } else if (rv === 0) {
+    from = Math.max(store.durableRevision, store.oldestRevision);
   } else {
     from = rv;
   }

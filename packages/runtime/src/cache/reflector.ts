@@ -25,8 +25,8 @@
  * `UseWatchList`): one watch asked for the collection's objects as ADDED events,
  * then a bookmark annotated `k8s.io/initial-events-end`, at which the store is
  * replaced as after a list; the same watch then goes on as in step 2. A
- * watch-list that fails before its initial events end (a server without the
- * feature answers 400) is followed by a list and a watch, as client-go falls
+ * watch-list that fails before its initial events end (a server with the
+ * feature off answers 422) is followed by a list and a watch, as client-go falls
  * back: making progress is better than waiting.
  */
 import type { KubeObject } from '@operant/apimachinery';
@@ -210,8 +210,8 @@ export class Reflector<T extends KubeObject> {
     let phase: ReflectorPhase = 'list';
     try {
       while (!signal.aborted) {
+        let initial: InitialEvents<T> | undefined;
         try {
-          let initial: InitialEvents<T> | undefined;
           if (this.needsList && this.options.watchList && !this.listInstead) {
             phase = 'list';
             initial = new InitialEvents<T>();
@@ -231,7 +231,9 @@ export class Reflector<T extends KubeObject> {
         } catch (err) {
           if (signal.aborted) break;
           if (!this.state.synced && err instanceof NoKindMatchError) throw this.counted(err, phase);
-          if (this.needsList && this.options.watchList && !this.listInstead) {
+          // Only a watch-list that failed before its initial events ended is followed by a list at once; a
+          // failed list is counted and waited for like any failure (the next round tries the watch-list again).
+          if (initial && this.needsList) {
             this.listInstead = true;
             this.logger.debug({ informer: this.name, err: errorMessage(err) }, 'the watch-list failed before its initial events ended; listing instead');
             continue;

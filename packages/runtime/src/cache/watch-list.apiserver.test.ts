@@ -81,13 +81,22 @@ test('a watch-list informer syncs with one request: the existing objects as init
   }
 });
 
-test('a watch-list the server refuses (400, as without the WatchList feature) is followed by a list and a watch, and the informer syncs', async () => {
+test('a watch-list the server refuses (422, as kube 1.27-1.31 with the WatchList feature off) is followed by a list and a watch, and the informer syncs', async () => {
   const ns = await api.createNamespace('watch-list-refused');
   await configMaps(ns, ['x', 'y']);
   const lw = new NotingListerWatcher(api.client.listerWatcher(ConfigMap));
   lw.failWatchList = async () => {
     throw new ApiError(
-      { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 400, reason: 'BadRequest', message: 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' },
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+        reason: 'Invalid',
+        details: { group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', field: 'sendInitialEvents' }] },
+        code: 422,
+      },
       'GET /api/v1/configmaps',
     );
   };

@@ -27,7 +27,7 @@ import { ResourceQuotaAdmission } from './admission/resource-quota.js';
 import { persistentVolumeClaimStrategy } from './registry/volume-strategies.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
-import { answerClientError, sendError, sendJson } from './http/respond.js';
+import { answerClientError, answerRequestTimeout, sendError, sendJson } from './http/respond.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/discovery.js';
 import { OpenApiRoutes } from './http/openapi-routes.js';
 import { aggregatedContentType, aggregatedDiscovery, wantsAggregated } from './http/aggregated-discovery.js';
@@ -184,10 +184,14 @@ export interface RunningApiServer {
    * alone (a client certificate the other server was shown does not count:
    * that TLS connection was not made to this server). False,
    * with the request left alone, once the server is stopping: it must go
-   * elsewhere. At stop, answers still under way are cut (their responses
-   * destroyed), as the private socket's connections are.
+   * elsewhere. The server's `requestTimeoutMs` applies as on its own
+   * connections: a body not received whole by then gets 408 Timeout, and the
+   * connection is closed. At stop, an answer still under way is cut, as the
+   * private socket's connections are: `cut` is called for the caller to end
+   * the response as it ends one whose connection to the server closed (a
+   * proxy's 502); without `cut` the response is destroyed.
    */
-  serveInProcess?(req: IncomingMessage, res: ServerResponse): boolean;
+  serveInProcess?(req: IncomingMessage, res: ServerResponse, cut?: () => void): boolean;
   /** A kubeconfig for the admin, as YAML. */
   kubeconfig: string;
   /**
@@ -444,13 +448,23 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint(true)));
 
   let stopped: Promise<void> | undefined;
-  /** The responses of requests handed over in the process (serveInProcess) and not yet done: cut at stop. */
-  const inProcess = new Set<ServerResponse>();
-  const serveInProcess = (req: IncomingMessage, res: ServerResponse): boolean => {
+  /** The responses of requests handed over in the process (serveInProcess) and not yet done, with how to cut each at stop. */
+  const inProcess = new Map<ServerResponse, (() => void) | undefined>();
+  const serveInProcess = (req: IncomingMessage, res: ServerResponse, cut?: () => void): boolean => {
     if (stopped) return false;
     handedOver.add(req);
-    inProcess.add(res);
-    res.once('close', () => inProcess.delete(res));
+    inProcess.set(res, cut);
+    // The request timeout, which Node applies to the server's own connections only: a body still
+    // coming when it ends gets the 408 those get.
+    const timer = req.complete
+      ? undefined
+      : setTimeout(() => {
+          if (!req.complete) answerRequestTimeout(res);
+        }, requestTimeout).unref();
+    res.once('close', () => {
+      inProcess.delete(res);
+      clearTimeout(timer);
+    });
     handler(req, res);
     return true;
   };
@@ -480,7 +494,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         );
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-        for (const res of inProcess) res.destroy();
+        for (const [res, cut] of inProcess) {
+          if (cut) cut();
+          else res.destroy();
+        }
       });
       return stopped;
     },

@@ -61,14 +61,36 @@ export function answerClientError(err: Error & { code?: string; reason?: string 
     socket.destroy();
     return;
   }
+  const status = clientErrorStatus(err);
+  const body = JSON.stringify(status);
+  socket.end(
+    `HTTP/1.1 ${status.code} ${STATUS_CODES[status.code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The Status answerClientError answers a client error of Node's with. */
+function clientErrorStatus(err: Error & { code?: string; reason?: string }): Status {
   const [code, reason, message]: [number, StatusReason, string] =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'RequestEntityTooLarge', 'Request Header Fields Too Large']
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADERS_TIMEOUT'
         ? [408, 'Timeout', 'Request Timeout']
         : [400, 'BadRequest', `Bad Request: ${err.reason ?? err.code ?? err.message}`];
-  const body = JSON.stringify(new StatusError(code, reason, message).status);
-  socket.end(
-    `HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  return new StatusError(code, reason, message).status;
+}
+
+/**
+ * Answers a request not received whole within the request timeout as a
+ * connection of the server's gets it from answerClientError (408, then the
+ * connection closes), for a request another server of the process took in:
+ * its connection is not the server's, so Node's timeouts do not see it.
+ */
+export function answerRequestTimeout(res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(clientErrorStatus(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })));
+  res.writeHead(408, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
 }

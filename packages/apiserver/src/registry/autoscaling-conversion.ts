@@ -5,10 +5,21 @@
  * utilization target, so the rest of a v2 object (other metrics, current
  * metrics, behavior, conditions) rides in kube's `autoscaling.alpha.kubernetes.io/*`
  * annotations of the v1 object and comes back from them.
+ *
+ * Coming back, kube unmarshals each annotation into its typed structs: unknown
+ * fields are dropped, and an annotation that does not decode (not JSON, or a
+ * value of the wrong type) is ignored whole, with no error (kube 1.18+,
+ * kubernetes#89963: "only move well-formed data from annotations to fields").
+ * Here each annotation's content, once in v2's shape, is decoded against v2's
+ * schema, the types v1's carry over to.
  */
-import { deepCopy, type KubeObject } from '@operant/apimachinery';
+import { deepCopy, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
 import type { StorageConversion } from './resource-store.js';
 import { asObj } from './defaults/json-fields.js';
+import { resolveBuiltinSchema, resolveSchemaOnce, schemaRef } from '../openapi/builtin-schemas.js';
+import { findTypeError } from '../openapi/type-check.js';
+import { pruneUnknownFields } from '../openapi/unknown-fields.js';
+import { canonicalizeQuantities } from '../openapi/quantities.js';
 
 type Json = Record<string, unknown>;
 
@@ -125,14 +136,87 @@ function metricToV2(metric: Json, part: 'target' | 'current'): Json {
 const isCpuUtilization = (m: Json): boolean =>
   m.type === 'Resource' && asObj(m.resource).name === 'cpu' && asObj(asObj(m.resource).target).averageUtilization !== undefined;
 
-function parseAnnotation(annotations: Record<string, string>, key: string): unknown[] | Json | undefined {
+/** Takes `key` out of `annotations` (kube drops the round-trip annotations after converting) and parses it; undefined when absent or not JSON. */
+function takeAnnotation(annotations: Record<string, string>, key: string): unknown {
   const text = annotations[key];
   if (text === undefined) return undefined;
   delete annotations[key];
   try {
-    return JSON.parse(text) as unknown[] | Json;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
+  }
+}
+
+const v2Schema = (definition: string): OpenApiSchema => ({ $ref: schemaRef(`io.k8s.api.autoscaling.v2.${definition}`) });
+const v2List = (definition: string): OpenApiSchema => ({ type: 'array', items: v2Schema(definition) });
+
+/**
+ * `value` as decoding into the Go type of `schema` leaves it, in place (unknown
+ * fields dropped, quantities canonical, nulls as Go reads them); undefined when
+ * a value has the wrong type.
+ */
+function decodeAs<T>(value: T, schema: OpenApiSchema): T | undefined {
+  if (findTypeError(value, schema, resolveBuiltinSchema, 'HorizontalPodAutoscaler') !== undefined) return undefined;
+  pruneUnknownFields(value, schema, resolveBuiltinSchema);
+  canonicalizeQuantities(value, schema, resolveBuiltinSchema);
+  return value;
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const metricSources = ['resource', 'containerResource', 'pods', 'object', 'external'];
+
+/**
+ * A v1 metrics annotation (`[]MetricSpec` or `[]MetricStatus`) in v2's shape, or
+ * undefined when kube would not decode it. A v1 source that v2 carries over is
+ * type-checked against v2's schema; the shape checked here is what the
+ * conversion reads without carrying (a source that is not an object).
+ */
+function decodeMetrics(parsed: unknown, part: 'target' | 'current'): Json[] | undefined {
+  if (parsed === null) return [];
+  if (!Array.isArray(parsed)) return undefined;
+  const wellShaped = parsed.every((m) => m === null || (isObject(m) && metricSources.every((k) => m[k] === undefined || m[k] === null || isObject(m[k]))));
+  if (!wellShaped) return undefined;
+  return decodeAs(parsed.map((m) => metricToV2(asObj(m), part)), v2List(part === 'target' ? 'MetricSpec' : 'MetricStatus'));
+}
+
+/** The conditions annotation (v1's conditions are v2's), or undefined when kube would not decode it. */
+function decodeConditions(parsed: unknown): Json[] | undefined {
+  if (parsed === null) return [];
+  return Array.isArray(parsed) ? decodeAs(parsed as Json[], v2List('HorizontalPodAutoscalerCondition')) : undefined;
+}
+
+/**
+ * The behavior annotation, or undefined when kube would not decode it or it
+ * decodes to an empty behavior. kube writes it from its internal type, which
+ * has no JSON tags (`{"ScaleUp":{"StabilizationWindowSeconds":0,...}}`), and
+ * reads it back matching names regardless of case, as encoding/json does.
+ */
+function decodeBehavior(parsed: unknown): Json | undefined {
+  if (!isObject(parsed)) return undefined;
+  const schema = v2Schema('HorizontalPodAutoscalerBehavior');
+  foldKeyCase(parsed, schema);
+  const behavior = decodeAs(parsed, schema);
+  return behavior && (behavior.scaleUp !== undefined || behavior.scaleDown !== undefined) ? behavior : undefined;
+}
+
+/** Renames, in place, the keys of `value` that name a field of `schema` in another case, as encoding/json matches them. */
+function foldKeyCase(value: unknown, schema: OpenApiSchema | undefined): void {
+  const s = resolveSchemaOnce(schema, resolveBuiltinSchema);
+  if (!s) return;
+  if (Array.isArray(value)) {
+    for (const item of value) foldKeyCase(item, s.items);
+    return;
+  }
+  if (!isObject(value) || !s.properties) return;
+  const byLowerCase = new Map(Object.keys(s.properties).map((name) => [name.toLowerCase(), name]));
+  for (const key of Object.keys(value)) {
+    const name = s.properties[key] ? key : byLowerCase.get(key.toLowerCase());
+    if (name !== undefined && name !== key && !Object.hasOwn(value, name)) {
+      value[name] = value[key];
+      delete value[key];
+    }
+    if (name !== undefined) foldKeyCase(value[name], s.properties[name]);
   }
 }
 
@@ -180,16 +264,15 @@ export function hpaToV2(served: KubeObject): KubeObject {
   const spec = asObj(obj.spec);
   const status = asObj(obj.status);
   const annotations: Record<string, string> = { ...(obj.metadata.annotations ?? {}) };
-  const metrics: Json[] = [];
+  // The annotation's metrics, then v1's CPU target, in kube's order.
+  const metrics: Json[] = decodeMetrics(takeAnnotation(annotations, metricsAnnotation), 'target') ?? [];
   if (typeof spec.targetCPUUtilizationPercentage === 'number') {
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
   }
-  const others = parseAnnotation(annotations, metricsAnnotation);
-  if (Array.isArray(others)) metrics.push(...others.map((m) => metricToV2(asObj(m), 'target')));
-  const current = parseAnnotation(annotations, currentMetricsAnnotation);
-  const behavior = parseAnnotation(annotations, behaviorAnnotation);
-  const conditions = parseAnnotation(annotations, conditionsAnnotation);
-  const currentMetrics = Array.isArray(current) ? current.map((m) => metricToV2(asObj(m), 'current')) : [];
+  const current = decodeMetrics(takeAnnotation(annotations, currentMetricsAnnotation), 'current');
+  const behavior = decodeBehavior(takeAnnotation(annotations, behaviorAnnotation));
+  const conditions = decodeConditions(takeAnnotation(annotations, conditionsAnnotation));
+  const currentMetrics = current ?? [];
   if (!currentMetrics.length && typeof status.currentCPUUtilizationPercentage === 'number') {
     currentMetrics.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } });
   }
@@ -205,7 +288,7 @@ export function hpaToV2(served: KubeObject): KubeObject {
       currentReplicas: status.currentReplicas,
       desiredReplicas: status.desiredReplicas ?? 0,
       currentMetrics: currentMetrics.length ? currentMetrics : undefined,
-      conditions: Array.isArray(conditions) && conditions.length ? conditions : undefined,
+      conditions: conditions?.length ? conditions : undefined,
     }),
   };
   if (Object.keys(annotations).length === 0) delete v2.metadata.annotations;

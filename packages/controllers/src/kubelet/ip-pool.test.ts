@@ -33,6 +33,26 @@ describe('IpPool', () => {
     assert.equal(pool.ensure('host-network', undefined), '10.244.1.4');
   });
 
+  test('an address held by one pod is neither adopted nor kept by another: that one is given a new address', () => {
+    const pool = new IpPool('10.244.1.');
+    assert.equal(pool.adopt('first', '10.244.1.2'), true);
+    assert.equal(pool.adopt('second', '10.244.1.2'), false, 'a duplicate recorded in a status is refused');
+    assert.equal(pool.adopt('first', '10.244.1.2'), true, 'its holder adopting it again is no change');
+    assert.equal(pool.ensure('first', '10.244.1.2'), '10.244.1.2', 'the holder keeps it');
+    assert.equal(pool.ensure('second', '10.244.1.2'), '10.244.1.3', 'the other pod gets a new one');
+    assert.equal(pool.ensure('third', '10.244.1.3'), '10.244.1.4', 'also when its status records one handed out since');
+    pool.release('second');
+    assert.equal(pool.ensure('fourth', undefined), '10.244.1.3', "the refused pod's release frees only its own");
+    assert.equal(pool.ensure('fifth', undefined), '10.244.1.5', "the holder's address stays held");
+  });
+
+  test('a pod whose status records an address from elsewhere keeps the one it holds', () => {
+    const pool = new IpPool('10.244.1.');
+    assert.equal(pool.ensure('a', undefined), '10.244.1.2');
+    assert.equal(pool.ensure('a', '172.18.0.9'), '10.244.1.2');
+    assert.equal(pool.ensure('b', undefined), '10.244.1.3', 'nothing was leaked');
+  });
+
   test('a full /24 says so', () => {
     const pool = new IpPool('10.244.1.');
     for (let i = 2; i < 255; i++) pool.ensure(`p${i}`, undefined);

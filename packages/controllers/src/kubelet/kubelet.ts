@@ -30,7 +30,7 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
   const placed = new Map<string, { node: SimulatedNode; uid: string }>();
   const ownWrites = new OwnStatusWrites();
   // After a restart the pods' statuses are the record of the addresses handed out (kube's host-local
-  // IPAM keeps its record on disk): before the first new one, every pod of these nodes takes its own back.
+  // IPAM keeps its record on disk): before any is handed out or kept, every pod of these nodes takes its own back.
   let adopted: Promise<void> | undefined;
   const adoptAddresses = (): Promise<void> =>
     (adopted ??= adoptPodAddresses(mgr, deps.nodes, placed).catch((err: unknown) => {
@@ -51,10 +51,16 @@ export function addKubelet(mgr: Manager, deps: KubeletDeps, clock: Clock | undef
     .reconcile((req) => syncPodRequest(mgr, recorder, deps, placed, ownWrites, adoptAddresses, req));
 }
 
-/** Gives each pod of `nodes` in the cache the address its status records, and notes where it runs. */
+/**
+ * Gives each pod of `nodes` in the cache the address its status records, and notes where it runs.
+ * Pods are taken in the order they started, so that of two recording one address (a data dir
+ * from before addresses were checked on restart), the one that had it first keeps it.
+ */
 async function adoptPodAddresses(mgr: Manager, nodes: ReadonlyMap<string, SimulatedNode>, placed: Map<string, { node: SimulatedNode; uid: string }>): Promise<void> {
   const pods = (await mgr.client.list(Pod, { unsafeDisableDeepCopy: true })).items as PodObject[];
-  for (const pod of pods) {
+  const startedAt = (p: PodObject): string => p.status?.startTime ?? p.metadata.creationTimestamp ?? '';
+  const byStart = pods.filter((p) => p.status?.podIP).sort((a, b) => (startedAt(a) < startedAt(b) ? -1 : startedAt(a) > startedAt(b) ? 1 : 0));
+  for (const pod of byStart) {
     const node = nodes.get(pod.spec?.nodeName ?? '');
     if (!node?.ips || pod.spec?.hostNetwork || !pod.status?.podIP) continue;
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -100,7 +106,8 @@ async function syncPodRequest(
   }
   // A host-network pod has the node's address; others one from the node's pod CIDR, and none
   // without a CIDR: the sandbox's network cannot be set up, so the pod waits (as kube's would).
-  if (!pod.spec?.hostNetwork && node.ips && !pod.status?.podIP) await adoptAddresses();
+  // Every recorded address is taken back before any is handed out or kept, oldest pod first.
+  if (!pod.spec?.hostNetwork && node.ips) await adoptAddresses();
   const podIP = pod.spec?.hostNetwork ? node.hostIP : node.ips?.ensure(key, pod.status?.podIP);
   if (podIP === undefined && !pod.metadata.deletionTimestamp) {
     if (!node.sandboxFailures.has(uid)) {

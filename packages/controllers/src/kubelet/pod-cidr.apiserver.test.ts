@@ -3,14 +3,16 @@
  * nodes 0 to 1023, and a node past it registers without one, as kube's node
  * IPAM leaves it: a CIDRNotAvailable event, the node NotReady (its network
  * plugin has no range), and a pod bound there waits with a
- * FailedCreatePodSandBox event, yet can still be deleted.
+ * FailedCreatePodSandBox event, yet can still be deleted. The node lifecycle
+ * controller taints it not-ready, and the scheduler keeps pods off it by that
+ * taint, as kube-scheduler does (it does not look at readiness itself).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import { Client, CoreEvent, loadKubeConfig, Node, Pod, type Kind, type KubeObject } from '@operant/runtime';
 import { acceleratedClock } from '../clock.js';
-import { startSimulatedNodes, type SimulatedCluster } from '../cluster.js';
+import { startSimulatedCluster, startSimulatedNodes, type SimulatedCluster } from '../cluster.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import { watchUntil } from '../testdata/watch-until.js';
 import { networkNotReadyMessage } from './node.js';
@@ -76,5 +78,20 @@ describe('nodes past 255 and past the cluster CIDR, on the embedded server', () 
     // Its deletion is still carried out by the kubelet (grace period, then gone).
     await client.delete(Pod, 'stuck', { namespace: 'default' });
     await until(Pod, 'default', (all) => !all.has('stuck'));
+  });
+  it("the node lifecycle controller taints the NotReady node not-ready, and the scheduler keeps pods off it by that taint", async () => {
+    running.push(await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes: 0, controllers: ['nodelifecycle'], clock: acceleratedClock(100) }));
+    const nodes = await until(Node, undefined, (all) => (all.get('node-1024')?.spec?.taints ?? []).length === 2);
+    assert.deepEqual(
+      nodes.get('node-1024')!.spec!.taints!.map((t) => [t.key, t.effect, Boolean(t.timeAdded)]),
+      [
+        ['node.kubernetes.io/not-ready', 'NoSchedule', false],
+        ['node.kubernetes.io/not-ready', 'NoExecute', true],
+      ],
+    );
+    assert.equal(nodes.get('node-1000')!.spec?.taints, undefined, 'the Ready node has none');
+    await client.create(Pod, { metadata: { name: 'placed', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    const pods = await until(Pod, 'default', (all) => !!all.get('placed')?.spec?.nodeName);
+    assert.equal(pods.get('placed')!.spec!.nodeName, 'node-1000');
   });
 });

@@ -8,6 +8,10 @@
  *   `Kubelet stopped posting node status.`, the `node.kubernetes.io/unreachable`
  *   taints (NoSchedule, and NoExecute with its timeAdded), a NodeNotReady
  *   event, and its pods' `Ready` condition set False;
+ * - a node whose kubelet reports it not Ready (no pod CIDR, say) gets the
+ *   `node.kubernetes.io/not-ready` taints, and a pressure condition its
+ *   NoSchedule taint, as kube's tainting passes give them: the scheduler
+ *   keeps pods off such nodes by their taints alone, as kube-scheduler does;
  * - once the kubelet reports Ready again, the taints go;
  * - pods on a node with a NoExecute taint are deleted (a TaintManagerEviction
  *   event, the DisruptionTarget condition) when they do not tolerate it, or
@@ -32,6 +36,16 @@ const nodeLeaseNamespace = 'kube-node-lease';
 /** kube-controller-manager's --node-monitor-grace-period. */
 export const nodeMonitorGracePeriodMs = 40_000;
 export const unreachableTaintKey = 'node.kubernetes.io/unreachable';
+const notReadyTaintKey = 'node.kubernetes.io/not-ready';
+/** kube's nodeConditionToTaintKeyStatusMap: the NoSchedule taint a node condition's status calls for. */
+const conditionTaintKeys: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Ready: { False: notReadyTaintKey, Unknown: unreachableTaintKey },
+  MemoryPressure: { True: 'node.kubernetes.io/memory-pressure' },
+  DiskPressure: { True: 'node.kubernetes.io/disk-pressure' },
+  NetworkUnavailable: { True: 'node.kubernetes.io/network-unavailable' },
+  PIDPressure: { True: 'node.kubernetes.io/pid-pressure' },
+};
+const conditionTaintKeySet = new Set(Object.values(conditionTaintKeys).flatMap((byStatus) => Object.values(byStatus)));
 const unknownReason = 'NodeStatusUnknown';
 const unknownMessage = 'Kubelet stopped posting node status.';
 /** The conditions a kubelet posts, which the controller marks Unknown. */
@@ -117,7 +131,7 @@ async function syncNode(
   const unreachable = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown';
   // Until every pod there is marked (a write that lost a race is tried again soon).
   const marked = unreachable ? await markPodsNotReady(mgr, req.name, t) : true;
-  node = await reconcileTaints(mgr, node, unreachable, t);
+  node = await reconcileTaints(mgr, node, t);
   const evictAt = await evictPods(mgr, evictions, node, t);
   const wakes = [evictAt ?? Infinity, recheckAt, marked ? Infinity : t + retryMarkMs];
   const next = Math.min(...wakes);
@@ -167,16 +181,29 @@ async function markPodsNotReady(mgr: Manager, nodeName: string, t: number): Prom
   return all;
 }
 
-/** The unreachable taints on an unreachable node (NoExecute with timeAdded), and none on a reachable one. */
-async function reconcileTaints(mgr: Manager, node: NodeObject, unreachable: boolean, t: number): Promise<NodeObject> {
+/**
+ * The taints of the node's conditions, as kube's tainting passes keep them:
+ * NoSchedule for a Ready that is False (not-ready) or Unknown (unreachable)
+ * and for each pressure condition that is True (doNoScheduleTaintingPass);
+ * NoExecute, with its timeAdded, for not-ready and unreachable
+ * (doNoExecuteTaintingPass, here without its rate limit). Taints already
+ * there are kept as they are; others of the node are left alone.
+ */
+async function reconcileTaints(mgr: Manager, node: NodeObject, t: number): Promise<NodeObject> {
   const taints = node.spec?.taints ?? [];
-  const others = taints.filter((x) => x.key !== unreachableTaintKey);
-  let wanted: corev1.Taint[] = others;
-  if (unreachable) {
-    const keep = (effect: string, extra: Partial<corev1.Taint>): corev1.Taint =>
-      taints.find((x) => x.key === unreachableTaintKey && x.effect === effect) ?? { key: unreachableTaintKey, effect, ...extra };
-    wanted = [...others, keep('NoSchedule', {}), keep('NoExecute', { timeAdded: rfc3339(t) })];
+  const ours = (x: corev1.Taint): boolean =>
+    (x.effect === 'NoSchedule' && conditionTaintKeySet.has(x.key)) || (x.effect === 'NoExecute' && (x.key === notReadyTaintKey || x.key === unreachableTaintKey));
+  const keep = (key: string, effect: string, extra: Partial<corev1.Taint>): corev1.Taint =>
+    taints.find((x) => x.key === key && x.effect === effect) ?? { key, effect, ...extra };
+  const noSchedule: corev1.Taint[] = [];
+  let noExecute: corev1.Taint | undefined;
+  for (const c of node.status?.conditions ?? []) {
+    const key = conditionTaintKeys[c.type]?.[c.status];
+    if (key === undefined) continue;
+    noSchedule.push(keep(key, 'NoSchedule', {}));
+    if (c.type === 'Ready') noExecute = keep(key, 'NoExecute', { timeAdded: rfc3339(t) });
   }
+  const wanted = [...taints.filter((x) => !ours(x)), ...noSchedule, ...(noExecute ? [noExecute] : [])];
   if (JSON.stringify(wanted) === JSON.stringify(taints)) return node;
   const copy = deepCopy(node);
   return (await mgr.client.update(Node, { ...copy, spec: { ...copy.spec, taints: wanted.length ? wanted : undefined } })) as NodeObject;

@@ -29,21 +29,6 @@ export function tolerates(t: corev1.Toleration, taint: corev1.Taint): boolean {
   return false;
 }
 
-/**
- * The node's taints, plus what kube's node lifecycle controller would add
- * (there is none here): `node.kubernetes.io/not-ready` or `unreachable`
- * NoSchedule on a node that is not Ready.
- */
-export function effectiveTaints(node: NodeObject): corev1.Taint[] {
-  const taints = [...(node.spec?.taints ?? [])];
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True') {
-    const key = ready?.status === 'False' ? 'node.kubernetes.io/not-ready' : 'node.kubernetes.io/unreachable';
-    if (!taints.some((t) => t.key === key && t.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
-  }
-  return taints;
-}
-
 const nodeUnschedulable: Filter = (pod, node) => {
   if (!node.spec?.unschedulable) return undefined;
   const cordon = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
@@ -52,8 +37,9 @@ const nodeUnschedulable: Filter = (pod, node) => {
 };
 
 /**
- * The node's taints that keep pods off (NoSchedule and NoExecute ones, with
- * those {@link effectiveTaints} adds), worked out once per node object: the
+ * The node's taints that keep pods off (NoSchedule and NoExecute ones; a node
+ * not Ready has the node lifecycle controller's, as in kube, where the
+ * scheduler does not look at readiness), worked out once per node object: the
  * cache replaces a node's object when it changes, and every pod placed
  * filters every node.
  */
@@ -61,7 +47,7 @@ const schedulingTaints = new WeakMap<NodeObject, readonly corev1.Taint[]>();
 
 function schedulingTaintsOf(node: NodeObject): readonly corev1.Taint[] {
   let taints = schedulingTaints.get(node);
-  if (!taints) schedulingTaints.set(node, (taints = effectiveTaints(node).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')));
+  if (!taints) schedulingTaints.set(node, (taints = (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')));
   return taints;
 }
 

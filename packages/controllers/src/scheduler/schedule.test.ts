@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NodeObject, PodObject } from '../objects.js';
-import { effectiveTaints, filterNode, tolerates } from './filters.js';
+import { filterNode, tolerates } from './filters.js';
 import { podRequests, usageOf } from './resources.js';
 import { feasibleNodesToFind, fitErrorMessage, schedulePod } from './schedule.js';
 
@@ -35,14 +35,18 @@ describe('scheduler filters', () => {
     assert.equal(tolerates({ key: 'dedicated', value: 'cpu' }, taint), false);
   });
 
-  it('an untolerated NoSchedule or NoExecute taint, or a not-ready node, keeps a pod off', () => {
+  it('an untolerated NoSchedule or NoExecute taint keeps a pod off; readiness counts only through the taints the node lifecycle controller puts', () => {
     const tainted = node('n1', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] });
     assert.deepEqual(filterNode(pod('p'), tainted, empty), { reasons: ['node(s) had untolerated taint {dedicated: gpu}'], unresolvable: true });
     assert.equal(filterNode(pod('p', { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }), tainted, empty), undefined);
     const soft = node('n2', { taints: [{ key: 'x', effect: 'PreferNoSchedule' }] });
     assert.equal(filterNode(pod('p'), soft, empty), undefined);
-    assert.deepEqual(effectiveTaints(node('n3', { ready: 'False' })), [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
-    assert.deepEqual(filterNode(pod('p'), node('n4', { ready: 'Unknown' }), empty)?.reasons, ['node(s) had untolerated taint {node.kubernetes.io/unreachable: }']);
+    // kube-scheduler does not look at a node's Ready condition.
+    assert.equal(filterNode(pod('p'), node('n3', { ready: 'False' }), empty), undefined);
+    const notReady = node('n3', { ready: 'False', taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] });
+    assert.deepEqual(filterNode(pod('p'), notReady, empty)?.reasons, ['node(s) had untolerated taint {node.kubernetes.io/not-ready: }']);
+    const unreachable = node('n4', { ready: 'Unknown', taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2026-01-01T00:00:00Z' }] });
+    assert.deepEqual(filterNode(pod('p'), unreachable, empty)?.reasons, ['node(s) had untolerated taint {node.kubernetes.io/unreachable: }']);
     assert.deepEqual(filterNode(pod('p'), node('n5', { unschedulable: true }), empty)?.reasons, ['node(s) were unschedulable']);
   });
 

@@ -264,6 +264,28 @@ describe('Manager against the embedded server', () => {
     await assert.rejects(fetch(`http://127.0.0.1:${m.metricsAddress!.port}/metrics`), 'the metrics server is closed');
   });
 
+  test('managers started and stopped in a loop leave no process collectors behind; each /metrics still has them', async () => {
+    // prom-client's event-loop delay monitor and GC observer run until the process ends:
+    // every manager must reuse the process's one set rather than start another.
+    const seen = new Set<unknown>();
+    for (let i = 0; i < 8; i++) {
+      const m = await create({ metricsPort: 0, metricsHost: '127.0.0.1' });
+      const ac = new AbortController();
+      const run = m.start(ac.signal);
+      await waitFor(() => m.metricsAddress !== undefined, 'the metrics server');
+      const { status, body } = await get(m.metricsAddress, '/metrics');
+      assert.equal(status, 200);
+      for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_gc_duration_seconds']) {
+        assert.match(body, new RegExp(`^# TYPE ${name} `, 'm'), `manager ${i}'s /metrics has ${name}`);
+      }
+      seen.add(m.metrics.registry.getSingleMetric('nodejs_eventloop_lag_seconds'));
+      seen.add(m.metrics.registry.getSingleMetric('nodejs_gc_duration_seconds'));
+      ac.abort();
+      await run;
+    }
+    assert.equal(seen.size, 2, 'one event-loop monitor and one GC observer for 8 managers');
+  });
+
   test('/healthz passes; /readyz fails until the caches have synced, and again while shutting down', async (t) => {
     // A server whose lists fail (503) until `listsWork`: the informer keeps retrying meanwhile.
     let listsWork = false;

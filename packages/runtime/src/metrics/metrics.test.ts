@@ -124,6 +124,27 @@ describe('MetricsRegistry', () => {
     assert.doesNotMatch(await b.text(), /controller="x"/);
   });
 
+  test('process collectors are made once per process: every registry shares the one set, under the same names', async () => {
+    // Each set runs an event-loop delay monitor and a GC observer that nothing can stop:
+    // one set per registry would leave 50 of each running here.
+    const registries = Array.from({ length: 50 }, () => new MetricsRegistry());
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_gc_duration_seconds', 'process_cpu_seconds_total']) {
+      const collectors = new Set(registries.map((r) => r.registry.getSingleMetric(name)));
+      assert.equal(collectors.size, 1, `one ${name} collector for 50 registries`);
+      assert.ok([...collectors][0], `${name} is registered`);
+    }
+    const text = await registries[49]!.text();
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_eventloop_lag_seconds', 'nodejs_gc_duration_seconds', 'nodejs_version_info']) {
+      assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `${name} is exposed`);
+    }
+    // The CPU counter counts for the process, whichever registry is scraped.
+    const cpu = (t: string) => Number(/^process_cpu_seconds_total (\S+)$/m.exec(t)?.[1]);
+    const first = cpu(await registries[0]!.text());
+    const spent = process.cpuUsage();
+    while (process.cpuUsage(spent).user < 2000); // spend 2 ms of CPU
+    assert.ok(cpu(await registries[1]!.text()) > first, 'a scrape of another registry continues the same counter');
+  });
+
   test('a custom metric joins the registry', async () => {
     const { Counter } = await import('prom-client');
     const metrics = new MetricsRegistry({ processMetrics: false });

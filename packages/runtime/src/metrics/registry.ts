@@ -3,7 +3,7 @@
  * hook implementations to hand to the parts that measure: the client, the
  * informer cache, work queues, controllers and leader election.
  */
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { ReflectorMetricsProvider } from '../cache/metrics.js';
 import type { RequestMetrics } from '../client/metrics.js';
 import type { ControllerMetrics } from '../controller/metrics.js';
@@ -11,6 +11,7 @@ import type { WebhookMetrics } from '../webhook/metrics.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import { PrometheusControllerMetrics } from './controller-metrics.js';
 import { PrometheusInformerMetrics } from './informer-metrics.js';
+import { processCollectors } from './process-metrics.js';
 import { PrometheusLeaderElectionMetrics, type LeaderElectionMetrics } from './leader-election-metrics.js';
 import { PrometheusRequestMetrics } from './rest-client-metrics.js';
 import { PrometheusWebhookMetrics } from './webhook-metrics.js';
@@ -31,6 +32,9 @@ export interface MetricsRegistryOptions {
    * Also export prom-client's process and Node.js metrics (`process_cpu_seconds_total`,
    * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, ...), as
    * controller-runtime exports the process and Go collectors; default true.
+   * One set of these collectors serves every registry of the process, so making
+   * and dropping registries (or managers) leaves nothing running behind them.
+   * The event-loop lag gauges are reset by each scrape, whichever registry it reads.
    */
   processMetrics?: boolean;
 }
@@ -77,7 +81,7 @@ export class MetricsRegistry {
     this.informers = new PrometheusInformerMetrics(this.registry);
     this.leaderElection = new PrometheusLeaderElectionMetrics(this.registry);
     this.webhook = new PrometheusWebhookMetrics(this.registry);
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics ?? true) for (const metric of processCollectors()) this.registry.registerMetric(metric);
   }
 
   /** The Prometheus text exposition (format 0.0.4) of every metric. */

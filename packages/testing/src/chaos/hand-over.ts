@@ -9,8 +9,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** A server's handler for a request another server of the process took in; false when it cannot take it now (it is stopping). */
-export type InProcessHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+/**
+ * A server's handler for a request another server of the process took in;
+ * false when it cannot take it now (it is stopping). `cut` is called when the
+ * server stops before its answer is done, for the proxy to end the response
+ * as it ends one whose connection to the server closed.
+ */
+export type InProcessHandler = (req: IncomingMessage, res: ServerResponse, cut: () => void) => boolean;
 
 /**
  * Makes `req` read as it would reach the server through the proxy: `target`

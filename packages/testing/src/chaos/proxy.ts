@@ -101,7 +101,9 @@ export interface FaultProxyOptions {
    * gone on with, and its body unread: no second HTTP request inside the
    * process. The proxy still counts and admits every request. When the
    * handler declines (its server is stopping), or the upstream credentials
-   * are a client certificate, the request is sent on as usual.
+   * are a client certificate, the request is sent on as usual. A request the
+   * server is still answering when it stops ends as on the socket: 502 before
+   * its answer started, cut after.
    */
   upstreamInProcess?: InProcessHandler;
 }
@@ -238,6 +240,17 @@ export class FaultProxy {
   private failed(res: ServerResponse, err: unknown): void {
     if (!res.headersSent) sendStatus(res, new StatusError(502, 'InternalError', `chaos proxy: ${err instanceof Error ? err.message : String(err)}`).status);
     else res.destroy();
+  }
+
+  /**
+   * Ends a handed-over request's response when the server stops under it, as
+   * the socket route ends one whose connection the server closed (the lean
+   * client's words): 502 before the answer started, cut after. The server's
+   * handler may still try to answer; the response takes nothing more.
+   */
+  private serverClosed(res: ServerResponse): void {
+    this.failed(res, new Error(res.headersSent ? 'the server closed the connection in the middle of an answer' : 'the server closed the connection before answering'));
+    if (!res.destroyed) res.once('finish', () => res.destroy());
   }
 
   /** A client configuration for the proxy (what `Client.fromConfig` or `Manager.create({ kubeconfig })` take). */
@@ -502,7 +515,7 @@ export class FaultProxy {
     // Asked again: a fault put in force while the credentials were awaited may act on it.
     if (this.nothingActs(req.method ?? 'GET', admitted.target)) {
       asSentOn(req, admitted.target, authorization);
-      if (this.inProcess!(req, res)) return;
+      if (this.inProcess!(req, res, () => this.serverClosed(res))) return;
     }
     this.receive(req, head, res, admitted);
   }

@@ -397,7 +397,7 @@ export class TestEnv implements AsyncDisposable {
       server: this.serverFaults,
       plainHttp,
       upstreamSocket: this.live.socketPath,
-      upstreamInProcess: (req, res) => this.live.current.serveInProcess?.(req, res) ?? false,
+      upstreamInProcess: (req, res, cut) => this.live.current.serveInProcess?.(req, res, cut) ?? false,
     });
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);

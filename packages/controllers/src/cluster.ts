@@ -64,6 +64,12 @@ export interface SimulatedClusterOptions {
   controllers?: readonly string[];
   /** Default a logger at `warn` (or OPERANT_LOG_LEVEL): the controllers' info lines are not news here. */
   logger?: LogMethods;
+  /**
+   * The version the nodes' kubelets report; default the API server's, asked
+   * with `GET /version` (a host that runs the server in its own process knows
+   * it already, and saves the request).
+   */
+  kubeletVersion?: string;
 }
 
 /**
@@ -131,7 +137,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });
-  const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing });
+  const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing, kubeletVersion: options.kubeletVersion });
   return run(manager, logger, nodes);
 }
 
@@ -166,7 +172,14 @@ export interface SimulatedNodesProcessOptions extends Omit<SimulatedClusterOptio
  */
 export async function startSimulatedNodes(options: SimulatedNodesProcessOptions): Promise<SimulatedCluster> {
   const { manager, logger } = await clusterManager(options);
-  const nodes = await addSimulatedNodes(manager, { count: options.nodes, firstIndex: options.firstIndex, clock: options.clock, shape: options.shape, timing: options.timing });
+  const nodes = await addSimulatedNodes(manager, {
+    count: options.nodes,
+    firstIndex: options.firstIndex,
+    clock: options.clock,
+    shape: options.shape,
+    timing: options.timing,
+    kubeletVersion: options.kubeletVersion,
+  });
   return run(manager, logger, nodes);
 }
 

@@ -16,7 +16,7 @@ import { TLSSocket } from 'node:tls';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Namespace, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Client, ConfigMap, CustomResourceDefinition, Namespace, Node, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
 import { chaos, eventually, eventuallyFound, TestEnv, WaitError } from '../src/index.js';
@@ -56,6 +56,23 @@ describe('starting', () => {
   test('points the webhook configurations at a local port with the process CA', async () => {
     assert.ok(env.webhook && env.webhook.port > 0);
     assert.match(env.webhook.caPem, /BEGIN CERTIFICATE/);
+  });
+
+  test("a simulated cluster's kubelets report the server's version, or the one asked for", async () => {
+    const kubeletVersions = async (e: TestEnv): Promise<string[]> => (await e.client.list(Node)).items.map((n) => String((n.status as { nodeInfo?: { kubeletVersion?: string } }).nodeInfo?.kubeletVersion));
+    const plain = await TestEnv.start({ cluster: { nodes: 2 } });
+    try {
+      const { gitVersion } = JSON.parse(await plain.client.getRaw('/version')) as { gitVersion: string };
+      assert.deepEqual(await kubeletVersions(plain), [gitVersion, gitVersion]);
+    } finally {
+      await plain.stop();
+    }
+    const older = await TestEnv.start({ cluster: { nodes: 1, kubeletVersion: 'v1.31.4' } });
+    try {
+      assert.deepEqual(await kubeletVersions(older), ['v1.31.4']);
+    } finally {
+      await older.stop();
+    }
   });
 
   test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {

@@ -16,7 +16,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApiServer, type ApiServerOptions, type RunningApiServer } from '@operant/apiserver';
+import { kubeVersion, startApiServer, type ApiServerOptions, type RunningApiServer } from '@operant/apiserver';
 import type { SimulatedCluster, SimulatedClusterOptions } from '@operant/controllers';
 import {
   Client,
@@ -278,7 +278,8 @@ export class TestEnv implements AsyncDisposable {
       const webhook = wantsWebhooks && port !== undefined ? { port, caPem: certs.caPem, certificates: certs.source } : undefined;
       const live = new LiveServer(server);
       // The cluster runs in this process: on the private socket, its controllers' and kubelets' connections cost no TLS handshakes.
-      clusterStart = options.cluster ? startCluster({ ...options.cluster, kubeconfig: live.onSocket(config) }) : undefined;
+      // Its kubelets report the server's version, known here without asking `/version`.
+      clusterStart = options.cluster ? startCluster({ kubeletVersion: kubeVersion.gitVersion, ...options.cluster, kubeconfig: live.onSocket(config) }) : undefined;
       const [crdKinds, cluster] = await Promise.all([
         installCrds(client, crdObjects, { timeoutMs: 10_000 }),
         clusterStart,

@@ -251,6 +251,9 @@ describe('creates', () => {
     }
     assert.deepEqual(fields(fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs')), [['rs', '2026-01-02T03:04:07Z', fields(first)[0]![2]]]);
     assert.deepEqual(fields(fm.update(undefined, widget({ image: 'x' }, { generateName: 'w-' }), 'rs')), [['rs', '2026-01-02T03:04:07Z', { 'f:metadata': { 'f:generateName': {} }, 'f:spec': { '.': {}, 'f:image': {} } }]]);
+    // An object too large to be remembered by is recorded all the same.
+    const large = widget({ image: 'x'.repeat(5000) }, { generateName: 'w-' });
+    assert.deepEqual(fm.update(undefined, large, 'rs'), new FieldManager(options).update(undefined, structuredClone(large), 'rs'));
     // A create that sets nothing a manager may own records nothing, the first time and the next.
     const statusOnly = new FieldManager({ ...options, filter: (s) => s.onlyUnder({ field: 'status' }) });
     assert.equal(statusOnly.update(undefined, widget({ replicas: 1 }), 'rs'), undefined);

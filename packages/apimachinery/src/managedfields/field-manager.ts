@@ -42,8 +42,14 @@ export interface FieldManagerOptions {
   emptyObject?: () => unknown;
 }
 
-/** How many distinct created objects each FieldManager remembers the set of (see createdFields), the oldest forgotten first. */
-const maxCreatedSets = 256;
+/**
+ * How many distinct created objects each FieldManager remembers the set of
+ * (see createdFields), the oldest forgotten first, and the longest JSON it
+ * remembers one by: a template's pod is about 1.5 KiB, and each endpoint's
+ * table then holds at most 128 KiB of keys.
+ */
+const maxCreatedSets = 32;
+const maxCreatedKeyLength = 4096;
 
 /** kube's limit on update managers kept apart before the oldest are merged. */
 const maxUpdateManagers = 10;
@@ -119,7 +125,12 @@ export class FieldManager {
    * is encoded once too.
    */
   private createdFields(obj: KubeObject, managed: Managed, manager: string): ManagedFieldsEntry[] | undefined {
-    const key = `${manager}\u0000${JSON.stringify(obj)}`;
+    const json = JSON.stringify(obj);
+    if (json.length > maxCreatedKeyLength) {
+      this.recordUpdate(this.emptyObject(), obj, managed, manager);
+      return encodeManagedFields(managed);
+    }
+    const key = `${manager}\u0000${json}`;
     let created = this.createdSets.get(key);
     if (created === undefined) {
       const computed = emptyManaged();

@@ -224,3 +224,48 @@ describe('FieldManager', () => {
     assert.deepEqual(manager().apply(undefined, widget({ extra: { any: [1] } }), 'm', false).object.spec, { extra: { any: [1] } });
   });
 });
+
+describe('creates', () => {
+  it('record each created object’s own fields, by manager, the time of each create, whatever was created before', () => {
+    let now = new Date('2026-01-02T03:04:05Z');
+    const options = { type, group: 'example.com', version: 'v1', kind: 'Widget', now: () => now };
+    const fm = new FieldManager(options);
+    const fields = (entries: unknown) => (entries as Array<{ manager: string; time: string; fieldsV1: object }>).map((e) => [e.manager, e.time, e.fieldsV1]);
+    const first = fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs');
+    assert.deepEqual(fields(first), [['rs', '2026-01-02T03:04:05Z', { 'f:metadata': { 'f:generateName': {} }, 'f:spec': { '.': {}, 'f:replicas': {} } }]]);
+    now = new Date('2026-01-02T03:04:07Z');
+    // Each create after it (the same object again, another value, another field, another manager, entries
+    // the client sent) records what a FieldManager that saw no create before records.
+    const sent = [{ manager: 'them', operation: 'Update', apiVersion: 'example.com/v1', time: '2020-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:image': {} } } }];
+    const creates: Array<[KubeObject, string]> = [
+      [widget({ replicas: 1 }, { generateName: 'w-' }), 'rs'],
+      [widget({ replicas: 2 }, { generateName: 'w-' }), 'rs'],
+      [widget({ image: 'x' }, { generateName: 'w-' }), 'rs'],
+      [widget({ replicas: 1 }, { generateName: 'w-' }), 'other'],
+      [widget({ replicas: 1 }, { generateName: 'w-', managedFields: sent }), 'rs'],
+      [widget({ replicas: 1 }, { generateName: 'w-' }), 'rs'],
+    ];
+    for (const [obj, by] of creates) {
+      const fresh = new FieldManager(options).update(undefined, structuredClone(obj), by);
+      assert.deepEqual(fm.update(undefined, obj, by), fresh);
+    }
+    assert.deepEqual(fields(fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs')), [['rs', '2026-01-02T03:04:07Z', fields(first)[0]![2]]]);
+    assert.deepEqual(fields(fm.update(undefined, widget({ image: 'x' }, { generateName: 'w-' }), 'rs')), [['rs', '2026-01-02T03:04:07Z', { 'f:metadata': { 'f:generateName': {} }, 'f:spec': { '.': {}, 'f:image': {} } }]]);
+    // An object too large to be remembered by is recorded all the same.
+    const large = widget({ image: 'x'.repeat(5000) }, { generateName: 'w-' });
+    assert.deepEqual(fm.update(undefined, large, 'rs'), new FieldManager(options).update(undefined, structuredClone(large), 'rs'));
+    // A create that sets nothing a manager may own records nothing, the first time and the next.
+    const statusOnly = new FieldManager({ ...options, filter: (s) => s.onlyUnder({ field: 'status' }) });
+    assert.equal(statusOnly.update(undefined, widget({ replicas: 1 }), 'rs'), undefined);
+    assert.equal(statusOnly.update(undefined, widget({ replicas: 1 }), 'rs'), undefined);
+  });
+
+  it('share one FieldsV1 among the objects a manager creates alike', () => {
+    const fm = manager();
+    const a = fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs')!;
+    const b = fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs')!;
+    assert.notEqual(a[0], b[0]);
+    assert.equal(a[0]!.fieldsV1, b[0]!.fieldsV1);
+    assert.ok(Object.isFrozen(a[0]!.fieldsV1));
+  });
+});

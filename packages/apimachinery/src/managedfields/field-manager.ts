@@ -15,11 +15,11 @@
 import { StatusError, type StatusCause } from '../status.js';
 import { jsonEqual, type KubeObject } from '../object.js';
 import { FieldSet } from './field-set.js';
-import { decodeManagedFields, emptyManaged, encodeManagedFields, isResetManagedFields, managedFieldsTime, managerIdentifier, parseManagerIdentifier, type Managed, type ManagedFieldsEntry } from './managed-fields.js';
+import { decodeManagedFields, emptyManaged, encodeManagedFields, isResetManagedFields, managedFieldsTime, managerIdentifier, parseManagerIdentifier, shareableSet, type Managed, type ManagedFieldsEntry } from './managed-fields.js';
 import type { MergeType } from './merge-type.js';
 import { goJsonEscaped, pathString } from './path-element.js';
 import { compareTyped, toFieldSet, validateTyped } from './typed.js';
-import { ConflictsError, Updater, type Conflict, type SetFilter } from './updater.js';
+import { ConflictsError, Updater, type Conflict, type SetFilter, type VersionedSet } from './updater.js';
 
 /** The identity of the endpoint a FieldManager serves. */
 export interface FieldManagerOptions {
@@ -36,10 +36,20 @@ export interface FieldManagerOptions {
   now?: () => Date;
   /**
    * The object a create starts from, as kube's field manager compares it (kube:
-   * the kind's Go zero value); an empty object when absent.
+   * the kind's Go zero value), the same value at every call; an empty object
+   * when absent.
    */
   emptyObject?: () => unknown;
 }
+
+/**
+ * How many distinct created objects each FieldManager remembers the set of
+ * (see createdFields), the oldest forgotten first, and the longest JSON it
+ * remembers one by: a template's pod is about 1.5 KiB, and each endpoint's
+ * table then holds at most 128 KiB of keys.
+ */
+const maxCreatedSets = 32;
+const maxCreatedKeyLength = 4096;
 
 /** kube's limit on update managers kept apart before the oldest are merged. */
 const maxUpdateManagers = 10;
@@ -99,10 +109,45 @@ export class FieldManager {
     }
     // An existing object that nobody tracked stays untracked until its first apply.
     if (managed.sets.size === 0 && live?.metadata.uid) return undefined;
+    if (managed.sets.size === 0 && !live) return this.createdFields(withoutManagedFields(obj)!, managed, manager || 'unknown');
     this.recordUpdate(withoutManagedFields(live) ?? this.emptyObject(), withoutManagedFields(obj), managed, manager || 'unknown');
     this.capUpdateManagers(managed);
     return encodeManagedFields(managed);
   }
+
+  /**
+   * The fields a manager's create sets, by the created object's JSON and the
+   * manager: what a create records depends on nothing else (the empty object
+   * it is compared with is the same each time), and a controller creates
+   * object after object from one template (a ReplicaSet's pods differ only
+   * in the name the server generates after this), so the comparison and its
+   * set are made once per distinct object. The set is shared, so its FieldsV1
+   * is encoded once too.
+   */
+  private createdFields(obj: KubeObject, managed: Managed, manager: string): ManagedFieldsEntry[] | undefined {
+    const json = JSON.stringify(obj);
+    if (json.length > maxCreatedKeyLength) {
+      this.recordUpdate(this.emptyObject(), obj, managed, manager);
+      return encodeManagedFields(managed);
+    }
+    const key = `${manager}\u0000${json}`;
+    let created = this.createdSets.get(key);
+    if (created === undefined) {
+      const computed = emptyManaged();
+      this.recordUpdate(this.emptyObject(), obj, computed, manager);
+      const [entry] = computed.sets;
+      created = entry ? { id: entry[0], set: shareableSet(entry[1]) } : null;
+      if (this.createdSets.size >= maxCreatedSets) this.createdSets.delete(this.createdSets.keys().next().value as string);
+      this.createdSets.set(key, created);
+    }
+    if (created === null) return undefined;
+    managed.sets.set(created.id, created.set);
+    managed.times.set(created.id, managedFieldsTime(this.now()));
+    return encodeManagedFields(managed);
+  }
+
+  /** Creates' sets by manager and object JSON (see createdFields); null when a create records nothing. */
+  private readonly createdSets = new Map<string, { id: string; set: VersionedSet } | null>();
 
   /**
    * Server-side apply of `config` by `manager` onto `live` (absent: the apply

@@ -6,7 +6,7 @@
  * util/managedfields/internal/managedfields.go.
  */
 import { FieldSet, type FieldsV1 } from './field-set.js';
-import type { ManagerSets } from './updater.js';
+import type { ManagerSets, VersionedSet } from './updater.js';
 import { deepFreeze } from './shared-fields.js';
 
 /** A metav1.ManagedFieldsEntry. */
@@ -135,6 +135,15 @@ function decodeFields(fields: unknown): FieldSet {
     sharedSets.add(set);
   }
   return set;
+}
+
+/**
+ * `vs` with its set marked as never changed in place, like a set decoded from
+ * a shared tree: kept for many objects, its FieldsV1 is encoded (and frozen) once.
+ */
+export function shareableSet(vs: VersionedSet): VersionedSet {
+  sharedSets.add(vs.set);
+  return vs;
 }
 
 function encodeFields(set: FieldSet): FieldsV1 {

@@ -50,12 +50,21 @@ export function mediaType(header: string | undefined): string {
  * failing with kube's words for an endpoint of kind `into` (see object-body.ts).
  */
 export function decodeObjectBody(body: Buffer, contentType: string | undefined, into = 'Object'): unknown {
+  if (isJsonBody(contentType)) return decodeJsonObject(body, into);
   const type = mediaType(contentType);
-  if (type === '' || type === 'application/json' || type === '*/*') return decodeJsonObject(body, into);
   if (type === 'application/yaml') return decodeYamlObject(body, into);
   // kubectl's typed commands (create namespace, create deployment, ...) send protobuf.
   if (type === kubeProtobufMediaType) return decodeKubeProtobuf(body).object;
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', kubeProtobufMediaType]);
+}
+
+/**
+ * Whether {@link decodeObjectBody} reads a body of this content type as JSON,
+ * whose parse is a tree of fresh values (a YAML body's aliases share theirs).
+ */
+export function isJsonBody(contentType: string | undefined): boolean {
+  const type = mediaType(contentType);
+  return type === '' || type === 'application/json' || type === '*/*';
 }
 
 /** {@link decodeObjectBody}, with a large YAML body decoded on a worker thread (see yaml-off-thread.ts). */

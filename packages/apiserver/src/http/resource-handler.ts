@@ -8,7 +8,7 @@ import type { UserInfo } from '../auth/authn/user-info.js';
 import type { ResourceCatalog } from '../registry/catalog.js';
 import { assertRevisionReached, type ResourceStore } from '../registry/resource-store.js';
 import { tableForResource } from '../tables/for-resource.js';
-import { decodeObjectBodyAsync, readBody, mediaType, parseJson, parseYamlBody } from './body.js';
+import { decodeObjectBodyAsync, isJsonBody, readBody, mediaType, parseJson, parseYamlBody } from './body.js';
 import { negotiate, type ResponseForm } from './negotiate.js';
 import { deleteOptions, listOptions, watchOptions, writeOptions } from './query.js';
 import type { ResourceRequest } from './request-info.js';
@@ -67,14 +67,14 @@ export class ResourceHandler {
       case 'create': {
         const body = await readBody(req);
         const obj = (await decodeObjectBodyAsync(body, req.headers['content-type'], rs.info.kind)) as KubeObject;
-        const result = await rs.create(rr.namespace, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'] });
+        const result = await rs.create(rr.namespace, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'], ownsBody: isJsonBody(req.headers['content-type']) });
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
       }
       case 'update': {
         const body = await readBody(req);
         const obj = (await decodeObjectBodyAsync(body, req.headers['content-type'], rs.info.kind)) as KubeObject;
-        const result = await rs.update(rr.namespace, rr.name, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'] }, rr.subresource);
+        const result = await rs.update(rr.namespace, rr.name, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'], ownsBody: isJsonBody(req.headers['content-type']) }, rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
       }

@@ -18,6 +18,11 @@ export interface WriteOptions {
   user?: UserInfo;
   /** Set when admission already ran on a subresource view of the change (the Scale of `<resource>/scale`). */
   skipAdmission?: boolean;
+  /**
+   * Set when the body of a create or update is the request's own parse, which
+   * nothing else holds: it is decoded in place rather than copied first.
+   */
+  ownsBody?: boolean;
 }
 
 export interface ListOptions {

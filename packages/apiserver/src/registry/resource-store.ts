@@ -327,7 +327,7 @@ export class ResourceStore {
   // ---------------------------------------------------------------- writes
 
   async create(namespace: string, body: KubeObject, opts: WriteOptions, requestName = ''): Promise<WriteResult> {
-    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFields(body) }, requestName);
+    return this.createObject(namespace, body, opts, { mode: 'compute', requested: requestedManagedFieldsOf(body, opts) }, requestName);
   }
 
   /**
@@ -377,7 +377,7 @@ export class ResourceStore {
   }
 
   private async createHolding(namespace: string, body: KubeObject, opts: WriteOptions, managed: ManagedFieldsMode, requestName: string, hold: Hold): Promise<WriteResult> {
-    const decoded = this.decode(body, opts.fieldValidation);
+    const decoded = this.decode(body, opts.fieldValidation, 'body', undefined, opts.ownsBody && managed.mode === 'compute');
     let obj = decoded.object;
     const warnings = [...decoded.warnings];
     const preparing = this.strategy.prepareValidation?.(obj);
@@ -429,7 +429,9 @@ export class ResourceStore {
 
   /** PUT: replaces the object (or, for `status`, only its status). */
   async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
-    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation, 'body', this.store.get(this.key(namespace, name))?.value);
+    // Read before decoding, which may change an owned body in place; a subresource write ignores them.
+    const requested = subresource === '' ? requestedManagedFieldsOf(body, opts) : undefined;
+    const { object: decoded, warnings } = this.decode(body, opts.fieldValidation, 'body', this.store.get(this.key(namespace, name))?.value, opts.ownsBody);
     this.checkNamespaceMatches(decoded, namespace);
     if (decoded.metadata.name !== name) {
       throw badRequest(`the name of the object (${decoded.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -451,7 +453,7 @@ export class ResourceStore {
       }
       if (rv && rv !== String(current.rev)) throw conflict(this.groupResource, name, objectModifiedMessage);
       if (!rv && !this.strategy.allowUnconditionalUpdate) throw resourceVersionRequired(this.groupResource, name);
-      const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested: requestedManagedFields(body) });
+      const result = await this.applyUpdate(current, obj, opts, subresource, { mode: 'compute', requested });
       return { ...result, warnings: [...warnings, ...result.warnings] };
     });
   }
@@ -918,12 +920,13 @@ export class ResourceStore {
 
   // ---------------------------------------------------------------- helpers
 
-  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body', stored?: KubeObject): { object: KubeObject; warnings: string[] } {
+  /** `owned`: the body is the request's own parse (WriteOptions.ownsBody), decoded in place instead of copied. */
+  private decode(body: KubeObject, validation: FieldValidation, source: 'body' | 'patch' = 'body', stored?: KubeObject, owned = false): { object: KubeObject; warnings: string[] } {
     if (!isJsonObject(body)) throw badRequest('Object \'Kind\' is missing in \'null\'');
     const expected = this.apiVersion;
     const mismatch = typeMetaMismatch(this.info, body) ?? metadataTypeError(this.info, body.metadata);
     if (mismatch) throw badRequest(mismatch);
-    const copy = deepCopy(body);
+    const copy = owned ? body : deepCopy(body);
     copy.apiVersion = expected;
     copy.kind = this.info.kind;
     copy.metadata ??= {};
@@ -1034,6 +1037,12 @@ function trackedThroughSubresource(old: KubeObject, incoming: KubeObject, subres
 /** metadata.managedFields as the client sent them (before decoding drops an empty list, which asks for a reset). */
 function requestedManagedFields(body: unknown): unknown {
   return isJsonObject(body) && isJsonObject(body.metadata) ? body.metadata.managedFields : undefined;
+}
+
+/** The managedFields the client sent, as sent: a copy when the body is owned, since decoding it in place may prune them. */
+function requestedManagedFieldsOf(body: unknown, opts: WriteOptions): unknown {
+  const requested = requestedManagedFields(body);
+  return opts.ownsBody && requested !== null && typeof requested === 'object' ? deepCopy(requested) : requested;
 }
 
 /**

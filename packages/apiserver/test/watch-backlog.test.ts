@@ -83,6 +83,14 @@ class RawWatch {
   chunks(): Buffer[] {
     return parseChunks(this.body).chunks;
   }
+
+  /** True once the body has ended with its last (`0`) chunk; nothing may follow it. */
+  ended(): boolean {
+    const parsed = parseChunks(this.body);
+    if (!parsed.complete || parsed.rest.length < 2) return false;
+    assert.equal(parsed.rest.toString('latin1'), '\r\n', 'the empty trailer after the last chunk, and nothing else');
+    return true;
+  }
 }
 
 describe('a watcher that falls behind', () => {
@@ -141,6 +149,53 @@ describe('a watcher that falls behind', () => {
     // Each update was its own round: one chunk per event, unless the server held them while the socket was full.
     assert.ok(most > 1, `${writes} events in ${chunks.length} chunks`);
     assert.ok(chunks.length < writes, `${writes} events in ${chunks.length} chunks`);
+  });
+});
+
+describe('live events', () => {
+  let server: RunningApiServer;
+  let client: RawClient;
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+    client = new RawClient(server.url, server.caPem, server.adminToken);
+  });
+  after(async () => {
+    client?.close();
+    await server?.stop();
+  });
+
+  it('reach every watcher of a round as the same chunks, in exact framing, and a watch that times out ends its body after them', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    const watches = [];
+    for (let i = 0; i < 3; i++) watches.push(await RawWatch.open(server, `${path}?watch=1&timeoutSeconds=2`));
+    const create = async (name: string): Promise<string> => {
+      const res = await client.send({ method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name }, data: { name } }) });
+      assert.equal(res.status, 201, res.text);
+      return (res.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    };
+    // One at a time (a round each), then several at once (perhaps rounds of several events).
+    const revisions: string[] = [];
+    for (let i = 0; i < 3; i++) revisions.push(await create(`one-${i}`));
+    revisions.push(...(await Promise.all(Array.from({ length: 5 }, (_, i) => create(`many-${i}`)))));
+    await Promise.all(watches.map((w) => w.until(() => w.ended())));
+    const seen = watches.map((w) => {
+      const chunks = w.chunks();
+      assert.ok(chunks.every((c) => c.toString('utf8').endsWith('\n')), 'a chunk holds whole events');
+      return chunks.map((c) => c.toString('utf8')).join('');
+    });
+    const lines = seen[0]!.split('\n').slice(0, -1);
+    assert.deepEqual(
+      lines.map((l) => (JSON.parse(l) as { type: string; object: { metadata: { resourceVersion: string } } }).object.metadata.resourceVersion).sort((a, b) => Number(a) - Number(b)),
+      revisions.sort((a, b) => Number(a) - Number(b)),
+    );
+    for (const line of lines) assert.equal((JSON.parse(line) as { type: string }).type, 'ADDED');
+    // Each event's line is the bytes a GET of its object sends, between the event's constant parts.
+    const last = JSON.parse(lines[lines.length - 1]!) as { object: { metadata: { name: string } } };
+    const got = await client.send({ method: 'GET', path: `${path}/${last.object.metadata.name}` });
+    assert.equal(lines[lines.length - 1], `{"type":"ADDED","object":${got.text}}`);
+    assert.equal(seen[1], seen[0]);
+    assert.equal(seen[2], seen[0]);
+    for (const w of watches) w.socket.destroy();
   });
 });
 

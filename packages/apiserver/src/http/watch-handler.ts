@@ -5,13 +5,14 @@
  * the client re-watches from the last revision it saw, as with kube.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { KubeObject } from '@operant/apimachinery';
 import type { WatchOptions } from '../registry/options.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { StoredItem, startWatch, type WatchEventType } from '../registry/watch.js';
 import { tableForResource } from '../tables/for-resource.js';
 import { encodedJson } from '../storage/encoded-json.js';
-import { concatBytes } from '../storage/large-buffers.js';
+import { eventHeads, eventTail, framedChunk, joined, storedEventLine } from './watch-chunks.js';
 import type { ResponseForm } from './negotiate.js';
 import type { ResourceRequest } from './request-info.js';
 
@@ -26,35 +27,6 @@ export interface WatchServingOptions {
 
 /** How much a watch's replay may have waiting in its socket's buffer before it waits for a drain. */
 const replayHighWaterMark = 64 * 1024;
-
-/** The constant parts of an event line around an object: `{"type":"ADDED","object":` ... `}\n`. */
-const eventHeads: Record<WatchEventType, Buffer> = Object.fromEntries(
-  (['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] as const).map((t) => [t, Buffer.from(`{"type":"${t}","object":`)]),
-) as Record<WatchEventType, Buffer>;
-const eventTail = Buffer.from('}\n');
-
-/**
- * The last chunk made of several parts, and the parts it was made of. The
- * watchers of one collection get the same events in a fan-out round, one after
- * another: all but the first send the bytes the first one joined. Kept until
- * the next turn of the event loop at most.
- */
-let lastParts: readonly Buffer[] = [];
-let lastChunk: Buffer | undefined;
-const forgetLastChunk = (): void => {
-  lastParts = [];
-  lastChunk = undefined;
-};
-
-/** `parts` (`bytes` of them) as one buffer: the one made for the same parts just before, if it was. */
-function joined(parts: readonly Buffer[], bytes: number): Buffer {
-  if (parts.length === 1) return parts[0]!;
-  if (lastChunk !== undefined && lastChunk.length === bytes && parts.length === lastParts.length && parts.every((p, i) => p === lastParts[i])) return lastChunk;
-  if (lastChunk === undefined) setImmediate(forgetLastChunk);
-  lastParts = parts;
-  lastChunk = concatBytes(parts, bytes);
-  return lastChunk;
-}
 
 /** Events a watcher may fall behind by before it is dropped (kube's watch cache drops a watcher whose buffer is full). */
 const maxQueuedEvents = 100_000;
@@ -75,20 +47,25 @@ export function serveWatch(
     opts = { ...opts, fieldSelector: opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName };
   }
   let closed = false;
-  /** An event's bytes: an object as stored is sent from its kept encoding, between shared constant parts. */
-  const encode = (type: WatchEventType, object: unknown): Buffer[] => {
+  /**
+   * Adds an event's bytes to `outgoing`. An object as stored is sent from its kept encoding: a live
+   * event as one line that the other watchers of its fan-out round send too; a replayed one between
+   * shared constant parts (its line is this watcher's alone).
+   */
+  const encode = (type: WatchEventType, object: unknown, live: boolean): void => {
     // An initial event's object read back from disk: sent from its stored bytes, parsed only for other forms.
     if (object instanceof StoredItem) {
-      if (form === 'object') return [eventHeads[type], object.bytes(), eventTail];
+      if (form === 'object') return pushParts(eventHeads[type], object.bytes(), eventTail);
       object = object.entry.value;
     }
     let payload = object;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       if (form === 'table') payload = tableForResource(rs.info, [object as KubeObject], { includeObject });
       else if (form === 'metadata') payload = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as KubeObject).metadata };
-      else return [eventHeads[type], encodedJson(object as KubeObject), eventTail];
+      else if (live) return pushPart(storedEventLine(type, object as KubeObject));
+      else return pushParts(eventHeads[type], encodedJson(object as KubeObject), eventTail);
     }
-    return [Buffer.from(`${JSON.stringify({ type, object: payload })}\n`, 'utf8')];
+    pushPart(Buffer.from(`${JSON.stringify({ type, object: payload })}\n`, 'utf8'));
   };
   // Events wait in a queue until the socket takes them: the replay of an old resourceVersion (and
   // the initial state) arrives before the headers go out, all at once. They are encoded only as the
@@ -105,7 +82,20 @@ export function serveWatch(
   // kube-apiserver flushes several events per chunk, and its client decodes them as one batch.
   let outgoing: Buffer[] = [];
   let outgoingBytes = 0;
-  let flushScheduled = false;
+  const pushPart = (part: Buffer): void => {
+    outgoing.push(part);
+    outgoingBytes += part.length;
+  };
+  const pushParts = (head: Buffer, body: Buffer, tail: Buffer): void => {
+    outgoing.push(head, body, tail);
+    outgoingBytes += head.length + body.length + tail.length;
+  };
+  // The socket the chunks are written to directly, each framed here as Node's response frames the
+  // writes of a chunked body (see framedChunk): one buffer per write, which costs the server less
+  // than a write through the response (four writes to the socket, corked, then copied into one
+  // TLS record). Set once the headers went out, when nothing of the response waits in its own
+  // buffer (a response queued behind another on the connection writes through the response).
+  let socket: Socket | undefined;
   // Chunks handed to the response that the socket has not taken yet. While one is on its way (the
   // client reads slower than events come), live events wait in `outgoing` and go out together as the
   // next chunk once it has been taken (cork/uncork): a backlogged watcher gets several events per
@@ -120,12 +110,9 @@ export function serveWatch(
     if (writesInFlight === 0) flush();
   };
 
-  const addEvent = (type: WatchEventType, object: unknown): boolean => {
+  const addEvent = (type: WatchEventType, object: unknown, live: boolean): boolean => {
     try {
-      for (const part of encode(type, object)) {
-        outgoing.push(part);
-        outgoingBytes += part.length;
-      }
+      encode(type, object, live);
       return true;
     } catch (e) {
       // An event that cannot be rendered ends this watch; the client re-watches from its last revision.
@@ -138,11 +125,13 @@ export function serveWatch(
   /** Writes the encoded events as one chunk; returns whether the socket took it without buffering past its mark. */
   const flush = (): boolean => {
     if (outgoing.length === 0 || closed) return true;
-    const chunk = joined(outgoing, outgoingBytes);
+    const parts = outgoing;
+    const bytes = outgoingBytes;
     outgoing = [];
     outgoingBytes = 0;
     writesInFlight++;
-    return res.write(chunk, written);
+    if (socket) return socket.write(framedChunk(parts, bytes), written);
+    return res.write(joined(parts, bytes), written);
   };
 
   /** Unsent bytes: those the response holds and those not yet handed to it. */
@@ -161,7 +150,7 @@ export function serveWatch(
         if (outgoingBytes > 0 && flush() && res.writableLength <= mark) continue;
         if (!waitingForDrain) {
           waitingForDrain = true;
-          res.once('drain', () => {
+          (socket ?? res).once('drain', () => {
             waitingForDrain = false;
             pump();
           });
@@ -170,7 +159,7 @@ export function serveWatch(
       }
       const [type, object] = queue[next]!;
       queue[next++] = undefined as never;
-      if (!addEvent(type, object)) return;
+      if (!addEvent(type, object, false)) return;
     }
     if (closed) return;
     flush();
@@ -193,32 +182,24 @@ export function serveWatch(
       if (started) pump();
       return;
     }
-    if (!addEvent(type, object)) return;
+    if (!addEvent(type, object, true)) return;
     // A live watcher that stopped reading is disconnected.
-    if (unsent() > serving.maxWatchBufferBytes) {
-      close(true);
-      return;
-    }
-    // The events of a fan-out round go in one write, when the store says the round is over (or,
-    // for events that came later, as from a conversion webhook, at the end of this turn); while the
-    // socket has not taken the last chunk, with the events after them, once it has (`written`).
-    if (!flushScheduled) {
-      flushScheduled = true;
-      process.nextTick(() => {
-        flushScheduled = false;
-        flushLive();
-      });
-    }
+    if (unsent() > serving.maxWatchBufferBytes) close(true);
+    // The events go in one write when the watch says a batch is over (the store's fan-out round, a
+    // conversion's answer, a bookmark); while the socket has not taken the last chunk, with the
+    // events after them, once it has (`written`).
   };
 
   // Starting the watch may throw (bad selector, bad resourceVersion): that is an
   // ordinary error answer, so the headers go out only after it succeeded.
   const watch = startWatch(rs, rr.namespace, opts, send, () => {
     // The replay's queue writes its own batches.
-    if (next >= queue.length) flushLive();
+    if (started && next >= queue.length) flushLive();
   });
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
+  const direct = res.socket;
+  if (req.method === 'GET' && res.chunkedEncoding && direct && res.writableLength === direct.writableLength) socket = direct;
   started = true;
 
   const timer = setTimeout(() => close(false), watchTimeoutMs(opts.timeoutSeconds, serving.defaultWatchTimeoutMs));

@@ -36,8 +36,12 @@ export interface ResourceWatch {
   ended: boolean;
 }
 
-/** `flush` is called when a round of live events has been given to `sink` (to write them at once). */
-export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOptions, sink: WatchSink, flush?: () => void): ResourceWatch {
+/**
+ * `flush` is called after each batch of events given to `sink` once the watch has started (a
+ * fan-out round of the store, a conversion's answer, a bookmark, an error), so that the sink can
+ * write a batch at once, in one write; not for the events given while `startWatch` runs.
+ */
+export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOptions, sink: WatchSink, flush: () => void = () => {}): ResourceWatch {
   const filter = compileListFilter(rs.info, opts);
   const store = rs.mvcc;
   const prefix = listPrefix(rs.location, rs.info, namespace);
@@ -52,6 +56,9 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
       .then(deliver)
       .catch((err: unknown) => {
         if (!stopped) sink('ERROR', err instanceof StatusError ? err.status : internalError(String(err)).status);
+      })
+      .then(() => {
+        if (!stopped) flush();
       });
     chain = next;
     void next.then(() => {
@@ -76,9 +83,14 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     if (annotations) metadata.annotations = annotations;
     const send = (): void => sink('BOOKMARK', { kind: rs.info.kind, apiVersion: rs.apiVersion, metadata });
     if (chain) later(async () => send());
-    else send();
+    else {
+      send();
+      if (started) flush();
+    }
   };
 
+  /** Set once startWatch has returned: the events given before are the initial ones. */
+  let started = false;
   let from: number;
   // Without sendInitialEvents, a watch from "" or "0" starts with the current state (kube's legacy case);
   // sendInitialEvents=false starts at the current revision with none.
@@ -98,20 +110,32 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     from = rv;
   }
 
+  // The events of the store's fan-out rounds: each goes to the sink as it comes when objects are
+  // served as stored (a hundred watchers get each one in turn), else through the conversion.
+  const asStored = rs.servesAsStored;
+  const one = (type: WatchEventType, value: KubeObject): void => {
+    if (asStored) sink(type, value);
+    else emit([[type, value]]);
+  };
   const deliver = (e: StorageEvent): void => {
     if (e.rev <= from) return;
+    // Without selectors an event is sent as it is (one without its old value, not a create, is judged below).
+    if (filter.empty && (e.type === 'ADDED' || e.prev !== undefined)) {
+      one(e.type, e.value);
+      return;
+    }
     const now = filter.matches(e.value);
     const before = e.prev !== undefined && filter.matches(e.prev);
     const value = e.value;
     if (e.type === 'ADDED') {
-      if (now) emit([['ADDED', value]]);
+      if (now) one('ADDED', value);
     } else if (e.type === 'DELETED') {
-      if (before) emit([['DELETED', value]]);
-    } else if (now && before) emit([['MODIFIED', value]]);
-    else if (now) emit([['ADDED', value]]);
+      if (before) one('DELETED', value);
+    } else if (now && before) one('MODIFIED', value);
+    else if (now) one('ADDED', value);
     // Leaving the selector: kube's watch cache sends the object as it was when it
     // last matched, at the event's resourceVersion (cacheWatcher.convertToWatchEvent).
-    else if (before) emit([['DELETED', { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rev) } }]]);
+    else if (before) one('DELETED', { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rev) } });
   };
 
   let handle: StoreWatch;
@@ -125,6 +149,7 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     }
     throw e;
   }
+  started = true;
   return {
     stop: () => {
       stopped = true;

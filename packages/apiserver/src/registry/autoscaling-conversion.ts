@@ -13,7 +13,7 @@
  * Here each annotation's content, once in v2's shape, is decoded against v2's
  * schema, the types v1's carry over to.
  */
-import { deepCopy, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
+import { deepCopy, isJsonObject, type KubeObject, type OpenApiSchema } from '@operant/apimachinery';
 import type { StorageConversion } from './resource-store.js';
 import { asObj } from './defaults/json-fields.js';
 import { resolveBuiltinSchema, resolveSchemaOnce, schemaRef } from '../openapi/builtin-schemas.js';
@@ -163,7 +163,6 @@ function decodeAs<T>(value: T, schema: OpenApiSchema): T | undefined {
   return value;
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const metricSources = ['resource', 'containerResource', 'pods', 'object', 'external'];
 
 /**
@@ -175,7 +174,7 @@ const metricSources = ['resource', 'containerResource', 'pods', 'object', 'exter
 function decodeMetrics(parsed: unknown, part: 'target' | 'current'): Json[] | undefined {
   if (parsed === null) return [];
   if (!Array.isArray(parsed)) return undefined;
-  const wellShaped = parsed.every((m) => m === null || (isObject(m) && metricSources.every((k) => m[k] === undefined || m[k] === null || isObject(m[k]))));
+  const wellShaped = parsed.every((m) => m === null || (isJsonObject(m) && metricSources.every((k) => m[k] === undefined || m[k] === null || isJsonObject(m[k]))));
   if (!wellShaped) return undefined;
   return decodeAs(parsed.map((m) => metricToV2(asObj(m), part)), v2List(part === 'target' ? 'MetricSpec' : 'MetricStatus'));
 }
@@ -193,7 +192,7 @@ function decodeConditions(parsed: unknown): Json[] | undefined {
  * reads it back matching names regardless of case, as encoding/json does.
  */
 function decodeBehavior(parsed: unknown): Json | undefined {
-  if (!isObject(parsed)) return undefined;
+  if (!isJsonObject(parsed)) return undefined;
   const schema = v2Schema('HorizontalPodAutoscalerBehavior');
   foldKeyCase(parsed, schema);
   const behavior = decodeAs(parsed, schema);
@@ -208,7 +207,7 @@ function foldKeyCase(value: unknown, schema: OpenApiSchema | undefined): void {
     for (const item of value) foldKeyCase(item, s.items);
     return;
   }
-  if (!isObject(value) || !s.properties) return;
+  if (!isJsonObject(value) || !s.properties) return;
   const byLowerCase = new Map(Object.keys(s.properties).map((name) => [name.toLowerCase(), name]));
   for (const key of Object.keys(value)) {
     const name = s.properties[key] ? key : byLowerCase.get(key.toLowerCase());

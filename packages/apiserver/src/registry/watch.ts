@@ -93,10 +93,11 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   let started = false;
   let from: number;
   // Without sendInitialEvents, a watch from "" or "0" starts with the current state (kube's legacy case);
-  // sendInitialEvents=false starts at the current revision with none.
+  // sendInitialEvents=false starts at the current revision with none. The current revision is the one on
+  // disk: a write still being flushed reaches the watch as an event once it is there.
+  const current = Math.max(store.durableRevision, store.oldestRevision);
   if ((rv === 0 && opts.sendInitialEvents === undefined) || sendInitial) {
-    // At the revision on disk: a write still being flushed reaches the watch as an event once it is there.
-    const { items, revision } = store.list(prefix, Math.max(store.durableRevision, store.oldestRevision));
+    const { items, revision } = store.list(prefix, current);
     const initial = items.filter((v) => filter.matchesStored(v));
     // Without a conversion, objects read back from disk go out unparsed.
     if (rs.servesAsStored) for (const v of initial) sink('ADDED', v.unparsed ? new StoredItem(v) : v.value);
@@ -105,7 +106,7 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
     // kube sends the bookmark that ends the initial events only to a client that allowed bookmarks.
     if (sendInitial && opts.allowWatchBookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
   } else if (rv === 0) {
-    from = Math.max(store.durableRevision, store.oldestRevision);
+    from = current;
   } else {
     from = rv;
   }

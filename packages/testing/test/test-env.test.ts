@@ -12,14 +12,15 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import { connect, TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
-import { chaos, eventually, eventuallyFound, TestEnv, WaitError } from '../src/index.js';
+import { chaos, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
@@ -100,6 +101,26 @@ describe('starting', () => {
       assert.equal((await partial.client.get(StatefulSet, 'db', { namespace: ns })).status?.observedGeneration, undefined, 'no controller saw the StatefulSet');
     } finally {
       await partial.stop();
+    }
+  });
+
+  test("every environment of a process serves the process's one CA and certificate: none is made per start", async () => {
+    const { caPem, cert } = await processCertificates();
+    const other = await TestEnv.start();
+    try {
+      for (const e of [env, other]) assert.equal(e.server.caPem, caPem, 'the server trusts the process CA');
+      assert.equal(env.webhook?.caPem, caPem, 'webhook configurations get the process CA as caBundle');
+      // The serving certificate each server presents is the process's own.
+      const presented = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port: Number(new URL(other.server.url).port), ca: caPem, servername: 'localhost' }, () => {
+          resolve(socket.getPeerX509Certificate()!.toString());
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
+      assert.equal(presented.trim(), new X509Certificate(cert).toString().trim());
+    } finally {
+      await other.stop();
     }
   });
 

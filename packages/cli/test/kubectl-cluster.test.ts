@@ -1,8 +1,8 @@
 /**
  * `operant server --nodes 3` judged by the real kubectl: a Deployment gets
  * its ReplicaSet and pods, which run and become ready on the simulated
- * nodes; `rollout status`, `set image`, `scale` and `describe` behave as on
- * a cluster. The rolling update is watched (with the runtime's client) at
+ * nodes; `rollout status`, `set image`, `scale`, `rollout undo|pause|resume|restart`
+ * and `describe` behave as on a cluster. The rolling update is watched (with the runtime's client) at
  * every pod and ReplicaSet event, to see that it never goes below the
  * availability maxUnavailable allows.
  */
@@ -158,6 +158,68 @@ describe('operant server --nodes 3', () => {
     const described = await kubectlOk(server, ['describe', 'pod', name]);
     assert.match(described, /Killing\s+.*kubelet\s+Container nginx definition changed, will be restarted/);
   });
+
+  kit('kubectl rollout undo, pause, resume and restart', async () => {
+    const live = async (): Promise<Json[]> => ((await json(['get', 'pods', '-l', 'app=roll'])).items as Json[]).filter((p) => !p.metadata.deletionTimestamp);
+    const replicaSets = async (): Promise<Json[]> => (await json(['get', 'rs', '-l', 'app=roll'])).items as Json[];
+    const revision = (o: Json): string | undefined => o.metadata.annotations?.['deployment.kubernetes.io/revision'];
+    await kubectlOk(server, ['create', 'deployment', 'roll', '--image=nginx:1.26', '--replicas=2']);
+    await kubectlOk(server, ['rollout', 'status', 'deployment/roll', '--timeout=30s']);
+    await kubectlOk(server, ['set', 'image', 'deployment/roll', 'nginx=nginx:1.27']);
+    await kubectlOk(server, ['rollout', 'status', 'deployment/roll', '--timeout=30s']);
+    const first = (await replicaSets()).find((rs) => rs.spec.template.spec.containers[0].image === 'nginx:1.26')!;
+    assert.equal(revision(first), '1');
+
+    // undo: back to revision 1's template, which its ReplicaSet runs again as revision 3.
+    assert.match(await kubectlOk(server, ['rollout', 'undo', 'deployment/roll']), /^deployment\.apps\/roll rolled back$/m);
+    await kubectlOk(server, ['rollout', 'status', 'deployment/roll', '--timeout=30s']);
+    const undone = await live();
+    assert.equal(undone.length, 2);
+    for (const p of undone) {
+      assert.equal(p.metadata.labels['pod-template-hash'], first.metadata.labels['pod-template-hash']);
+      assert.equal(p.status.containerStatuses[0].image, 'docker.io/library/nginx:1.26');
+    }
+    const again = (await replicaSets()).find((rs) => rs.metadata.name === first.metadata.name)!;
+    assert.equal(again.metadata.uid, first.metadata.uid, 'the same ReplicaSet, not a new one');
+    assert.equal(revision(again), '3');
+    assert.equal(again.metadata.annotations['deployment.kubernetes.io/revision-history'], '1');
+    assert.equal(revision(await json(['get', 'deployment', 'roll'])), '3');
+    const history = await kubectlOk(server, ['rollout', 'history', 'deployment/roll']);
+    assert.deepEqual(tableRows(history).slice(2).map((r) => r[0]), ['2', '3']);
+
+    // pause: a template change is seen (observedGeneration) but rolls nothing out.
+    assert.match(await kubectlOk(server, ['rollout', 'pause', 'deployment/roll']), /^deployment\.apps\/roll paused$/m);
+    await kubectlOk(server, ['set', 'image', 'deployment/roll', 'nginx=nginx:1.28']);
+    const generation = (await json(['get', 'deployment', 'roll'])).metadata.generation as number;
+    await kubectlOk(server, ['wait', 'deployment/roll', `--for=jsonpath={.status.observedGeneration}=${generation}`, '--timeout=30s']);
+    const paused = await json(['get', 'deployment', 'roll']);
+    const progressing = (paused.status.conditions as Json[]).find((c) => c.type === 'Progressing')!;
+    assert.deepEqual([progressing.status, progressing.reason, progressing.message], ['Unknown', 'DeploymentPaused', 'Deployment is paused']);
+    assert.equal((await replicaSets()).length, 2, 'no ReplicaSet for the paused template');
+    assert.ok((await live()).every((p) => p.spec.containers[0].image === 'nginx:1.26'));
+
+    // resume: the change rolls out.
+    assert.match(await kubectlOk(server, ['rollout', 'resume', 'deployment/roll']), /^deployment\.apps\/roll resumed$/m);
+    await kubectlOk(server, ['rollout', 'status', 'deployment/roll', '--timeout=30s']);
+    const resumed = await live();
+    assert.equal(resumed.length, 2);
+    assert.ok(resumed.every((p) => p.status.containerStatuses[0].image === 'docker.io/library/nginx:1.28'));
+    assert.equal(revision(await json(['get', 'deployment', 'roll'])), '4');
+
+    // restart: new pods of the same template, with kubectl's restartedAt annotation.
+    assert.match(await kubectlOk(server, ['rollout', 'restart', 'deployment/roll']), /^deployment\.apps\/roll restarted$/m);
+    await kubectlOk(server, ['rollout', 'status', 'deployment/roll', '--timeout=30s']);
+    const restarted = await live();
+    assert.equal(restarted.length, 2);
+    const before = new Set(resumed.map((p) => p.metadata.name));
+    for (const p of restarted) {
+      assert.ok(!before.has(p.metadata.name), `${p.metadata.name} is a new pod`);
+      assert.match(p.metadata.annotations['kubectl.kubernetes.io/restartedAt'], /^\d{4}-\d\d-\d\dT/);
+      assert.equal(p.spec.containers[0].image, 'nginx:1.28');
+    }
+    assert.equal(revision(await json(['get', 'deployment', 'roll'])), '5');
+    await kubectlOk(server, ['delete', 'deployment', 'roll', '--wait']);
+  }, { timeout: 150_000 });
 
   kit('a pod that fits nowhere shows FailedScheduling in kubectl describe', async () => {
     await kubectlOk(server, ['apply', '-f', '-'], {

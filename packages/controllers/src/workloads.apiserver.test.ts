@@ -124,6 +124,33 @@ describe('statefulset controller', () => {
   });
 });
 
+describe('statefulset controller: OnDelete', () => {
+  it('a template change replaces no pod; a pod someone deletes comes back on the new revision', async () => {
+    const ns = await namespace('sts-ondelete');
+    await client.create(StatefulSet, statefulSet('od', ns, { updateStrategy: { type: 'OnDelete' } }) as never);
+    await until(Pod, ns, (o) => o.size === 3 && [...o.values()].every(isReady));
+    const image = (p: Json): string => p.spec.containers[0].image;
+    const before = new Map(((await client.list(Pod, { namespace: ns })).items as Json[]).map((p) => [p.metadata.name as string, p.metadata.uid as string]));
+    await client.patch(StatefulSet, 'od', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:1.28' }] } } } }, { namespace: ns, patchType: 'strategic' });
+    const seen = await until(StatefulSet, ns, (o) => {
+      const st = (o.get('od') as Json | undefined)?.status;
+      return st?.observedGeneration === 2 && !!st.updateRevision && st.updateRevision !== st.currentRevision;
+    });
+    assert.equal((seen.get('od') as Json).status.updatedReplicas ?? 0, 0);
+    const untouched = (await client.list(Pod, { namespace: ns })).items as Json[];
+    assert.deepEqual(untouched.map((p) => [p.metadata.name, p.metadata.uid, image(p)]).sort(), [...before].map(([n, uid]) => [n, uid, 'nginx:1.27']).sort());
+
+    await client.delete(Pod, 'od-1', { namespace: ns });
+    const back = await until(Pod, ns, (o) => {
+      const p = o.get('od-1') as Json | undefined;
+      return !!p && p.metadata.uid !== before.get('od-1') && isReady(p);
+    });
+    assert.deepEqual([...back.values()].map((p) => [p.metadata.name, image(p as Json)]).sort(), [['od-0', 'nginx:1.27'], ['od-1', 'nginx:1.28'], ['od-2', 'nginx:1.27']]);
+    const st = (await until(StatefulSet, ns, (o) => (o.get('od') as Json | undefined)?.status?.updatedReplicas === 1)).get('od') as Json;
+    assert.notEqual(st.status.currentRevision, st.status.updateRevision, 'the set stays between revisions until every pod is replaced');
+  });
+});
+
 describe('statefulset controller: volumeClaimTemplates', () => {
   const claimTemplate = { metadata: { name: 'data', labels: { tier: 'storage' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
   const bound = (o: Map<string, Json>, names: string[]): boolean => names.every((n) => o.get(n)?.status?.phase === 'Bound');

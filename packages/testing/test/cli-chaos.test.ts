@@ -102,6 +102,21 @@ test('--faults delete-pod:<label>=<value> plans pod deletions in the given names
   );
 });
 
+test('operator and server faults are refused, each saying who plays it', () => {
+  const refusal = (fault: string): string => {
+    try {
+      execFileSync(process.execPath, [cli, 'chaos', '--faults', fault, '--plan'], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      return (err as { stderr?: string }).stderr ?? '';
+    }
+    throw new Error(`--faults ${fault} was accepted`);
+  };
+  assert.match(refusal('kill-leader'), /^error: --faults: kill-leader is an operator fault: the proxy does not run the operator, so a test that runs it plays it \(PlayOptions\.operator\)$/m);
+  assert.match(refusal('restart-server'), /^error: --faults: restart-server is a server fault: operant chaos does not run the API server, so a test environment that does plays it \(a durable TestEnv's faultProxy\(\)\)$/m);
+  // Compacting needs no data directory: any TestEnv's proxy plays it.
+  assert.match(refusal('compact'), /^error: --faults: compact is a server fault: operant chaos does not run the API server, so a test environment that does plays it \(a TestEnv's faultProxy\(\)\)$/m);
+});
+
 test('proxies a client through its kubeconfig, printing the seed, the timeline and a summary', async () => {
   const kubeconfig = join(dir, 'chaos-kubeconfig');
   const chaos = await startChaos([...args, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^ready https:\/\/127\.0\.0\.1:\d+$/m);

@@ -9,7 +9,12 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   ApiError,
   Client,
@@ -27,6 +32,7 @@ import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { consistently, eventually, FaultProxy, TestEnv } from '../src/index.js';
 
 // Bookmarks every 100 ms, so that dropping them shows within a test.
+const KUBECTL = '/usr/bin/kubectl';
 const env = await TestEnv.start({ server: { bookmarkIntervalMs: 100 } });
 const proxy = await env.faultProxy();
 const client = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
@@ -417,6 +423,26 @@ describe('the proxy itself', () => {
     assert.equal(viaProxy.body, direct.body);
     assert.equal(viaProxy.headers['content-type'], direct.headers['content-type']);
     assert.equal((JSON.parse(viaProxy.body) as { items: unknown[] }).items.length, 100);
+  });
+
+  test('the real kubectl, a Go client, works through it over HTTPS with the kubeconfig it writes, and its faults hit kubectl\'s requests', async (t) => {
+    if (!existsSync(KUBECTL)) {
+      t.skip(`KUBECTL NOT FOUND at ${KUBECTL}: the kubectl check of the HTTPS proxy did not run`);
+      return;
+    }
+    const ns = await env.namespace(t);
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-kubectl-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'kubeconfig');
+    await proxy.writeKubeconfig(path);
+    // A private HOME keeps kubectl's discovery cache out of the user's ~/.kube.
+    const kubectl = (...args: string[]) => promisify(execFile)(KUBECTL, ['--kubeconfig', path, ...args], { timeout: 60_000, env: { ...process.env, HOME: dir } });
+    await kubectl('create', 'configmap', 'from-kubectl', '-n', ns.name, '--from-literal=d=4');
+    assert.equal((await env.client.get(ConfigMap, 'from-kubectl', { namespace: ns.name })).data?.d, '4');
+    proxy.inject({ kind: 'error', code: 503, verbs: ['get'], resources: ['configmaps'], namespaces: [ns.name] }, { times: 1 });
+    await assert.rejects(kubectl('get', 'configmap', 'from-kubectl', '-n', ns.name), (err: Error & { stderr?: string }) => /Error from server \(ServiceUnavailable\)/.test(err.stderr ?? ''));
+    const { stdout } = await kubectl('get', 'configmap', 'from-kubectl', '-n', ns.name, '-o', 'jsonpath={.data.d}');
+    assert.equal(stdout, '4');
   });
 
   test('hands out a kubeconfig naming its URL, CA and token', async () => {

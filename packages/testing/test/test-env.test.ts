@@ -12,14 +12,15 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import { connect, TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Namespace, Node, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
-import { chaos, eventually, eventuallyFound, TestEnv, WaitError } from '../src/index.js';
+import { chaos, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
@@ -72,6 +73,54 @@ describe('starting', () => {
       assert.deepEqual(await kubeletVersions(older), ['v1.31.4']);
     } finally {
       await older.stop();
+    }
+  });
+
+  test("a simulated cluster runs kube-controller-manager's controllers beyond Deployments', less those `controllers` turns off", async () => {
+    const partial = await TestEnv.start({ cluster: { nodes: 1, controllers: ['*', '-statefulset'] } });
+    try {
+      const ns = (await partial.namespace()).name;
+      const labels = { app: 'db' };
+      await partial.client.create(StatefulSet, {
+        metadata: { name: 'db', namespace: ns },
+        spec: { serviceName: 'db', selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'db', image: 'postgres:17' }] } } },
+      });
+      await partial.client.create(Job, {
+        metadata: { name: 'once', namespace: ns },
+        spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'work', image: 'busybox:1.36' }] } } },
+      });
+      await eventually(
+        async () => {
+          const job = await partial.client.get(Job, 'once', { namespace: ns });
+          assert.ok(job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'), `the Job completes: ${JSON.stringify(job.status)}`);
+        },
+        { timeout: 20_000, message: 'the job controller runs' },
+      );
+      // The StatefulSet, made before the Job, was left to a controller that is not there.
+      assert.deepEqual((await partial.client.list(Pod, { namespace: ns, labelSelector: 'app=db' })).items, []);
+      assert.equal((await partial.client.get(StatefulSet, 'db', { namespace: ns })).status?.observedGeneration, undefined, 'no controller saw the StatefulSet');
+    } finally {
+      await partial.stop();
+    }
+  });
+
+  test("every environment of a process serves the process's one CA and certificate: none is made per start", async () => {
+    const { caPem, cert } = await processCertificates();
+    const other = await TestEnv.start();
+    try {
+      for (const e of [env, other]) assert.equal(e.server.caPem, caPem, 'the server trusts the process CA');
+      assert.equal(env.webhook?.caPem, caPem, 'webhook configurations get the process CA as caBundle');
+      // The serving certificate each server presents is the process's own.
+      const presented = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port: Number(new URL(other.server.url).port), ca: caPem, servername: 'localhost' }, () => {
+          resolve(socket.getPeerX509Certificate()!.toString());
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
+      assert.equal(presented.trim(), new X509Certificate(cert).toString().trim());
+    } finally {
+      await other.stop();
     }
   });
 

@@ -46,7 +46,9 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
       throw new Error(`--faults: ${kind} is an operator fault: the proxy does not run the operator, so a test that runs it plays it (PlayOptions.operator)`);
     }
     if ((serverFaultKinds as readonly string[]).includes(kind!)) {
-      throw new Error(`--faults: ${kind} is a server fault: operant chaos does not run the API server, so a test environment that does plays it (a durable TestEnv's faultProxy())`);
+      // Restarting needs the server's data on disk; compacting does not.
+      const player = kind === 'restart-server' ? "a durable TestEnv's faultProxy()" : "a TestEnv's faultProxy()";
+      throw new Error(`--faults: ${kind} is a server fault: operant chaos does not run the API server, so a test environment that does plays it (${player})`);
     }
     if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${[...faultKinds, ...clusterFaultKinds].join(', ')}`);
     const template: Exclude<FaultTemplate, FaultKind> = { kind: kind as FaultKind };

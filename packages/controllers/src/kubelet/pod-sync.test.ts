@@ -83,6 +83,23 @@ describe('simulated kubelet', () => {
     assert.deepEqual(again.events, []);
   });
 
+  it('with a start time, the pod is Pending and its containers wait in ContainerCreating until they start, then it runs', () => {
+    const k = new Kubelet(pod(), { startSeconds: 3 });
+    let r = k.sync(t0);
+    assert.equal(r.status.phase, 'Pending');
+    assert.deepEqual(r.status.podIPs, [{ ip: '10.244.1.2' }], 'the sandbox is up: the pod has its IP');
+    const waiting = r.status.containerStatuses![0]!;
+    assert.deepEqual(waiting.state, { waiting: { reason: 'ContainerCreating' } });
+    assert.equal(waiting.ready, false);
+    assert.equal(condition(k.pod, 'Ready')?.status, 'False');
+    assert.equal(condition(k.pod, 'Ready')?.reason, 'ContainersNotReady');
+    assert.equal(r.wakeAt, t0 + 3000);
+    r = k.sync(t0 + 3000);
+    assert.equal(r.status.phase, 'Running');
+    assert.deepEqual(r.status.containerStatuses![0]!.state, { running: { startedAt: '2024-05-01T10:00:03Z' } });
+    assert.equal(condition(k.pod, 'Ready')?.status, 'True');
+  });
+
   it('readiness waits for the readinessProbe\'s initialDelaySeconds (and startup for the startupProbe\'s)', () => {
     const k = new Kubelet(
       pod({ containers: [{ name: 'app', image: 'app:1', readinessProbe: { initialDelaySeconds: 10, httpGet: { port: 80 } }, startupProbe: { initialDelaySeconds: 3, exec: { command: ['true'] } } }] }),

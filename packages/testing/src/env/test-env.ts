@@ -77,8 +77,10 @@ export interface TestEnvOptions {
   server?: Omit<ApiServerOptions, 'port' | 'host' | 'dataDir' | 'kubeconfigPath' | 'insecureHttp' | 'servingMaterial' | 'privateSocket'>;
   /**
    * A simulated cluster beside the server (@operant/controllers): `nodes`
-   * simulated nodes (`node-1`...), the scheduler and the deployment and
-   * replicaset controllers, so that Deployments get pods that run and become
+   * simulated nodes (`node-1`...), the scheduler and every controller of
+   * kube-controller-manager that package has (`controllers`, as
+   * kube-controller-manager's `--controllers`, leaves some out: `['*',
+   * '-statefulset']`), so that Deployments get pods that run and become
    * ready. Default none: only the API server and its own controllers
    * (namespaces, garbage collection). It runs in this process and reaches
    * the server on the server's private Unix socket, in plain HTTP with the

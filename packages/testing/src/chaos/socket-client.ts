@@ -1,17 +1,25 @@
 /**
- * A lean HTTP/1.1 client for the private Unix socket of an API server in this
- * process (TestEnv's proxies), for the requests no fault acts on: it writes
- * the request in one go, reads the answer's head and frames its body
+ * A lean HTTP/1.1 client for the requests no fault acts on: it writes the
+ * request in one go, reads the answer's head and frames its body
  * (Content-Length, chunked, or until the connection closes) with plain buffer
  * scans, and writes it into the client's response as it comes. Undici does
- * the same with a parser in WebAssembly and several layers of handlers, which
- * cost a proxied request more than the rest of the proxy together; requests
- * that faults may act on (and watches) still go through undici.
+ * the same with a parser in WebAssembly and several layers of handlers (and,
+ * since 7.x, a turn of the event loop before it reuses an idle connection),
+ * which cost a proxied request more than the rest of the proxy together;
+ * requests that faults may act on (and watches) still go through undici.
  *
- * Connections are kept alive (at most 30 s unused, well inside the server's
- * 65 s keep-alive) and never pipelined. A connection that
- * fails or closes before its answer is complete ends that answer: a 502 when
- * nothing was sent yet, a cut response otherwise, as through undici.
+ * It reaches either the private Unix socket of an API server in this process
+ * (TestEnv's proxies), or any API server at its URL over TCP or TLS (`operant
+ * chaos`): then its connections are opened by undici's own connector with the
+ * pool's TLS settings (the same certificates, SNI, session reuse, TCP
+ * keep-alive and no-delay, 10 s connect timeout), each request carries the
+ * Host header undici would send, and idle connections are closed when undici
+ * would close them (the server's `Keep-Alive: timeout` less 2 s, else 4 s).
+ *
+ * Connections are kept alive and never pipelined. A connection that fails or
+ * closes before its answer is complete ends that answer: a 502 when nothing
+ * was sent yet (with the connection's error, say `connect ECONNREFUSED ...`,
+ * when it had one), a cut response otherwise, as through undici.
  */
 import { connect, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
@@ -22,12 +30,30 @@ const crlf = Buffer.from('\r\n');
 /** A head longer than node's default limit (16 KiB) is no answer of node's server. */
 const maxHeadBytes = 16 * 1024;
 /**
- * Idle connections are closed after this long: well inside the private
- * socket's keep-alive (65 s, the server's), so that the server never closes
+ * On a private socket, idle connections are closed after this long: well
+ * inside its keep-alive (65 s, the server's), so that the server never closes
  * one just as a request is sent on it, and long enough that a test's pauses
  * between requests do not cost new connections.
  */
-const idleMs = 30_000;
+const privateSocketIdleMs = 30_000;
+
+/** Where a {@link SocketClient} sends its requests. */
+export interface Endpoint {
+  /** Opens a new connection (a socket that may still be connecting: writes wait for it). */
+  connect(): Socket;
+  /** The Host header's value. */
+  host: string;
+  /**
+   * How long a connection may stay idle after an answer, given the answer's
+   * `Keep-Alive` header (undefined when it had none); 0 or less: close it.
+   */
+  idleMs(keepAlive: string | undefined): number;
+}
+
+/** The private Unix socket at `socketPath()` (asked at each new connection: a restarted server listens on a new one). */
+function privateSocket(socketPath: () => string): Endpoint {
+  return { connect: () => connect(socketPath()), host: 'localhost', idleMs: () => privateSocketIdleMs };
+}
 
 /** Header values that could smuggle another header (a kubeconfig's token, say): such a request goes through undici, which refuses it. */
 const unsafeValue = /[\r\n\0]/;
@@ -37,8 +63,18 @@ export class SocketClient {
   private readonly open = new Set<Connection>();
   private closed = false;
 
-  /** `socketPath` is asked at each new connection (a restarted server listens on a new socket). */
-  constructor(private readonly socketPath: () => string) {}
+  readonly endpoint: Endpoint;
+  /** What every request's head starts with after its request line. */
+  private readonly hostLine: string;
+
+  /**
+   * `target`: an {@link Endpoint}, or the path of a private Unix socket, asked
+   * at each new connection (a restarted server listens on a new socket).
+   */
+  constructor(target: (() => string) | Endpoint) {
+    this.endpoint = typeof target === 'function' ? privateSocket(target) : target;
+    this.hostLine = ` HTTP/1.1\r\nhost: ${this.endpoint.host}\r\n`;
+  }
 
   /** Whether `send` can carry these headers (no value with a line break or NUL). */
   static accepts(headers: readonly string[]): boolean {
@@ -53,13 +89,13 @@ export class SocketClient {
   send(method: string, path: string, headers: readonly string[], body: Buffer, res: ServerResponse, failed: (err: Error) => void): void {
     // The client left while the request was being read: there is no one to answer.
     if (res.destroyed) return;
-    let head = `${method} ${path} HTTP/1.1\r\nhost: localhost\r\n`;
+    let head = `${method} ${path}${this.hostLine}`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
     head += '\r\n';
     let connection = this.idle.pop();
     if (connection === undefined) {
       if (this.closed) return failed(new Error('the proxy is stopping'));
-      connection = new Connection(connect(this.socketPath()), this);
+      connection = new Connection(this.endpoint.connect(), this);
       this.open.add(connection);
     }
     connection.start(new Exchange(method === 'HEAD', res, failed), head, body);
@@ -96,6 +132,8 @@ class Exchange {
   untilClose = false;
   /** The server said it closes the connection after this answer. */
   closing = false;
+  /** The answer's Keep-Alive header (how long the server keeps the connection idle), if any. */
+  keepAlive: string | undefined;
   /** Chunked: bytes of the current chunk still to come; 0 between chunks. */
   chunkLeft = 0;
   /** Chunked: the CRLF after a chunk's data is still to come. */
@@ -117,6 +155,8 @@ class Connection {
   private pending: Buffer | undefined;
   /** Reading is paused until the client's response drains. */
   private paused = false;
+  /** What the socket failed with, if it did: the 502 says it (a refused connection, a certificate not trusted). */
+  private error: Error | undefined;
   private readonly clientLeft = (): void => {
     // The client went before its answer was complete: nobody reads the rest of this connection's answer.
     if (this.exchange && !this.exchange.done) this.socket.destroy();
@@ -131,7 +171,7 @@ class Connection {
     private readonly client: SocketClient,
   ) {
     socket.on('data', (data: Buffer) => this.received(data));
-    socket.on('error', () => undefined); // 'close' follows and ends the exchange
+    socket.on('error', (err: Error) => (this.error ??= err)); // 'close' follows and ends the exchange
     socket.on('close', () => this.closed());
     socket.on('timeout', () => {
       // Out of the idle list at once: 'close' comes a tick later, and a request must not take it meanwhile.
@@ -239,6 +279,9 @@ class Connection {
         if (tokens.includes('close')) keepAlive = false;
         else if (tokens.includes('keep-alive')) keepAlive = true;
         continue;
+      } else if (lower === 'keep-alive') {
+        x.keepAlive = value;
+        continue;
       } else if (hopByHop.has(lower)) continue;
       headers.push(name, value);
     }
@@ -316,7 +359,8 @@ class Connection {
     }
     if (whole !== undefined) x.res.end(whole);
     else x.res.end();
-    if (x.closing) this.socket.destroy();
+    const idleMs = x.closing ? 0 : this.client.endpoint.idleMs(x.keepAlive);
+    if (idleMs <= 0) this.socket.destroy();
     else {
       this.socket.setTimeout(idleMs);
       this.client.release(this);
@@ -339,6 +383,7 @@ class Connection {
     if (x === undefined) return;
     // A body read until the connection closes is complete now; any other answer was cut.
     if (x.untilClose && x.status !== 0) this.complete(x, undefined);
-    else this.fail(x, new Error(x.status === 0 ? 'the server closed the connection before answering' : 'the server closed the connection in the middle of an answer'));
+    else if (x.status === 0) this.fail(x, this.error ?? new Error('the server closed the connection before answering'));
+    else this.fail(x, new Error('the server closed the connection in the middle of an answer'));
   }
 }

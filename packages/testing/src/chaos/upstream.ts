@@ -1,9 +1,10 @@
 /**
  * The proxy's side towards the API server: a keep-alive pool of connections
  * with the upstream kubeconfig's TLS settings (undici's, which costs a
- * fraction of node:http's client per request; an answer no fault acts on is
- * written into the client's response as undici parses it), and the credentials each
- * request goes on with. A request bearing the proxy's own token is sent with
+ * fraction of node:http's client per request), the lean client of
+ * socket-client.ts for the requests no fault acts on (it writes each answer
+ * into the client's response as it parses it; a fraction of undici's cost
+ * again), and the credentials each request goes on with. A request bearing the proxy's own token is sent with
  * the upstream kubeconfig's credentials (token, basic auth or client
  * certificate); one bearing other credentials is sent as it is (only over
  * HTTPS: a plain-HTTP proxy takes its own token alone); one bearing none is
@@ -17,10 +18,11 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClientConfig, Credentials } from '@operant/runtime';
+import { Socket } from 'node:net';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import type { RequestHead } from './request-head.js';
 import { hopByHop, responseHeaders } from './respond.js';
-import { SocketClient } from './socket-client.js';
+import { SocketClient, type Endpoint } from './socket-client.js';
 
 /** What a request authenticates upstream with: its own Authorization header, or the upstream kubeconfig's credentials. */
 export type Auth = { header: string } | { credentials: Credentials };
@@ -55,8 +57,8 @@ export class Upstream {
   private readonly hostname: string;
   private readonly pathPrefix: string;
   private readonly pool: Pool;
-  /** On a private socket: the lean client of the requests no fault acts on. */
-  private readonly lean: SocketClient | undefined;
+  /** The lean client of the requests no fault acts on. */
+  private readonly lean: SocketClient;
 
   /**
    * `socketPath`: the upstream server's private Unix domain socket, asked
@@ -70,19 +72,19 @@ export class Upstream {
     this.hostname = this.url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.pathPrefix = this.url.pathname.replace(/\/+$/, '');
     const tls = config.tls;
-    this.lean = socketPath ? new SocketClient(socketPath) : undefined;
+    const connectOptions: buildConnector.BuildOptions =
+      this.url.protocol === 'https:'
+        ? {
+            ca: tls.ca,
+            cert: tls.clientCertificate?.cert,
+            key: tls.clientCertificate?.key,
+            rejectUnauthorized: !tls.insecureSkipTlsVerify,
+            servername: tls.serverName,
+          }
+        : {};
+    this.lean = new SocketClient(socketPath ?? atUrl(this.url, this.hostname, buildConnector(connectOptions)));
     this.pool = new Pool(socketPath ? 'http://localhost' : this.url.origin, {
-      connect: socketPath
-        ? (options, callback) => buildConnector({ socketPath: socketPath() })(options, callback)
-        : this.url.protocol === 'https:'
-          ? {
-              ca: tls.ca,
-              cert: tls.clientCertificate?.cert,
-              key: tls.clientCertificate?.key,
-              rejectUnauthorized: !tls.insecureSkipTlsVerify,
-              servername: tls.serverName,
-            }
-          : {},
+      connect: socketPath ? (options, callback) => buildConnector({ socketPath: socketPath() })(options, callback) : connectOptions,
       // A watch may be quiet for minutes, and a partitioned client holds its request: no timeouts of the pool's own.
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -115,7 +117,7 @@ export class Upstream {
       this.forwardWithCertificate(method, out.path, out.headers, body, out.cert).then((answer) => pipeAnswer(answer, res), failed);
       return;
     }
-    if (this.lean && SocketClient.accepts(out.headers)) return this.lean.send(method, out.path, out.headers, body, res, failed);
+    if (SocketClient.accepts(out.headers)) return this.lean.send(method, out.path, out.headers, body, res, failed);
     this.pool.dispatch({ method, path: out.path, headers: out.headers, body: body.length > 0 ? body : null }, new AnswerToResponse(res, failed));
   }
 
@@ -150,10 +152,45 @@ export class Upstream {
 
   /** Closes the connections (open watches end). */
   close(): void {
-    this.lean?.close();
+    this.lean.close();
     void this.pool.destroy();
   }
 }
+
+/** Undici's keep-alive defaults (Client options keepAliveTimeout, keepAliveTimeoutThreshold, keepAliveMaxTimeout). */
+const keepAliveDefaultMs = 4_000;
+const keepAliveThresholdMs = 2_000;
+const keepAliveMaxMs = 600_000;
+
+/**
+ * The server at `url` (`hostname` without IPv6 brackets) as the lean client's
+ * endpoint, reached as undici's pool reaches it: connections opened by the
+ * pool's connector (`connector`, made with the same options), the Host header
+ * undici sends, and an idle connection kept as long as undici keeps one (the
+ * server's `Keep-Alive: timeout` less a margin, else 4 s), so that neither
+ * client meets a connection the server is closing more often than the other.
+ */
+function atUrl(url: URL, hostname: string, connector: buildConnector.connector): Endpoint {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const options = { hostname, host: url.host, protocol: url.protocol, port, servername: undefined, localAddress: null, httpSocket: undefined };
+  return {
+    connect: () => {
+      // The connector returns the socket it opens (its callback is for when it is connected, which the lean
+      // client need not wait for: writes wait). The socket's own 'error' (a refused connection, an untrusted
+      // certificate, the connect timeout) fails its request.
+      const socket: unknown = (connector as (...args: Parameters<buildConnector.connector>) => unknown)(options, noCallback);
+      if (!(socket instanceof Socket)) throw new Error("undici's connector returned no socket");
+      return socket;
+    },
+    host: `${url.hostname}${url.port ? `:${url.port}` : ''}`,
+    idleMs: (keepAlive) => {
+      const hinted = keepAlive === undefined ? undefined : /timeout=(\d+)/.exec(keepAlive);
+      return hinted ? Math.min(Number.parseInt(hinted[1]!, 10) * 1000 - keepAliveThresholdMs, keepAliveMaxMs) : keepAliveDefaultMs;
+    },
+  };
+}
+
+function noCallback(): void {}
 
 /**
  * Writes an upstream answer into the client's response as undici parses it:

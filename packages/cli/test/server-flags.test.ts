@@ -30,3 +30,12 @@ it('the real CLI fails to start on a bad interval, saying why', () => {
   assert.equal(r.status, 1);
   assert.equal(r.stderr.trim(), 'error: --etcd-compaction-interval: time: missing unit in duration "10"');
 });
+
+it("refuses the simulated cluster's flags without --nodes, instead of ignoring them", () => {
+  const r = spawnSync(process.execPath, [cliMain, 'server', '--port', '0', '--controllers', '*,-deployment', '--time-scale', '60'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim(), 'error: --controllers, --time-scale: only with --nodes (the simulated cluster); without it the server runs no controllers');
+  const anchor = spawnSync(process.execPath, [cliMain, 'server', '--port', '0', '--time-anchor', '0'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(anchor.status, 1);
+  assert.match(anchor.stderr, /^error: --time-anchor: only with --nodes/);
+});

@@ -83,8 +83,23 @@ export function stopOnSignals(server: RunningApiServer, onStop?: () => Promise<v
   process.on('SIGINT', stop);
 }
 
+/**
+ * The simulated cluster's flags do nothing without `--nodes` (a bare API server runs no controllers and has no
+ * cluster clock): a start that asks for anything but their defaults is refused rather than silently running
+ * without what was asked.
+ */
+function refuseClusterFlags(flags: ServerFlags): void {
+  const given = [
+    (flags.controllers ?? '*') !== '*' && '--controllers',
+    (flags.timeScale ?? '1') !== '1' && '--time-scale',
+    flags.timeAnchor !== undefined && '--time-anchor',
+  ].filter((name): name is string => name !== false);
+  if (given.length > 0) throw new Error(`${given.join(', ')}: only with --nodes (the simulated cluster); without it the server runs no controllers`);
+}
+
 export async function runServer(flags: ServerFlags): Promise<void> {
   const nodes = flags.nodes === undefined ? undefined : parseNodes(flags.nodes);
+  if (nodes === undefined) refuseClusterFlags(flags);
   const timeScale = parseTimeScale(flags.timeScale ?? '1');
   if (flags.timeAnchor !== undefined) parseTimeAnchor(flags.timeAnchor);
   const controllers = (flags.controllers ?? '*').split(',');

@@ -57,6 +57,27 @@ describe('operant server --nodes 3', () => {
     );
   });
 
+  kit("kubectl describe node shows what the node's kubelet told as it started", async () => {
+    // Events are written after the fact (the recorder's queue): wait for the last of them, then read them all.
+    const told = [
+      /Normal\s+Starting\s+.*kubelet\s+Starting kubelet\./,
+      /Normal\s+NodeHasSufficientMemory\s+.*kubelet\s+Node node-2 status is now: NodeHasSufficientMemory/,
+      /Normal\s+NodeHasNoDiskPressure\s+.*kubelet\s+Node node-2 status is now: NodeHasNoDiskPressure/,
+      /Normal\s+NodeHasSufficientPID\s+.*kubelet\s+Node node-2 status is now: NodeHasSufficientPID/,
+      /Normal\s+NodeAllocatableEnforced\s+.*kubelet\s+Updated Node Allocatable limit across pods/,
+      /Normal\s+NodeReady\s+.*kubelet\s+Node node-2 status is now: NodeReady/,
+    ];
+    const deadline = Date.now() + 20_000;
+    let described = '';
+    while (Date.now() < deadline) {
+      described = await kubectlOk(server, ['describe', 'node', 'node-2']);
+      if (told.every((line) => line.test(described))) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const line of told) assert.match(described, line);
+    assert.doesNotMatch(described, /Events:\s+<none>/);
+  });
+
   kit('kubectl create deployment: three pods Running and Ready on the nodes, and rollout status returns', async () => {
     await kubectlOk(server, ['create', 'deployment', 'web', '--image=nginx', '--replicas=3']);
     const status = await kubectlOk(server, ['rollout', 'status', 'deployment/web', '--timeout=20s']);

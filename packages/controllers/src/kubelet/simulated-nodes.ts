@@ -3,7 +3,7 @@
  * start), then one heartbeat controller keeps their Leases and statuses
  * fresh and one kubelet controller runs the pods bound to them.
  */
-import { isAlreadyExists, Node, objectReference, type Clock, type Manager } from '@operant/runtime';
+import { isAlreadyExists, Node, objectReference, type Clock, type EventRecorder, type Manager } from '@operant/runtime';
 import { cidrNotAvailableMessage } from './pod-cidr.js';
 import { wallClock } from '../clock.js';
 import { addNodeHeartbeats } from './heartbeat.js';
@@ -78,6 +78,7 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
   // A kubelet reports the server's version (client-go's Discovery().ServerVersion()) as its own, so `kubectl get nodes` shows it.
   const kubeletVersion = options.kubeletVersion ?? (JSON.parse(await mgr.apiReader.getRaw('/version')) as { gitVersion: string }).gitVersion;
   const ipam = mgr.eventRecorderFor('cidrAllocator');
+  const kubelet = mgr.eventRecorderFor('kubelet');
   const register = async (node: SimulatedNode): Promise<void> => {
     try {
       const created = await mgr.apiReader.create(Node, node.nodeObject(kubeletVersion, clock.now()));
@@ -87,6 +88,7 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
       // Registered before (a restart with the same data): the heartbeat brings its status up to date.
       if (!isAlreadyExists(err)) throw err;
     }
+    recordStart(kubelet, node);
   };
   // Sixteen at a time: a thousand nodes register in seconds, not one round trip after another.
   const queue = [...nodes.values()];
@@ -97,4 +99,22 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
   addNodeHeartbeats(mgr, { nodes, kubeletVersion, clock }, options.clock);
   addKubelet(mgr, { nodes, clock, timing }, options.clock, options.workers ?? Math.min(100, Math.max(10, options.count)));
   return [...nodes.keys()];
+}
+
+/**
+ * What a kubelet tells of its node each time it starts, so that `kubectl describe node` shows it as on a
+ * cluster: "Starting kubelet.", then each condition of the fresh status it registers with (kubelet's
+ * status setters run on a new Node object at every start, so every condition is a change), the allocatable
+ * limit it enforces, and the readiness. Like kubelet's, the events regard the Node by name, with the node's
+ * name as its uid.
+ */
+function recordStart(kubelet: EventRecorder, node: SimulatedNode): void {
+  const ref = { kind: 'Node', name: node.name, uid: node.name };
+  const statusIsNow = (reason: string): void => kubelet.eventf(ref, null, 'Normal', reason, reason, `Node ${node.name} status is now: ${reason}`);
+  kubelet.eventf(ref, null, 'Normal', 'Starting', 'Starting', 'Starting kubelet.');
+  statusIsNow('NodeHasSufficientMemory');
+  statusIsNow('NodeHasNoDiskPressure');
+  statusIsNow('NodeHasSufficientPID');
+  kubelet.eventf(ref, null, 'Normal', 'NodeAllocatableEnforced', 'NodeAllocatableEnforced', 'Updated Node Allocatable limit across pods');
+  statusIsNow(node.podCIDR === undefined ? 'NodeNotReady' : 'NodeReady');
 }

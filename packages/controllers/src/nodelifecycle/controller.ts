@@ -15,6 +15,8 @@
  * - a cordoned node (`spec.unschedulable`) gets the
  *   `node.kubernetes.io/unschedulable` NoSchedule taint, which goes when it is
  *   uncordoned (doNoScheduleTaintingPass);
+ * - the NoExecute taints come at kube's rate, one node at a time per zone,
+ *   and none while no node of any zone is Ready (./noexecute-tainting.ts);
  * - once the kubelet reports Ready again, the taints go;
  * - a pod's `Ready` condition is set False (with a NodeNotReady event) when
  *   this controller finds its node's kubelet silent and turns its Ready from
@@ -35,16 +37,18 @@
 import { deepCopy } from '@operant/apimachinery';
 import { ignoreNotFound, isConflict, isNotFound, Lease, Node, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
-import { rfc3339, timeOf } from '../clock.js';
+import { rfc3339, timeOf, wallClock } from '../clock.js';
 import { tolerates } from '../scheduler/filters.js';
 import type { LeaseObject, NodeObject, PodObject } from '../objects.js';
+import { addPeriodicPass } from '../periodic.js';
+import { noExecuteKeys, notReadyTaintKey, NoExecuteTainting, readyStatusOf, unreachableTaintKey } from './noexecute-tainting.js';
+import { nodeMonitorPeriodMs } from './zones.js';
 
 /** The Leases of the nodes live here. */
 const nodeLeaseNamespace = 'kube-node-lease';
 /** kube-controller-manager's --node-monitor-grace-period. */
 export const nodeMonitorGracePeriodMs = 40_000;
-export const unreachableTaintKey = 'node.kubernetes.io/unreachable';
-const notReadyTaintKey = 'node.kubernetes.io/not-ready';
+export { unreachableTaintKey };
 /** kube's nodeConditionToTaintKeyStatusMap: the NoSchedule taint a node condition's status calls for. */
 const conditionTaintKeys: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   Ready: { False: notReadyTaintKey, Unknown: unreachableTaintKey },
@@ -91,11 +95,17 @@ export function addNodeLifecycleController(mgr: Manager, options: NodeLifecycleO
   const heard = new Map<string, Heard>();
   /** Nodes whose pods could not all be marked not Ready when the node went Unknown (kube's nodesToRetry). */
   const toRetry = new Set<string>();
+  // Leaving full disruption, every node's grace period starts again (kube resets their probe timestamps).
+  const tainting = new NoExecuteTainting(mgr, clock ?? wallClock, (at) => {
+    for (const h of heard.values()) h.graceFrom = at;
+  });
+  addPeriodicPass(mgr, { clock: clock ?? wallClock, periodMs: nodeMonitorPeriodMs, immediately: true, failure: 'node lifecycle: zone states' }, () => tainting.handleDisruption());
+  mgr.add({ needLeaderElection: true, start: (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => (tainting.stop(), resolve()), { once: true })) });
   mgr
     .controller('node-lifecycle', clock ? { clock } : {})
     .for(Node)
     .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace ? [{ namespace: '', name: l.metadata.name! }] : []))
-    .reconcile((req) => syncNode(mgr, recorder, evictions, now, heard, toRetry, req));
+    .reconcile((req) => syncNode(mgr, recorder, evictions, now, heard, toRetry, tainting, req));
   // kube's podUpdated and processPod: a pod that lands on a node (created there, bound, or seen at start)
   // whose Ready, as this controller last saw it, is not True. Only those are queued: the rest have nothing to do.
   const onNotReadyNode = (pod: PodObject): boolean => {
@@ -123,6 +133,8 @@ interface Heard {
   wallAt: number;
   /** The node's Ready status after this controller's last pass over it (kube's nodeHealth.status); undefined when it has none. */
   ready?: string;
+  /** When the grace period started again for every node (cluster time), on leaving full disruption. */
+  graceFrom?: number;
 }
 
 /**
@@ -140,6 +152,7 @@ async function syncNode(
   now: () => number,
   heard: Map<string, Heard>,
   toRetry: Set<string>,
+  tainting: NoExecuteTainting,
   req: Request,
 ): Promise<ReconcileResult | void> {
   let node = (await mgr.client.get(Node, req.name).catch(ignoreNotFound)) as NodeObject | undefined;
@@ -155,7 +168,7 @@ async function syncNode(
   const posted = Math.max(timeOf(lease?.spec?.renewTime) ?? 0, timeOf(ready?.lastHeartbeatTime) ?? 0);
   let last = heard.get(req.name);
   if (!last || (posted && posted !== last.probedAt)) heard.set(req.name, (last = { probedAt: posted || t, wallAt: performance.now() }));
-  const deadline = last.probedAt + nodeMonitorGracePeriodMs;
+  const deadline = Math.max(last.probedAt, last.graceFrom ?? -Infinity) + nodeMonitorGracePeriodMs;
   const longEnough = performance.now() - last.wallAt >= minSilenceWallMs;
   const silent = t >= deadline && longEnough;
   // Past the cluster deadline but not yet silent long enough: look again a quarter of the grace period on.
@@ -177,7 +190,7 @@ async function syncNode(
   } else {
     toRetry.delete(req.name);
   }
-  node = await reconcileTaints(mgr, node, t);
+  node = await reconcileTaints(mgr, node, t, tainting);
   const evictAt = await evictPods(mgr, evictions, node, t);
   const wakes = [evictAt ?? Infinity, recheckAt, marked ? Infinity : t + retryMarkMs];
   const next = Math.min(...wakes);
@@ -258,31 +271,43 @@ async function processPod(mgr: Manager, recorder: EventRecorder, now: () => numb
  * The taints of the node's conditions, as kube's tainting passes keep them:
  * NoSchedule for a Ready that is False (not-ready) or Unknown (unreachable),
  * for each pressure condition that is True, and for a cordon
- * (`spec.unschedulable`: node.kubernetes.io/unschedulable) (doNoScheduleTaintingPass);
- * NoExecute, with its timeAdded, for not-ready and unreachable
- * (doNoExecuteTaintingPass, here without its rate limit). Taints already
- * there are kept as they are; others of the node are left alone.
+ * (`spec.unschedulable`: node.kubernetes.io/unschedulable) (doNoScheduleTaintingPass).
+ * NoExecute, with its timeAdded, for not-ready and unreachable, as
+ * processTaintBaseEviction asks for it: the node queues in its zone for the
+ * rate-limited tainting ({@link NoExecuteTainting}), but swaps one for the
+ * other at once, and loses both once Ready. Taints already there are kept as
+ * they are; others of the node are left alone.
  */
-async function reconcileTaints(mgr: Manager, node: NodeObject, t: number): Promise<NodeObject> {
+async function reconcileTaints(mgr: Manager, node: NodeObject, t: number, tainting: NoExecuteTainting): Promise<NodeObject> {
   const taints = node.spec?.taints ?? [];
-  const ours = (x: corev1.Taint): boolean =>
-    (x.effect === 'NoSchedule' && (conditionTaintKeySet.has(x.key) || x.key === unschedulableTaintKey)) ||
-    (x.effect === 'NoExecute' && (x.key === notReadyTaintKey || x.key === unreachableTaintKey));
-  const keep = (key: string, effect: string, extra: Partial<corev1.Taint>): corev1.Taint =>
-    taints.find((x) => x.key === key && x.effect === effect) ?? { key, effect, ...extra };
+  const isNoExecute = (x: corev1.Taint): boolean => x.effect === 'NoExecute' && (x.key === notReadyTaintKey || x.key === unreachableTaintKey);
+  const ours = (x: corev1.Taint): boolean => (x.effect === 'NoSchedule' && (conditionTaintKeySet.has(x.key) || x.key === unschedulableTaintKey)) || isNoExecute(x);
+  const keep = (key: string, effect: string): corev1.Taint => taints.find((x) => x.key === key && x.effect === effect) ?? { key, effect };
   const noSchedule: corev1.Taint[] = [];
-  let noExecute: corev1.Taint | undefined;
   for (const c of node.status?.conditions ?? []) {
     const key = conditionTaintKeys[c.type]?.[c.status];
-    if (key === undefined) continue;
-    noSchedule.push(keep(key, 'NoSchedule', {}));
-    if (c.type === 'Ready') noExecute = keep(key, 'NoExecute', { timeAdded: rfc3339(t) });
+    if (key !== undefined) noSchedule.push(keep(key, 'NoSchedule'));
   }
-  if (node.spec?.unschedulable) noSchedule.push(keep(unschedulableTaintKey, 'NoSchedule', {}));
-  const wanted = [...taints.filter((x) => !ours(x)), ...noSchedule, ...(noExecute ? [noExecute] : [])];
-  if (JSON.stringify(wanted) === JSON.stringify(taints)) return node;
-  const copy = deepCopy(node);
-  return (await mgr.client.update(Node, { ...copy, spec: { ...copy.spec, taints: wanted.length ? wanted : undefined } })) as NodeObject;
+  if (node.spec?.unschedulable) noSchedule.push(keep(unschedulableTaintKey, 'NoSchedule'));
+  let noExecute = taints.filter(isNoExecute);
+  const ready = readyStatusOf(node);
+  const keys = noExecuteKeys(ready);
+  if (ready === 'True') {
+    noExecute = [];
+    tainting.forget(node);
+  } else if (keys && noExecute.some((x) => x.key === keys.opposite)) {
+    noExecute = [{ key: keys.want, effect: 'NoExecute', timeAdded: rfc3339(t) }];
+  }
+  const queue = keys !== undefined && !noExecute.some((x) => x.key === keys.want);
+  const wanted = [...taints.filter((x) => !ours(x)), ...noSchedule, ...noExecute];
+  let written = node;
+  if (JSON.stringify(wanted) !== JSON.stringify(taints)) {
+    const copy = deepCopy(node);
+    written = (await mgr.client.update(Node, { ...copy, spec: { ...copy.spec, taints: wanted.length ? wanted : undefined } })) as NodeObject;
+  }
+  // Queued once this write is done, so that the tainting pass reads the node after it.
+  if (queue) tainting.mark(written);
+  return written;
 }
 
 /**

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe } from 'node:test';
-import { Client, loadKubeConfig, Pod, type KubeObject } from '@operant/runtime';
+import { Client, loadKubeConfig, Node, Pod, type KubeObject } from '@operant/runtime';
 import { eventually } from '@operant/testing';
 import { hasKubectl, kubectl, kubectlOk, startServer, type ServerProcess } from './harness.js';
 import { kit, tableRows } from './kubectl-support.js';
@@ -141,6 +141,20 @@ describe('simulated nodes with kubectl', () => {
     await wait(['--for=condition=Ready', 'pod/steady']);
     const previous = await kubectl(server, ['logs', 'steady', '--previous']);
     assert.match(previous.stderr, /Error from server \(BadRequest\): previous terminated container "steady" in pod "steady" not found/);
+  });
+
+  kit('kubectl cordon: the node shows SchedulingDisabled and gets the node.kubernetes.io/unschedulable NoSchedule taint; kubectl uncordon takes both away', async () => {
+    await kubectlOk(server, ['cordon', 'node-2']);
+    await wait(['--for=jsonpath={.spec.taints[0].key}=node.kubernetes.io/unschedulable', 'node/node-2']);
+    const rows = tableRows(await kubectlOk(server, ['get', 'nodes']));
+    assert.deepEqual(rows.find((r) => r[0] === 'node-2')?.slice(0, 2), ['node-2', 'Ready,SchedulingDisabled']);
+    const described = await kubectlOk(server, ['describe', 'node', 'node-2']);
+    assert.match(described, /Taints:\s+node\.kubernetes\.io\/unschedulable:NoSchedule\n/);
+    assert.match(described, /Unschedulable:\s+true\n/);
+
+    await kubectlOk(server, ['uncordon', 'node-2']);
+    await eventually(async () => ((await client.get(Node, 'node-2')).spec?.taints ?? []).length === 0, { timeout: 20_000 });
+    assert.match(await kubectlOk(server, ['describe', 'node', 'node-2']), /Taints:\s+<none>\n/);
   });
 
   kit('a node killed with SIGKILL goes NotReady in kubectl get nodes, and its pods are replaced on the other nodes', async () => {

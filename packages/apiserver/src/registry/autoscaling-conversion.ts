@@ -20,6 +20,7 @@ import { resolveBuiltinSchema, resolveSchemaOnce, schemaRef } from '../openapi/b
 import { findTypeError } from '../openapi/type-check.js';
 import { pruneUnknownFields } from '../openapi/unknown-fields.js';
 import { canonicalizeQuantities } from '../openapi/quantities.js';
+import { defaultHorizontalPodAutoscaler } from './defaults/autoscaling.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +28,10 @@ const metricsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
 const currentMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/current-metrics';
 const behaviorAnnotation = 'autoscaling.alpha.kubernetes.io/behavior';
 const conditionsAnnotation = 'autoscaling.alpha.kubernetes.io/conditions';
+/** The v1 annotations that carry v2's status (the others carry its spec). */
+export const v1StatusAnnotations: readonly string[] = [currentMetricsAnnotation, conditionsAnnotation];
+/** kube's autoscaling.DefaultCPUUtilization. */
+const defaultCpuUtilization = 80;
 
 /** Drops the keys whose value is undefined (Go's omitempty on nil pointers). */
 function compact(o: Json): Json {
@@ -219,6 +224,27 @@ function foldKeyCase(value: unknown, schema: OpenApiSchema | undefined): void {
   }
 }
 
+/**
+ * A v2 behavior as kube writes it into the v1 annotation: encoding/json of
+ * the internal HorizontalPodAutoscalerBehavior, whose fields have no JSON tags
+ * (conversion.go: "this is marshaling an internal type"). So the keys are the
+ * Go field names, in the struct's order, every field present: a nil pointer or
+ * slice is `null`, a missing int32 is 0.
+ */
+function behaviorInGoNames(behavior: Json): Json {
+  const rules = (value: unknown): Json | null => {
+    if (!isJsonObject(value)) return null;
+    const policies = Array.isArray(value.policies)
+      ? value.policies.map((raw) => {
+          const p = asObj(raw);
+          return { Type: p.type ?? '', Value: p.value ?? 0, PeriodSeconds: p.periodSeconds ?? 0 };
+        })
+      : null;
+    return { StabilizationWindowSeconds: value.stabilizationWindowSeconds ?? null, SelectPolicy: value.selectPolicy ?? null, Policies: policies };
+  };
+  return { ScaleUp: rules(behavior.scaleUp), ScaleDown: rules(behavior.scaleDown) };
+}
+
 /** A stored autoscaling/v2 HorizontalPodAutoscaler as autoscaling/v1 serves it. */
 export function hpaToV1(stored: KubeObject): KubeObject {
   const obj = deepCopy(stored);
@@ -231,7 +257,7 @@ export function hpaToV1(stored: KubeObject): KubeObject {
   if (others.length) annotations[metricsAnnotation] = JSON.stringify(others);
   const current = Array.isArray(status.currentMetrics) ? (status.currentMetrics as Json[]) : [];
   if (current.length) annotations[currentMetricsAnnotation] = JSON.stringify(current.map((m) => metricToV1(m, 'current')));
-  if (spec.behavior !== undefined) annotations[behaviorAnnotation] = JSON.stringify(spec.behavior);
+  if (spec.behavior !== undefined && spec.behavior !== null) annotations[behaviorAnnotation] = JSON.stringify(behaviorInGoNames(asObj(spec.behavior)));
   if (Array.isArray(status.conditions) && status.conditions.length) annotations[conditionsAnnotation] = JSON.stringify(status.conditions);
   const cpuStatus = current.find((m) => m.type === 'Resource' && asObj(m.resource).name === 'cpu');
   const v1: KubeObject = {
@@ -257,7 +283,12 @@ export function hpaToV1(stored: KubeObject): KubeObject {
   return v1;
 }
 
-/** An autoscaling/v1 HorizontalPodAutoscaler in the stored autoscaling/v2 shape. */
+/**
+ * An autoscaling/v1 HorizontalPodAutoscaler in autoscaling/v2's shape, as kube's
+ * conversion to its internal type leaves it: what kube validates. Without
+ * other metrics or a CPU target it gets the conversion's CPU target of 80%;
+ * v2's defaults are not applied (see {@link autoscalingV1Conversion}).
+ */
 export function hpaToV2(served: KubeObject): KubeObject {
   const obj = deepCopy(served);
   const spec = asObj(obj.spec);
@@ -268,6 +299,8 @@ export function hpaToV2(served: KubeObject): KubeObject {
   if (typeof spec.targetCPUUtilizationPercentage === 'number') {
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
   }
+  // "autoscaling/v1 formerly had an implicit default applied in the controller": kube's conversion makes it explicit.
+  if (metrics.length === 0) metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: defaultCpuUtilization } } });
   const current = decodeMetrics(takeAnnotation(annotations, currentMetricsAnnotation), 'current');
   const behavior = decodeBehavior(takeAnnotation(annotations, behaviorAnnotation));
   const conditions = decodeConditions(takeAnnotation(annotations, conditionsAnnotation));
@@ -295,9 +328,19 @@ export function hpaToV2(served: KubeObject): KubeObject {
   return v2;
 }
 
-/** How the autoscaling/v1 endpoint reads and writes the stored v2 objects. */
+/**
+ * How the autoscaling/v1 endpoint reads and writes the stored v2 objects. A
+ * v1 write is stored with v2's defaults (a behavior filled in): kube stores
+ * it without them, but applies them whenever it reads the v2 object back
+ * from storage, so every read shows them, v1's annotation as well.
+ */
 export const autoscalingV1Conversion: StorageConversion = {
   storedAs: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
-  toStorage: (objs) => objs.map(hpaToV2),
+  toStorage: (objs) =>
+    objs.map((o) => {
+      const v2 = hpaToV2(o);
+      defaultHorizontalPodAutoscaler(v2);
+      return v2;
+    }),
   fromStorage: (objs) => objs.map(hpaToV1),
 };

@@ -12,7 +12,17 @@
  *   `node.kubernetes.io/not-ready` taints, and a pressure condition its
  *   NoSchedule taint, as kube's tainting passes give them: the scheduler
  *   keeps pods off such nodes by their taints alone, as kube-scheduler does;
+ * - a cordoned node (`spec.unschedulable`) gets the
+ *   `node.kubernetes.io/unschedulable` NoSchedule taint, which goes when it is
+ *   uncordoned (doNoScheduleTaintingPass);
+ * - the NoExecute taints come at kube's rate, one node at a time per zone,
+ *   and none while no node of any zone is Ready (./noexecute-tainting.ts);
  * - once the kubelet reports Ready again, the taints go;
+ * - a pod's `Ready` condition is set False (with a NodeNotReady event) when
+ *   this controller finds its node's kubelet silent and turns its Ready from
+ *   True to Unknown (monitorNodeHealth), and when a pod is bound to (or found
+ *   on) a node whose Ready is not True, False as well as Unknown (processPod):
+ *   kube's two calls of MarkPodsNotReady;
  * - pods on a node with a NoExecute taint are deleted (a TaintManagerEviction
  *   event, the DisruptionTarget condition) when they do not tolerate it, or
  *   once their toleration's `tolerationSeconds` passed since the taint was
@@ -27,16 +37,18 @@
 import { deepCopy } from '@operant/apimachinery';
 import { ignoreNotFound, isConflict, isNotFound, Lease, Node, objectReference, Pod, type Clock, type EventRecorder, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
-import { rfc3339, timeOf } from '../clock.js';
+import { rfc3339, timeOf, wallClock } from '../clock.js';
 import { tolerates } from '../scheduler/filters.js';
 import type { LeaseObject, NodeObject, PodObject } from '../objects.js';
+import { addPeriodicPass } from '../periodic.js';
+import { noExecuteKeys, notReadyTaintKey, NoExecuteTainting, readyStatusOf, unreachableTaintKey } from './noexecute-tainting.js';
+import { nodeMonitorPeriodMs } from './zones.js';
 
 /** The Leases of the nodes live here. */
 const nodeLeaseNamespace = 'kube-node-lease';
 /** kube-controller-manager's --node-monitor-grace-period. */
 export const nodeMonitorGracePeriodMs = 40_000;
-export const unreachableTaintKey = 'node.kubernetes.io/unreachable';
-const notReadyTaintKey = 'node.kubernetes.io/not-ready';
+export { unreachableTaintKey };
 /** kube's nodeConditionToTaintKeyStatusMap: the NoSchedule taint a node condition's status calls for. */
 const conditionTaintKeys: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   Ready: { False: notReadyTaintKey, Unknown: unreachableTaintKey },
@@ -46,6 +58,8 @@ const conditionTaintKeys: Readonly<Record<string, Readonly<Record<string, string
   PIDPressure: { True: 'node.kubernetes.io/pid-pressure' },
 };
 const conditionTaintKeySet = new Set(Object.values(conditionTaintKeys).flatMap((byStatus) => Object.values(byStatus)));
+/** The NoSchedule taint of a cordoned node (spec.unschedulable). */
+const unschedulableTaintKey = 'node.kubernetes.io/unschedulable';
 const unknownReason = 'NodeStatusUnknown';
 const unknownMessage = 'Kubelet stopped posting node status.';
 /** The conditions a kubelet posts, which the controller marks Unknown. */
@@ -77,18 +91,50 @@ export function addNodeLifecycleController(mgr: Manager, options: NodeLifecycleO
   const now = (): number => (clock ?? Date).now();
   const recorder = mgr.eventRecorderFor('node-controller');
   const evictions = mgr.eventRecorderFor('taint-eviction-controller');
-  /** The last heartbeat seen from each node (cluster time), and when this process saw it change (wall time). */
+  /** The last heartbeat seen from each node (cluster time), when this process saw it change (wall time), and its Ready status as last seen. */
   const heard = new Map<string, Heard>();
+  /** Nodes whose pods could not all be marked not Ready when the node went Unknown (kube's nodesToRetry). */
+  const toRetry = new Set<string>();
+  // Leaving full disruption, every node's grace period starts again (kube resets their probe timestamps).
+  const tainting = new NoExecuteTainting(mgr, clock ?? wallClock, (at) => {
+    for (const h of heard.values()) h.graceFrom = at;
+  });
+  addPeriodicPass(mgr, { clock: clock ?? wallClock, periodMs: nodeMonitorPeriodMs, immediately: true, failure: 'node lifecycle: zone states' }, () => tainting.handleDisruption());
+  mgr.add({ needLeaderElection: true, start: (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => (tainting.stop(), resolve()), { once: true })) });
   mgr
     .controller('node-lifecycle', clock ? { clock } : {})
     .for(Node)
     .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace ? [{ namespace: '', name: l.metadata.name! }] : []))
-    .reconcile((req) => syncNode(mgr, recorder, evictions, now, heard, req));
+    .reconcile((req) => syncNode(mgr, recorder, evictions, now, heard, toRetry, tainting, req));
+  // kube's podUpdated and processPod: a pod that lands on a node (created there, bound, or seen at start)
+  // whose Ready, as this controller last saw it, is not True. Only those are queued: the rest have nothing to do.
+  const onNotReadyNode = (pod: PodObject): boolean => {
+    const node = pod.spec?.nodeName;
+    const ready = node ? heard.get(node)?.ready : undefined;
+    return ready !== undefined && ready !== 'True';
+  };
+  mgr
+    .controller('node-lifecycle-pods', clock ? { clock } : {})
+    .for(Pod, {
+      predicates: [
+        {
+          create: (e) => onNotReadyNode(e.object as PodObject),
+          update: (e) => e.object.spec?.nodeName !== e.oldObject.spec?.nodeName && onNotReadyNode(e.object as PodObject),
+          delete: () => false,
+          generic: () => false,
+        },
+      ],
+    })
+    .reconcile((req) => processPod(mgr, recorder, now, heard, req));
 }
 
 interface Heard {
   probedAt: number;
   wallAt: number;
+  /** The node's Ready status after this controller's last pass over it (kube's nodeHealth.status); undefined when it has none. */
+  ready?: string;
+  /** When the grace period started again for every node (cluster time), on leaving full disruption. */
+  graceFrom?: number;
 }
 
 /**
@@ -105,11 +151,14 @@ async function syncNode(
   evictions: EventRecorder,
   now: () => number,
   heard: Map<string, Heard>,
+  toRetry: Set<string>,
+  tainting: NoExecuteTainting,
   req: Request,
 ): Promise<ReconcileResult | void> {
   let node = (await mgr.client.get(Node, req.name).catch(ignoreNotFound)) as NodeObject | undefined;
   if (!node) {
     heard.delete(req.name);
+    toRetry.delete(req.name);
     return;
   }
   const t = now();
@@ -119,19 +168,29 @@ async function syncNode(
   const posted = Math.max(timeOf(lease?.spec?.renewTime) ?? 0, timeOf(ready?.lastHeartbeatTime) ?? 0);
   let last = heard.get(req.name);
   if (!last || (posted && posted !== last.probedAt)) heard.set(req.name, (last = { probedAt: posted || t, wallAt: performance.now() }));
-  const deadline = last.probedAt + nodeMonitorGracePeriodMs;
+  const deadline = Math.max(last.probedAt, last.graceFrom ?? -Infinity) + nodeMonitorGracePeriodMs;
   const longEnough = performance.now() - last.wallAt >= minSilenceWallMs;
   const silent = t >= deadline && longEnough;
   // Past the cluster deadline but not yet silent long enough: look again a quarter of the grace period on.
   const recheckAt = silent ? Infinity : t >= deadline ? t + nodeMonitorGracePeriodMs / 4 : deadline;
-  if (silent && ready?.status !== 'Unknown') {
-    node = await markUnknown(mgr, node, t);
-    recorder.event(objectReference(node, Node), 'Normal', 'NodeNotReady', `Node ${req.name} status is now: NodeNotReady`);
+  // kube's monitorNodeHealth: the Ready status observed, and the current one once a silent kubelet's conditions are Unknown.
+  const observed = ready?.status ?? 'Unknown';
+  if (silent && ready?.status !== 'Unknown') node = await markUnknown(mgr, node, t);
+  const current = node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  last.ready = current;
+  let marked = true;
+  // The pods go not Ready when this pass took the node from Ready to not Ready (reported once, with the event),
+  // or again while an earlier marking failed and the node is still not Ready.
+  const wentNotReady = current !== undefined && current !== 'True' && observed === 'True';
+  if (wentNotReady) recorder.event(objectReference(node, Node), 'Normal', 'NodeNotReady', `Node ${req.name} status is now: NodeNotReady`);
+  if (wentNotReady || (toRetry.has(req.name) && observed !== 'True')) {
+    marked = await markPodsNotReady(mgr, recorder, await podsOnNode(mgr, req.name), req.name, t);
+    if (marked) toRetry.delete(req.name);
+    else toRetry.add(req.name);
+  } else {
+    toRetry.delete(req.name);
   }
-  const unreachable = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown';
-  // Until every pod there is marked (a write that lost a race is tried again soon).
-  const marked = unreachable ? await markPodsNotReady(mgr, req.name, t) : true;
-  node = await reconcileTaints(mgr, node, t);
+  node = await reconcileTaints(mgr, node, t, tainting);
   const evictAt = await evictPods(mgr, evictions, node, t);
   const wakes = [evictAt ?? Infinity, recheckAt, marked ? Infinity : t + retryMarkMs];
   const next = Math.min(...wakes);
@@ -161,12 +220,23 @@ async function markUnknown(mgr: Manager, node: NodeObject, t: number): Promise<N
   return (await mgr.client.updateStatus(Node, { ...copy, status: { ...copy.status, conditions } })) as NodeObject;
 }
 
-/** kube's MarkPodsNotReady: the Ready condition of each pod on the node goes False. Whether every one is. */
-async function markPodsNotReady(mgr: Manager, nodeName: string, t: number): Promise<boolean> {
-  let all = true;
+/** The pods bound to a node (kube's getPodsAssignedToNode). */
+async function podsOnNode(mgr: Manager, nodeName: string): Promise<PodObject[]> {
   const { items } = await mgr.client.list(Pod, { unsafeDisableDeepCopy: true });
-  for (const pod of items as PodObject[]) {
-    if (pod.spec?.nodeName !== nodeName || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
+  return (items as PodObject[]).filter((p) => p.spec?.nodeName === nodeName);
+}
+
+/**
+ * kube's MarkPodsNotReady: the Ready condition of each of these pods on the
+ * node goes False (only its status and transition time change), and the pod
+ * gets a Warning NodeNotReady event. A pod with no Ready condition, or one
+ * already False, is left alone. Whether every one was marked (a write that
+ * lost a race is tried again).
+ */
+async function markPodsNotReady(mgr: Manager, recorder: EventRecorder, pods: readonly PodObject[], nodeName: string, t: number): Promise<boolean> {
+  let all = true;
+  for (const pod of pods) {
+    if (pod.spec?.nodeName !== nodeName) continue;
     const conditions = [...(pod.status?.conditions ?? [])];
     const i = conditions.findIndex((c) => c.type === 'Ready');
     if (i < 0 || conditions[i]!.status === 'False') continue;
@@ -174,39 +244,70 @@ async function markPodsNotReady(mgr: Manager, nodeName: string, t: number): Prom
     try {
       await mgr.client.updateStatus(Pod, { ...pod, status: { ...pod.status, conditions } });
     } catch (err) {
-      if (isConflict(err)) all = false;
-      else if (!isNotFound(err)) throw err;
+      if (isNotFound(err)) continue;
+      if (!isConflict(err)) throw err;
+      all = false;
     }
+    recorder.event(objectReference(pod, Pod), 'Warning', 'NodeNotReady', 'Node is not ready');
   }
   return all;
 }
 
 /**
- * The taints of the node's conditions, as kube's tainting passes keep them:
- * NoSchedule for a Ready that is False (not-ready) or Unknown (unreachable)
- * and for each pressure condition that is True (doNoScheduleTaintingPass);
- * NoExecute, with its timeAdded, for not-ready and unreachable
- * (doNoExecuteTaintingPass, here without its rate limit). Taints already
- * there are kept as they are; others of the node are left alone.
+ * kube's processPod: a pod that landed on a node whose Ready, as the node
+ * pass last saw it, is not True is marked not Ready; a pod on a node not yet
+ * seen is left to the node's pass.
  */
-async function reconcileTaints(mgr: Manager, node: NodeObject, t: number): Promise<NodeObject> {
+async function processPod(mgr: Manager, recorder: EventRecorder, now: () => number, heard: Map<string, Heard>, req: Request): Promise<ReconcileResult | void> {
+  const pod = (await mgr.client.get(Pod, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as PodObject | undefined;
+  const nodeName = pod?.spec?.nodeName;
+  if (!pod || !nodeName) return;
+  const ready = heard.get(nodeName)?.ready;
+  if (ready === undefined || ready === 'True') return;
+  if (!(await markPodsNotReady(mgr, recorder, [pod], nodeName, now()))) return { requeueAfter: retryMarkMs };
+}
+
+/**
+ * The taints of the node's conditions, as kube's tainting passes keep them:
+ * NoSchedule for a Ready that is False (not-ready) or Unknown (unreachable),
+ * for each pressure condition that is True, and for a cordon
+ * (`spec.unschedulable`: node.kubernetes.io/unschedulable) (doNoScheduleTaintingPass).
+ * NoExecute, with its timeAdded, for not-ready and unreachable, as
+ * processTaintBaseEviction asks for it: the node queues in its zone for the
+ * rate-limited tainting ({@link NoExecuteTainting}), but swaps one for the
+ * other at once, and loses both once Ready. Taints already there are kept as
+ * they are; others of the node are left alone.
+ */
+async function reconcileTaints(mgr: Manager, node: NodeObject, t: number, tainting: NoExecuteTainting): Promise<NodeObject> {
   const taints = node.spec?.taints ?? [];
-  const ours = (x: corev1.Taint): boolean =>
-    (x.effect === 'NoSchedule' && conditionTaintKeySet.has(x.key)) || (x.effect === 'NoExecute' && (x.key === notReadyTaintKey || x.key === unreachableTaintKey));
-  const keep = (key: string, effect: string, extra: Partial<corev1.Taint>): corev1.Taint =>
-    taints.find((x) => x.key === key && x.effect === effect) ?? { key, effect, ...extra };
+  const isNoExecute = (x: corev1.Taint): boolean => x.effect === 'NoExecute' && (x.key === notReadyTaintKey || x.key === unreachableTaintKey);
+  const ours = (x: corev1.Taint): boolean => (x.effect === 'NoSchedule' && (conditionTaintKeySet.has(x.key) || x.key === unschedulableTaintKey)) || isNoExecute(x);
+  const keep = (key: string, effect: string): corev1.Taint => taints.find((x) => x.key === key && x.effect === effect) ?? { key, effect };
   const noSchedule: corev1.Taint[] = [];
-  let noExecute: corev1.Taint | undefined;
   for (const c of node.status?.conditions ?? []) {
     const key = conditionTaintKeys[c.type]?.[c.status];
-    if (key === undefined) continue;
-    noSchedule.push(keep(key, 'NoSchedule', {}));
-    if (c.type === 'Ready') noExecute = keep(key, 'NoExecute', { timeAdded: rfc3339(t) });
+    if (key !== undefined) noSchedule.push(keep(key, 'NoSchedule'));
   }
-  const wanted = [...taints.filter((x) => !ours(x)), ...noSchedule, ...(noExecute ? [noExecute] : [])];
-  if (JSON.stringify(wanted) === JSON.stringify(taints)) return node;
-  const copy = deepCopy(node);
-  return (await mgr.client.update(Node, { ...copy, spec: { ...copy.spec, taints: wanted.length ? wanted : undefined } })) as NodeObject;
+  if (node.spec?.unschedulable) noSchedule.push(keep(unschedulableTaintKey, 'NoSchedule'));
+  let noExecute = taints.filter(isNoExecute);
+  const ready = readyStatusOf(node);
+  const keys = noExecuteKeys(ready);
+  if (ready === 'True') {
+    noExecute = [];
+    tainting.forget(node);
+  } else if (keys && noExecute.some((x) => x.key === keys.opposite)) {
+    noExecute = [{ key: keys.want, effect: 'NoExecute', timeAdded: rfc3339(t) }];
+  }
+  const queue = keys !== undefined && !noExecute.some((x) => x.key === keys.want);
+  const wanted = [...taints.filter((x) => !ours(x)), ...noSchedule, ...noExecute];
+  let written = node;
+  if (JSON.stringify(wanted) !== JSON.stringify(taints)) {
+    const copy = deepCopy(node);
+    written = (await mgr.client.update(Node, { ...copy, spec: { ...copy.spec, taints: wanted.length ? wanted : undefined } })) as NodeObject;
+  }
+  // Queued once this write is done, so that the tainting pass reads the node after it.
+  if (queue) tainting.mark(written);
+  return written;
 }
 
 /**

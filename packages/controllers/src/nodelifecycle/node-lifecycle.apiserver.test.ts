@@ -122,6 +122,10 @@ describe('node lifecycle', () => {
       ],
     );
     await until(Pod, ns, (ps) => onNode1.every((n) => ps.get(n) && !ready(ps.get(n)!)));
+    // kube's MarkPodsNotReady tells each pod why.
+    await until(CoreEvent, ns, (events) =>
+      onNode1.every((n) => [...events.values()].some((e) => e.involvedObject?.name === n && e.type === 'Warning' && e.reason === 'NodeNotReady' && e.message === 'Node is not ready')),
+    );
 
     // 300 s later (3 s here) the taint eviction controller deletes them; the ReplicaSet replaces them on the other nodes.
     const replaced = await until(Pod, ns, (ps) => {

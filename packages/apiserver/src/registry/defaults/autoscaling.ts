@@ -9,7 +9,8 @@ function scalingRules(rules: Json | undefined, defaults: { stabilizationWindowSe
   const out: Json = { ...(rules ?? {}) };
   if (defaults.stabilizationWindowSeconds !== undefined) defaultNil(out, 'stabilizationWindowSeconds', defaults.stabilizationWindowSeconds);
   defaultNil(out, 'selectPolicy', 'Max');
-  if (!Array.isArray(out.policies) || out.policies.length === 0) out.policies = defaults.policies;
+  // Only a nil list (absent or null): an empty one stays, for validation to refuse, as in kube.
+  if (out.policies === undefined || out.policies === null) out.policies = defaults.policies;
   return out;
 }
 

@@ -197,6 +197,8 @@ describe('kubectl and the workload APIs', () => {
     assert.deepEqual(ok.spec.podFailurePolicy.rules[1].onPodConditions, [{ type: 'DisruptionTarget', status: 'True' }]);
     const change = (await kubectlFails(server(), ['patch', 'job', 'pfp-ok', '--type=json', '-p', '[{"op":"replace","path":"/spec/podFailurePolicy/rules/0/onExitCodes/values","value":[43]}]'])).stderr;
     assert.match(change, /spec\.podFailurePolicy: Invalid value: .*field is immutable/);
+    // The tests after this one count the Jobs of the namespace.
+    await kubectlOk(server(), ['delete', 'job', 'pfp-ok', '--wait=false']);
   });
 
   kit('scale subresource of StatefulSets; a template change bumps the DaemonSet\'s template generation', async () => {

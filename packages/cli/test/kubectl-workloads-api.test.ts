@@ -134,6 +134,73 @@ describe('kubectl and the workload APIs', () => {
     assert.match(dsAlways, /spec\.template\.spec\.restartPolicy: Unsupported value: "Never": supported values: "Always"/);
   });
 
+  kit('podFailurePolicy: kube\'s validation messages, restartPolicy Never only, Failed replacement only, immutable', async () => {
+    const pfpJob = (name: string, spec: Json, podSpec: Json = {}): string =>
+      JSON.stringify({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name },
+        spec: { ...spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }], ...podSpec } } },
+      });
+    const expectAll = (stderr: string, messages: string[]): void => {
+      for (const m of messages) assert.ok(stderr.includes(m), `missing ${JSON.stringify(m)} in ${stderr}`);
+    };
+
+    const onFailure = (await kubectlFails(server(), ['create', '-f', '-'], {
+      input: pfpJob('on-failure', { podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } }, { restartPolicy: 'OnFailure' }),
+    })).stderr;
+    assert.match(onFailure, /The Job "on-failure" is invalid: spec\.template\.spec\.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified/);
+
+    const rules = (await kubectlFails(server(), ['create', '-f', '-'], {
+      input: pfpJob('bad-rules', {
+        podReplacementPolicy: 'TerminatingOrFailed',
+        podFailurePolicy: {
+          rules: [
+            { action: 'FailIndex', onExitCodes: { operator: 'In', values: [1] } },
+            { action: 'Restart', onExitCodes: { containerName: 'other', operator: 'In', values: [0, 5, 5, 2] } },
+            { action: 'Ignore' },
+            { action: 'Count', onExitCodes: { operator: 'Between', values: [] }, onPodConditions: [{ type: 'Disruption Target', status: 'Maybe' }] },
+          ],
+        },
+      }),
+    })).stderr;
+    expectAll(rules, [
+      'spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set',
+      'spec.podFailurePolicy.rules[1].action: Unsupported value: "Restart": supported values: "Count", "FailIndex", "FailJob", "Ignore"',
+      'spec.podFailurePolicy.rules[1].onExitCodes.containerName: Invalid value: "other": must be one of the container or initContainer names in the pod template',
+      'spec.podFailurePolicy.rules[1].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator',
+      'spec.podFailurePolicy.rules[1].onExitCodes.values[2]: Duplicate value: 5',
+      'spec.podFailurePolicy.rules[1].onExitCodes.values: Invalid value: []int32{0, 5, 5, 2}: must be ordered',
+      'spec.podFailurePolicy.rules[2]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required',
+      'spec.podFailurePolicy.rules[3].onExitCodes.operator: Unsupported value: "Between": supported values: "In", "NotIn"',
+      'spec.podFailurePolicy.rules[3].onExitCodes.values: Invalid value: []int32{}: at least one value is required',
+      'spec.podFailurePolicy.rules[3].onPodConditions[0].type: Invalid value: "Disruption Target": name part must consist of alphanumeric characters',
+      'spec.podFailurePolicy.rules[3].onPodConditions[0].status: Unsupported value: "Maybe": supported values: "False", "True", "Unknown"',
+      'spec.podFailurePolicy.rules[3]: Invalid value: specifying both OnExitCodes and OnPodConditions is not supported',
+      'spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: "Failed"',
+    ]);
+
+    // A valid policy: the status pattern defaults to True and podReplacementPolicy to Failed; the policy cannot change.
+    await kubectlOk(server(), ['create', '-f', '-'], {
+      input: pfpJob('pfp-ok', {
+        suspend: true,
+        podFailurePolicy: {
+          rules: [
+            { action: 'FailJob', onExitCodes: { containerName: 'main', operator: 'In', values: [42] } },
+            { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] },
+          ],
+        },
+      }),
+    });
+    const ok = await json(['get', 'job', 'pfp-ok']);
+    assert.equal(ok.spec.podReplacementPolicy, 'Failed');
+    assert.deepEqual(ok.spec.podFailurePolicy.rules[1].onPodConditions, [{ type: 'DisruptionTarget', status: 'True' }]);
+    const change = (await kubectlFails(server(), ['patch', 'job', 'pfp-ok', '--type=json', '-p', '[{"op":"replace","path":"/spec/podFailurePolicy/rules/0/onExitCodes/values","value":[43]}]'])).stderr;
+    assert.match(change, /spec\.podFailurePolicy: Invalid value: .*field is immutable/);
+    // The tests after this one count the Jobs of the namespace.
+    await kubectlOk(server(), ['delete', 'job', 'pfp-ok', '--wait=false']);
+  });
+
   kit('scale subresource of StatefulSets; a template change bumps the DaemonSet\'s template generation', async () => {
     const generation = (await json(['get', 'sts', 'web'])).metadata.generation as number;
     await kubectlOk(server(), ['scale', 'sts', 'web', '--replicas=5']);

@@ -419,6 +419,48 @@ describe('job controller', () => {
     assert.equal(st.failed, undefined);
   });
 
+  it('podFailurePolicy FailJob: a pod exiting 42 fails the Job at once with reason PodFailurePolicy, backoffLimit unspent', async () => {
+    const ns = await namespace('job-pfp-failjob');
+    const podFailurePolicy = {
+      rules: [
+        { action: 'Ignore', onExitCodes: { operator: 'In', values: [3] } },
+        { action: 'FailJob', onExitCodes: { containerName: 'work', operator: 'In', values: [42] } },
+      ],
+    };
+    await client.create(Job, job('fatal', ns, { backoffLimit: 6, podFailurePolicy }, { [exitCodeAnnotation]: '42' }) as never);
+    const done = await until(Job, ns, (o) => !!condition(o.get('fatal') as Json, 'Failed'), undefined, 20_000);
+    const j = done.get('fatal') as Json;
+    const pods = (await client.list(Pod, { namespace: ns })).items as Json[];
+    assert.equal(pods.length, 1, 'no pod replaced the one that matched FailJob');
+    assert.equal(pods[0].status.phase, 'Failed');
+    assert.deepEqual(pods[0].metadata.finalizers ?? [], []);
+    const message = `Container work for pod ${ns}/${pods[0].metadata.name} failed with exit code 42 matching FailJob rule at index 1`;
+    for (const type of ['FailureTarget', 'Failed']) {
+      assert.equal(condition(j, type)!.reason, 'PodFailurePolicy', type);
+      assert.equal(condition(j, type)!.message, message, type);
+    }
+    assert.equal(j.status.failed, 1, 'the pod counts as failed');
+    assert.deepEqual(j.status.uncountedTerminatedPods, {});
+    assert.equal(j.status.active, undefined);
+    const events = await until(CoreEvent, ns, (o) => [...o.values()].some((e) => (e as Json).reason === 'PodFailurePolicy'));
+    const event = [...events.values()].find((e) => (e as Json).reason === 'PodFailurePolicy') as Json;
+    assert.equal(event.type, 'Warning');
+    assert.equal(event.message ?? event.note, message);
+  });
+
+  it('podFailurePolicy Ignore: failures matching the rule do not count towards backoffLimit; their pods are replaced', async () => {
+    const ns = await namespace('job-pfp-ignore');
+    const podFailurePolicy = { rules: [{ action: 'Ignore', onExitCodes: { operator: 'In', values: [3] } }] };
+    await client.create(Job, job('retry', ns, { backoffLimit: 0, podFailurePolicy }, { [exitCodeAnnotation]: '3' }) as never);
+    const released = (p: Json): boolean => p.status?.phase === 'Failed' && (p.metadata.finalizers ?? []).length === 0;
+    await until(Pod, ns, (o) => [...o.values()].filter((p) => released(p as Json)).length >= 3, undefined, 20_000);
+    const j = (await client.get(Job, 'retry', { namespace: ns })) as Json;
+    assert.equal(condition(j, 'Failed'), undefined, JSON.stringify(j.status.conditions));
+    assert.equal(j.status.failed, undefined);
+    assert.deepEqual(j.status.uncountedTerminatedPods, {});
+    await client.delete(Job, 'retry', { namespace: ns, propagationPolicy: 'Background' });
+  });
+
   it('ttlSecondsAfterFinished deletes the finished Job and its pods', async () => {
     const ns = await namespace('job-ttl');
     await client.create(Job, job('brief', ns, { ttlSecondsAfterFinished: 5 }, { [runSecondsAnnotation]: '1' }) as never);

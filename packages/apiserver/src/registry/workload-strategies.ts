@@ -5,7 +5,7 @@
  * and the validation users hit (pkg/apis/{apps,batch}/validation), with kube's
  * field paths and wording.
  */
-import { fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { fieldErrors, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { isTimeZone, parseCronSchedule } from '@operant/apimachinery/cron';
 import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strategy.js';
 import { validateImmutableField } from './immutable-field.js';
@@ -16,6 +16,7 @@ import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validati
 
 type Json = Record<string, unknown>;
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** kube's ValidateNonnegativeField. */
 function nonNegative(errs: FieldError[], path: string, value: unknown): void {
@@ -195,6 +196,8 @@ function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldEr
     errs.push(fieldErrors.notSupported(`${path}.completionMode`, s.completionMode, modes));
   }
   if (s.completionMode === 'Indexed' && s.completions === undefined) errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
+  if (s.podFailurePolicy !== undefined && s.podFailurePolicy !== null) errs.push(...validatePodFailurePolicy(s, `${path}.podFailurePolicy`));
+  errs.push(...validatePodReplacementPolicy(s, `${path}.podReplacementPolicy`));
   if (checkSelector) {
     if (s.selector === undefined) errs.push(fieldErrors.required(`${path}.selector`, ''));
     else if (s.manualSelector === true) {
@@ -205,8 +208,113 @@ function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldEr
   const policy = restartPolicyOf(s.template);
   if (policy !== 'OnFailure' && policy !== 'Never') {
     errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, policy ?? '', ['OnFailure', 'Never']));
+  } else if (s.podFailurePolicy !== undefined && s.podFailurePolicy !== null && policy !== 'Never') {
+    errs.push(fieldErrors.invalid(`${path}.template.spec.restartPolicy`, policy, 'only "Never" is supported when podFailurePolicy is specified'));
   }
   return errs;
+}
+
+// kube's limits and value sets for a pod failure policy (pkg/apis/batch/validation), the sets in sorted order.
+const maxPodFailurePolicyRules = 20;
+const maxOnExitCodesValues = 255;
+const maxOnPodConditionsPatterns = 20;
+const podFailurePolicyActions = ['Count', 'FailIndex', 'FailJob', 'Ignore'];
+const onExitCodesOperators = ['In', 'NotIn'];
+const conditionStatuses = ['False', 'True', 'Unknown'];
+/** Go's %q of a []string, as kube's "valid values" details print their sets. */
+const goQuotedList = (values: string[]): string => `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
+/** Go's %#v of a []int32, as kube prints a list of exit codes. */
+const goInt32s = (values: unknown): string => (Array.isArray(values) ? `[]int32{${values.join(', ')}}` : '[]int32(nil)');
+/** field.Invalid with a value printed as Go prints it, or none (field.OmitValueType). */
+const invalidRaw = (field: string, printed: string | undefined, detail: string): FieldError => ({
+  type: 'FieldValueInvalid',
+  field,
+  hasValue: false,
+  detail: printed === undefined ? detail : `${printed}: ${detail}`,
+});
+
+/** kube's validatePodFailurePolicy: at most 20 rules, each with one valid requirement and action. */
+function validatePodFailurePolicy(s: Json, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const rules = asArray(asObj(s.podFailurePolicy).rules);
+  if (rules.length > maxPodFailurePolicyRules) errs.push(fieldErrors.tooMany(`${path}.rules`, rules.length, maxPodFailurePolicyRules));
+  const podSpec = asObj(asObj(s.template).spec);
+  const containerNames = new Set([...asArray(podSpec.containers), ...asArray(podSpec.initContainers)].map((c) => asObj(c).name));
+  rules.forEach((r, i) => errs.push(...validatePodFailurePolicyRule(s, asObj(r), `${path}.rules[${i}]`, containerNames)));
+  return errs;
+}
+
+function validatePodFailurePolicyRule(s: Json, rule: Json, path: string, containerNames: Set<unknown>): FieldError[] {
+  const errs: FieldError[] = [];
+  const action = rule.action;
+  if (action === undefined || action === null || action === '') {
+    errs.push(fieldErrors.required(`${path}.action`, `valid values: ${goQuotedList(podFailurePolicyActions)}`));
+  } else if (action === 'FailIndex') {
+    if (s.backoffLimitPerIndex === undefined || s.backoffLimitPerIndex === null) {
+      errs.push(fieldErrors.invalid(`${path}.action`, action, 'requires the backoffLimitPerIndex to be set'));
+    }
+  } else if (!podFailurePolicyActions.includes(String(action))) {
+    errs.push(fieldErrors.notSupported(`${path}.action`, action, podFailurePolicyActions));
+  }
+  const onExitCodes = rule.onExitCodes === undefined || rule.onExitCodes === null ? undefined : asObj(rule.onExitCodes);
+  const onPodConditions = asArray(rule.onPodConditions);
+  if (onExitCodes) errs.push(...validateOnExitCodes(onExitCodes, `${path}.onExitCodes`, containerNames));
+  if (onPodConditions.length > 0) errs.push(...validateOnPodConditions(onPodConditions, `${path}.onPodConditions`));
+  if (onExitCodes && onPodConditions.length > 0) errs.push(invalidRaw(path, undefined, 'specifying both OnExitCodes and OnPodConditions is not supported'));
+  if (!onExitCodes && onPodConditions.length === 0) errs.push(invalidRaw(path, undefined, 'specifying one of OnExitCodes and OnPodConditions is required'));
+  return errs;
+}
+
+function validateOnPodConditions(patterns: unknown[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (patterns.length > maxOnPodConditionsPatterns) errs.push(fieldErrors.tooMany(path, patterns.length, maxOnPodConditionsPatterns));
+  patterns.forEach((p, j) => {
+    const pattern = asObj(p);
+    const at = `${path}[${j}]`;
+    const type = String(pattern.type ?? '');
+    for (const msg of isQualifiedName(type)) errs.push(fieldErrors.invalid(`${at}.type`, type, msg));
+    if (pattern.status === undefined || pattern.status === null || pattern.status === '') {
+      errs.push(fieldErrors.required(`${at}.status`, `valid values: ${goQuotedList(conditionStatuses)}`));
+    } else if (!conditionStatuses.includes(String(pattern.status))) {
+      errs.push(fieldErrors.notSupported(`${at}.status`, pattern.status, conditionStatuses));
+    }
+  });
+  return errs;
+}
+
+function validateOnExitCodes(requirement: Json, path: string, containerNames: Set<unknown>): FieldError[] {
+  const errs: FieldError[] = [];
+  const operator = requirement.operator;
+  if (operator === undefined || operator === null || operator === '') {
+    errs.push(fieldErrors.required(`${path}.operator`, `valid values: ${goQuotedList(onExitCodesOperators)}`));
+  } else if (!onExitCodesOperators.includes(String(operator))) {
+    errs.push(fieldErrors.notSupported(`${path}.operator`, operator, onExitCodesOperators));
+  }
+  if (requirement.containerName !== undefined && requirement.containerName !== null && !containerNames.has(requirement.containerName)) {
+    errs.push(fieldErrors.invalid(`${path}.containerName`, requirement.containerName, 'must be one of the container or initContainer names in the pod template'));
+  }
+  const values = Array.isArray(requirement.values) ? (requirement.values as unknown[]) : [];
+  if (values.length === 0) errs.push(invalidRaw(`${path}.values`, goInt32s(requirement.values), 'at least one value is required'));
+  else if (values.length > maxOnExitCodesValues) errs.push(fieldErrors.tooMany(`${path}.values`, values.length, maxOnExitCodesValues));
+  const seen = new Set<unknown>();
+  let ordered = true;
+  values.forEach((v, j) => {
+    if (operator === 'In' && v === 0) errs.push(fieldErrors.invalid(`${path}.values[${j}]`, v, 'must not be 0 for the In operator'));
+    if (seen.has(v)) errs.push(fieldErrors.duplicate(`${path}.values[${j}]`, v));
+    else seen.add(v);
+    if (j > 0 && Number(values[j - 1]) > Number(v)) ordered = false;
+  });
+  if (!ordered) errs.push(invalidRaw(`${path}.values`, goInt32s(values), 'must be ordered'));
+  return errs;
+}
+
+/** kube's validatePodReplacementPolicy: with a pod failure policy, only Failed. */
+function validatePodReplacementPolicy(s: Json, path: string): FieldError[] {
+  const value = s.podReplacementPolicy;
+  if (value === undefined || value === null) return [];
+  const hasFailurePolicy = s.podFailurePolicy !== undefined && s.podFailurePolicy !== null;
+  const supported = hasFailurePolicy ? ['Failed'] : ['Failed', 'TerminatingOrFailed'];
+  return supported.includes(String(value)) ? [] : [fieldErrors.notSupported(path, value, supported)];
 }
 
 function jobStrategy(): Strategy {
@@ -227,6 +335,7 @@ function jobStrategy(): Strategy {
       immutable(errs, 'spec.completionMode', s.completionMode, os.completionMode);
       immutable(errs, 'spec.template', s.template, os.template);
       if (s.completionMode !== 'Indexed') immutable(errs, 'spec.completions', s.completions, os.completions);
+      immutable(errs, 'spec.podFailurePolicy', s.podFailurePolicy, os.podFailurePolicy);
       return errs;
     },
   });

@@ -21,7 +21,13 @@
  *   (a pod someone else deleted before it ended counts as failed; the ones
  *   this controller deletes lose their finalizer first and do not count);
  * - a finished Job gets SuccessCriteriaMet and Complete (or FailureTarget and
- *   Failed) and, with `ttlSecondsAfterFinished`, is deleted that long after.
+ *   Failed) and, with `ttlSecondsAfterFinished`, is deleted that long after;
+ * - with a `podFailurePolicy`, each failed pod goes through its rules
+ *   (./pod-failure-policy.ts): FailJob fails the Job at once (reason
+ *   PodFailurePolicy, FailureTarget recorded with the pod's count so that it
+ *   survives the pod), Ignore leaves the pod out of `failed` and
+ *   backoffLimit (its failure still holds the next pod back), Count and
+ *   FailIndex count it as usual (there is no backoffLimitPerIndex here).
  *
  * Pods run for the time their `sim.operant.dev/run-seconds` annotation says
  * on the simulated nodes (see the kubelet).
@@ -37,6 +43,7 @@ import { isPodReady } from '../pod/pod-util.js';
 import { slowStartBatch } from '../replicaset/controller.js';
 import { createOwnedPod, deleteOwnedPod, isTerminal, podFromTemplate } from '../workload/pod-template.js';
 import { completionIndexKey, formatIndexes, indexOf, parseIndexes } from './indexes.js';
+import { matchPodFailurePolicy } from './pod-failure-policy.js';
 
 type JobObject = Typed<batchv1.Job>;
 type JobStatus = { -readonly [K in keyof batchv1.JobStatus]: batchv1.JobStatus[K] };
@@ -65,18 +72,41 @@ const backoffMaxMs = 360_000;
 export function addJobController(mgr: Manager, options: WorkloadControllerOptions = {}): void {
   const clock = options.clock;
   const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor('job-controller'), now: () => (clock ?? Date).now() };
-  const lastFailure = new Map<string, number>();
+  const backoff: Backoff = { lastFailure: new Map(), ignoredFailures: new Map() };
   mgr
     .controller('job', clock ? { clock } : {})
     .for(Job)
     .owns(Pod)
     .maxConcurrentReconciles(options.workers ?? 5)
-    .reconcile((req) => syncJob(ctx, req, lastFailure));
+    .reconcile((req) => syncJob(ctx, req, backoff));
+}
+
+/** What the pod creation back-off remembers of each Job (by uid), in memory as kube's backoff store. */
+interface Backoff {
+  /** When a pod of the Job last failed. */
+  lastFailure: Map<string, number>;
+  /** How many of its failed pods an Ignore rule left out of `status.failed`: they still lengthen the back-off. */
+  ignoredFailures: Map<string, number>;
 }
 
 const hasCondition = (job: JobObject, type: string): boolean => (job.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
 const isFinished = (job: JobObject): boolean => hasCondition(job, 'Complete') || hasCondition(job, 'Failed');
 const hasFinalizer = (pod: PodObject): boolean => (pod.metadata.finalizers ?? []).includes(jobTrackingFinalizer);
+/** How this controller has always told a failed pod: Failed, or deleted before it succeeded (an orphan never reaches Failed). */
+const isPodFailed = (pod: PodObject): boolean => pod.status?.phase === 'Failed' || (!!pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded');
+const trueCondition = (status: JobStatus, type: string): JobCondition | undefined => (status.conditions ?? []).find((c) => c.type === type && c.status === 'True');
+
+/** kube's getFailJobMessage: the message of the first failed pod that matches a FailJob rule. */
+function failJobMessage(job: JobObject, pods: PodObject[]): string | undefined {
+  const policy = job.spec?.podFailurePolicy;
+  if (!policy) return undefined;
+  for (const pod of pods) {
+    if (!isPodFailed(pod)) continue;
+    const message = matchPodFailurePolicy(policy, pod).failJobMessage;
+    if (message) return message;
+  }
+  return undefined;
+}
 
 /** Removes the tracking finalizer from each pod (ignoring pods already gone). */
 async function releasePods(ctx: Context, pods: PodObject[]): Promise<void> {
@@ -99,7 +129,7 @@ async function deleteJobPod(ctx: Context, job: JobObject, pod: PodObject): Promi
   await deleteOwnedPod(ctx, job, Job, pod);
 }
 
-async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, number>): Promise<ReconcileResult | void> {
+async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<ReconcileResult | void> {
   const all = (await ctx.client.list(Pod, { namespace: req.namespace })).items as PodObject[];
   const found = (await ctx.client.get(Job, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as JobObject | undefined;
   if (!found || found.metadata.deletionTimestamp) {
@@ -114,7 +144,17 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
   const now = ctx.now();
   const status: JobStatus = deepCopy(job.status ?? {}) as JobStatus;
 
-  await trackFinishedPods(ctx, job, pods, status, () => lastFailure.set(uid, now));
+  // A pod that matched a FailJob rule: FailureTarget goes into the status write that records the pod, before its
+  // finalizer goes (kube's interim condition), so the reason outlives the pod.
+  if (!isFinished(job) && !trueCondition(status, 'FailureTarget') && !trueCondition(status, 'SuccessCriteriaMet')) {
+    const message = failJobMessage(job, pods);
+    if (message) setCondition(status, { type: 'FailureTarget', status: 'True', reason: 'PodFailurePolicy', message }, now);
+  }
+
+  await trackFinishedPods(ctx, job, pods, status, (ignored) => {
+    backoff.lastFailure.set(uid, now);
+    if (ignored > 0) backoff.ignoredFailures.set(uid, (backoff.ignoredFailures.get(uid) ?? 0) + ignored);
+  });
 
   const spec = job.spec!;
   const active = pods.filter((p) => !isTerminal(p) && !p.metadata.deletionTimestamp);
@@ -122,11 +162,22 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
   const regarding = objectReference(job, Job);
   let requeueAt: number | undefined;
 
+  const fail = async (failure: { reason: string; message: string }): Promise<void> => {
+    for (const p of active) await deleteJobPod(ctx, job, p);
+    setCondition(status, { type: 'FailureTarget', status: 'True', ...failure }, now);
+    setCondition(status, { type: 'Failed', status: 'True', ...failure }, now);
+    ctx.recorder.event(regarding, 'Warning', failure.reason, failure.message);
+  };
+
   if (!isFinished(job)) {
     const succeeded = status.succeeded ?? 0;
     const failed = status.failed ?? 0;
     const backoffLimit = spec.backoffLimit ?? 6;
-    if (spec.suspend) {
+    // A FailureTarget already decided (a FailJob rule) is carried out whatever else holds, suspension included.
+    const target = trueCondition(status, 'FailureTarget');
+    if (target) {
+      await fail({ reason: target.reason ?? '', message: target.message ?? '' });
+    } else if (spec.suspend) {
       for (const p of active) await deleteJobPod(ctx, job, p);
       if (!hasCondition(job, 'Suspended')) {
         setCondition(status, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
@@ -152,10 +203,7 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
       const complete = spec.completions !== undefined ? succeeded >= spec.completions : succeeded > 0 && active.length === 0;
       // (For an Indexed Job, succeeded is the number of completed indexes.)
       if (failure) {
-        for (const p of active) await deleteJobPod(ctx, job, p);
-        setCondition(status, { type: 'FailureTarget', status: 'True', ...failure }, now);
-        setCondition(status, { type: 'Failed', status: 'True', ...failure }, now);
-        ctx.recorder.event(regarding, 'Warning', failure.reason, failure.message);
+        await fail(failure);
       } else if (complete) {
         for (const p of active) await deleteJobPod(ctx, job, p);
         const done = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
@@ -164,7 +212,7 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
         status.completionTime = rfc3339(now);
         ctx.recorder.event(regarding, 'Normal', 'Completed', 'Job completed');
       } else {
-        requeueAt = await manageActive(ctx, job, status, active, terminating, lastFailure.get(uid), now);
+        requeueAt = await manageActive(ctx, job, status, active, terminating, { at: backoff.lastFailure.get(uid), ignored: backoff.ignoredFailures.get(uid) ?? 0 }, now);
         if (deadline !== undefined) requeueAt = Math.min(requeueAt ?? Infinity, deadline);
       }
     }
@@ -187,18 +235,27 @@ async function syncJob(ctx: Context, req: Request, lastFailure: Map<string, numb
 /**
  * kube's trackJobStatusAndRemoveFinalizers: terminated pods go into
  * uncountedTerminatedPods (one status write), lose their finalizer, then
- * move into the counters (the caller's status write).
+ * move into the counters (the caller's status write). A failed pod that the
+ * pod failure policy ignores only loses its finalizer. `onFailure` hears of
+ * the failures once their pods are released, with how many were ignored.
  */
-async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[], status: JobStatus, onFailure: () => void): Promise<void> {
+async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[], status: JobStatus, onFailure: (ignored: number) => void): Promise<void> {
   const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
   const seen = new Set([...uncounted.succeeded, ...uncounted.failed]);
+  const policy = job.spec?.podFailurePolicy;
+  const ignored: PodObject[] = [];
   let added = false;
   for (const pod of pods) {
     const uid = pod.metadata.uid ?? '';
     if (!hasFinalizer(pod) || seen.has(uid)) continue;
     if (pod.status?.phase === 'Succeeded') uncounted.succeeded.push(uid);
-    else if (pod.status?.phase === 'Failed' || pod.metadata.deletionTimestamp) uncounted.failed.push(uid);
-    else continue;
+    else if (isPodFailed(pod)) {
+      if (!matchPodFailurePolicy(policy, pod).countFailed) {
+        ignored.push(pod);
+        continue;
+      }
+      uncounted.failed.push(uid);
+    } else continue;
     added = true;
   }
   const indexed = job.spec?.completionMode === 'Indexed';
@@ -217,11 +274,11 @@ async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[]
     await ctx.client.updateStatus(Job, { ...job, status } as JobObject);
   }
   const counted = new Set([...uncounted.succeeded, ...uncounted.failed]);
-  if (counted.size === 0) return;
-  await releasePods(ctx, pods.filter((p) => counted.has(p.metadata.uid ?? '')));
+  if (counted.size === 0 && ignored.length === 0) return;
+  await releasePods(ctx, [...pods.filter((p) => counted.has(p.metadata.uid ?? '')), ...ignored]);
   status.succeeded = (indexed ? parseIndexes(status.completedIndexes, completions).size : (status.succeeded ?? 0) + uncounted.succeeded.length) || undefined;
   status.failed = (status.failed ?? 0) + uncounted.failed.length || undefined;
-  if (uncounted.failed.length) onFailure();
+  if (uncounted.failed.length || ignored.length) onFailure(ignored.length);
   status.uncountedTerminatedPods = {};
 }
 
@@ -237,7 +294,7 @@ async function manageActive(
   status: JobStatus,
   active: PodObject[],
   terminating: PodObject[],
-  lastFailureAt: number | undefined,
+  lastFailure: { at: number | undefined; ignored: number },
   now: number,
 ): Promise<number | undefined> {
   const spec = job.spec!;
@@ -271,9 +328,11 @@ async function manageActive(
     return undefined;
   }
   if (holding === wanted) return undefined;
-  if (failed > 0 && lastFailureAt !== undefined) {
-    const delay = Math.min(backoffBaseMs * 2 ** Math.min(failed - 1, 30), backoffMaxMs);
-    if (now < lastFailureAt + delay) return lastFailureAt + delay;
+  // Failures an Ignore rule left uncounted hold new pods back all the same (kube's backoff record counts every failed pod).
+  const failures = failed + lastFailure.ignored;
+  if (failures > 0 && lastFailure.at !== undefined) {
+    const delay = Math.min(backoffBaseMs * 2 ** Math.min(failures - 1, 30), backoffMaxMs);
+    if (now < lastFailure.at + delay) return lastFailure.at + delay;
   }
   const pods: PodObject[] = [];
   if (indexed) {

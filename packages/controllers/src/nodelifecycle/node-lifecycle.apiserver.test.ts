@@ -11,7 +11,7 @@ import { acceleratedClock } from '../clock.js';
 import { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation } from '../kubelet/knobs.js';
 import type { DeploymentObject, NodeObject, PodObject } from '../objects.js';
 import { useTestCluster } from '../testdata/test-cluster.js';
-import { watchUntil } from '../testdata/watch-until.js';
+import { watchUntil, watchUntilAfterList } from '../testdata/watch-until.js';
 
 let client: Client;
 useTestCluster({ nodes: 3, clock: acceleratedClock(100) }, (env) => {
@@ -56,8 +56,11 @@ async function eventsOf(ns: string, check: (lines: string[]) => boolean): Promis
 describe('kubelet test knobs', () => {
   it('crash-loop: restarts, CrashLoopBackOff with the back-off in its message, kube\'s BackOff event', async () => {
     const ns = await namespace('crash');
+    // Watching before the create: the first back-off is 100 ms of wall time on this clock, so a look
+    // that starts after the create may meet the second crash already.
+    const firstBackOff = await watchUntilAfterList(client, Pod, ns, (ps) => app(ps.get('crasher'))?.state?.waiting?.reason === 'CrashLoopBackOff', undefined, 20_000);
     const created = await client.create(Pod, pod('crasher', ns, { [crashLoopAnnotation]: 'true' }));
-    const pods = await until(Pod, ns, (ps) => app(ps.get('crasher'))?.state?.waiting?.reason === 'CrashLoopBackOff');
+    const pods = await firstBackOff.done;
     const cs = app(pods.get('crasher'))!;
     assert.equal(cs.restartCount, 1);
     assert.equal(cs.lastState?.terminated?.exitCode, 1);
@@ -78,12 +81,21 @@ describe('kubelet test knobs', () => {
     const ns = await namespace('pulls');
     await client.patch(Node, 'node-3', { metadata: { annotations: { [imagePullFailureAnnotation]: 'true' } } });
     t.after(() => client.patch(Node, 'node-3', { metadata: { annotations: { [imagePullFailureAnnotation]: null } } }));
-    await client.create(Pod, pod('puller', ns, {}, 'node-3'));
     const seen = new Set<string>();
-    await watchUntil(client, Pod, ns, (ps) => app(ps.get('puller'))?.state?.waiting?.reason === 'ImagePullBackOff', (_t, p) => {
-      const reason = app(p)?.state?.waiting?.reason;
-      if (reason) seen.add(reason);
-    });
+    // Watching before the create, so that the short-lived ErrImagePull state is seen however late this test looks.
+    const backOff = await watchUntilAfterList(
+      client,
+      Pod,
+      ns,
+      (ps) => app(ps.get('puller'))?.state?.waiting?.reason === 'ImagePullBackOff',
+      (_t, p) => {
+        const reason = app(p)?.state?.waiting?.reason;
+        if (reason) seen.add(reason);
+      },
+      20_000,
+    );
+    await client.create(Pod, pod('puller', ns, {}, 'node-3'));
+    await backOff.done;
     assert.ok(seen.has('ErrImagePull'), [...seen].join(', '));
     const lines = await eventsOf(ns, (l) => l.includes('Warning Failed Error: ImagePullBackOff'));
     assert.ok(lines.includes('Normal Pulling Pulling image "nginx:1.27"'), lines.join('\n'));

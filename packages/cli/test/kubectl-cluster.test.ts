@@ -57,7 +57,7 @@ describe('operant server --nodes 3', () => {
     );
   });
 
-  kit("kubectl describe node shows what the node's kubelet told as it started", async () => {
+  kit("kubectl describe node shows what the node's kubelet told as it started, and the node controller's RegisteredNode", async () => {
     // Events are written after the fact (the recorder's queue): wait for the last of them, then read them all.
     const told = [
       /Normal\s+Starting\s+.*kubelet\s+Starting kubelet\./,
@@ -66,6 +66,7 @@ describe('operant server --nodes 3', () => {
       /Normal\s+NodeHasSufficientPID\s+.*kubelet\s+Node node-2 status is now: NodeHasSufficientPID/,
       /Normal\s+NodeAllocatableEnforced\s+.*kubelet\s+Updated Node Allocatable limit across pods/,
       /Normal\s+NodeReady\s+.*kubelet\s+Node node-2 status is now: NodeReady/,
+      /Normal\s+RegisteredNode\s+.*node-controller\s+Node node-2 event: Registered Node node-2 in Controller/,
     ];
     const deadline = Date.now() + 20_000;
     let described = '';

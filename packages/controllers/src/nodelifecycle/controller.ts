@@ -167,6 +167,8 @@ async function syncNode(
   // A node that never posted a heartbeat counts from when it was first seen.
   const posted = Math.max(timeOf(lease?.spec?.renewTime) ?? 0, timeOf(ready?.lastHeartbeatTime) ?? 0);
   let last = heard.get(req.name);
+  // kube's monitorNodeHealth tells of each node it meets for the first time (each start of the controller meets them all).
+  if (!last) recorder.event(objectReference(node, Node), 'Normal', 'RegisteredNode', `Node ${req.name} event: Registered Node ${req.name} in Controller`);
   if (!last || (posted && posted !== last.probedAt)) heard.set(req.name, (last = { probedAt: posted || t, wallAt: performance.now() }));
   const deadline = Math.max(last.probedAt, last.graceFrom ?? -Infinity) + nodeMonitorGracePeriodMs;
   const longEnough = performance.now() - last.wallAt >= minSilenceWallMs;

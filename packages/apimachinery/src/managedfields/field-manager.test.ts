@@ -260,6 +260,41 @@ describe('creates', () => {
     assert.equal(statusOnly.update(undefined, widget({ replicas: 1 }), 'rs'), undefined);
   });
 
+  it('record, for objects that differ in values only, what each one sets against the zero object', () => {
+    // A built-in kind's zero object holds some fields: a value equal to the zero one changes nothing there.
+    const zero = { metadata: { creationTimestamp: null }, spec: { replicas: 0, image: '' }, status: {} };
+    const options = { type, group: 'example.com', version: 'v1', kind: 'Widget', now: () => new Date('2026-01-02T03:04:05Z'), emptyObject: () => structuredClone(zero) };
+    const fm = new FieldManager(options);
+    const creates: KubeObject[] = [
+      widget({ replicas: 0, image: 'a' }),
+      widget({ replicas: 3, image: 'b' }),
+      widget({ replicas: 0, image: '' }),
+      widget({ replicas: 0, image: 'c' }, { name: 'other', uid: 'u1', creationTimestamp: '2026-01-02T03:04:05Z', labels: { app: 'x' } }),
+      widget({ replicas: 0, image: 'c' }, { name: 'again', uid: 'u2', creationTimestamp: '2026-01-02T03:04:06Z', labels: { app: 'y' } }),
+      widget({ ports: [{ port: 80 }], tags: ['a'] }),
+      widget({ ports: [{ port: 81 }], tags: ['b', 'c'] }),
+      widget({ ports: [{ port: 81, protocol: 'UDP' }], tags: [] }),
+      widget({ extra: { a: 1 } }),
+      widget({ extra: { a: 'x' } }),
+      widget({ extra: { a: { b: 1 } } }),
+      widget({ extra: { a: null } }),
+      widget({ extra: { a: [1, 2] } }),
+      widget({ extra: { a: [] } }),
+      widget({ extra: {} }),
+      widget({ replicas: null, image: null }),
+    ];
+    for (const obj of creates) assert.deepEqual(fm.update(undefined, obj, 'rs'), new FieldManager(options).update(undefined, structuredClone(obj), 'rs'), JSON.stringify(obj));
+  });
+
+  it('share one FieldsV1 among the objects a manager creates with the same fields, whatever their values', () => {
+    const fm = manager();
+    const a = fm.update(undefined, widget({ replicas: 1, image: 'a' }, { name: 'a', labels: { app: 'x' } }), 'rs')!;
+    const b = fm.update(undefined, widget({ replicas: 2, image: 'b' }, { name: 'b', labels: { app: 'y' } }), 'rs')!;
+    assert.equal(a[0]!.fieldsV1, b[0]!.fieldsV1);
+    const c = fm.update(undefined, widget({ replicas: 2, image: 'b' }, { name: 'b', labels: { team: 'y' } }), 'rs')!;
+    assert.notEqual(a[0]!.fieldsV1, c[0]!.fieldsV1);
+  });
+
   it('share one FieldsV1 among the objects a manager creates alike', () => {
     const fm = manager();
     const a = fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs')!;

@@ -260,6 +260,78 @@ describe('creates', () => {
     assert.equal(statusOnly.update(undefined, widget({ replicas: 1 }), 'rs'), undefined);
   });
 
+  it('record, for objects that differ in values only, what each one sets against the zero object', () => {
+    // A built-in kind's zero object holds some fields: a value equal to the zero one changes nothing there.
+    const zero = { metadata: { creationTimestamp: null }, spec: { replicas: 0, image: '', extra: { name: '' } }, status: {} };
+    const options = { type, group: 'example.com', version: 'v1', kind: 'Widget', now: () => new Date('2026-01-02T03:04:05Z'), emptyObject: () => structuredClone(zero) };
+    const fm = new FieldManager(options);
+    const creates: KubeObject[] = [
+      widget({ replicas: 0, image: 'a' }),
+      widget({ replicas: 3, image: 'b' }),
+      widget({ replicas: 0, image: '' }),
+      widget({ replicas: 0, image: 'c' }, { name: 'other', uid: 'u1', creationTimestamp: '2026-01-02T03:04:05Z', labels: { app: 'x' } }),
+      widget({ replicas: 0, image: 'c' }, { name: 'again', uid: 'u2', creationTimestamp: '2026-01-02T03:04:06Z', labels: { app: 'y' } }),
+      widget({ ports: [{ port: 80 }], tags: ['a'] }),
+      widget({ ports: [{ port: 81 }], tags: ['b', 'c'] }),
+      widget({ ports: [{ port: 81, protocol: 'UDP' }], tags: [] }),
+      widget({ extra: { a: 1 } }),
+      widget({ extra: { a: 'x' } }),
+      widget({ extra: { a: { b: 1 } } }),
+      widget({ extra: { a: null } }),
+      widget({ extra: { a: [1, 2] } }),
+      widget({ extra: { a: [] } }),
+      widget({ extra: {} }),
+      // A field named as a metadata field strip-meta takes out counts like any other elsewhere.
+      widget({ extra: { name: '' } }),
+      widget({ extra: { name: 'x' } }),
+      widget({ replicas: null, image: null }),
+    ];
+    for (const obj of creates) assert.deepEqual(fm.update(undefined, obj, 'rs'), new FieldManager(options).update(undefined, structuredClone(obj), 'rs'), JSON.stringify(obj));
+  });
+
+  it('record for random objects what a FieldManager that saw no create before records', () => {
+    // A small seeded generator: objects that often share fields and differ in values, some equal to the zero object's.
+    let seed = 12345;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
+    const scalar = (): unknown => pick(['', 'a', 'b', 0, 1, 2.5, true, false, null]);
+    // Few fields each, so that objects of one shape come again while the manager remembers it.
+    const maybe = (o: Record<string, unknown>, k: string, v: () => unknown): void => {
+      if (rand(4) === 0) o[k] = v();
+    };
+    const zero = { metadata: { creationTimestamp: null, labels: null }, spec: { replicas: 0, image: '', extra: { a: 0, name: '' } }, status: {} };
+    const options = { type, group: 'example.com', version: 'v1', kind: 'Widget', now: () => new Date('2026-01-02T03:04:05Z'), emptyObject: () => structuredClone(zero) };
+    const fm = new FieldManager(options);
+    for (let i = 0; i < 1000; i++) {
+      const spec: Record<string, unknown> = {};
+      maybe(spec, 'replicas', () => pick([0, 1, 2, null]));
+      maybe(spec, 'image', () => pick(['', 'x', 'y']));
+      maybe(spec, 'tags', () => pick([[], ['a'], ['b'], ['a', 'b']]));
+      maybe(spec, 'ports', () => pick([[], [{ port: 80 }], [{ port: 81, name: 'n' }], [{ port: 80, protocol: 'UDP' }]]));
+      maybe(spec, 'selector', () => pick([{}, { a: 'x' }, { a: 'y' }, { b: 'x' }]));
+      maybe(spec, 'extra', () => pick([{}, { a: scalar() }, { a: { b: scalar() } }, { b: [scalar()] }, { a: 0 }, { name: pick(['', 'x']) }]));
+      const meta: Record<string, unknown> = { name: pick(['a', 'b']), uid: pick(['u1', 'u2']) };
+      maybe(meta, 'labels', () => pick([{}, { app: pick(['x', 'y']) }, { team: 'z' }, null]));
+      maybe(meta, 'creationTimestamp', () => pick([null, '2026-01-02T03:04:05Z', '2026-01-02T03:04:06Z']));
+      maybe(meta, 'generateName', () => pick(['w-', 'v-']));
+      const obj = widget(spec, meta);
+      const by = pick(['rs', 'other']);
+      assert.deepEqual(fm.update(undefined, obj, by), new FieldManager(options).update(undefined, structuredClone(obj), by), JSON.stringify(obj));
+    }
+  });
+
+  it('share one FieldsV1 among the objects a manager creates with the same fields, whatever their values', () => {
+    const fm = manager();
+    const a = fm.update(undefined, widget({ replicas: 1, image: 'a' }, { name: 'a', labels: { app: 'x' } }), 'rs')!;
+    const b = fm.update(undefined, widget({ replicas: 2, image: 'b' }, { name: 'b', labels: { app: 'y' } }), 'rs')!;
+    assert.equal(a[0]!.fieldsV1, b[0]!.fieldsV1);
+    const c = fm.update(undefined, widget({ replicas: 2, image: 'b' }, { name: 'b', labels: { team: 'y' } }), 'rs')!;
+    assert.notEqual(a[0]!.fieldsV1, c[0]!.fieldsV1);
+  });
+
   it('share one FieldsV1 among the objects a manager creates alike', () => {
     const fm = manager();
     const a = fm.update(undefined, widget({ replicas: 1 }, { generateName: 'w-' }), 'rs')!;

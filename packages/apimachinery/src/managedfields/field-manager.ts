@@ -116,21 +116,22 @@ export class FieldManager {
   }
 
   /**
-   * The fields a manager's create sets, by the created object's JSON and the
-   * manager: what a create records depends on nothing else (the empty object
-   * it is compared with is the same each time), and a controller creates
-   * object after object from one template (a ReplicaSet's pods differ only
-   * in the name the server generates after this), so the comparison and its
-   * set are made once per distinct object. The set is shared, so its FieldsV1
-   * is encoded once too.
+   * The fields a manager's create sets, by the created object's shape (see
+   * createdShape) and the manager: what a create records depends on nothing
+   * else (the empty object it is compared with is the same each time), and a
+   * controller creates object after object from one template (a ReplicaSet's
+   * pods differ only in the name the server generates after this; a client's
+   * ConfigMaps, in their names and values), so the comparison and its set are
+   * made once per shape. The set is shared, so its FieldsV1 is encoded once too.
    */
   private createdFields(obj: KubeObject, managed: Managed, manager: string): ManagedFieldsEntry[] | undefined {
-    const json = JSON.stringify(obj);
-    if (json.length > maxCreatedKeyLength) {
+    this.zeroValue ??= this.emptyObject();
+    const shape = createdShape(obj, this.zeroValue);
+    if (shape === undefined) {
       this.recordUpdate(this.emptyObject(), obj, managed, manager);
       return encodeManagedFields(managed);
     }
-    const key = `${manager}\u0000${json}`;
+    const key = `${manager}\u0000${shape}`;
     let created = this.createdSets.get(key);
     if (created === undefined) {
       const computed = emptyManaged();
@@ -146,8 +147,10 @@ export class FieldManager {
     return encodeManagedFields(managed);
   }
 
-  /** Creates' sets by manager and object JSON (see createdFields); null when a create records nothing. */
+  /** Creates' sets by manager and object shape (see createdFields); null when a create records nothing. */
   private readonly createdSets = new Map<string, { id: string; set: VersionedSet } | null>();
+  /** The empty object a create is compared with, kept to read createdShape's keys against (never handed to the updater). */
+  private zeroValue: unknown;
 
   /**
    * Server-side apply of `config` by `manager` onto `live` (absent: the apply
@@ -311,6 +314,48 @@ function decodeOrEmpty(entries: unknown): Managed {
   } catch {
     return emptyManaged();
   }
+}
+
+/** metadata's fields that strip-meta takes out of every set: a scalar there changes no set, whatever its value. */
+const strippedMetadataFields = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']);
+
+/**
+ * The key under which a create's field set is remembered: the object's text
+ * with each value that cannot change the set written as a placeholder of its
+ * JSON type. A create's set holds the fields the object has and the empty
+ * (zero) object lacks (compareTyped: added) or holds with another value
+ * (modified), less strip-meta's. A scalar's value therefore counts only where
+ * the zero object has a value too, and not at a stripped metadata field;
+ * lists go whole (their items' keys and values are path elements); maps go
+ * key by key, in order. Objects with the same key have the same set.
+ * Undefined when the key would pass maxCreatedKeyLength.
+ */
+function createdShape(obj: unknown, zero: unknown): string | undefined {
+  let key = '';
+  /** Adds `value`'s part of the key (`zeroValue` is the zero object's value at the same place); false once the key is too long. */
+  const walk = (value: unknown, zeroValue: unknown, strip: boolean): boolean => {
+    if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return false;
+    if (value === null || typeof value !== 'object') {
+      // Where the zero object has a value, this one decides whether the field changed: it counts.
+      if (zeroValue !== undefined) key += value === undefined ? 'u' : JSON.stringify(value);
+      else key += value === null ? 'null' : typeof value === 'string' ? '#s' : typeof value === 'number' ? '#n' : typeof value === 'boolean' ? '#b' : 'u';
+    } else if (Array.isArray(value)) key += JSON.stringify(value);
+    else {
+      const zeroMap = zeroValue !== null && typeof zeroValue === 'object' && !Array.isArray(zeroValue) ? (zeroValue as Record<string, unknown>) : undefined;
+      key += '{';
+      for (const k of Object.keys(value)) {
+        const v = (value as Record<string, unknown>)[k];
+        const z = zeroMap?.[k];
+        key += `${JSON.stringify(k)}:`;
+        if (strip && strippedMetadataFields.has(k) && (v === null || typeof v !== 'object') && (z === null || typeof z !== 'object')) key += '#x';
+        else if (!walk(v, z, value === obj && k === 'metadata')) return false;
+        key += ',';
+      }
+      key += '}';
+    }
+    return key.length <= maxCreatedKeyLength;
+  };
+  return walk(obj, zero, false) ? key : undefined;
 }
 
 function withoutManagedFields(obj: KubeObject | undefined): KubeObject | undefined {

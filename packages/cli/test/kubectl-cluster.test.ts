@@ -243,6 +243,17 @@ describe('operant server --nodes 3', () => {
     await kubectlOk(server, ['delete', 'deployment', 'roll', '--wait']);
   }, { timeout: 150_000 });
 
+  kit('the start-seconds knob: kubectl get shows the pod ContainerCreating, then Running', async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: Pod\nmetadata: {name: slow, annotations: {sim.operant.dev/start-seconds: "3"}}\nspec:\n  containers:\n  - {name: app, image: nginx}\n',
+    });
+    await kubectlOk(server, ['wait', 'pod/slow', '--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=ContainerCreating', '--timeout=20s']);
+    assert.equal(tableRows(await kubectlOk(server, ['get', 'pod', 'slow']))[1]![2], 'ContainerCreating');
+    await kubectlOk(server, ['wait', 'pod/slow', '--for=condition=Ready', '--timeout=20s']);
+    assert.equal(tableRows(await kubectlOk(server, ['get', 'pod', 'slow']))[1]![2], 'Running');
+    await kubectlOk(server, ['delete', 'pod', 'slow']);
+  });
+
   kit('a pod that fits nowhere shows FailedScheduling in kubectl describe', async () => {
     await kubectlOk(server, ['apply', '-f', '-'], {
       input: 'apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - {name: app, image: nginx, resources: {requests: {cpu: "64"}}}\n',

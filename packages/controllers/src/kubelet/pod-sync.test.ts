@@ -4,7 +4,7 @@ import { rfc3339 } from '../clock.js';
 import type { PodObject } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
 import { crashLoopAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './knobs.js';
-import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures, type RestartBackOff } from './pod-sync.js';
+import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, startSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures, type RestartBackOff } from './pod-sync.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00Z');
 
@@ -98,6 +98,24 @@ describe('simulated kubelet', () => {
     assert.equal(r.status.phase, 'Running');
     assert.deepEqual(r.status.containerStatuses![0]!.state, { running: { startedAt: '2024-05-01T10:00:03Z' } });
     assert.equal(condition(k.pod, 'Ready')?.status, 'True');
+  });
+
+  it('the start-seconds knob: the pod\'s annotation, else its node\'s, sets how long its containers are ContainerCreating', () => {
+    const annotated = pod();
+    annotated.metadata.annotations = { [startSecondsAnnotation]: '5' };
+    const k = new Kubelet(annotated);
+    k.nodeAnnotations = { [startSecondsAnnotation]: '2' };
+    let r = k.sync(t0);
+    assert.deepEqual(r.status.containerStatuses![0]!.state, { waiting: { reason: 'ContainerCreating' } });
+    assert.equal(r.wakeAt, t0 + 5000, "the pod's annotation comes first");
+    r = k.sync(t0 + 5000);
+    assert.equal(r.status.phase, 'Running');
+    const onNode = new Kubelet(pod());
+    onNode.nodeAnnotations = { [startSecondsAnnotation]: '2' };
+    assert.equal(onNode.sync(t0).wakeAt, t0 + 2000, "then the node's");
+    const unreadable = pod();
+    unreadable.metadata.annotations = { [startSecondsAnnotation]: 'soon' };
+    assert.equal(new Kubelet(unreadable).sync(t0).status.phase, 'Running', 'an unreadable value is no delay (the default, 0)');
   });
 
   it('readiness waits for the readinessProbe\'s initialDelaySeconds (and startup for the startupProbe\'s)', () => {

@@ -71,12 +71,28 @@ export const runSecondsAnnotation = 'sim.operant.dev/run-seconds';
 /** Pod annotation: the exit code those containers exit with, e.g. `"1"` for a pod that fails; default 0. */
 export const exitCodeAnnotation = 'sim.operant.dev/exit-code';
 
+/**
+ * Pod or node annotation: seconds (cluster time) a pod's containers take to start once their turn comes (the
+ * image pull and the container's creation), e.g. `"5"`: meanwhile they wait in `ContainerCreating` (init
+ * containers in `PodInitializing`); default the node's `startSeconds`.
+ */
+export const startSecondsAnnotation = 'sim.operant.dev/start-seconds';
+
 /** A non-negative number from an annotation, or undefined when absent or unreadable. */
 function annotationNumber(pod: PodObject, key: string): number | undefined {
-  const raw = pod.metadata.annotations?.[key];
+  return nonNegative(pod.metadata.annotations?.[key]);
+}
+
+function nonNegative(raw: string | undefined): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const n = Number(raw);
   return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** How long the pod's containers take to start: its start-seconds annotation, then its node's, then `startSeconds`. */
+function startMsOf(input: PodSyncInput): number {
+  const seconds = annotationNumber(input.pod, startSecondsAnnotation) ?? nonNegative(input.nodeAnnotations?.[startSecondsAnnotation]) ?? input.timing.startSeconds;
+  return seconds * 1000;
 }
 
 /** An event the kubelet records about the pod (`container` names the container it concerns). */
@@ -207,7 +223,7 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
       continue;
     }
     if (!cs?.state?.running) {
-      const startAt = turnAt + timing.startSeconds * 1000;
+      const startAt = turnAt + startMsOf(input);
       if (now >= startAt) {
         initStatuses.push(startContainer(input, c, cs?.restartCount ?? 0, undefined, true, events, wakes).status);
         if (!sidecar) wakes.push(now + timing.initSeconds * 1000);
@@ -261,7 +277,7 @@ export function syncPod(input: PodSyncInput): PodSyncResult {
       continue;
     }
     if (!cs?.state?.running) {
-      const startAt = turnAt + timing.startSeconds * 1000;
+      const startAt = turnAt + startMsOf(input);
       if (now >= startAt) appStatuses.push(crashIfDue(input, c, runToCompletion(input, c, startOrWait(input, c, cs, events, wakes), events, wakes), events, wakes));
       else {
         appStatuses.push(cs ?? waiting(c, 'ContainerCreating'));

@@ -88,7 +88,15 @@ test('terminate-leader holds a write of the leader in the proxy and sends SIGTER
 
 test('one replica and no Lease: kill-leader kills the manager and it is started again; a process that ignores SIGTERM gets SIGKILL after the grace period', async (t) => {
   const ns = await env.namespace(t);
-  const replicas = await env.replicas({ ...node, env: { LEASE_NAMESPACE: ns.name, IGNORE_SIGTERM: '1' }, gracePeriodMs: 300, restartDelayMs: 50, scope: t });
+  const campaigning = new Set<string>();
+  const replicas = await env.replicas({
+    ...node,
+    env: { LEASE_NAMESPACE: ns.name, IGNORE_SIGTERM: '1' },
+    gracePeriodMs: 300,
+    restartDelayMs: 50,
+    scope: t,
+    onLine: (p, line) => void (line.includes('attempting to acquire leader lease') && campaigning.add(p.name)),
+  });
   const [manager] = replicas.live();
   assert.ok(manager);
   const outcome = await replicas.operatorFaults()({ kind: 'kill-leader' }, window());
@@ -98,6 +106,8 @@ test('one replica and no Lease: kill-leader kills the manager and it is started 
   assert.equal(again.name, 'replica-1#2');
   assert.notEqual(again.child.pid, manager.child.pid);
 
+  // Running (its SIGTERM handler in place), not still loading.
+  await eventuallyFound(() => campaigning.has(again.name) || undefined, { timeout: 20_000, message: `${again.name} runs` });
   const started = performance.now();
   await replicas.stop();
   assert.equal(again.exited?.signal, 'SIGKILL', 'SIGTERM was ignored');

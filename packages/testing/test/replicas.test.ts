@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Lease } from '@operant/runtime';
-import { eventuallyFound, TestEnv, WaitError, type ReplicaProcess, type Replicas } from '../src/index.js';
+import { eventuallyFound, Replicas, TestEnv, WaitError, type ReplicaProcess } from '../src/index.js';
 
 const operator = join(dirname(fileURLToPath(import.meta.url)), 'testdata', 'lease-operator.ts');
 // How this test process loads TypeScript; a Go operator would be its binary alone.
@@ -126,4 +126,12 @@ test('a failed converges lists the reconcile errors that the replicas printed, e
   const err = await env.converges(() => false, { within: 500, kinds: [] }).catch((e: unknown) => e);
   assert.ok(err instanceof WaitError);
   assert.match(err.message, new RegExp(`\n {2}reconcile errors meanwhile \\(\\d+\\):\n {4}${leader.name.replace('#', '\\#')} widget ${ns.name}/w1: widget w1 refuses \\(\\d+ times\\)$`));
+});
+
+test('a command that cannot start ends as a process that exits at once, and is tried again until stopped', async () => {
+  const replicas = Replicas.start({ command: join(dirname(operator), 'no-such-operator'), restartDelayMs: 20 });
+  await eventuallyFound(() => replicas.processes[2], { timeout: 5_000, message: 'a third try' });
+  await replicas.stop();
+  assert.ok(replicas.processes.every((p) => p.exited && p.exited.code === null && p.exited.signal === null));
+  assert.ok((await replicas.leader()) === undefined);
 });

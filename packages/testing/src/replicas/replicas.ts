@@ -378,19 +378,19 @@ export class Replicas implements AsyncDisposable {
     const env = { ...process.env, ...(o.kubeconfig ? { KUBECONFIG: o.kubeconfig } : {}), ...(typeof o.env === 'function' ? o.env(id) : o.env) };
     const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], env });
     watchForExit(child);
-    const exit = once(child, 'exit').then(() => undefined);
-    const p: Mutable<ReplicaProcess> = { ...id, child, startedAt: performance.now(), exit };
+    let exited!: () => void;
+    const p: Mutable<ReplicaProcess> = { ...id, child, startedAt: performance.now(), exit: new Promise<void>((resolve) => (exited = resolve)) };
     this.processes.push(p);
     this.log(`${p.name} started (pid ${child.pid})`);
-    // A command that cannot start is an exit too, started again (as a container whose image is wrong).
-    child.once('error', (err) => this.log(`${p.name}: ${err.message}`));
     for (const stream of [child.stdout!, child.stderr!]) {
       const reader = lineReader((line) => this.read(p, line));
       stream.on('data', (chunk: Buffer) => reader.chunk(chunk));
       stream.on('end', () => reader.end());
     }
-    child.once('exit', (code, signal) => {
+    const ended = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (p.exited) return;
       p.exited = { code, signal, at: performance.now() };
+      exited();
       this.log(`${p.name} exited (${signal ?? `code ${code}`})`);
       if (this.stopping) return;
       const timer = setTimeout(() => {
@@ -398,6 +398,12 @@ export class Replicas implements AsyncDisposable {
         if (!this.stopping) this.current[slot - 1] = this.spawn(slot, generation + 1);
       }, o.restartDelayMs ?? 200);
       this.restarts.add(timer);
+    };
+    child.once('exit', ended);
+    // A command that cannot start (no such file) ends too, and is started again, as a container whose image is wrong.
+    child.once('error', (err) => {
+      this.log(`${p.name}: ${err.message}`);
+      if (child.pid === undefined) ended(null, null);
     });
     return p;
   }
@@ -424,7 +430,8 @@ export class Replicas implements AsyncDisposable {
   private async noLeader(): Promise<string> {
     if (!this.options.lease) return `${this.live().length} replicas run and no Lease says which leads`;
     const holder = await this.holder().catch((err: unknown) => `(unreadable: ${err instanceof Error ? err.message : String(err)})`);
-    return holder ? `the Lease's holder ${holder} is no live replica` : 'no replica holds the Lease';
+    // A replica is known as the holder once it printed its leader line (`leaderLine`).
+    return holder ? `the Lease's holder ${holder} is none of the live replicas that said they took it` : 'no replica holds the Lease';
   }
 
   private async holder(): Promise<string | undefined> {

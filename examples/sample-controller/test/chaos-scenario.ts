@@ -28,7 +28,6 @@
  * available and counted in the Foo's status, no duplicates, no orphans, and
  * nothing changing for a second.
  */
-import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceleratedClock } from '@operant/controllers';
@@ -42,17 +41,29 @@ import {
   serverFaultKinds,
   type ChaosReport,
   type ChaosSchedule,
-  type FaultProxy,
-  type OperatorFaultHandler,
+  type ReconcileErrorLine,
+  type ReplicaProcess,
+  type Replicas,
 } from '@operant/testing';
 import { FooKind, type Foo } from '../src/foo.js';
 import { problems } from './problems.js';
-import { Replicas, type ElectionTiming, type ReplicaProcess } from './replicas.js';
 
 const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const main = join(exampleDir, 'src', 'main.ts');
 
-/** The Lease's timing: short, so that a killed leader's Lease runs out within a window or two. */
-export const electionTiming: ElectionTiming = { leaseDuration: '3s', renewDeadline: '2s', retryPeriod: '500ms' };
+/** The Lease's timing, as kube-controller-manager's flags take it: short, so that a killed leader's Lease runs out within a window or two. */
+export const electionTiming = { leaseDuration: '3s', renewDeadline: '2s', retryPeriod: '500ms' };
+
+/** What a replica process did, read from its log lines. */
+export interface ReplicaRun {
+  readonly name: string;
+  /** `performance.now()` when it took the Lease, if it did. */
+  readonly ledAt?: number;
+  /** Reconciles it finished ("Successfully synced"). */
+  readonly synced: number;
+  /** Watches of its informers that met 410 Expired and relisted (from the proxy's `expire`, or the server's short history). */
+  readonly relists: number;
+}
 
 /**
  * The schedule of a run: every kind of fault, request faults unscoped (the
@@ -99,9 +110,9 @@ export interface CombinedChaosResult {
   /** What is still wrong when it did not converge (empty when it did). */
   problems: string[];
   /** Every replica process, in start order. */
-  processes: readonly ReplicaProcess[];
+  processes: readonly ReplicaRun[];
   /** The processes that took the Lease, in order. */
-  leaders: readonly ReplicaProcess[];
+  leaders: readonly ReplicaRun[];
   leaseTransitions: number;
 }
 
@@ -121,16 +132,51 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
   try {
     const ns = await env.namespace(undefined, { prefix: 'chaos' });
     const proxy = await env.faultProxy();
-    const kubeconfigPath = join(dirname(env.kubeconfig.path), 'replicas-kubeconfig');
-    await proxy.writeKubeconfig(kubeconfigPath);
     const lease = { name: 'sample-controller', namespace: ns.name };
-    replicas = new Replicas({ count: 3, kubeconfigPath, lease, timing: electionTiming, client: env.client, log });
+    const counts = new Map<ReplicaProcess, { synced: number; relists: number }>();
+    const counted = (p: ReplicaProcess): { synced: number; relists: number } => {
+      let c = counts.get(p);
+      if (!c) counts.set(p, (c = { synced: 0, relists: 0 }));
+      return c;
+    };
+    const run = (p: ReplicaProcess): ReplicaRun => ({ name: p.name, ledAt: p.ledAt, ...counted(p) });
+    // The sample-controller as a Deployment of 3 replicas runs it, on one Lease, through the proxy.
+    replicas = await env.replicas({
+      module: main,
+      execArgv: ['--conditions=source', '--import', 'tsx'],
+      args: [
+        '--leader-elect',
+        '--leader-elect-resource-name', lease.name,
+        '--leader-elect-resource-namespace', lease.namespace,
+        '--leader-elect-lease-duration', electionTiming.leaseDuration,
+        '--leader-elect-renew-deadline', electionTiming.renewDeadline,
+        '--leader-elect-retry-period', electionTiming.retryPeriod,
+      ],
+      count: 3,
+      kubeconfig: proxy,
+      lease,
+      // Info lines are what tell who leads and who reconciles (the test runner sets warn for its own process).
+      env: { OPERANT_LOG_LEVEL: 'info' },
+      reconcileError: syncError,
+      onLine: (p, line) => {
+        if (line.includes('"msg":"Successfully synced"')) counted(p).synced++;
+        else if (line.includes('"msg":"resourceVersion expired; relisting"')) counted(p).relists++;
+      },
+      log,
+    });
     const first = await replicas.firstLeader();
     log(`${first.name} leads; playing the schedule`);
 
     const schedule = combinedSchedule(seed, durationMs, ns.name);
     log(schedule.describe());
-    const play = proxy.play(schedule, { log, operator: operatorFaults(proxy, replicas, ns.name) });
+    // The operator faults: SIGKILL to the replica holding the Lease; or a write of the leader's reconcile
+    // held in the proxy for a second, and SIGTERM to the leader while it waits (it must finish that
+    // reconcile, release the Lease, and leave the rest to its successor).
+    const operator = replicas.operatorFaults({
+      proxy,
+      hold: { verbs: ['create', 'update', 'patch'], resources: ['deployments.apps', 'foos.samplecontroller.k8s.io'], namespaces: [ns.name], ms: 1000 },
+    });
+    const play = proxy.play(schedule, { log, operator });
     const playing = { done: false };
     void play.finally(() => (playing.done = true));
     await drive(env, ns.name, playing, options.maxFoos ?? 20);
@@ -154,10 +200,8 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
         { namespace: ns.name, within: options.convergeWithinMs, quiet: 1000, message: `in ${ns.name}` },
       )
       .catch((err: unknown) => {
+        // The report on failure: what differs (the check's last error), the schedule played, and what the replicas last failed at.
         log(err instanceof Error ? err.message : String(err));
-        // The report on failure: what the schedule was (logged above), what differs (the message), and what the replicas last failed at.
-        const errors = replicas!.processes.flatMap((p) => p.reconcileErrors.map((e) => ({ ...e, replica: p.name }))).sort((a, b) => a.at - b.at);
-        log(`the replicas' last reconcile errors (${errors.length}):${errors.slice(-10).map((e) => `\n    ${e.replica} ${e.foo}: ${e.error}`).join('') || ' none'}`);
         return -1;
       });
     const convergedAfterMs = performance.now() - faultsStopped;
@@ -168,8 +212,8 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
       foos,
       convergedAfterMs,
       problems: foos < 0 ? left : [],
-      processes: [...replicas.processes],
-      leaders: replicas.processes.filter((p) => p.ledAt !== undefined).sort((a, b) => a.ledAt! - b.ledAt!),
+      processes: replicas.processes.map(run),
+      leaders: replicas.leaders().map(run),
       leaseTransitions: await replicas.leaseTransitions(),
     };
   } finally {
@@ -180,33 +224,15 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
 }
 
 /**
- * The operator faults: SIGKILL to the replica holding the Lease; or a write
- * of the leader's reconcile held in the proxy for a second, and SIGTERM to
- * the leader while it waits (it must finish that reconcile, release the
- * Lease, and leave the rest to its successor).
+ * A reconcile the sample-controller failed, from its log line: it logs as
+ * kube's sample-controller does ("Error syncing", the Foo's key), not as
+ * controller-runtime.
  */
-function operatorFaults(proxy: FaultProxy, replicas: Replicas, namespace: string): OperatorFaultHandler {
-  const named = (p: ReplicaProcess): string => `${p.name} (pid ${p.child.pid})`;
-  return async (fault, window) => {
-    if (fault.kind === 'kill-leader') {
-      const leader = await replicas.leader();
-      if (!leader) return { detail: 'no live replica holds the Lease' };
-      leader.child.kill('SIGKILL');
-      return { target: named(leader), detail: 'SIGKILL to the leader' };
-    }
-    const held = proxy.inject(
-      { kind: 'latency', ms: 1000, verbs: ['create', 'update', 'patch'], resources: ['deployments.apps', 'foos.samplecontroller.k8s.io'], namespaces: [namespace] },
-      { times: 1 },
-    );
-    await Promise.race([held.ended, window.aborted ? undefined : once(window, 'abort')]);
-    held.remove();
-    const write = proxy.records.find((r) => r.type === 'hit' && r.faultId === held.id);
-    if (!write) return { detail: 'no reconcile wrote during the window' };
-    const leader = await replicas.leader();
-    if (!leader) return { detail: `no live replica holds the Lease (the held write: ${write.request})` };
-    void replicas.terminate(leader);
-    return { target: named(leader), detail: `SIGTERM while its ${write.request} was held in flight` };
-  };
+function syncError(line: string): ReconcileErrorLine | undefined {
+  if (!line.includes('"msg":"Error syncing; requeuing for later retry"')) return undefined;
+  const entry = JSON.parse(line) as { resourceName?: string; err?: { message?: string } | string };
+  const [namespace, name] = (entry.resourceName ?? '').split('/');
+  return { controller: 'sample-controller', namespace, name, error: typeof entry.err === 'string' ? entry.err : (entry.err?.message ?? ''), panic: false };
 }
 
 /**

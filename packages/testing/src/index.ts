@@ -5,7 +5,7 @@
  * consistently, converges), and a fault proxy with seeded chaos schedules
  * to put between an operator and any API server.
  */
-export { TestEnv, type EnvFaultProxyOptions, type EnvKubeconfig, type EnvWebhook, type TestEnvOptions } from './env/test-env.js';
+export { TestEnv, type EnvFaultProxyOptions, type EnvReplicasOptions, type EnvKubeconfig, type EnvWebhook, type TestEnvOptions } from './env/test-env.js';
 export type { TestNamespace } from './env/namespaces.js';
 export type { RunningManager, StartManagerOptions } from './env/operator.js';
 export type { ReconcileErrorRecord } from './env/reconcile-errors.js';
@@ -35,7 +35,18 @@ export {
 export type { FaultOutcome, OperatorFaultHandler, ServerFaultHandler } from './chaos/handed-faults.js';
 export { chaos, defaultWindows, type ChaosOptions, type ChaosSchedule, type FaultTemplate, type ScheduledFault } from './chaos/schedule.js';
 export type { PlayOptions } from './chaos/play.js';
-export { formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';
+export { describePlayed, formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';
 export type { FailedWrite, FaultRecord } from './chaos/records.js';
 export { requestInfo, type RequestInfo, type Verb } from './chaos/request-info.js';
 export { Prng, deriveSeed } from './chaos/prng.js';
+
+export {
+  Replicas,
+  type OperatorFaultOptions,
+  type ReplicaProcess,
+  type ReplicaProgram,
+  type ReplicaSlot,
+  type ReplicasOptions,
+  type ReplicasSettings,
+} from './replicas/replicas.js';
+export { controllerRuntimeReconcileError, type ReconcileErrorLine } from './replicas/output.js';

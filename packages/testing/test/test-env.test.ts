@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
-import { chaos, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
+import { chaos, converges, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
@@ -306,6 +306,28 @@ describe('converges', () => {
     const quiet = await env.converges(() => false, { within: 100, namespace: ns.name, kinds: [] }).catch((e: unknown) => e);
     assert.ok(quiet instanceof WaitError);
     assert.doesNotMatch(quiet.message, /reconcile errors/);
+  });
+
+  test('a failure after a played schedule shows it, as the play prints it: the seed, each fault at its offset, then what struck', async (t) => {
+    const ns = await env.namespace(t);
+    const proxy = await env.faultProxy(t);
+    const schedule = chaos({ seed: 4242, duration: 400, meanGapMs: 60, faults: ['latency', 'error'] });
+    assert.ok(schedule.entries.length >= 2, 'the schedule has faults to show');
+    await proxy.play(schedule, { log: () => undefined });
+    const err = await env.converges(() => false, { within: 200, namespace: ns.name, kinds: [] }).catch((e: unknown) => e);
+    assert.ok(err instanceof WaitError);
+    assert.match(err.message, /^converges: not converged within 200 ms: the check still fails \(\d+ tries\)\n {2}last value: false\n {2}after chaos schedule: seed 4242, 0\.40s, \d+ faults\n/);
+    for (const line of schedule.describe().split('\n').slice(1)) assert.ok(err.message.includes(`\n  ${line}\n`), `the fault line ${line.trim()} is shown`);
+    assert.match(err.message, /\n {2}chaos summary: seed 4242, ran [\d.]+ s of 0\.4 s/);
+    // The standalone converges shows the schedule it is given.
+    const given = await converges(env.client, () => false, { kinds: [], within: 100, schedule }).catch((e: unknown) => e);
+    assert.ok(given instanceof WaitError);
+    assert.ok(given.message.includes(`\n  after ${schedule.describe().split('\n').join('\n  ')}`), given.message);
+    // A stopped proxy's schedule is another test's business.
+    await proxy.stop();
+    const later = await env.converges(() => false, { within: 100, kinds: [] }).catch((e: unknown) => e);
+    assert.ok(later instanceof WaitError);
+    assert.doesNotMatch(later.message, /chaos schedule/);
   });
 
   test('a change during the quiet period starts it over', async (t) => {

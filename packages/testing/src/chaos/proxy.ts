@@ -177,6 +177,7 @@ export class FaultProxy {
   private readonly aftermath = new Set<Promise<unknown>>();
   private stopped: Promise<void> | undefined;
   private readonly plainHttp: boolean;
+  private played: { readonly schedule: ChaosSchedule; report?: ChaosReport } | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -320,7 +321,31 @@ export class FaultProxy {
    * ```
    */
   play(schedule: ChaosSchedule, options?: PlayOptions): Promise<ChaosReport> {
-    return playSchedule(this, schedule, options);
+    const played: { schedule: ChaosSchedule; report?: ChaosReport } = { schedule };
+    this.played = played;
+    return playSchedule(this, schedule, options).then((report) => (played.report = report));
+  }
+
+  /**
+   * The schedule this proxy played last (or plays now): its report once it
+   * has ended, else the schedule. A failed `env.converges` shows it.
+   *
+   * @example
+   * ```ts
+   * import { describePlayed } from '@operant/testing';
+   *
+   * declare const proxy: import('@operant/testing').FaultProxy;
+   * const played = proxy.lastPlayed();
+   * if (played) console.log(describePlayed(played)); // the seed, the faults at their offsets, the hits per kind
+   * ```
+   */
+  lastPlayed(): ChaosReport | ChaosSchedule | undefined {
+    return this.played?.report ?? this.played?.schedule;
+  }
+
+  /** True once {@link stop} was called. */
+  get isStopped(): boolean {
+    return this.stopped !== undefined;
   }
 
   /**

@@ -95,3 +95,23 @@ function summarize(r: Omit<ChaosReport, 'timeline' | 'summary'>): string {
     `  replay: seed ${r.seed}`,
   ].join('\n');
 }
+
+/**
+ * What a schedule did, for a failure report: the schedule as its play prints
+ * it (the seed, then each fault at its offset), and, from a report of a play
+ * that ended, the summary (windows and hits per kind, the failed writes).
+ *
+ * @example
+ * ```ts
+ * import { chaos, describePlayed } from '@operant/testing';
+ *
+ * console.log(describePlayed(chaos({ seed: 42, duration: 5_000 })));
+ * // chaos schedule: seed 42, 5.00s, 9 faults
+ * //   +  0.31s for   0.52s  error 503
+ * //   ...
+ * ```
+ */
+export function describePlayed(played: ChaosReport | ChaosSchedule): string {
+  if (!('records' in played)) return played.describe();
+  return `${played.schedule.describe()}\n${played.summary()}`;
+}

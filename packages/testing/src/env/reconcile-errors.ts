@@ -25,6 +25,8 @@ export interface ReconcileErrorRecord {
   readonly error: string;
   /** A panic in the reconciler, not an error it returned. */
   readonly panic: boolean;
+  /** The replica process that logged it (`env.replicas`), when not a manager of this process. */
+  readonly replica?: string;
 }
 
 /** The controller's messages for a failed reconcile (controller.ts). */
@@ -38,6 +40,12 @@ export class ReconcileErrorLog {
   /** A logger that writes everything to `inner` and keeps the reconcile errors that pass through it. */
   wrap(inner: LogMethods): Logger {
     return this.keeping(childLogger(inner, {}), {});
+  }
+
+  /** Keeps a record read elsewhere (a replica process's output). */
+  add(record: ReconcileErrorRecord): void {
+    this.records.push(record);
+    if (this.records.length > kept) this.records.shift();
   }
 
   /** The errors kept, oldest first; with `since`, only those logged after it. */
@@ -61,7 +69,7 @@ export class ReconcileErrorLog {
   private keep(fields: LogFields, msg: string): void {
     const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
     const err = fields.err;
-    this.records.push({
+    this.add({
       at: performance.now(),
       controller: text(fields.controller) ?? '(unnamed)',
       namespace: text(fields.namespace),
@@ -69,7 +77,6 @@ export class ReconcileErrorLog {
       error: err instanceof Error ? err.message : String(err),
       panic: msg === 'Observed a panic in reconciler',
     });
-    if (this.records.length > kept) this.records.shift();
   }
 }
 
@@ -77,7 +84,7 @@ export class ReconcileErrorLog {
 export function describeReconcileErrors(records: readonly ReconcileErrorRecord[], max = 5): string {
   const line = (r: ReconcileErrorRecord): string => {
     const key = r.name ? ` ${r.namespace ? `${r.namespace}/` : ''}${r.name}` : '';
-    return `${r.controller}${key}: ${r.panic ? 'panic: ' : ''}${r.error}`;
+    return `${r.replica ? `${r.replica} ` : ''}${r.controller}${key}: ${r.panic ? 'panic: ' : ''}${r.error}`;
   };
   // A failing reconcile is retried: its error comes again and again.
   const runs: Array<{ text: string; count: number }> = [];

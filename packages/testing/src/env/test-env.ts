@@ -41,11 +41,12 @@ import {
 import { processCertificates } from '../certificates.js';
 import { FaultProxy, type FaultProxyOptions } from '../chaos/proxy.js';
 import type { ServerFaultHandler } from '../chaos/handed-faults.js';
-import { converges, type ConvergesOptions } from '../wait/converges.js';
+import { converges, indentPlayed, type ConvergesOptions } from '../wait/converges.js';
+import { Replicas, type ReplicaProgram, type ReplicasSettings } from '../replicas/replicas.js';
 import { installCrds } from '../install/crds.js';
 import { createNamespace, type TestNamespace } from './namespaces.js';
 import { runManager, type RunningManager, type StartManagerOptions } from './operator.js';
-import { describeReconcileErrors, ReconcileErrorLog } from './reconcile-errors.js';
+import { describeReconcileErrors, ReconcileErrorLog, type ReconcileErrorRecord } from './reconcile-errors.js';
 import { WaitError } from '../wait/wait-error.js';
 import { freePort } from './free-port.js';
 import { readManifests, type ManifestSource } from '../install/manifests.js';
@@ -161,6 +162,28 @@ export interface EnvFaultProxyOptions {
   plainHttp?: boolean;
 }
 
+/**
+ * Options of {@link TestEnv.replicas}: those of {@link Replicas.start}, with
+ * the environment's kubeconfig and admin client by default, and a fault
+ * proxy as a kubeconfig.
+ *
+ * @example
+ * ```ts
+ * import type { EnvReplicasOptions } from '@operant/testing';
+ *
+ * declare const proxy: import('@operant/testing').FaultProxy;
+ * const options: EnvReplicasOptions = { command: './bin/manager', args: ['--leader-elect'], count: 3, kubeconfig: proxy, lease: { name: 'my-operator', namespace: 'default' } };
+ * ```
+ */
+export type EnvReplicasOptions = ReplicaProgram & Omit<ReplicasSettings, 'kubeconfig' | 'client'> & {
+  /** The kubeconfig file they use, or a fault proxy (its kubeconfig is written for them); default the environment's. */
+  kubeconfig?: string | FaultProxy;
+  /** Reads their Lease; default the environment's admin client. */
+  client?: Client;
+  /** Stop them when this test ends. */
+  scope?: TestScope;
+};
+
 /** A TestScope (node:test's `t`, or a function), told from fault proxy options. */
 function isScope(value: TestScope | EnvFaultProxyOptions): value is TestScope {
   return typeof value === 'function' || typeof (value as { after?: unknown }).after === 'function';
@@ -204,7 +227,10 @@ export class TestEnv implements AsyncDisposable {
   private namespaces = 0;
   private readonly cleanups = new Set<() => Promise<void>>();
   /** The reconcile errors of each manager {@link startManager} ran. */
-  private readonly reconcileErrorLogs = new Set<ReconcileErrorLog>();
+  private readonly reconcileErrorLogs = new Set<{ list(since: number): ReconcileErrorRecord[] }>();
+  /** The fault proxies of {@link faultProxy}, whose last schedule a failed {@link converges} shows. */
+  private readonly proxies = new Set<FaultProxy>();
+  private replicaSets = 0;
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
   private restarting: Promise<void> | undefined;
@@ -402,12 +428,60 @@ export class TestEnv implements AsyncDisposable {
       upstreamSocket: this.live.socketPath,
       upstreamInProcess: (req, res, cut) => this.live.current.serveInProcess?.(req, res, cut) ?? false,
     });
+    this.proxies.add(proxy);
     const stop = (): Promise<void> => {
       this.cleanups.delete(stop);
+      this.proxies.delete(proxy);
       return proxy.stop();
     };
     this.track(scope, stop);
     return proxy;
+  }
+
+  /**
+   * Runs an operator as its Deployment would, in processes of its own (see
+   * {@link Replicas}): `count` replicas of a command or a module, on the
+   * environment's kubeconfig or a fault proxy's, started again when they
+   * exit; a Lease tells which leads. They stop (SIGTERM, then SIGKILL after
+   * the grace period) when `scope` ends, when disposed, or with the
+   * environment, before the proxies started earlier. The reconcile errors
+   * their output reports join those a failed {@link converges} lists.
+   *
+   * @example
+   * ```ts
+   * import { chaos, operatorFaultKinds } from '@operant/testing';
+   *
+   * declare const env: import('@operant/testing').TestEnv;
+   * const proxy = await env.faultProxy();
+   * // A Go operator: its binary, three replicas on its Lease, through the proxy.
+   * const replicas = await env.replicas({
+   *   command: './bin/manager',
+   *   args: ['--leader-elect'],
+   *   count: 3,
+   *   kubeconfig: proxy,
+   *   lease: { name: 'my-operator.example.com', namespace: 'default' },
+   * });
+   * await replicas.firstLeader();
+   * await proxy.play(chaos({ seed: 11, duration: 15_000, faults: [...operatorFaultKinds] }), { operator: replicas.operatorFaults() });
+   * ```
+   */
+  async replicas(options: EnvReplicasOptions): Promise<Replicas> {
+    const { scope, kubeconfig = this.kubeconfig.path, client = this.client, ...rest } = options;
+    let path: string;
+    if (typeof kubeconfig === 'string') path = kubeconfig;
+    else {
+      path = join(this.dir, `replicas-${++this.replicaSets}-kubeconfig`);
+      await kubeconfig.writeKubeconfig(path);
+    }
+    const replicas = Replicas.start({ ...rest, kubeconfig: path, client });
+    const errors = { list: (since: number) => replicas.reconcileErrors(since) };
+    this.reconcileErrorLogs.add(errors);
+    const stop = (): Promise<void> => {
+      this.cleanups.delete(stop);
+      return replicas.stop();
+    };
+    this.track(scope, stop);
+    return replicas;
   }
 
   /**
@@ -416,8 +490,11 @@ export class TestEnv implements AsyncDisposable {
    * kinds and the built-in workload kinds (Pods, Services, ConfigMaps,
    * Secrets, ServiceAccounts, Deployments, ReplicaSets, StatefulSets,
    * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
-   * the time, do not count. When it fails, its message also lists the last
-   * reconcile errors that the managers of {@link startManager} logged while it waited.
+   * the time, do not count. When it fails, its message also shows the
+   * schedule each of its running fault proxies played last (its seed and
+   * faults, and what struck once it ended; `options.schedule` names one
+   * instead), and the last reconcile errors that the managers of
+   * {@link startManager} and the replicas of {@link replicas} logged while it waited.
    *
    * @example
    * ```ts
@@ -436,9 +513,13 @@ export class TestEnv implements AsyncDisposable {
     try {
       return await converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
     } catch (err) {
+      if (!(err instanceof WaitError)) throw err;
       const errors = [...this.reconcileErrorLogs].flatMap((log) => log.list(since)).sort((a, b) => a.at - b.at);
-      if (!(err instanceof WaitError) || errors.length === 0) throw err;
-      throw new WaitError(`${err.message}\n${describeReconcileErrors(errors)}`, err.helper, err.attempts, err.lastValue, { cause: err.cause });
+      // The schedules its live proxies played (unless the caller named one, which the message has already).
+      const played = options.schedule ? [] : [...this.proxies].flatMap((p) => (p.isStopped ? [] : (p.lastPlayed() ?? [])));
+      if (errors.length === 0 && played.length === 0) throw err;
+      const more = [...played.map(indentPlayed), ...(errors.length > 0 ? [describeReconcileErrors(errors)] : [])];
+      throw new WaitError(`${err.message}\n${more.join('\n')}`, err.helper, err.attempts, err.lastValue, { cause: err.cause });
     }
   }
 

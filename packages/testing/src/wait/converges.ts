@@ -9,6 +9,8 @@
  * `interval` ms besides.
  */
 import type { Client, Kind } from '@operant/runtime';
+import { describePlayed, type ChaosReport } from '../chaos/report.js';
+import type { ChaosSchedule } from '../chaos/schedule.js';
 import { ChangeTracker } from './change-tracker.js';
 import { attempt, describeFailure, describeValue, sleep, type Outcome } from './outcome.js';
 import { WaitError } from './wait-error.js';
@@ -36,6 +38,12 @@ export interface ConvergesOptions {
   /** Re-check at least this often while the check fails, ms; default 100. */
   interval?: number;
   message?: string;
+  /**
+   * The chaos schedule played before (its report, or the schedule), shown in
+   * the failure: its seed and faults, to replay it. `env.converges` finds the
+   * one its fault proxies played last when this is not given.
+   */
+  schedule?: ChaosReport | ChaosSchedule;
 }
 
 /**
@@ -108,7 +116,8 @@ export async function converges<T>(client: Client, check: () => T | Promise<T>, 
       `(${tracker.changes} changes; the last, ${tracker.lastChangeDescription || 'none'}, ${ago} ms ago; quiet needs ${quiet} ms)` +
       (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
   }
-  throw new WaitError(`${head}: ${what}`, 'converges', tries, last && 'value' in last ? last.value : undefined, {
+  const played = options.schedule ? `\n${indentPlayed(options.schedule)}` : '';
+  throw new WaitError(`${head}: ${what}${played}`, 'converges', tries, last && 'value' in last ? last.value : undefined, {
     cause: last && 'error' in last ? last.error : undefined,
   });
 }
@@ -124,4 +133,9 @@ async function waitFor(tracker: ChangeTracker, ms: number): Promise<boolean> {
   } finally {
     ac.abort();
   }
+}
+
+/** The schedule played before, as a failure report's lines. */
+export function indentPlayed(played: ChaosReport | ChaosSchedule): string {
+  return `  after ${describePlayed(played).split('\n').join('\n  ')}`;
 }

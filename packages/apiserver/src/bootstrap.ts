@@ -10,9 +10,15 @@ import type { ResourceStore } from './registry/resource-store.js';
 import { systemPriorityClasses } from './registry/scheduling-strategies.js';
 import { ensureFlowcontrolBootstrap } from './registry/flowcontrol-bootstrap.js';
 import { nowTimestamp } from './registry/object-meta.js';
-import { fillConditionTimes, fillKubernetesAddress, kubernetesAddressType, precomputedBootstrap, type PrecomputedObject } from './bootstrap-objects.js';
+import { fillConditionTimes, fillKubernetesAddress, kubernetesAddressType, precomputedBootstrap, type PrecomputedBootstrap, type PrecomputedObject } from './bootstrap-objects.js';
 
 const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/**
+ * The parts of bootstrap-objects.json that bootstrap() parsed for a new store and did not store, by
+ * server (catalog): fresh objects, which ensureKubernetesService takes instead of parsing the file again.
+ */
+const unusedParts = new WeakMap<ResourceCatalog, Pick<PrecomputedBootstrap, 'kubernetes' | 'controllerWrites'>>();
 
 /** How the bootstrap objects are written: see {@link bootstrap}. */
 export type BootstrapWrites = 'auto' | 'full';
@@ -45,7 +51,10 @@ export async function bootstrap(catalog: ResourceCatalog, writes: BootstrapWrite
   // Revision 1 is where every store starts: nothing was ever written to it.
   const newStore = first.mvcc.revision === 1;
   if (writes === 'auto' && newStore) {
-    storePrecomputed(catalog, precomputedBootstrap().objects);
+    const { objects, kubernetes, controllerWrites } = precomputedBootstrap();
+    storePrecomputed(catalog, objects);
+    // The file's other parts, untouched, for this server's ensureKubernetesService: one parse of it per start.
+    unusedParts.set(catalog, { kubernetes, controllerWrites });
     await first.mvcc.durable();
     return;
   }
@@ -99,8 +108,11 @@ function storeControllerWrites(catalog: ResourceCatalog, writes: readonly Precom
  * what the server's controllers would write next (the bootstrap test compares both ways byte for byte).
  */
 export async function ensureKubernetesService(catalog: ResourceCatalog, host: string, port: number, precomputed = false): Promise<void> {
+  // Taken in any case: they are for this call only.
+  const unused = unusedParts.get(catalog);
+  unusedParts.delete(catalog);
   if (precomputed) {
-    const { kubernetes, controllerWrites } = precomputedBootstrap();
+    const { kubernetes, controllerWrites } = unused ?? precomputedBootstrap();
     fillKubernetesAddress(kubernetes, host, port);
     const time = nowTimestamp();
     storePrecomputed(catalog, kubernetes, time);

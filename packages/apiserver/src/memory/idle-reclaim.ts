@@ -27,7 +27,6 @@
  * process alive.
  */
 import { createRequire } from 'node:module';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { measureMemory } from 'node:vm';
 
 /** Stops the reclaimer this handle started (the shared timer stops with the last one). */
@@ -214,11 +213,22 @@ export async function collectGarbage(): Promise<void> {
   // low-memory notification: stop-the-world, ~30 ms at 35 MiB, ~0.3 s of CPU at 100 MiB) shrinks it;
   // with a larger one that pause would cost more than it gives, and V8's memory reducer does it some
   // seconds later.
-  const spaces = getHeapSpaceStatistics();
+  const spaces = heapSpaceStatistics();
   const young = spaces.find((s) => s.space_name === 'new_space');
   const used = spaces.reduce((n, s) => n + s.space_used_size, 0);
   if (young && young.space_size >= 8 * mib && used < lowMemoryCollectionMaxHeap) await lowMemoryCollection();
 }
+
+/**
+ * V8's heap spaces (node:v8's getHeapSpaceStatistics). node:v8 is loaded here, at the first
+ * collection, not as the server's modules load: it brings three of Node's modules and five
+ * bindings with it (heap snapshots, serialization, promise hooks), ~1% of a start's instructions.
+ */
+function heapSpaceStatistics(): ReturnType<typeof import('node:v8').getHeapSpaceStatistics> {
+  v8 ??= createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+  return v8.getHeapSpaceStatistics();
+}
+let v8: typeof import('node:v8') | undefined;
 
 /** The event loop's utilization since the last call (the first call: since the process started). */
 function eventLoopBusy(): () => number {

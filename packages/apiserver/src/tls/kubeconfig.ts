@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { close, fsync, mkdir, open, rename, unlink, writeAll } from './files.js';
 import { basename, dirname, join } from 'node:path';
 
@@ -34,9 +35,39 @@ export function kubeconfigText(options: KubeconfigOptions): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-/** Writes a kubeconfig atomically with mode 0600, creating parent directories. */
+/**
+ * Writes a kubeconfig atomically with mode 0600, creating parent directories.
+ * The server's start waits for it before `ready`: it is written with node:fs's
+ * synchronous calls, as {@link writeFileAtomic} does with its callbacks, so that
+ * the start does not wait for six round trips through libuv's thread pool (nor
+ * start its threads), each one a wake-up of another thread on a loaded machine.
+ */
 export async function writeKubeconfig(path: string, yaml: string): Promise<void> {
-  await writeFileAtomic(path, yaml, 0o600);
+  writeFileAtomicSync(path, yaml, 0o600);
+}
+
+/** {@link writeFileAtomic} with node:fs's synchronous calls. */
+function writeFileAtomicSync(path: string, data: string | Uint8Array, mode: number): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const fd = openSync(tmp, 'wx', mode);
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // Never made, or already gone.
+    }
+    throw err;
+  }
 }
 
 /**

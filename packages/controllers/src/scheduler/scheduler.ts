@@ -61,7 +61,9 @@ const terminal = (p: PodObject): boolean => p.status?.phase === 'Succeeded' || p
  * `pods/binding` subresource, to the node with the most room among those
  * whose taints they tolerate, whose labels match their nodeSelector and
  * required node affinity, with free host ports and enough allocatable
- * resources for their requests.
+ * resources for their requests, that keep their DoNotSchedule topology
+ * spread constraints and their required pod affinity and anti-affinity (and
+ * the placed pods' anti-affinity).
  *
  * @example
  * ```ts

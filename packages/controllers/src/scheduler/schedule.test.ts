@@ -213,9 +213,9 @@ describe('pod affinity, anti-affinity and topology spread', () => {
     const selective = labelled('guard2', { role: 'guard' }, antiAffinity(term({ app: 'noisy' }, 'zone', { namespaceSelector: { matchLabels: { team: 'x' } } })));
     const elsewhere = new Map([['node-3', [selective]]]);
     const other = labelled('noisy2', { app: 'noisy' }, {}, 'team-x');
-    const cluster = {
+    const cluster: ClusterPods = {
       nodesWithRequiredAntiAffinity: () => ['node-3'],
-      namespaceLabels: (ns: string) => (ns === 'team-x' ? { team: 'x' } : {}),
+      namespaceLabels: (ns: string): Record<string, string> => (ns === 'team-x' ? { team: 'x' } : {}),
       namespaces: () => [{ name: 'team-x', labels: { team: 'x' } }],
     };
     const u = (n: string) => usageOf(elsewhere.get(n) ?? []);
@@ -267,8 +267,8 @@ describe('pod affinity, anti-affinity and topology spread', () => {
     const withMin = (name: string) => spread(name, 'zone', { minDomains: 2 });
     assert.deepEqual(placeAll([withMin('m0'), withMin('m1')], [zoned[0]!]).map((r) => (r.startsWith('0/1 nodes') ? 'none' : r)), ['node-1', 'none']);
     // Pods of other namespaces, pods being deleted, and pods the selector does not match do not count.
-    const deleting = labelled('d', { app: 'web' });
-    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    const live = labelled('d', { app: 'web' });
+    const deleting = { ...live, metadata: { ...live.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } } as PodObject;
     const noisy = new Map([['node-1', [labelled('o', { app: 'web' }, {}, 'other'), deleting, labelled('n', { app: 'api' })]]]);
     assert.deepEqual(placeAll([spread('q0', 'kubernetes.io/hostname'), spread('q1', 'kubernetes.io/hostname')], [zoned[0]!, zoned[1]!], noisy), ['node-2', 'node-1']);
     // matchLabelKeys: only the pods with the pod's own value of the key count (node-1 is big enough to win on score).

@@ -92,6 +92,11 @@ function matchesAll(terms: readonly AffinityTerm[], pod: PodObject): boolean {
   return terms.length > 0 && terms.every((t) => termMatches(t, pod, undefined));
 }
 
+function isEmpty(items: Iterable<unknown>): boolean {
+  for (const _ of items) return false;
+  return true;
+}
+
 /** Counts `by` for the node's domain of `topologyKey`, when the node has that label. */
 function countOn(counts: Map<string, number>, node: NodeObject, topologyKey: string): void {
   const labels = node.metadata.labels ?? {};
@@ -112,8 +117,8 @@ export function interPodAffinityCheck(
   const hasOwnTerms =
     (required?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0 ||
     (required?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
-  const antiAffinityNodes = [...cluster.nodesWithRequiredAntiAffinity()];
-  if (!hasOwnTerms && antiAffinityNodes.length === 0) return undefined;
+  const antiAffinityNodes = cluster.nodesWithRequiredAntiAffinity();
+  if (!hasOwnTerms && isEmpty(antiAffinityNodes)) return undefined;
 
   const byName = new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
   // Placed pods whose anti-affinity the incoming pod would break, by domain.

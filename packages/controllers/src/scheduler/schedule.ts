@@ -62,7 +62,11 @@ export function schedulePod(
   const ordered = inNameOrder(nodes);
   // kube's filter order puts PodTopologySpread and InterPodAffinity after the node's own filters;
   // their counting over every node is done once here, and only for a pod (or cluster) that has such terms.
-  const podChecks = [topologySpreadCheck(pod, ordered, usageOf), interPodAffinityCheck(pod, ordered, usageOf, cluster)].filter((c): c is NodeCheck => c !== undefined);
+  const podChecks: NodeCheck[] = [];
+  const spread = topologySpreadCheck(pod, ordered, usageOf);
+  if (spread) podChecks.push(spread);
+  const affinity = interPodAffinityCheck(pod, ordered, usageOf, cluster);
+  if (affinity) podChecks.push(affinity);
   const wanted = feasibleNodesToFind(ordered.length);
   const start = cursor && wanted < ordered.length ? cursor.next % ordered.length : 0;
   const failures = new Map<string, FilterFailure>();
@@ -74,7 +78,7 @@ export function schedulePod(
     const node = ordered[(start + processed) % ordered.length]!;
     const name = node.metadata.name ?? '';
     const usage = usageOf(name);
-    const failure = filterNode(pod, node, usage, footprint) ?? runChecks(podChecks, node);
+    const failure = filterNode(pod, node, usage, footprint) ?? (podChecks.length > 0 ? runChecks(podChecks, node) : undefined);
     if (failure) {
       failures.set(name, failure);
       continue;

@@ -107,6 +107,7 @@ export function domainCounts(pod: PodObject, constraints: readonly SpreadConstra
  * (kube's PreFilter); undefined when the pod has no DoNotSchedule constraint.
  */
 export function topologySpreadCheck(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): NodeCheck | undefined {
+  if (!pod.spec?.topologySpreadConstraints?.length) return undefined;
   const constraints = spreadConstraints(pod, 'DoNotSchedule');
   if (constraints.length === 0) return undefined;
   const counts = domainCounts(pod, constraints, nodes, usageOf);

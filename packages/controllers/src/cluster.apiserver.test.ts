@@ -240,6 +240,54 @@ describe('simulated cluster (in process, clock x100)', () => {
     await client.patch(Node, 'node-2', { metadata: { labels: { disk: null } } });
   });
 
+  it('required pod anti-affinity on the hostname: one replica per node, and a 4th waits with FailedScheduling', async () => {
+    const ns = await namespace('anti-affinity');
+    const antiAffinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'ha' } }, topologyKey: 'kubernetes.io/hostname' }] } };
+    const d = deployment('ha', ns);
+    (d.spec!.template.spec as { affinity?: unknown }).affinity = antiAffinity;
+    await client.create(Deployment, d);
+    await until(Deployment, ns, complete('ha', 3));
+    const nodesOf = (pods: Map<string, PodObject>) => [...pods.values()].map((p) => p.spec?.nodeName).filter(Boolean).sort();
+    assert.deepEqual(nodesOf((await until(Pod, ns, (pods) => pods.size === 3))), ['node-1', 'node-2', 'node-3']);
+    const scale = await client.getScale(Deployment, 'ha', { namespace: ns });
+    await client.updateScale(Deployment, { ...scale, spec: { replicas: 4 } }, { namespace: ns });
+    const message =
+      "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..";
+    const pods = await until(Pod, ns, (all) =>
+      [...all.values()].some((p) => {
+        const c = p.status?.conditions?.find((x) => x.type === 'PodScheduled');
+        return !p.spec?.nodeName && c?.status === 'False' && c.reason === 'Unschedulable' && c.message === message;
+      }),
+    );
+    assert.deepEqual(nodesOf(pods), ['node-1', 'node-2', 'node-3'], 'the 4th is not placed');
+    const waiting = [...pods.values()].find((p) => !p.spec?.nodeName)!;
+    const events = (await client.list(CoreEvent, { namespace: ns })).items.filter((e) => e.involvedObject.name === waiting.metadata.name).map((e) => `${e.type} ${e.reason} ${e.message}`);
+    assert.ok(events.includes(`Warning FailedScheduling ${message}`), events.join('\n'));
+    // Back to 3: the deployment frees nothing else, and the namespace is left for the next tests to ignore.
+    await client.updateScale(Deployment, { ...(await client.getScale(Deployment, 'ha', { namespace: ns })), spec: { replicas: 3 } }, { namespace: ns });
+  });
+
+  it('topology spread maxSkew 1 over the hostname: 6 pods 2/2/2, even with one node busy with other work', async () => {
+    const ns = await namespace('spread');
+    // A pod that takes most of node-1's cpu: by score alone the replicas would all go to node-2 and node-3.
+    await client.create(Pod, {
+      metadata: { name: 'batch', namespace: ns, labels: { app: 'batch' } },
+      spec: { nodeSelector: { 'kubernetes.io/hostname': 'node-1' }, containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '24' } } }] },
+    });
+    await until(Pod, ns, (pods) => pods.get('batch')?.spec?.nodeName === 'node-1');
+    const d = deployment('spread', ns, { replicas: 6 });
+    (d.spec!.template.spec as { topologySpreadConstraints?: unknown }).topologySpreadConstraints = [
+      { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'spread' } } },
+    ];
+    await client.create(Deployment, d);
+    await until(Deployment, ns, complete('spread', 6));
+    const pods = (await client.list(Pod, { namespace: ns, labelSelector: 'app=spread' })).items;
+    const perNode = new Map<string, number>();
+    for (const p of pods) perNode.set(p.spec!.nodeName!, (perNode.get(p.spec!.nodeName!) ?? 0) + 1);
+    assert.deepEqual([...perNode].sort(), [['node-1', 2], ['node-2', 2], ['node-3', 2]]);
+    await client.delete(Pod, 'batch', { namespace: ns });
+  });
+
   it('scaling through the scale subresource, down to one pod and up again', async () => {
     const ns = await namespace('scale');
     await client.create(Deployment, deployment('api', ns, { replicas: 2 }));

@@ -104,6 +104,15 @@ const nodeAffinity: Filter = (pod, node) => {
   return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
 };
 
+const unused: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [], pods: [], podsWithRequiredAntiAffinity: [] };
+const unusedFootprint: PodFootprint = { requested: new Map(), nonZero: new Map(), hostPorts: [] };
+
+/** Whether the node matches the pod's nodeSelector and required node affinity (kube's RequiredNodeAffinity.Match). */
+export function nodeAffinityMatches(pod: PodObject, node: NodeObject): boolean {
+  // The filter reads neither usage nor footprint.
+  return nodeAffinity(pod, node, unused, unusedFootprint) === undefined;
+}
+
 const nodePorts: Filter = (_pod, _node, usage, footprint) => {
   const wanted = footprint.hostPorts;
   if (wanted.length === 0) return undefined;

@@ -6,6 +6,7 @@
  */
 import type { Container, NodeObject, PodObject } from '../objects.js';
 import { milliValue } from '../quantity.js';
+import { hasRequiredAntiAffinity } from './pod-checks.js';
 
 /** Amounts by resource name (`cpu`, `memory`, `ephemeral-storage`, `nvidia.com/gpu`...), in thousandths. */
 export type Resources = Map<string, number>;
@@ -107,7 +108,7 @@ export function hostPorts(pod: PodObject): HostPort[] {
   );
 }
 
-/** What pods on a node take: requests (for fit), non-zero requests (for scores), their count and host ports. */
+/** What pods on a node take: requests (for fit), non-zero requests (for scores), their count and host ports; and the pods themselves, for the filters that look at other pods. */
 export interface NodeUsage {
   readonly requested: ReadonlyMap<string, number>;
   readonly nonZero: ReadonlyMap<string, number>;
@@ -115,6 +116,10 @@ export interface NodeUsage {
   readonly podCount: number;
   /** The host ports their containers hold. */
   readonly hostPorts: readonly HostPort[];
+  /** The pods that count on the node. */
+  readonly pods: Iterable<PodObject>;
+  /** Those of them with required pod anti-affinity terms. */
+  readonly podsWithRequiredAntiAffinity: Iterable<PodObject>;
 }
 
 /** What one pod adds to its node's usage. */
@@ -156,5 +161,5 @@ export function usageOf(pods: readonly PodObject[]): NodeUsage {
     addSigned(nonZero, f.nonZero, 1);
     ports.push(...f.hostPorts);
   }
-  return { requested, nonZero, podCount: pods.length, hostPorts: ports };
+  return { requested, nonZero, podCount: pods.length, hostPorts: ports, pods, podsWithRequiredAntiAffinity: pods.filter(hasRequiredAntiAffinity) };
 }

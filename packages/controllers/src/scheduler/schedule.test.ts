@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NodeObject, PodObject } from '../objects.js';
 import { filterNode, tolerates } from './filters.js';
-import { podRequests, usageOf } from './resources.js';
+import { clusterPodsOf, type ClusterPods } from './pod-checks.js';
+import { podRequests, usageOf, type NodeUsage } from './resources.js';
 import { feasibleNodesToFind, fitErrorMessage, schedulePod } from './schedule.js';
 
 function node(name: string, extra: { cpu?: string; memory?: string; pods?: string; labels?: Record<string, string>; taints?: NodeObject['spec'] extends infer S ? S extends { taints?: infer T } ? T : never : never; unschedulable?: boolean; ready?: 'True' | 'False' | 'Unknown' } = {}): NodeObject {
@@ -153,5 +154,132 @@ describe('scheduling decisions', () => {
     visited = 0;
     assert.deepEqual(schedulePod(pod('c'), full, usageOfNode, cursor), { node: 'node-0999' });
     assert.equal(visited, 1000);
+  });
+});
+
+describe('pod affinity, anti-affinity and topology spread', () => {
+  const zoned = [node('node-1', { labels: { zone: 'a' } }), node('node-2', { labels: { zone: 'a' } }), node('node-3', { labels: { zone: 'b' } })];
+  const labelled = (name: string, labels: Record<string, string>, spec: Partial<NonNullable<PodObject['spec']>> = {}, namespace = 'default'): PodObject => {
+    const p = pod(name, spec);
+    p.metadata.labels = labels;
+    p.metadata.namespace = namespace;
+    return p;
+  };
+  const term = (labels: Record<string, string>, topologyKey: string, extra: Record<string, unknown> = {}) => ({ labelSelector: { matchLabels: labels }, topologyKey, ...extra });
+  const antiAffinity = (...terms: ReturnType<typeof term>[]) => ({ affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: terms } } });
+  const affinity = (...terms: ReturnType<typeof term>[]) => ({ affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: terms } } });
+  /** A decision that sees placed pods' anti-affinity (the scheduler's cache tells it where they are; here every node is looked at). */
+  const decide = (p: PodObject, on: NodeObject[], usage: (n: string) => NodeUsage, _cursor?: undefined, cluster?: ClusterPods) =>
+    schedulePod(p, on, usage, undefined, cluster ?? clusterPodsOf(on, usage));
+  /** Places `pods` one after another, each seeing the ones before (as the cache's assumed pods make them seen). */
+  const placeAll = (pods: PodObject[], on: NodeObject[] = zoned, placed = new Map<string, PodObject[]>()) =>
+    pods.map((p) => {
+      const result = decide(p, on, (n) => usageOf(placed.get(n) ?? []));
+      if ('node' in result) placed.set(result.node, [...(placed.get(result.node) ?? []), p]);
+      return 'node' in result ? result.node : result.message;
+    });
+
+  it('required anti-affinity on the hostname: one replica per node, then none fits, worded as kube words it', () => {
+    const replica = (i: number) => labelled(`web-${i}`, { app: 'web' }, antiAffinity(term({ app: 'web' }, 'kubernetes.io/hostname')));
+    assert.deepEqual(placeAll([0, 1, 2, 3].map(replica)), [
+      'node-1',
+      'node-2',
+      'node-3',
+      "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..",
+    ]);
+    // Anti-affinity over a zone: one per zone. Pods of another namespace do not repel (the term's namespace is the pod's own).
+    const zonal = (i: number, ns = 'default') => labelled(`z-${i}`, { app: 'z' }, antiAffinity(term({ app: 'z' }, 'zone')), ns);
+    const placed = placeAll([zonal(0), zonal(1), zonal(2), zonal(3, 'other')]);
+    assert.deepEqual(placed.slice(0, 2), ['node-1', 'node-3']);
+    assert.match(placed[2]!, /^0\/3 nodes are available: 3 node\(s\) didn't match pod anti-affinity rules\./);
+    assert.equal(placed[3], 'node-2');
+  });
+
+  it("a placed pod's anti-affinity keeps matching pods away; a node without the topology key is not repelled", () => {
+    const guard = labelled('guard', { role: 'guard' }, antiAffinity(term({ app: 'noisy' }, 'zone')));
+    const noisy = labelled('noisy', { app: 'noisy' });
+    const nodes = [...zoned, node('node-4')];
+    const placed = new Map([['node-3', [guard]]]);
+    const usage = (n: string) => usageOf(placed.get(n) ?? []);
+    assert.deepEqual(filterNode(noisy, zoned[2]!, usage('node-3')), undefined, 'the node filters alone do not see it');
+    const result = decide(noisy, [nodes[2]!, nodes[3]!], usage);
+    assert.deepEqual(result, { node: 'node-4' });
+    const none = decide(noisy, [nodes[2]!], usage);
+    assert.deepEqual(none, {
+      message:
+        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..",
+    });
+    // A namespaceSelector on the placed pod's term matches the incoming pod's namespace by its labels.
+    const selective = labelled('guard2', { role: 'guard' }, antiAffinity(term({ app: 'noisy' }, 'zone', { namespaceSelector: { matchLabels: { team: 'x' } } })));
+    const elsewhere = new Map([['node-3', [selective]]]);
+    const other = labelled('noisy2', { app: 'noisy' }, {}, 'team-x');
+    const cluster: ClusterPods = {
+      nodesWithRequiredAntiAffinity: () => ['node-3'],
+      namespaceLabels: (ns: string): Record<string, string> => (ns === 'team-x' ? { team: 'x' } : {}),
+      namespaces: () => [{ name: 'team-x', labels: { team: 'x' } }],
+    };
+    const u = (n: string) => usageOf(elsewhere.get(n) ?? []);
+    assert.ok('message' in decide(other, [nodes[2]!], u, undefined, cluster));
+    assert.deepEqual(decide(labelled('noisy3', { app: 'noisy' }), [nodes[2]!], u, undefined, cluster), { node: 'node-3' }, 'default is not team x');
+  });
+
+  it('required affinity: with the pods it names, in their domain; the first of a self-affine group goes anywhere; unresolvable', () => {
+    const db = labelled('db', { app: 'db' });
+    const placed = new Map([['node-3', [db]]]);
+    const usage = (n: string) => usageOf(placed.get(n) ?? []);
+    const nearDb = labelled('cache', { app: 'cache' }, affinity(term({ app: 'db' }, 'zone')));
+    assert.deepEqual(decide(nearDb, zoned, usage), { node: 'node-3' });
+    const missing = labelled('x', { app: 'x' }, affinity(term({ app: 'nope' }, 'zone')));
+    assert.deepEqual(decide(missing, zoned, usage), {
+      message: "0/3 nodes are available: 3 node(s) didn't match pod affinity rules. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..",
+    });
+    // Pods with affinity to each other: the first goes where the score sends it, the rest follow it into its zone.
+    const group = (i: number) => labelled(`g-${i}`, { app: 'g' }, affinity(term({ app: 'g' }, 'zone')));
+    const where = placeAll([0, 1, 2, 3].map(group));
+    assert.deepEqual(where, ['node-1', 'node-2', 'node-1', 'node-2']);
+    // A node without the topology key never fits a pod with affinity.
+    assert.ok('message' in decide(nearDb, [node('bare')], () => empty));
+  });
+
+  it('topology spread DoNotSchedule: maxSkew over the domains, self-match, minDomains, missing label, and pods left out', () => {
+    const spread = (name: string, key: string, extra: Record<string, unknown> = {}) =>
+      labelled(name, { app: 'web' }, { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } }, ...extra } as never] });
+    // Over zones a (2 nodes) and b (1 node): 3 and 3, so node-3 takes three (the score alone would put 4 in zone a).
+    const where = placeAll([0, 1, 2, 3, 4, 5].map((i) => spread(`z-${i}`, 'zone')));
+    assert.deepEqual(where.filter((n) => n === 'node-3').length, 3, where.join(','));
+    // A node busy with other work would get none by score; the constraint over the hostname still gives it its share.
+    const busy = new Map([['node-1', [labelled('big', { app: 'batch' }, {}, 'default')]]]);
+    busy.get('node-1')![0]!.spec!.containers[0]!.resources = { requests: { cpu: '3' } };
+    const hosts = placeAll([0, 1, 2, 3, 4, 5].map((i) => spread(`h-${i}`, 'kubernetes.io/hostname')), zoned, busy);
+    assert.deepEqual(['node-1', 'node-2', 'node-3'].map((n) => hosts.filter((h) => h === n).length), [2, 2, 2], hosts.join(','));
+    // A node without the key holds no domain and cannot take the pod (unresolvable); a skew can (preemption could help).
+    const skewed = new Map([['node-1', [labelled('a', { app: 'web' }), labelled('b', { app: 'web' })]]]);
+    const nolabel = { ...node('nolabel'), metadata: { name: 'nolabel', labels: {} } } as NodeObject;
+    const onSkewed = (n: string) => usageOf(skewed.get(n) ?? []);
+    assert.deepEqual(decide(spread('p', 'zone'), [zoned[0]!, zoned[2]!, nolabel], onSkewed), { node: 'node-3' });
+    const cordoned = node('node-3', { labels: { zone: 'b' }, unschedulable: true });
+    assert.deepEqual(decide(spread('p', 'zone'), [zoned[0]!, cordoned, nolabel], onSkewed), {
+      message:
+        "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) didn't match pod topology spread constraints (missing required label), " +
+        '1 node(s) were unschedulable. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling..',
+    });
+    // minDomains 2 with one domain: the minimum is taken as 0, so a second pod cannot join the first.
+    const withMin = (name: string) => spread(name, 'zone', { minDomains: 2 });
+    assert.deepEqual(placeAll([withMin('m0'), withMin('m1')], [zoned[0]!]).map((r) => (r.startsWith('0/1 nodes') ? 'none' : r)), ['node-1', 'none']);
+    // Pods of other namespaces, pods being deleted, and pods the selector does not match do not count.
+    const live = labelled('d', { app: 'web' });
+    const deleting = { ...live, metadata: { ...live.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } } as PodObject;
+    const noisy = new Map([['node-1', [labelled('o', { app: 'web' }, {}, 'other'), deleting, labelled('n', { app: 'api' })]]]);
+    assert.deepEqual(placeAll([spread('q0', 'kubernetes.io/hostname'), spread('q1', 'kubernetes.io/hostname')], [zoned[0]!, zoned[1]!], noisy), ['node-2', 'node-1']);
+    // matchLabelKeys: only the pods with the pod's own value of the key count (node-1 is big enough to win on score).
+    const rev = (name: string, hash: string) => {
+      const p = spread(name, 'kubernetes.io/hostname', { matchLabelKeys: ['pod-template-hash'] });
+      p.metadata.labels = { app: 'web', 'pod-template-hash': hash };
+      return p;
+    };
+    const twoNodes = [node('node-1', { cpu: '64', memory: '256Gi' }), node('node-2')];
+    const old = new Map([['node-1', [rev('old-0', 'v1'), rev('old-1', 'v1')]]]);
+    assert.deepEqual(decide(rev('new-0', 'v2'), twoNodes, (n) => usageOf(old.get(n) ?? [])), { node: 'node-1' });
+    assert.deepEqual(decide(rev('old-2', 'v1'), twoNodes, (n) => usageOf(old.get(n) ?? [])), { node: 'node-2' });
   });
 });

@@ -16,7 +16,10 @@
  */
 import type { NodeObject, PodObject } from '../objects.js';
 import { filterNode, type FilterFailure } from './filters.js';
+import { interPodAffinityCheck } from './inter-pod-affinity.js';
+import { noClusterPods, type ClusterPods, type NodeCheck } from './pod-checks.js';
 import { allocatable, footprintOf, type NodeUsage, type PodFootprint } from './resources.js';
+import { topologySpreadCheck } from './topology-spread.js';
 
 export type ScheduleResult = { node: string } | { message: string };
 
@@ -44,10 +47,26 @@ export function feasibleNodesToFind(total: number): number {
  * where {@link feasibleNodesToFind} is less than every node, the search
  * starts at `cursor` and stops once that many nodes fit (kube scores a
  * sample of a large cluster, and the next pod's search goes on from there).
+ * `cluster`: what the pod-to-pod filters read beyond the nodes' usage (the
+ * scheduler's cache; pod-checks.ts's clusterPodsOf works it out from the
+ * usage of every node). Without it, no placed pod's anti-affinity is seen.
  */
-export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage, cursor?: SearchCursor): ScheduleResult {
+export function schedulePod(
+  pod: PodObject,
+  nodes: readonly NodeObject[],
+  usageOf: (node: string) => NodeUsage,
+  cursor?: SearchCursor,
+  cluster: ClusterPods = noClusterPods,
+): ScheduleResult {
   if (nodes.length === 0) return { message: noNodesMessage };
   const ordered = inNameOrder(nodes);
+  // kube's filter order puts PodTopologySpread and InterPodAffinity after the node's own filters;
+  // their counting over every node is done once here, and only for a pod (or cluster) that has such terms.
+  const podChecks: NodeCheck[] = [];
+  const spread = topologySpreadCheck(pod, ordered, usageOf);
+  if (spread) podChecks.push(spread);
+  const affinity = interPodAffinityCheck(pod, ordered, usageOf, cluster);
+  if (affinity) podChecks.push(affinity);
   const wanted = feasibleNodesToFind(ordered.length);
   const start = cursor && wanted < ordered.length ? cursor.next % ordered.length : 0;
   const failures = new Map<string, FilterFailure>();
@@ -59,7 +78,7 @@ export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageO
     const node = ordered[(start + processed) % ordered.length]!;
     const name = node.metadata.name ?? '';
     const usage = usageOf(name);
-    const failure = filterNode(pod, node, usage, footprint);
+    const failure = filterNode(pod, node, usage, footprint) ?? (podChecks.length > 0 ? runChecks(podChecks, node) : undefined);
     if (failure) {
       failures.set(name, failure);
       continue;
@@ -71,6 +90,14 @@ export function schedulePod(pod: PodObject, nodes: readonly NodeObject[], usageO
   }
   if (cursor) cursor.next = (start + processed) % ordered.length;
   return best ? { node: best.name } : { message: fitErrorMessage(pod, nodes.length, failures) };
+}
+
+function runChecks(checks: readonly NodeCheck[], node: NodeObject): FilterFailure | undefined {
+  for (const check of checks) {
+    const failure = check(node);
+    if (failure) return failure;
+  }
+  return undefined;
 }
 
 const nameOf = (n: NodeObject): string => n.metadata.name ?? '';

@@ -24,6 +24,8 @@ function podObject(uid: string, cpu: number, hostPort: number | undefined, nodeN
     metadata: { name: uid, namespace: 'default', uid },
     spec: {
       ...(nodeName ? { nodeName } : {}),
+      // Every seventh pod repels its like, so that the nodes with required anti-affinity are followed too.
+      ...(Number(uid.slice(1)) % 7 === 0 ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: {}, topologyKey: 'kubernetes.io/hostname' }] } } } : {}),
       containers: [
         {
           name: 'app',
@@ -44,6 +46,8 @@ function comparable(u: NodeUsage): unknown {
     nonZero: [...u.nonZero].sort(),
     podCount: u.podCount,
     hostPorts: u.hostPorts.map((p) => `${p.ip}:${p.port}/${p.protocol}`).sort(),
+    pods: [...u.pods].map((p) => p.metadata.uid).sort(),
+    repelling: [...u.podsWithRequiredAntiAffinity].map((p) => p.metadata.uid).sort(),
   };
 }
 
@@ -119,6 +123,8 @@ describe('scheduler cache', () => {
             ...[...assumed.values()].filter((a) => a.node === node).map((a) => a.pod),
           ];
           assert.deepEqual(comparable(cache.usage(node)), comparable(usageOf(counted)), `step ${step}, ${node}`);
+          const repels = counted.some((p) => p.spec?.affinity?.podAntiAffinity);
+          assert.equal([...cache.nodesWithRequiredAntiAffinity()].includes(node), repels, `step ${step}, ${node} with required anti-affinity`);
         }
       }
     });

@@ -15,6 +15,7 @@
  * after its binding was sent without the cache ever showing it bound.
  */
 import type { PodObject } from '../objects.js';
+import { hasRequiredAntiAffinity } from './pod-checks.js';
 import { addSigned, footprintOf, type HostPort, type NodeUsage, type PodFootprint, type Resources } from './resources.js';
 
 /** How long a placed pod counts on its node without the cache showing it bound (kube's binding TTL is 30 s). */
@@ -26,43 +27,69 @@ const finished = (p: PodObject): boolean => p.status?.phase === 'Succeeded' || p
 class NodeTally implements NodeUsage {
   readonly requested: Resources = new Map();
   readonly nonZero: Resources = new Map();
-  readonly pods = new Map<string, PodFootprint>();
+  private readonly footprints = new Map<string, PodFootprint>();
+  private readonly objects = new Map<string, PodObject>();
+  /** The pods with required anti-affinity, by uid (kube's NodeInfo.PodsWithRequiredAntiAffinity). */
+  private readonly repelling = new Map<string, PodObject>();
   private ports: HostPort[] | undefined = [];
 
   get podCount(): number {
-    return this.pods.size;
+    return this.footprints.size;
+  }
+
+  get pods(): Iterable<PodObject> {
+    return this.objects.values();
+  }
+
+  get podsWithRequiredAntiAffinity(): Iterable<PodObject> {
+    return this.repelling.values();
+  }
+
+  get repellingCount(): number {
+    return this.repelling.size;
   }
 
   /** Host ports are rare: the list is made again, when next asked, after a pod with some came or went. */
   get hostPorts(): readonly HostPort[] {
-    return (this.ports ??= [...this.pods.values()].flatMap((f) => f.hostPorts));
+    return (this.ports ??= [...this.footprints.values()].flatMap((f) => f.hostPorts));
   }
 
-  add(uid: string, f: PodFootprint): void {
-    this.pods.set(uid, f);
+  add(uid: string, pod: PodObject, f: PodFootprint): void {
+    this.footprints.set(uid, f);
+    this.objects.set(uid, pod);
+    if (hasRequiredAntiAffinity(pod)) this.repelling.set(uid, pod);
     addSigned(this.requested, f.requested, 1);
     addSigned(this.nonZero, f.nonZero, 1);
     if (f.hostPorts.length) this.ports = undefined;
   }
 
   remove(uid: string): void {
-    const f = this.pods.get(uid);
+    const f = this.footprints.get(uid);
     if (!f) return;
-    this.pods.delete(uid);
+    this.footprints.delete(uid);
+    this.objects.delete(uid);
+    this.repelling.delete(uid);
     addSigned(this.requested, f.requested, -1);
     addSigned(this.nonZero, f.nonZero, -1);
     if (f.hostPorts.length) this.ports = undefined;
   }
 }
 
-const noUsage: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [] };
+const noUsage: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [], pods: [], podsWithRequiredAntiAffinity: [] };
 
 export class SchedulerCache {
   private readonly nodes = new Map<string, NodeTally>();
   /** Where each counted pod counts, by uid. */
   private readonly countedOn = new Map<string, string>();
+  /** The nodes where a counted pod has required anti-affinity: the pod-to-pod filters look only there for terms that repel. */
+  private readonly repellingNodes = new Set<string>();
   /** Placed pods the cache does not show bound yet, by uid: when they were placed. */
   private readonly assumed = new Map<string, number>();
+
+  /** The nodes where a counted pod has required pod anti-affinity terms (live). */
+  nodesWithRequiredAntiAffinity(): Iterable<string> {
+    return this.repellingNodes;
+  }
 
   /** The usage of a node (live: it changes as pods come and go). */
   usage(node: string): NodeUsage {
@@ -119,7 +146,8 @@ export class SchedulerCache {
     this.uncount(uid);
     let tally = this.nodes.get(node);
     if (!tally) this.nodes.set(node, (tally = new NodeTally()));
-    tally.add(uid, footprintOf(pod));
+    tally.add(uid, pod, footprintOf(pod));
+    if (tally.repellingCount > 0) this.repellingNodes.add(node);
     this.countedOn.set(uid, node);
   }
 
@@ -129,6 +157,7 @@ export class SchedulerCache {
     this.countedOn.delete(uid);
     const tally = this.nodes.get(node)!;
     tally.remove(uid);
+    if (tally.repellingCount === 0) this.repellingNodes.delete(node);
     if (tally.podCount === 0) this.nodes.delete(node);
   }
 }

@@ -10,6 +10,7 @@
 import {
   ignoreNotFound,
   isConflict,
+  Namespace,
   Node,
   objectPredicate,
   objectReference,
@@ -26,6 +27,7 @@ import type { ControllerContext } from '../context.js';
 import { canonicalJson } from '../json.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import { bindPod } from './bind.js';
+import { dependsOnOtherPods, type ClusterPods } from './pod-checks.js';
 import { SchedulerCache } from './scheduler-cache.js';
 import { schedulePod, type SearchCursor } from './schedule.js';
 
@@ -59,7 +61,9 @@ const terminal = (p: PodObject): boolean => p.status?.phase === 'Succeeded' || p
  * `pods/binding` subresource, to the node with the most room among those
  * whose taints they tolerate, whose labels match their nodeSelector and
  * required node affinity, with free host ports and enough allocatable
- * resources for their requests.
+ * resources for their requests, that keep their DoNotSchedule topology
+ * spread constraints and their required pod affinity and anti-affinity (and
+ * the placed pods' anti-affinity).
  *
  * @example
  * ```ts
@@ -91,8 +95,19 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
   const nodesChanged = (): void => void (sortedNodes = undefined);
   nodeInformer.addEventHandler({ add: nodesChanged, update: (old, n) => old !== n && nodesChanged(), delete: nodesChanged });
   const nodes = (): NodeObject[] => (sortedNodes ??= byName(nodeInformer.store.list() as NodeObject[]));
+  // Namespaces' labels, for pod affinity terms with a namespaceSelector (kube-scheduler's namespace lister).
+  const namespaceInformer = mgr.informers.informerFor(Namespace);
+  const cluster: ClusterPods = {
+    nodesWithRequiredAntiAffinity: () => cache.nodesWithRequiredAntiAffinity(),
+    namespaceLabels: (ns) => namespaceInformer.store.get(ns)?.metadata.labels ?? undefined,
+    namespaces: () => namespaceInformer.store.list().map((ns) => ({ name: ns.metadata.name ?? '', labels: ns.metadata.labels ?? {} })),
+  };
   const cursor: SearchCursor = { next: 0 };
   const allPending = (): Request[] => (podInformer.store.list() as PodObject[]).filter(pending).map(requestFor);
+  // Unschedulable pods that wait on other pods' placement, by key: the few tried again when a pod is
+  // bound or relabelled, rather than every pending pod at every binding.
+  const waitingOnPods = new Map<string, Request>();
+  const labelsChanged = (a: PodObject, b: PodObject): boolean => canonicalJson(a.metadata.labels ?? {}) !== canonicalJson(b.metadata.labels ?? {});
   mgr
     .controller('scheduler', clock ? { clock } : {})
     .for(Pod, {
@@ -116,10 +131,21 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
         },
       ],
     })
+    // A pod placed or relabelled may be what a waiting pod's affinity or spread needs.
+    .watches(Pod, () => [...waitingOnPods.values()], {
+      predicates: [
+        {
+          create: (e) => waitingOnPods.size > 0 && !!e.object.spec?.nodeName,
+          update: (e) => waitingOnPods.size > 0 && !!e.object.spec?.nodeName && (!e.oldObject.spec?.nodeName || labelsChanged(e.oldObject, e.object)),
+          delete: () => false,
+          generic: () => false,
+        },
+      ],
+    })
     // Several pods at a time: each worker's decision is made and assumed without awaiting, so the
     // workers only overlap their bindings' round trips (kube-scheduler's asynchronous binding cycle).
     .maxConcurrentReconciles(bindingWorkers)
-    .reconcile((req) => scheduleOne(ctx, req, pending, cache, nodes, cursor));
+    .reconcile((req) => scheduleOne(ctx, req, pending, cache, nodes, cursor, cluster, waitingOnPods));
 }
 
 /** What of a node the scheduler's filters read, as a string to compare. */
@@ -138,18 +164,23 @@ async function scheduleOne(
   cache: SchedulerCache,
   nodes: () => NodeObject[],
   cursor: SearchCursor,
+  cluster: ClusterPods,
+  waitingOnPods: Map<string, Request>,
 ): Promise<ReconcileResult | void> {
   // The cache's own object, read only (an assumed pod is a copy with its node set).
   const pod = (await ctx.client.get(Pod, req.name, { namespace: req.namespace, unsafeDisableDeepCopy: true }).catch(ignoreNotFound)) as PodObject | undefined;
-  if (!pod || !pending(pod) || cache.isAssumed(pod.metadata.uid)) return;
+  // Kept until the pod is placed or gone: a binding seen while this decision is made runs it again.
+  const key = `${req.namespace}/${req.name}`;
+  if (!pod || !pending(pod) || cache.isAssumed(pod.metadata.uid)) return void waitingOnPods.delete(key);
   // From here to the assumption nothing is awaited: the workers' decisions see each other's.
   cache.expire(Date.now());
-  const result = schedulePod(pod, nodes(), (node) => cache.usage(node), cursor);
+  const result = schedulePod(pod, nodes(), (node) => cache.usage(node), cursor, cluster);
   const regarding = objectReference(pod, Pod);
   if ('node' in result) {
     // Assumed at once, as kube-scheduler assumes before its binding cycle: the other workers place
     // their pods while this binding is on its way.
     cache.assume(pod, result.node, Date.now());
+    waitingOnPods.delete(key);
     try {
       await bindPod(ctx.client, pod, result.node);
     } catch (err) {
@@ -162,6 +193,8 @@ async function scheduleOne(
     return;
   }
   ctx.recorder.eventf(regarding, null, 'Warning', 'FailedScheduling', 'Scheduling', result.message);
+  if (dependsOnOtherPods(pod)) waitingOnPods.set(key, req);
+  else waitingOnPods.delete(key);
   const current = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (current?.status !== 'False' || current.reason !== 'Unschedulable' || current.message !== result.message) {
     const condition = {

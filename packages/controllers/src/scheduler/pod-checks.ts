@@ -1,0 +1,73 @@
+/**
+ * What the filters that look at other pods (PodTopologySpread and
+ * InterPodAffinity) share: the view of the cluster they read beyond one
+ * node's usage, and the shape of a per-decision check. kube computes their
+ * state once per scheduling cycle (PreFilter) over every node, then asks
+ * each node in turn (Filter); {@link NodeCheck} is that second half.
+ */
+import type { NodeObject, PodObject } from '../objects.js';
+import type { FilterFailure } from './filters.js';
+import type { NodeUsage } from './resources.js';
+
+/** A filter prepared for one pod's decision: undefined when the node passes. */
+export type NodeCheck = (node: NodeObject) => FilterFailure | undefined;
+
+/** What the pod-to-pod filters read of the cluster beyond each node's usage. */
+export interface ClusterPods {
+  /** The nodes where a counted pod has required pod anti-affinity terms (kube's HavePodsWithRequiredAntiAffinityList). */
+  nodesWithRequiredAntiAffinity(): Iterable<string>;
+  /** A namespace's labels; undefined when the namespace is not known. */
+  namespaceLabels(namespace: string): Readonly<Record<string, string>> | undefined;
+  /** Every known namespace, for an incoming pod's namespaceSelector. */
+  namespaces(): Iterable<{ name: string; labels: Readonly<Record<string, string>> }>;
+}
+
+/** A cluster where no placed pod has required anti-affinity and no namespace is known. */
+export const noClusterPods: ClusterPods = { nodesWithRequiredAntiAffinity: () => [], namespaceLabels: () => undefined, namespaces: () => [] };
+
+/**
+ * The view worked out from the nodes' usage, for callers without a cache
+ * (tests): it looks at every node's usage, and knows no namespace.
+ */
+export function clusterPodsOf(nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): ClusterPods {
+  return {
+    nodesWithRequiredAntiAffinity: () =>
+      nodes.map((n) => n.metadata.name ?? '').filter((name) => {
+        for (const _ of usageOf(name).podsWithRequiredAntiAffinity) return true;
+        return false;
+      }),
+    namespaceLabels: () => undefined,
+    namespaces: () => [],
+  };
+}
+
+/** A topology domain (kube's topologyPair) as one map key. */
+export const topologyPair = (key: string, value: string): string => `${key}\u0000${value}`;
+
+/** Adds `by` to a count, dropping it at zero (kube deletes a pair whose count comes back to 0). */
+export function addCount(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next === 0) counts.delete(key);
+  else counts.set(key, next);
+}
+
+/** Whether a pod has required anti-affinity terms (such pods are tracked per node, as kube's NodeInfo tracks them). */
+export function hasRequiredAntiAffinity(pod: PodObject): boolean {
+  return (pod.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
+}
+
+/**
+ * Whether where other pods are placed can decide where this pod fits (its
+ * required pod affinity or anti-affinity, its DoNotSchedule spread): such a
+ * pod, once unschedulable, is tried again when a pod is bound or a bound
+ * pod's labels change (the events kube's InterPodAffinity and
+ * PodTopologySpread register for).
+ */
+export function dependsOnOtherPods(pod: PodObject): boolean {
+  const affinity = pod.spec?.affinity;
+  return (
+    (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0 ||
+    hasRequiredAntiAffinity(pod) ||
+    (pod.spec?.topologySpreadConstraints ?? []).some((c) => c.whenUnsatisfiable === 'DoNotSchedule')
+  );
+}

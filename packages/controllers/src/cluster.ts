@@ -70,6 +70,8 @@ export interface SimulatedClusterOptions {
    * it already, and saves the request).
    */
   kubeletVersion?: string;
+  /** Whether the nodes' kubelets record their start in events (see {@link SimulatedNodesOptions.startEvents}); default true. */
+  nodeStartEvents?: boolean;
 }
 
 /**
@@ -137,7 +139,14 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
   };
   for (const name of enabled) adders[name](manager, { clock });
   addScheduler(manager, { clock });
-  const nodes = await addSimulatedNodes(manager, { count: options.nodes, clock, shape: options.shape, timing: options.timing, kubeletVersion: options.kubeletVersion });
+  const nodes = await addSimulatedNodes(manager, {
+    count: options.nodes,
+    clock,
+    shape: options.shape,
+    timing: options.timing,
+    kubeletVersion: options.kubeletVersion,
+    startEvents: options.nodeStartEvents,
+  });
   return run(manager, logger, nodes);
 }
 
@@ -179,6 +188,7 @@ export async function startSimulatedNodes(options: SimulatedNodesProcessOptions)
     shape: options.shape,
     timing: options.timing,
     kubeletVersion: options.kubeletVersion,
+    startEvents: options.nodeStartEvents,
   });
   return run(manager, logger, nodes);
 }

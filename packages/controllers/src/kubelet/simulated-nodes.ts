@@ -39,6 +39,12 @@ export interface SimulatedNodesOptions {
   /** The kubelet version the nodes report; default the API server's (`GET /version`). */
   kubeletVersion?: string;
   /**
+   * Whether each node's kubelet tells of its start in events, as kubelet does (`Starting kubelet.`, its
+   * conditions, `NodeAllocatableEnforced`, `NodeReady`); default true. Six event writes per node are a
+   * third of a small test cluster's start, so TestEnv leaves them out unless asked.
+   */
+  startEvents?: boolean;
+  /**
    * Pods synced at once across all nodes; default one per node, from 10 to 100 (each real kubelet
    * syncs its pods in parallel: ten workers for a hundred nodes left pods waiting for a status write).
    */
@@ -88,7 +94,7 @@ export async function addSimulatedNodes(mgr: Manager, options: SimulatedNodesOpt
       // Registered before (a restart with the same data): the heartbeat brings its status up to date.
       if (!isAlreadyExists(err)) throw err;
     }
-    recordStart(kubelet, node);
+    if (options.startEvents ?? true) recordStart(kubelet, node);
   };
   // Sixteen at a time: a thousand nodes register in seconds, not one round trip after another.
   const queue = [...nodes.values()];

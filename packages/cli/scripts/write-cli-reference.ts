@@ -87,7 +87,8 @@ with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds 
 \`--time-scale 60\` makes cluster time run a
 minute a second (run times, grace periods, cron schedules): timestamps the cluster writes then run
 ahead of the server's. Annotations on a pod or node make its kubelet misbehave for tests
-(\`sim.operant.dev/crash-loop\`, \`image-pull-failure\`, \`never-ready\`, \`heartbeats-paused\`; see
+(\`sim.operant.dev/crash-loop\`, \`image-pull-failure\`, \`never-ready\`, \`heartbeats-paused\`, and
+\`start-seconds\`, which keeps a pod's containers in \`ContainerCreating\` that long; see
 the @operant/controllers README); a node whose kubelet stops goes NotReady after 40 s and its pods
 are evicted after their tolerations (300 s by default), as kube's node lifecycle controller does.`,
   nodes: `The nodes register and heartbeat like any others; killing this process (even with \`kill -9\`)

@@ -54,11 +54,14 @@ const maxCreatedKeyLength = 4096;
 /** kube's limit on update managers kept apart before the oldest are merged. */
 const maxUpdateManagers = 10;
 
+/** metadata's fields that strip-meta takes out of every set. */
+const strippedMetadataFieldNames = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
+
 const stripSet = FieldSet.of(
   [{ field: 'apiVersion' }],
   [{ field: 'kind' }],
   [{ field: 'metadata' }],
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => [
+  ...strippedMetadataFieldNames.map((f) => [
     { field: 'metadata' },
     { field: f },
   ]),
@@ -316,8 +319,8 @@ function decodeOrEmpty(entries: unknown): Managed {
   }
 }
 
-/** metadata's fields that strip-meta takes out of every set: a scalar there changes no set, whatever its value. */
-const strippedMetadataFields = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']);
+/** The same fields as a set (see stripSet): a scalar there changes no set, whatever its value. */
+const strippedMetadataFields = new Set(strippedMetadataFieldNames);
 
 /**
  * The key under which a create's field set is remembered: the object's text

@@ -184,7 +184,17 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   );
 }
 
-/** metav1.Time as kube writes it: RFC 3339 in UTC, to the second. */
+/**
+ * metav1.Time as kube writes it: RFC 3339 in UTC, to the second. Its text is
+ * made once per second and shared by every write of that second (managedFields
+ * times, and the API server's creationTimestamp and condition times).
+ *
+ * @example
+ * ```ts
+ * import { managedFieldsTime } from '@operant/apimachinery/managedfields';
+ * const text = managedFieldsTime(new Date('2024-05-01T10:00:00.250Z')); // '2024-05-01T10:00:00Z'
+ * ```
+ */
 export function managedFieldsTime(now: Date): string {
   const second = Math.floor(now.getTime() / 1000);
   // Every write of a second carries the same text: made once per second.

@@ -1,6 +1,7 @@
 /** Metadata bookkeeping shared by every write: names, uids, timestamps, generation. */
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { jsonEqual, type KubeObject } from '@operant/apimachinery';
+import { managedFieldsTime } from '@operant/apimachinery/managedfields';
 
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -28,17 +29,9 @@ function randomByte(): number {
 
 /** RFC 3339 with second precision, as metav1.Time serializes. */
 export function nowTimestamp(now = new Date()): string {
-  const second = Math.floor(now.getTime() / 1000);
-  // Every create of a second carries the same text: made once per second.
-  if (second !== lastTimestamp.second) {
-    lastTimestamp.second = second;
-    lastTimestamp.text = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  }
-  return lastTimestamp.text;
+  // The same text as managedFields' times, made once per second for both.
+  return managedFieldsTime(now);
 }
-
-/** The last second nowTimestamp wrote, and its text. */
-const lastTimestamp = { second: Number.NaN, text: '' };
 
 /** Sets the fields the server owns on create (rest.BeforeCreate). */
 export function fillCreateMeta(obj: KubeObject, tracksGeneration: boolean): void {

@@ -51,11 +51,16 @@ function schedulingTaintsOf(node: NodeObject): readonly corev1.Taint[] {
   return taints;
 }
 
-const taintToleration: Filter = (pod, node) => {
+/** The first of the node's NoSchedule and NoExecute taints the pod does not tolerate (kube's FindMatchingUntoleratedTaint). */
+export function untoleratedTaint(pod: PodObject, node: NodeObject): corev1.Taint | undefined {
   const taints = schedulingTaintsOf(node);
   if (taints.length === 0) return undefined;
   const tolerations = pod.spec?.tolerations ?? [];
-  const untolerated = taints.find((taint) => !tolerations.some((t) => tolerates(t, taint)));
+  return taints.find((taint) => !tolerations.some((t) => tolerates(t, taint)));
+}
+
+const taintToleration: Filter = (pod, node) => {
+  const untolerated = untoleratedTaint(pod, node);
   if (!untolerated) return undefined;
   return { reasons: [`node(s) had untolerated taint {${untolerated.key}: ${untolerated.value ?? ''}}`], unresolvable: true };
 };
@@ -165,6 +170,5 @@ export function filterNode(pod: PodObject, node: NodeObject, usage: NodeUsage, f
  */
 export function daemonPodFits(pod: PodObject, node: NodeObject): boolean {
   if (nodeAffinity(pod, node, usageOf([]), footprintOf(pod))) return false;
-  const tolerations = pod.spec?.tolerations ?? [];
-  return (node.spec?.taints ?? []).every((taint) => (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') || tolerations.some((t) => tolerates(t, taint)));
+  return untoleratedTaint(pod, node) === undefined;
 }

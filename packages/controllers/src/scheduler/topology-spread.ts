@@ -15,7 +15,7 @@
 import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '@operant/apimachinery';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
-import { nodeAffinityMatches, tolerates, type FilterFailure } from './filters.js';
+import { nodeAffinityMatches, untoleratedTaint, type FilterFailure } from './filters.js';
 import type { NodeCheck } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
 
@@ -70,12 +70,7 @@ function withMatchLabelKeys(c: corev1.TopologySpreadConstraint, labels: Readonly
 /** kube's matchNodeInclusionPolicies. */
 function includesNode(c: SpreadConstraint, pod: PodObject, node: NodeObject): boolean {
   if (c.honorNodeAffinity && !nodeAffinityMatches(pod, node)) return false;
-  if (c.honorTaints) {
-    const tolerations = pod.spec?.tolerations ?? [];
-    const untolerated = (node.spec?.taints ?? []).some((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerations.some((tol) => tolerates(tol, t)));
-    if (untolerated) return false;
-  }
-  return true;
+  return !c.honorTaints || untoleratedTaint(pod, node) === undefined;
 }
 
 /** kube's countPodsMatchSelector: an empty selector counts nothing; pods being deleted and other namespaces' pods do not count. */

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { close, fsync, mkdir, open, rename, unlink, writeAll } from './files.js';
 import { basename, dirname, join } from 'node:path';
 
 /** What a kubeconfig for the embedded server needs. */
@@ -35,23 +34,26 @@ export function kubeconfigText(options: KubeconfigOptions): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-/**
- * Writes a kubeconfig atomically with mode 0600, creating parent directories.
- * The server's start waits for it before `ready`: it is written with node:fs's
- * synchronous calls, as {@link writeFileAtomic} does with its callbacks, so that
- * the start does not wait for six round trips through libuv's thread pool (nor
- * start its threads), each one a wake-up of another thread on a loaded machine.
- */
+/** Writes a kubeconfig atomically with mode 0600, creating parent directories. */
 export async function writeKubeconfig(path: string, yaml: string): Promise<void> {
-  writeFileAtomicSync(path, yaml, 0o600);
+  await writeFileAtomic(path, yaml, 0o600);
 }
 
-/** {@link writeFileAtomic} with node:fs's synchronous calls. */
-function writeFileAtomicSync(path: string, data: string | Uint8Array, mode: number): void {
+/**
+ * Writes `data` to `path` so that readers see either the old or the new content, never a
+ * partial file: write and fsync a temporary sibling, then rename it over `path`.
+ *
+ * Every caller is on the server's start path (certificates, keys, kubeconfig), which waits for
+ * it before `ready`: node:fs's synchronous calls do the work, so that the start does not wait
+ * for six round trips through libuv's thread pool (nor start its threads), each one a wake-up
+ * of another thread on a loaded machine.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
+    // 'wx' so the mode applies (it only does on creation) and a stale file is never reused.
     const fd = openSync(tmp, 'wx', mode);
     try {
       writeFileSync(fd, data);
@@ -66,30 +68,6 @@ function writeFileAtomicSync(path: string, data: string | Uint8Array, mode: numb
     } catch {
       // Never made, or already gone.
     }
-    throw err;
-  }
-}
-
-/**
- * Writes `data` to `path` so that readers see either the old or the new content, never a
- * partial file: write and fsync a temporary sibling, then rename it over `path`.
- */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    // 'wx' so the mode applies (it only does on creation) and a stale file is never reused.
-    const fd = await open(tmp, 'wx', mode);
-    try {
-      await writeAll(fd, data);
-      await fsync(fd);
-    } finally {
-      await close(fd);
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
     throw err;
   }
 }

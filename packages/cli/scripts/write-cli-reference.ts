@@ -83,7 +83,10 @@ scheduler, and nodes whose pods run and
 become ready. A pod whose \`restartPolicy\` is \`Never\` or \`OnFailure\` (a Job's) runs to completion:
 its containers exit after the seconds of its \`sim.operant.dev/run-seconds\` annotation (default 1)
 with the code of \`sim.operant.dev/exit-code\` (default 0), so the pod Succeeds or Fails (with
-\`OnFailure\`, a failing container restarts in place after kube's crash back-off).
+\`OnFailure\`, a failing container restarts in place after kube's crash back-off). A deleted
+pod's containers exit as on a real node, 143 on SIGTERM (\`sim.operant.dev/stop-exit-code\` says
+otherwise) or 137 when killed at the grace period's end, and the pod ends Failed (Succeeded if all
+exited 0), whatever its restartPolicy.
 \`--time-scale 60\` makes cluster time run a
 minute a second (run times, grace periods, cron schedules): timestamps the cluster writes then run
 ahead of the server's. Annotations on a pod or node make its kubelet misbehave for tests

@@ -122,6 +122,86 @@ spec:
     }
   });
 
+  kit('backoffLimitPerIndex: the index whose pods exit 1 fails after its retry, the others complete; kubectl shows the Job Failed with failedIndexes 1', async () => {
+    const index1 = new RunningKubectl(server, ['get', 'pods', '-l', 'job-name=shards,batch.kubernetes.io/job-completion-index=1', '-w', '--output-watch-events', '--no-headers']);
+    try {
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: batch/v1
+kind: Job
+metadata: {name: shards}
+spec:
+  completions: 3
+  parallelism: 3
+  completionMode: Indexed
+  backoffLimitPerIndex: 1
+  template:
+    metadata:
+      annotations: {sim.operant.dev/run-seconds: "120"}
+    spec:
+      restartPolicy: Never
+      containers: [{name: work, image: busybox}]
+`,
+      });
+      // Each pod of index 1 is told, while it runs, to exit 1: the first, then the one that replaces it.
+      let from = 0;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const added = await index1.waitForLine(/^ADDED\s+shards-1-[a-z0-9]{5}\s/, from, 20_000);
+        from = added.index + 1;
+        const name = /shards-1-[a-z0-9]{5}/.exec(added.line)![0];
+        await kubectlOk(server, ['annotate', 'pod', name, 'sim.operant.dev/exit-code=1']);
+      }
+      const met = await kubectlOk(server, ['wait', '--for=condition=failed', 'job/shards', '--timeout=30s']);
+      assert.match(met, /job\.batch\/shards condition met/);
+    } finally {
+      await index1.kill();
+    }
+    const job = await json(['get', 'job', 'shards']);
+    assert.equal(job.status.failedIndexes, '1');
+    assert.equal(job.status.completedIndexes, '0,2');
+    const failed = (job.status.conditions as Json[]).find((c) => c.type === 'Failed');
+    assert.equal(failed?.reason, 'FailedIndexes');
+    assert.equal(failed?.message, 'Job has failed indexes');
+    assert.deepEqual(tableRows(await kubectlOk(server, ['get', 'job', 'shards']))[1]!.slice(0, 3), ['shards', 'Failed', '2/3']);
+    const pods = (await json(['get', 'pods', '-l', 'job-name=shards,batch.kubernetes.io/job-completion-index=1'])).items as Json[];
+    assert.deepEqual(pods.map((p) => p.metadata.annotations['batch.kubernetes.io/job-index-failure-count']).sort(), ['0', '1']);
+    for (const row of tableRows(await kubectlOk(server, ['get', 'pods', '-l', 'job-name=shards,batch.kubernetes.io/job-completion-index=1'])).slice(1)) assert.equal(row[2], 'Error');
+  });
+
+  kit('kubectl delete pod: the kubelet reports it Failed with exit code 143, which a podFailurePolicy Ignore rule lets go; the pod is replaced', async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: batch/v1
+kind: Job
+metadata: {name: tolerant}
+spec:
+  backoffLimit: 0
+  podFailurePolicy:
+    rules: [{action: Ignore, onExitCodes: {operator: In, values: [143]}}]
+  template:
+    metadata:
+      annotations: {sim.operant.dev/run-seconds: "100000"}
+    spec:
+      restartPolicy: Never
+      containers: [{name: work, image: busybox}]
+`,
+    });
+    await kubectlOk(server, ['wait', '--for=condition=ready', 'pod', '-l', 'job-name=tolerant', '--timeout=30s']);
+    const first = (await kubectlOk(server, ['get', 'pods', '-l', 'job-name=tolerant', '-o', 'name'])).trim();
+    const watch = new RunningKubectl(server, ['get', first, '-w', '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}{"\\n"}']);
+    try {
+      await kubectlOk(server, ['delete', first, '--wait=false']);
+      const ended = await watch.waitForLine(/^Failed 143$/, 0, 20_000);
+      assert.ok(ended);
+    } finally {
+      await watch.kill();
+    }
+    await kubectlOk(server, ['wait', '--for=delete', first, '--timeout=30s']);
+    await kubectlOk(server, ['wait', '--for=condition=ready', 'pod', '-l', 'job-name=tolerant', '--timeout=30s']);
+    const job = await json(['get', 'job', 'tolerant']);
+    assert.equal(job.status.failed, undefined, 'ignored, not counted');
+    assert.equal(job.status.active, 1);
+    assert.equal((job.status.conditions ?? []).some((c: Json) => c.type === 'Failed'), false);
+  });
+
   kit('a CronJob makes a Job at each scheduled minute', async () => {
     const watch = new RunningKubectl(server, ['get', 'jobs', '-w', '--output-watch-events', '--no-headers']);
     try {

@@ -113,7 +113,24 @@ describe('kubectl and the workload APIs', () => {
         spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
       }),
     })).stderr;
-    assert.match(noRestart, /The Job "always" is invalid: spec\.template\.spec\.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"/);
+    // kube 1.32 answers a template that kept the default Always with Required, not Unsupported.
+    assert.match(noRestart, /The Job "always" is invalid: spec\.template\.spec\.restartPolicy: Required value: valid values: "OnFailure", "Never"/);
+
+    const perIndex = (name: string, spec: Json): string =>
+      JSON.stringify({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name },
+        spec: { ...spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+      });
+    const nonIndexed = (await kubectlFails(server(), ['create', '-f', '-'], { input: perIndex('per-index', { backoffLimitPerIndex: 1, maxFailedIndexes: 1 }) })).stderr;
+    assert.ok(nonIndexed.includes('spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode'), nonIndexed);
+    assert.ok(nonIndexed.includes('spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode'), nonIndexed);
+    const tooMany = (await kubectlFails(server(), ['create', '-f', '-'], {
+      input: perIndex('too-many', { completionMode: 'Indexed', completions: 2, maxFailedIndexes: 3 }),
+    })).stderr;
+    assert.ok(tooMany.includes('spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified'), tooMany);
+    assert.ok(tooMany.includes('spec.maxFailedIndexes: Invalid value: 3: must be less than or equal to completions'), tooMany);
 
     const badSchedule = (await kubectlFails(server(), ['create', 'cronjob', 'bad', '--image=busybox', '--schedule=* * *'])).stderr;
     assert.match(badSchedule, /spec\.schedule: Invalid value: "\* \* \*": expected exactly 5 fields, found 3: \[\* \* \*\]/);

@@ -18,7 +18,7 @@ export { addDisruptionController, disruptionDeletionTimeoutMs } from './disrupti
 export { addPersistentVolumeBinder, bindCompletedAnnotation, boundByControllerAnnotation, provisionedByAnnotation, storageProvisionerAnnotation } from './volume/binder.js';
 export { addEndpointsController, headlessServiceLabel } from './endpoints/controller.js';
 export { addEndpointSliceController, endpointSliceControllerName, managedByLabel, maxEndpointsPerSlice, serviceNameLabel } from './endpoints/endpointslice-controller.js';
-export { exitCodeAnnotation, runSecondsAnnotation, startSecondsAnnotation } from './kubelet/pod-sync.js';
+export { exitCodeAnnotation, runSecondsAnnotation, startSecondsAnnotation, stopExitCodeAnnotation } from './kubelet/pod-sync.js';
 export { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './kubelet/knobs.js';
 export { addNodeLifecycleController, nodeMonitorGracePeriodMs, unreachableTaintKey, type NodeLifecycleOptions } from './nodelifecycle/controller.js';
 export { addPodGarbageCollector, type PodGcOptions } from './podgc/controller.js';

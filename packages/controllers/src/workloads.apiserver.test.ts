@@ -461,6 +461,86 @@ describe('job controller', () => {
     await client.delete(Job, 'retry', { namespace: ns, propagationPolicy: 'Background' });
   });
 
+  it('backoffLimitPerIndex: an index whose pods fail past its limit is failed and not run again; the Job ends Failed with FailedIndexes', async () => {
+    const ns = await namespace('job-per-index');
+    const indexOfPod = (p: Json): string => p.metadata.annotations['batch.kubernetes.io/job-completion-index'];
+    // Index 1's pods fail: each is told to exit 1 while it runs (100 s of cluster time).
+    const pods = await watching(
+      Pod,
+      ns,
+      (o) => [...o.values()].filter((p) => indexOfPod(p as Json) === '1' && p.status?.phase === 'Failed').length >= 2,
+      (type, p) => {
+        if (type === 'ADDED' && indexOfPod(p as Json) === '1') {
+          void client.patch(Pod, p.metadata.name!, { metadata: { annotations: { [exitCodeAnnotation]: '1' } } }, { namespace: ns, patchType: 'merge' });
+        }
+      },
+      20_000,
+    );
+    await client.create(Job, job('shards', ns, { completions: 3, parallelism: 3, completionMode: 'Indexed', backoffLimitPerIndex: 1 }, { [runSecondsAnnotation]: '100' }) as never);
+    await pods.done;
+    const done = await until(Job, ns, (o) => !!condition(o.get('shards') as Json, 'Failed'), undefined, 20_000);
+    const j = done.get('shards') as Json;
+    assert.equal(j.spec.backoffLimit, 2147483647, 'the Job-wide limit defaults to MaxInt32 with a per-index one');
+    assert.equal(j.status.failedIndexes, '1');
+    assert.equal(j.status.completedIndexes, '0,2');
+    assert.equal(j.status.succeeded, 2);
+    assert.equal(j.status.failed, 2);
+    for (const type of ['FailureTarget', 'Failed']) {
+      assert.equal(condition(j, type)!.reason, 'FailedIndexes', type);
+      assert.equal(condition(j, type)!.message, 'Job has failed indexes', type);
+    }
+    const all = (await client.list(Pod, { namespace: ns })).items as Json[];
+    const counts = (i: string): string[] => all.filter((p) => indexOfPod(p) === i).map((p) => p.metadata.annotations['batch.kubernetes.io/job-index-failure-count']).sort();
+    assert.deepEqual(counts('1'), ['0', '1'], 'index 1 ran twice, its second pod counting the first failure, and not a third time');
+    assert.deepEqual(counts('0'), ['0']);
+    assert.deepEqual(counts('2'), ['0']);
+  });
+
+  it('maxFailedIndexes: a FailIndex rule fails an index at once, and one failed index too many fails the Job with MaxFailedIndexesExceeded', async () => {
+    const ns = await namespace('job-max-failed');
+    const podFailurePolicy = { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [42] } }] };
+    const spec = { completions: 4, parallelism: 2, completionMode: 'Indexed', backoffLimitPerIndex: 3, maxFailedIndexes: 0, podFailurePolicy };
+    await client.create(Job, job('strict', ns, spec, { [exitCodeAnnotation]: '42' }) as never);
+    const done = await until(Job, ns, (o) => !!condition(o.get('strict') as Json, 'Failed'), undefined, 20_000);
+    const j = done.get('strict') as Json;
+    assert.equal(condition(j, 'Failed')!.reason, 'MaxFailedIndexesExceeded');
+    assert.equal(condition(j, 'Failed')!.message, 'Job has exceeded the specified maximal number of failed indexes');
+    assert.match(j.status.failedIndexes, /^(0|1|0,1)$/);
+    const all = (await client.list(Pod, { namespace: ns })).items as Json[];
+    assert.ok(all.length <= 2, `${all.length} pods: a failed index is not retried, whatever backoffLimitPerIndex is left`);
+    for (const p of all) assert.equal(p.metadata.annotations['batch.kubernetes.io/job-index-failure-count'], '0');
+  });
+
+  it('podFailurePolicy: a deleted pod is neither counted nor replaced until the kubelet reports it Failed; its exit code (143, SIGTERM) meets the rules', async () => {
+    const ns = await namespace('job-pfp-deleted');
+    // A pod ended by its deletion is not the job's fault: ignored, so backoffLimit 0 is not spent.
+    const podFailurePolicy = { rules: [{ action: 'Ignore', onExitCodes: { operator: 'In', values: [143] } }] };
+    await client.create(Job, job('steady', ns, { backoffLimit: 0, podFailurePolicy }, { [runSecondsAnnotation]: '100000' }) as never);
+    const first = await until(Pod, ns, (o) => [...o.values()].some((p) => isReady(p)));
+    const victim = [...first.values()][0]!;
+    const order: string[] = [];
+    const seen = await watching(
+      Pod,
+      ns,
+      (o) => [...o.values()].some((p) => p.metadata.name !== victim.metadata.name && isReady(p)),
+      (type, p) => {
+        if (p.metadata.name === victim.metadata.name && p.status?.phase === 'Failed' && !order.includes('failed')) order.push('failed');
+        if (type === 'ADDED' && p.metadata.name !== victim.metadata.name) order.push('replacement');
+      },
+      20_000,
+    );
+    await client.delete(Pod, victim.metadata.name!, { namespace: ns });
+    await seen.done;
+    assert.deepEqual(order, ['failed', 'replacement'], 'the replacement came once the deleted pod was Failed');
+    const gone = (await client.get(Pod, victim.metadata.name!, { namespace: ns }).catch(() => undefined)) as Json | undefined;
+    if (gone) assert.equal(gone.status.containerStatuses[0].state.terminated.exitCode, 143);
+    const j = (await client.get(Job, 'steady', { namespace: ns })) as Json;
+    assert.equal(condition(j, 'Failed'), undefined, JSON.stringify(j.status.conditions));
+    assert.equal(j.status.failed, undefined, 'the Ignore rule matched the exit code the kubelet reported');
+    assert.equal(j.status.active, 1);
+    await client.delete(Job, 'steady', { namespace: ns, propagationPolicy: 'Background' });
+  });
+
   it('ttlSecondsAfterFinished deletes the finished Job and its pods', async () => {
     const ns = await namespace('job-ttl');
     await client.create(Job, job('brief', ns, { ttlSecondsAfterFinished: 5 }, { [runSecondsAnnotation]: '1' }) as never);

@@ -191,11 +191,25 @@ function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldEr
   nonNegative(errs, `${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds);
   nonNegative(errs, `${path}.backoffLimit`, s.backoffLimit);
   nonNegative(errs, `${path}.ttlSecondsAfterFinished`, s.ttlSecondsAfterFinished);
+  const perIndex = isSet(s.backoffLimitPerIndex);
+  const maxFailed = isSet(s.maxFailedIndexes);
+  nonNegative(errs, `${path}.backoffLimitPerIndex`, s.backoffLimitPerIndex);
+  if (maxFailed) {
+    nonNegative(errs, `${path}.maxFailedIndexes`, s.maxFailedIndexes);
+    if (!perIndex) errs.push(fieldErrors.required(`${path}.backoffLimitPerIndex`, 'when maxFailedIndexes is specified'));
+  }
   const modes = ['NonIndexed', 'Indexed'];
   if (s.completionMode !== undefined && !modes.includes(String(s.completionMode))) {
     errs.push(fieldErrors.notSupported(`${path}.completionMode`, s.completionMode, modes));
   }
-  if (s.completionMode === 'Indexed' && s.completions === undefined) errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
+  if (s.completionMode === 'Indexed') {
+    if (s.completions === undefined) errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
+    errs.push(...validateIndexedLimits(s, path));
+  } else {
+    // NonIndexed (or unset): the per-index fields mean nothing.
+    if (perIndex) errs.push(fieldErrors.invalid(`${path}.backoffLimitPerIndex`, s.backoffLimitPerIndex, 'requires indexed completion mode'));
+    if (maxFailed) errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, s.maxFailedIndexes, 'requires indexed completion mode'));
+  }
   if (s.podFailurePolicy !== undefined && s.podFailurePolicy !== null) errs.push(...validatePodFailurePolicy(s, `${path}.podFailurePolicy`));
   errs.push(...validatePodReplacementPolicy(s, `${path}.podReplacementPolicy`));
   if (checkSelector) {
@@ -206,10 +220,51 @@ function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldEr
   }
   errs.push(...validatePodSpec(asObj(asObj(s.template).spec), `${path}.template.spec`));
   const policy = restartPolicyOf(s.template);
-  if (policy !== 'OnFailure' && policy !== 'Never') {
-    errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, policy ?? '', ['OnFailure', 'Never']));
+  if (policy === 'Always' || policy === undefined || policy === null || policy === '') {
+    // kube's words for the value a pod template gets when it says nothing (SetDefaults_PodSpec's Always).
+    errs.push(fieldErrors.required(`${path}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
+  } else if (policy !== 'OnFailure' && policy !== 'Never') {
+    errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, policy, ['OnFailure', 'Never']));
   } else if (s.podFailurePolicy !== undefined && s.podFailurePolicy !== null && policy !== 'Never') {
     errs.push(fieldErrors.invalid(`${path}.template.spec.restartPolicy`, policy, 'only "Never" is supported when podFailurePolicy is specified'));
+  }
+  return errs;
+}
+
+const isSet = (v: unknown): boolean => v !== undefined && v !== null;
+
+// kube's limits for an Indexed Job (pkg/apis/batch/validation at 1.32).
+const maxParallelismForIndexedJob = 100_000;
+const maxFailedIndexesForIndexedJob = 100_000;
+const completionsSoftLimit = 100_000;
+const parallelismLimitForHighCompletions = 10_000;
+const maxFailedIndexesLimitForHighCompletions = 10_000;
+
+/** The Indexed part of kube's validateJobSpec: parallelism, maxFailedIndexes and, past 100000 completions with a per-index limit, both capped. */
+function validateIndexedLimits(s: Json, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+  const parallelism = num(s.parallelism);
+  const completions = num(s.completions);
+  const maxFailed = num(s.maxFailedIndexes);
+  if (parallelism !== undefined && parallelism > maxParallelismForIndexedJob) {
+    errs.push(fieldErrors.invalid(`${path}.parallelism`, parallelism, `must be less than or equal to ${maxParallelismForIndexedJob} when completion mode is Indexed`));
+  }
+  if (completions !== undefined && maxFailed !== undefined && maxFailed > completions) {
+    errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, maxFailed, 'must be less than or equal to completions'));
+  }
+  if (maxFailed !== undefined && maxFailed > maxFailedIndexesForIndexedJob) {
+    errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, maxFailed, `must be less than or equal to ${maxFailedIndexesForIndexedJob}`));
+  }
+  if (completions !== undefined && completions > completionsSoftLimit && isSet(s.backoffLimitPerIndex)) {
+    if (maxFailed === undefined) errs.push(fieldErrors.required(`${path}.maxFailedIndexes`, `must be specified when completions is above ${completionsSoftLimit}`));
+    const high = `when completions are above ${completionsSoftLimit} and used with backoff limit per index`;
+    if (parallelism !== undefined && parallelism > parallelismLimitForHighCompletions) {
+      errs.push(fieldErrors.invalid(`${path}.parallelism`, parallelism, `must be less than or equal to ${parallelismLimitForHighCompletions} ${high}`));
+    }
+    if (maxFailed !== undefined && maxFailed > maxFailedIndexesLimitForHighCompletions) {
+      errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, maxFailed, `must be less than or equal to ${maxFailedIndexesLimitForHighCompletions} ${high}`));
+    }
   }
   return errs;
 }

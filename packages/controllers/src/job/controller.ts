@@ -26,8 +26,18 @@
  *   (./pod-failure-policy.ts): FailJob fails the Job at once (reason
  *   PodFailurePolicy, FailureTarget recorded with the pod's count so that it
  *   survives the pod), Ignore leaves the pod out of `failed` and
- *   backoffLimit (its failure still holds the next pod back), Count and
- *   FailIndex count it as usual (there is no backoffLimitPerIndex here).
+ *   backoffLimit (its failure still holds the next pod back), Count counts
+ *   it as usual, FailIndex fails its index;
+ * - with a `podFailurePolicy` or `podReplacementPolicy: Failed`, a pod that
+ *   is deleted is neither counted nor replaced until the kubelet reports it
+ *   Failed (kube's isPodFailed and onlyReplaceFailedPods), so the policy's
+ *   rules see how its containers really ended; `status.terminating` counts
+ *   the pods on their way out;
+ * - Indexed with `backoffLimitPerIndex` (./per-index.ts): each index counts
+ *   its failures, an index past its limit (or failed by a FailIndex rule)
+ *   goes into `status.failedIndexes` and is not run again, the Job fails with
+ *   MaxFailedIndexesExceeded once more than `maxFailedIndexes` indexes
+ *   failed, and with FailedIndexes once every index ended and some failed.
  *
  * Pods run for the time their `sim.operant.dev/run-seconds` annotation says
  * on the simulated nodes (see the kubelet).
@@ -43,6 +53,7 @@ import { isPodReady } from '../pod/pod-util.js';
 import { slowStartBatch } from '../replicaset/controller.js';
 import { createOwnedPod, deleteOwnedPod, isTerminal, podFromTemplate } from '../workload/pod-template.js';
 import { completionIndexKey, formatIndexes, indexOf, parseIndexes } from './indexes.js';
+import { failsItsIndex, failureCountAnnotations, finishedAt, hasBackoffLimitPerIndex, indexAbsoluteFailureCount as indexAbsoluteFailures, lastFailedPodPerIndex } from './per-index.js';
 import { matchPodFailurePolicy } from './pod-failure-policy.js';
 
 type JobObject = Typed<batchv1.Job>;
@@ -72,7 +83,7 @@ const backoffMaxMs = 360_000;
 export function addJobController(mgr: Manager, options: WorkloadControllerOptions = {}): void {
   const clock = options.clock;
   const ctx: Context = { client: mgr.client, recorder: mgr.eventRecorderFor('job-controller'), now: () => (clock ?? Date).now() };
-  const backoff: Backoff = { lastFailure: new Map(), ignoredFailures: new Map() };
+  const backoff: Backoff = new Map();
   mgr
     .controller('job', clock ? { clock } : {})
     .for(Job)
@@ -81,19 +92,39 @@ export function addJobController(mgr: Manager, options: WorkloadControllerOption
     .reconcile((req) => syncJob(ctx, req, backoff));
 }
 
-/** What the pod creation back-off remembers of each Job (by uid), in memory as kube's backoff store. */
-interface Backoff {
+/**
+ * What the pod creation back-off remembers of each Job, by its key
+ * (`namespace/name`), in memory as kube's backoff store; a record is
+ * dropped when its Job is gone or finished.
+ */
+type Backoff = Map<string, BackoffRecord>;
+
+interface BackoffRecord {
+  /** The Job the record is about: one of the same name made later starts afresh. */
+  uid: string;
   /** When a pod of the Job last failed. */
-  lastFailure: Map<string, number>;
+  lastFailure: number;
   /** How many of its failed pods an Ignore rule left out of `status.failed`: they still lengthen the back-off. */
-  ignoredFailures: Map<string, number>;
+  ignoredFailures: number;
 }
 
 const hasCondition = (job: JobObject, type: string): boolean => (job.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
 const isFinished = (job: JobObject): boolean => hasCondition(job, 'Complete') || hasCondition(job, 'Failed');
 const hasFinalizer = (pod: PodObject): boolean => (pod.metadata.finalizers ?? []).includes(jobTrackingFinalizer);
-/** How this controller has always told a failed pod: Failed, or deleted before it succeeded (an orphan never reaches Failed). */
-const isPodFailed = (pod: PodObject): boolean => pod.status?.phase === 'Failed' || (!!pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded');
+/**
+ * kube's onlyReplaceFailedPods: with `podReplacementPolicy: Failed` (the
+ * only one a pod failure policy allows) a pod on its way out is awaited.
+ */
+const onlyReplaceFailedPods = (job: JobObject): boolean => job.spec?.podReplacementPolicy === 'Failed' || !!job.spec?.podFailurePolicy;
+/**
+ * kube's isPodFailed: Failed; unless only failed pods are replaced, also
+ * deleted before it succeeded (an orphan never reaches Failed).
+ */
+function isPodFailed(pod: PodObject, job: JobObject): boolean {
+  if (pod.status?.phase === 'Failed') return true;
+  if (onlyReplaceFailedPods(job)) return false;
+  return !!pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded';
+}
 const trueCondition = (status: JobStatus, type: string): JobCondition | undefined => (status.conditions ?? []).find((c) => c.type === type && c.status === 'True');
 
 /** kube's getFailJobMessage: the message of the first failed pod that matches a FailJob rule. */
@@ -101,7 +132,7 @@ function failJobMessage(job: JobObject, pods: PodObject[]): string | undefined {
   const policy = job.spec?.podFailurePolicy;
   if (!policy) return undefined;
   for (const pod of pods) {
-    if (!isPodFailed(pod)) continue;
+    if (!isPodFailed(pod, job)) continue;
     const message = matchPodFailurePolicy(policy, pod).failJobMessage;
     if (message) return message;
   }
@@ -132,7 +163,10 @@ async function deleteJobPod(ctx: Context, job: JobObject, pod: PodObject): Promi
 async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<ReconcileResult | void> {
   const all = (await ctx.client.list(Pod, { namespace: req.namespace })).items as PodObject[];
   const found = (await ctx.client.get(Job, req.name, { namespace: req.namespace }).catch(ignoreNotFound)) as JobObject | undefined;
+  const key = `${req.namespace ?? ''}/${req.name}`;
   if (!found || found.metadata.deletionTimestamp) {
+    // kube's removeBackoffRecord: nothing is created for a Job that is gone.
+    backoff.delete(key);
     // Orphans (the Job is gone or going): nothing will count them, so they lose the finalizer now.
     const orphans = all.filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.controller && r.kind === 'Job' && r.name === req.name && (!found || r.uid === found.metadata.uid)));
     await releasePods(ctx, orphans);
@@ -140,6 +174,7 @@ async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<Re
   }
   const job = deepCopy(found) as JobObject;
   const uid = job.metadata.uid ?? '';
+  if (backoff.get(key)?.uid !== uid) backoff.delete(key);
   const pods = all.filter((p) => isControlledBy(p, job));
   const now = ctx.now();
   const status: JobStatus = deepCopy(job.status ?? {}) as JobStatus;
@@ -152,8 +187,7 @@ async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<Re
   }
 
   await trackFinishedPods(ctx, job, pods, status, (ignored) => {
-    backoff.lastFailure.set(uid, now);
-    if (ignored > 0) backoff.ignoredFailures.set(uid, (backoff.ignoredFailures.get(uid) ?? 0) + ignored);
+    backoff.set(key, { uid, lastFailure: now, ignoredFailures: (backoff.get(key)?.ignoredFailures ?? 0) + ignored });
   });
 
   const spec = job.spec!;
@@ -199,7 +233,7 @@ async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<Re
         ? { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }
         : deadline !== undefined && now >= deadline
           ? { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }
-          : undefined;
+          : failedIndexesOutcome(job, status);
       const complete = spec.completions !== undefined ? succeeded >= spec.completions : succeeded > 0 && active.length === 0;
       // (For an Indexed Job, succeeded is the number of completed indexes.)
       if (failure) {
@@ -212,7 +246,8 @@ async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<Re
         status.completionTime = rfc3339(now);
         ctx.recorder.event(regarding, 'Normal', 'Completed', 'Job completed');
       } else {
-        requeueAt = await manageActive(ctx, job, status, active, terminating, { at: backoff.lastFailure.get(uid), ignored: backoff.ignoredFailures.get(uid) ?? 0 }, now);
+        const record = backoff.get(key);
+        requeueAt = await manageActive(ctx, job, status, pods, active, terminating, { at: record?.lastFailure, ignored: record?.ignoredFailures ?? 0 }, now);
         if (deadline !== undefined) requeueAt = Math.min(requeueAt ?? Infinity, deadline);
       }
     }
@@ -228,28 +263,43 @@ async function syncJob(ctx: Context, req: Request, backoff: Backoff): Promise<Re
     await ctx.client.updateStatus(Job, { ...job, status } as JobObject);
   }
 
-  if (isFinished({ ...job, status })) return ttlAfterFinished(ctx, job, status, now);
+  if (isFinished({ ...job, status })) {
+    backoff.delete(key);
+    return ttlAfterFinished(ctx, job, status, now);
+  }
   if (requeueAt !== undefined && Number.isFinite(requeueAt)) return { requeueAfter: Math.max(1, requeueAt - now) };
 }
 
 /**
  * kube's trackJobStatusAndRemoveFinalizers: terminated pods go into
- * uncountedTerminatedPods (one status write), lose their finalizer, then
- * move into the counters (the caller's status write). A failed pod that the
- * pod failure policy ignores only loses its finalizer. `onFailure` hears of
- * the failures once their pods are released, with how many were ignored.
+ * uncountedTerminatedPods (one status write, with the indexes they complete
+ * or fail), lose their finalizer, then move into the counters (the caller's
+ * status write). A failed pod that the pod failure policy ignores only
+ * loses its finalizer. `onFailure` hears of the failures once their pods are
+ * released, with how many were ignored.
  */
 async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[], status: JobStatus, onFailure: (ignored: number) => void): Promise<void> {
   const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
   const seen = new Set([...uncounted.succeeded, ...uncounted.failed]);
-  const policy = job.spec?.podFailurePolicy;
+  const spec = job.spec!;
+  const policy = spec.podFailurePolicy;
+  const indexed = spec.completionMode === 'Indexed';
+  const completions = spec.completions ?? 0;
+  // kube's calculateFailedIndexes: those recorded, plus the index of each failed pod not yet released that fails it.
+  const failedIndexes = indexed && hasBackoffLimitPerIndex(spec) ? parseIndexes(status.failedIndexes, completions) : undefined;
   const ignored: PodObject[] = [];
   let added = false;
   for (const pod of pods) {
     const uid = pod.metadata.uid ?? '';
-    if (!hasFinalizer(pod) || seen.has(uid)) continue;
+    if (!hasFinalizer(pod)) continue;
+    const failed = pod.status?.phase !== 'Succeeded' && isPodFailed(pod, job);
+    if (failedIndexes && failed) {
+      const i = indexOf(pod);
+      if (i !== undefined && i < completions && failsItsIndex(spec, pod)) failedIndexes.add(i);
+    }
+    if (seen.has(uid)) continue;
     if (pod.status?.phase === 'Succeeded') uncounted.succeeded.push(uid);
-    else if (isPodFailed(pod)) {
+    else if (failed) {
       if (!matchPodFailurePolicy(policy, pod).countFailed) {
         ignored.push(pod);
         continue;
@@ -258,8 +308,8 @@ async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[]
     } else continue;
     added = true;
   }
-  const indexed = job.spec?.completionMode === 'Indexed';
-  const completions = job.spec?.completions ?? 0;
+  // With backoffLimitPerIndex, failedIndexes is always there, "" while none failed (as kube writes it).
+  if (failedIndexes) status.failedIndexes = formatIndexes(failedIndexes);
   if (added) {
     status.uncountedTerminatedPods = uncounted;
     if (indexed) {
@@ -283,15 +333,38 @@ async function trackFinishedPods(ctx: Context, job: JobObject, pods: PodObject[]
 }
 
 /**
+ * How a Job with backoffLimitPerIndex ends on its failed indexes: more of
+ * them than maxFailedIndexes fails it at once, and so does every index having
+ * ended with some failed (kube's syncJob, in that order).
+ */
+function failedIndexesOutcome(job: JobObject, status: JobStatus): { reason: string; message: string } | undefined {
+  const spec = job.spec;
+  if (spec?.completionMode !== 'Indexed' || !hasBackoffLimitPerIndex(spec)) return undefined;
+  const completions = spec.completions ?? 0;
+  const failed = parseIndexes(status.failedIndexes, completions).size;
+  const succeeded = parseIndexes(status.completedIndexes, completions).size;
+  if (spec.maxFailedIndexes !== undefined && spec.maxFailedIndexes !== null && failed > spec.maxFailedIndexes) {
+    return { reason: 'MaxFailedIndexesExceeded', message: 'Job has exceeded the specified maximal number of failed indexes' };
+  }
+  if (failed > 0 && failed + succeeded >= completions) return { reason: 'FailedIndexes', message: 'Job has failed indexes' };
+  return undefined;
+}
+
+/** kube's pod failure back-off after `failures` failures: 10 s, doubling, at most 6 min. */
+const backoffDelay = (failures: number): number => Math.min(backoffBaseMs * 2 ** Math.min(Math.max(failures - 1, 0), 30), backoffMaxMs);
+
+/**
  * kube's manageJob: as many active pods as parallelism allows toward the
  * completions still missing (for an Indexed Job, the lowest indexes neither
- * completed nor running); new pods wait out the failure backoff. Returns
- * when to look again, if the backoff holds creations back.
+ * completed, failed nor running); new pods wait out the failure backoff
+ * (the Job's, or with backoffLimitPerIndex each index's own). Returns when
+ * to look again, if the backoff holds creations back.
  */
 async function manageActive(
   ctx: Context,
   job: JobObject,
   status: JobStatus,
+  pods: PodObject[],
   active: PodObject[],
   terminating: PodObject[],
   lastFailure: { at: number | undefined; ignored: number },
@@ -302,24 +375,27 @@ async function manageActive(
   const failed = status.failed ?? 0;
   const parallelism = spec.parallelism ?? 1;
   const indexed = spec.completionMode === 'Indexed';
+  const perIndex = indexed && hasBackoffLimitPerIndex(spec);
   const completions = spec.completions ?? 0;
   const completed = indexed ? parseIndexes(status.completedIndexes, completions) : new Set<number>();
-  // An Indexed Job's pod whose index is done (or out of range, or taken twice) is not needed.
+  const failedIndexes = perIndex ? parseIndexes(status.failedIndexes, completions) : new Set<number>();
+  // An Indexed Job's pod whose index is done or failed (or out of range, or taken twice) is not needed.
   const running = new Set<number>();
   const surplus: PodObject[] = [];
   const keep: PodObject[] = [];
   for (const p of active) {
     const i = indexOf(p);
-    if (indexed && (i === undefined || i >= completions || completed.has(i) || running.has(i))) surplus.push(p);
+    if (indexed && (i === undefined || i >= completions || completed.has(i) || failedIndexes.has(i) || running.has(i))) surplus.push(p);
     else {
       if (i !== undefined) running.add(i);
       keep.push(p);
     }
   }
   for (const p of surplus) await deleteJobPod(ctx, job, p);
-  const wanted = spec.completions !== undefined ? Math.max(0, Math.min(parallelism, completions - succeeded)) : succeeded > 0 ? 0 : parallelism;
+  const remaining = completions - succeeded - failedIndexes.size;
+  const wanted = spec.completions !== undefined ? Math.max(0, Math.min(parallelism, remaining)) : succeeded > 0 ? 0 : parallelism;
   // With podReplacementPolicy Failed, a terminating pod still holds its place.
-  const holding = keep.length + (spec.podReplacementPolicy === 'Failed' ? terminating.length : 0);
+  const holding = keep.length + (onlyReplaceFailedPods(job) ? terminating.length : 0);
   if (holding > wanted) {
     // The ones that got least far go first: pending, then not ready, then the newest.
     const rank = (p: PodObject): number => (p.status?.phase !== 'Running' ? 0 : isPodReady(p) ? 2 : 1);
@@ -328,34 +404,52 @@ async function manageActive(
     return undefined;
   }
   if (holding === wanted) return undefined;
-  // Failures an Ignore rule left uncounted hold new pods back all the same (kube's backoff record counts every failed pod).
-  const failures = failed + lastFailure.ignored;
-  if (failures > 0 && lastFailure.at !== undefined) {
-    const delay = Math.min(backoffBaseMs * 2 ** Math.min(failures - 1, 30), backoffMaxMs);
-    if (now < lastFailure.at + delay) return lastFailure.at + delay;
+  if (!perIndex) {
+    // Failures an Ignore rule left uncounted hold new pods back all the same (kube's backoff record counts every failed pod).
+    const failures = failed + lastFailure.ignored;
+    if (failures > 0 && lastFailure.at !== undefined) {
+      const delay = backoffDelay(failures);
+      if (now < lastFailure.at + delay) return lastFailure.at + delay;
+    }
   }
-  const pods: PodObject[] = [];
+  const created: PodObject[] = [];
+  let requeueAt: number | undefined;
   if (indexed) {
     // Terminating pods keep their index until they are gone when only failed pods are replaced.
-    const held = new Set(spec.podReplacementPolicy === 'Failed' ? terminating.map(indexOf) : []);
-    for (let i = 0; i < completions && pods.length < wanted - holding; i++) {
-      if (!completed.has(i) && !running.has(i) && !held.has(i)) pods.push(indexedPod(job, i));
+    const held = new Set(onlyReplaceFailedPods(job) ? terminating.map(indexOf) : []);
+    // kube's getPodCreationInfoForIndependentIndexes: each index waits for its own back-off from its last failed pod.
+    const replaced = perIndex ? lastFailedPodPerIndex(pods.filter((p) => isPodFailed(p, job))) : new Map<number, PodObject>();
+    for (let i = 0; i < completions && created.length < wanted - holding; i++) {
+      if (completed.has(i) || failedIndexes.has(i) || running.has(i) || held.has(i)) continue;
+      const last = replaced.get(i);
+      if (last) {
+        const due = (finishedAt(last) ?? now) + backoffDelay(indexAbsoluteFailures(last) + 1);
+        if (now < due) {
+          requeueAt = Math.min(requeueAt ?? Infinity, due);
+          continue;
+        }
+      }
+      created.push(indexedPod(job, i, perIndex ? failureCountAnnotations(spec, last) : {}));
     }
   } else {
-    for (let n = 0; n < wanted - holding; n++) pods.push(podFromTemplate(job, Job, spec.template, { generateName: `${job.metadata.name}-`, finalizers: [jobTrackingFinalizer] }));
+    for (let n = 0; n < wanted - holding; n++) created.push(podFromTemplate(job, Job, spec.template, { generateName: `${job.metadata.name}-`, finalizers: [jobTrackingFinalizer] }));
   }
   let next = 0;
-  await slowStartBatch(pods.length, async () => {
-    await createOwnedPod(ctx, job, Job, pods[next++]!);
+  await slowStartBatch(created.length, async () => {
+    await createOwnedPod(ctx, job, Job, created[next++]!);
   });
-  return undefined;
+  return requeueAt;
 }
 
-/** The pod of index `i` of an Indexed Job (kube's addCompletionIndexAnnotation, label and env var, and hostname). */
-function indexedPod(job: JobObject, i: number): PodObject {
+/**
+ * The pod of index `i` of an Indexed Job (kube's addCompletionIndexAnnotation,
+ * label and env var, and hostname), with `annotations` of its own (the
+ * index's failure counts).
+ */
+function indexedPod(job: JobObject, i: number, annotations: Record<string, string>): PodObject {
   return podFromTemplate(job, Job, job.spec?.template, {
     generateName: `${job.metadata.name}-${i}-`,
-    annotations: { [completionIndexKey]: String(i) },
+    annotations: { [completionIndexKey]: String(i), ...annotations },
     labels: { [completionIndexKey]: String(i) },
     finalizers: [jobTrackingFinalizer],
     adjustSpec(spec) {

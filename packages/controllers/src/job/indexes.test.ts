@@ -5,7 +5,9 @@ import { formatIndexes, parseIndexes } from './indexes.js';
 describe('completed indexes', () => {
   it('formats ranges as kube does', () => {
     assert.equal(formatIndexes([7, 1, 3, 4, 5]), '1,3-5,7');
-    assert.equal(formatIndexes([0, 1]), '0-1');
+    // orderedIntervals.String writes a run of two as two.
+    assert.equal(formatIndexes([0, 1]), '0,1');
+    assert.equal(formatIndexes([0, 1, 2, 5, 6]), '0-2,5,6');
     assert.equal(formatIndexes([]), '');
   });
 

@@ -1,7 +1,8 @@
 /**
  * The completion indexes of an Indexed Job: which index a pod runs (its
  * `batch.kubernetes.io/job-completion-index` annotation), and
- * `status.completedIndexes`, kube's compressed list of ranges (`1,3-5,7`).
+ * `status.completedIndexes` and `status.failedIndexes`, kube's compressed
+ * list of ranges (`1,3-5,7`).
  */
 import type { PodObject } from '../objects.js';
 
@@ -27,14 +28,15 @@ export function parseIndexes(text: string | undefined, completions: number): Set
   return out;
 }
 
-/** `1,3-5,7` for a set of indexes (kube's orderedIntervals.String). */
+/** `1,3-5,7` for a set of indexes (kube's orderedIntervals.String, which writes a run of two as `0,1`). */
 export function formatIndexes(indexes: Iterable<number>): string {
   const sorted = [...new Set(indexes)].sort((a, b) => a - b);
   const parts: string[] = [];
   for (let i = 0; i < sorted.length; ) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
-    parts.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    // Two in a row are written as two (`1,2`), three or more as a range (`1-3`).
+    parts.push(i === j ? String(sorted[i]) : `${sorted[i]}${j === i + 1 ? ',' : '-'}${sorted[j]}`);
     i = j + 1;
   }
   return parts.join(',');

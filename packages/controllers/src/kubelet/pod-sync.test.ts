@@ -4,7 +4,7 @@ import { rfc3339 } from '../clock.js';
 import type { PodObject } from '../objects.js';
 import { containerId, imageId, normalizedImage } from './images.js';
 import { crashLoopAnnotation, imagePullFailureAnnotation, neverReadyAnnotation } from './knobs.js';
-import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, startSecondsAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures, type RestartBackOff } from './pod-sync.js';
+import { defaultTiming, exitCodeAnnotation, runSecondsAnnotation, startSecondsAnnotation, stopExitCodeAnnotation, syncPod, type NodeTiming, type PodSyncResult, type PullFailures, type RestartBackOff } from './pod-sync.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00Z');
 
@@ -198,8 +198,16 @@ describe('simulated kubelet', () => {
     assert.equal(r.wakeAt, t0 + 1000);
     r = quick.sync(t0 + 1000);
     assert.equal(r.deletePod, true);
-    assert.equal(r.status.phase, 'Succeeded');
-    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.reason, 'Completed');
+    // kubelet 1.32: a deleted pod ends in a terminal phase whatever its restartPolicy; its container died of SIGTERM.
+    assert.equal(r.status.phase, 'Failed');
+    assert.deepEqual(r.status.containerStatuses![0]!.state?.terminated, {
+      exitCode: 143,
+      reason: 'Error',
+      startedAt: '2024-05-01T10:00:00Z',
+      finishedAt: '2024-05-01T10:00:01Z',
+      containerID: containerId('uid-1', 'nginx', 0),
+    });
+    assert.equal(condition(quick.pod, 'Ready')?.reason, 'PodFailed');
 
     const slow = new Kubelet(pod(), { stopSeconds: 3600 });
     slow.sync(t0);
@@ -208,7 +216,68 @@ describe('simulated kubelet', () => {
     r = slow.sync(t0 + 29_000);
     assert.equal(r.deletePod, false);
     assert.equal(r.wakeAt, t0 + 30_000, 'the grace period is the limit');
-    assert.equal(slow.sync(t0 + 30_000).deletePod, true);
+    r = slow.sync(t0 + 30_000);
+    assert.equal(r.deletePod, true);
+    // Still running when the grace period ended: SIGKILL.
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.exitCode, 137);
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.reason, 'Error');
+    assert.equal(r.status.phase, 'Failed');
+  });
+
+  it('deletion: the stop-exit-code knob says how the app exits on SIGTERM; 0 everywhere makes the pod Succeeded; a Job pod already done keeps its phase', () => {
+    const clean = pod({ restartPolicy: 'Never' });
+    clean.metadata.annotations = { [stopExitCodeAnnotation]: '0', [runSecondsAnnotation]: '100' };
+    const k = new Kubelet(clean);
+    k.sync(t0);
+    markDeleted(k.pod, t0, 30);
+    k.deletionSeenAt = t0;
+    let r = k.sync(t0 + 1000);
+    assert.equal(r.status.phase, 'Succeeded');
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.exitCode, 0);
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.reason, 'Completed');
+
+    const onNode = new Kubelet(pod({ restartPolicy: 'Never' }));
+    onNode.nodeAnnotations = { [stopExitCodeAnnotation]: '2' };
+    onNode.sync(t0);
+    markDeleted(onNode.pod, t0, 30);
+    onNode.deletionSeenAt = t0;
+    r = onNode.sync(t0 + 1000);
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.exitCode, 2);
+    assert.equal(r.status.phase, 'Failed');
+
+    // Force deletion (grace 0): killed at once.
+    const forced = new Kubelet(pod());
+    forced.sync(t0);
+    markDeleted(forced.pod, t0, 0);
+    forced.deletionSeenAt = t0;
+    r = forced.sync(t0);
+    assert.equal(r.deletePod, true);
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.exitCode, 137);
+
+    const done = pod({ restartPolicy: 'Never' });
+    done.metadata.annotations = { [runSecondsAnnotation]: '1' };
+    const d = new Kubelet(done);
+    d.sync(t0);
+    assert.equal(d.sync(t0 + 1000).status.phase, 'Succeeded');
+    markDeleted(d.pod, t0 + 2000, 30);
+    d.deletionSeenAt = t0 + 2000;
+    r = d.sync(t0 + 2000);
+    assert.equal(r.status.phase, 'Succeeded');
+    assert.equal(r.status.containerStatuses![0]!.state?.terminated?.exitCode, 0);
+  });
+
+  it('deletion: an app container that never started is reported lost (137, ContainerStatusUnknown), and the pod Failed', () => {
+    const k = new Kubelet(pod(), { startSeconds: 60 });
+    k.sync(t0);
+    assert.equal(k.pod.status?.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
+    markDeleted(k.pod, t0 + 1000, 30);
+    k.deletionSeenAt = t0 + 1000;
+    const r = k.sync(t0 + 1000);
+    assert.equal(r.deletePod, true);
+    assert.deepEqual(r.status.containerStatuses![0]!.state, {
+      terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' },
+    });
+    assert.equal(r.status.phase, 'Failed');
   });
 
   it('readiness gates hold the pod not ready until their conditions are True', () => {

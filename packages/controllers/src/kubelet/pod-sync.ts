@@ -26,9 +26,11 @@
  *     Succeeds or Fails, with OnFailure a failed container restarts in place
  *     after kube's crash back-off (see {@link RestartBackOff});
  *  6. once the kubelet sees the deletion, containers stop after
- *     `stopSeconds` or at the end of deletionGracePeriodSeconds, whichever is
- *     first; the pod then reports its containers terminated and may be
- *     deleted for good.
+ *     `stopSeconds` (exit 143, SIGTERM's, or the {@link stopExitCodeAnnotation}
+ *     annotation's code) or are killed at the end of
+ *     deletionGracePeriodSeconds (exit 137), whichever is first; the pod then
+ *     reports its containers terminated, takes a terminal phase (Succeeded
+ *     only if every app container exited 0) and may be deleted for good.
  */
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { rfc3339, timeOf } from '../clock.js';
@@ -70,6 +72,17 @@ export const defaultTiming: NodeTiming = { startSeconds: 0, initSeconds: 0, rest
 export const runSecondsAnnotation = 'sim.operant.dev/run-seconds';
 /** Pod annotation: the exit code those containers exit with, e.g. `"1"` for a pod that fails; default 0. */
 export const exitCodeAnnotation = 'sim.operant.dev/exit-code';
+/**
+ * Pod or node annotation: the exit code a container stops with when its pod
+ * is deleted and it ends within the grace period (an app that exits on
+ * SIGTERM), e.g. `"0"` for one that shuts down cleanly; default 143 (128 +
+ * SIGTERM). One still running at the grace period's end is killed: 137.
+ */
+export const stopExitCodeAnnotation = 'sim.operant.dev/stop-exit-code';
+
+/** 128 + SIGTERM and 128 + SIGKILL: what the runtime reports of a container the signal ended. */
+const sigtermExitCode = 143;
+const sigkillExitCode = 137;
 
 /**
  * Pod or node annotation: seconds (cluster time) a pod's containers take to start once their turn comes (the
@@ -450,7 +463,19 @@ function probeState(c: Container, cs: ContainerStatus, now: number, wakes: numbe
   return { started, ready };
 }
 
-/** Deletion asked: containers stop after stopSeconds or at the grace period's end; then the pod may go. */
+/**
+ * Deletion asked: containers get SIGTERM and stop after stopSeconds, or are
+ * killed at the grace period's end, whichever is first; then the pod may go.
+ *
+ * What kubelet 1.32 reports of it: each container's exit as the runtime
+ * saw it, 128 + the signal (143 after SIGTERM, unless the stop-exit-code
+ * annotation says how the app exits on SIGTERM; 137 when SIGKILL came at the
+ * end of the grace period), reason `Error` (`Completed` for 0); a container
+ * that never ran is reported terminated with 137, reason
+ * `ContainerStatusUnknown` (the status manager's TerminatePod). The pod then
+ * gets a terminal phase whatever its restartPolicy (getPhase with
+ * podIsTerminal): Succeeded when every app container exited 0, else Failed.
+ */
 function terminate(input: PodSyncInput, status: Status, oldInit: Map<string, ContainerStatus>, oldApp: Map<string, ContainerStatus>): PodSyncResult {
   const { pod, now, timing } = input;
   const grace = Math.max(0, pod.metadata.deletionGracePeriodSeconds ?? 0);
@@ -461,14 +486,28 @@ function terminate(input: PodSyncInput, status: Status, oldInit: Map<string, Con
     return { status: pod.status ?? {}, events, wakeAt: stopAt, deletePod: false };
   }
   const t = rfc3339(now);
+  // The app gets SIGTERM and ends by itself within the grace period, or is killed with SIGKILL at its end.
+  const killed = grace < timing.stopSeconds;
+  const onTerm = Math.trunc(annotationNumber(pod, stopExitCodeAnnotation) ?? nonNegative(input.nodeAnnotations?.[stopExitCodeAnnotation]) ?? sigtermExitCode);
+  const exitCode = killed ? sigkillExitCode : onTerm;
   const stop = (cs: ContainerStatus): ContainerStatus => {
     const run = cs.state?.running;
     if (!run) return cs;
-    return { ...cs, ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: run.startedAt, finishedAt: t, containerID: cs.containerID } } };
+    return { ...cs, ready: false, started: false, state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: run.startedAt, finishedAt: t, containerID: cs.containerID } } };
   };
+  const initialized = (status.conditions ?? []).some((c) => c.type === 'Initialized' && c.status === 'True');
+  // The status manager's TerminatePod: a container of an initialized pod with no exit of its own is reported lost.
+  const lost = (cs: ContainerStatus): ContainerStatus =>
+    cs.state?.terminated || !initialized
+      ? cs
+      : { ...cs, ready: false, started: false, state: { terminated: { exitCode: sigkillExitCode, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } } };
   if (status.initContainerStatuses) status.initContainerStatuses = status.initContainerStatuses.map(stop);
-  status.containerStatuses = (status.containerStatuses ?? []).map(stop);
-  if (status.phase !== 'Failed') status.phase = 'Succeeded';
+  status.containerStatuses = (status.containerStatuses ?? []).map(stop).map(lost);
+  if (status.phase !== 'Failed' && status.phase !== 'Succeeded') {
+    const apps = status.containerStatuses;
+    const allSucceeded = apps.length > 0 && apps.every((s) => s.state?.terminated?.exitCode === 0);
+    status.phase = allSucceeded ? 'Succeeded' : 'Failed';
+  }
   status.conditions = terminatedConditions(status.conditions ?? [], t, status.phase === 'Failed' ? 'PodFailed' : 'PodCompleted');
   return { status, events, deletePod: true };
 }

@@ -79,10 +79,13 @@ export interface ReplicaRun {
  * cluster fault needs the server up to find its victim, `crash-container` a
  * running pod; `compact` misses while the server restarts. So, in each 15 s:
  *
- * - `cut-watch` for over a second (bookmarks come every second: every open
- *   watch is cut), and `expire` from just after it for over 3 s, so that the
- *   resuming watches meet it;
- * - `drop-bookmarks` after the cut, for over a bookmark interval;
+ * - `drop-bookmarks` first, for over a bookmark interval (the server sends
+ *   one a second), while every replica's watches are open: after a cut, and
+ *   more so after 410s, the informers' back-off can keep them closed for
+ *   seconds;
+ * - then `cut-watch` for over a second (events come several times a second:
+ *   every open watch is cut), and `expire` from just after it for over 3 s,
+ *   so that the resuming watches (about a second of back-off) meet it;
  * - `kill-leader` at 2.4 s, when the first leader leads (its successor takes
  *   the Lease some 4 s later);
  * - `error`, `reset`, `partition` and `latency` one after another, each on
@@ -103,9 +106,9 @@ export function combinedSchedule(seed: number, durationMs: number, namespace: st
   const plan: ChaosPlan = {
     everyMs: 15_000,
     faults: [
-      { kind: 'cut-watch', at: 200, jitterMs: 200, windowMs: [1200, 1500] },
-      { kind: 'expire', at: 600, jitterMs: 200, windowMs: [3000, 3400] },
-      { kind: 'drop-bookmarks', at: 2000, jitterMs: 200, windowMs: [1500, 2000] },
+      { kind: 'drop-bookmarks', at: 0, jitterMs: 100, windowMs: [1200, 1500] },
+      { kind: 'cut-watch', at: 1700, jitterMs: 200, windowMs: [1200, 1500] },
+      { kind: 'expire', at: 2100, jitterMs: 200, windowMs: [3000, 3400] },
       { kind: 'kill-leader', at: 2400, jitterMs: 200 },
       { kind: 'error', at: 4000, jitterMs: 200, windowMs: [1000, 1400] },
       { kind: 'reset', at: 5600, jitterMs: 200, windowMs: [1000, 1400] },

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { allFaultKinds } from '@operant/testing';
 import { combinedSchedule, runCombinedChaos } from './chaos-scenario.js';
 
-/** Any seed's 15 s holds every kind of fault, each planned where it strikes (see combinedSchedule); this one's random faults add a second cut-watch, three more resets and six more errors around them. */
+/** Any seed's 15 s holds every kind of fault, each planned where it strikes (see combinedSchedule); this one's random faults add errors, resets, pod faults and a second cut-watch around the plan. */
 const defaultSeed = 20251234;
 const seed = Number(process.env.CHAOS_SEED ?? defaultSeed);
 

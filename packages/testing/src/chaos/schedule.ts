@@ -4,7 +4,9 @@
  * Faults start at the arrivals of a Poisson process (exponential gaps), each
  * picked by weight among the templates, with its window length and whatever
  * parameters its template leaves open drawn from the same generator; windows
- * may overlap. The schedule is a pure function of its options: the same seed
+ * may overlap. A plan adds faults at planned offsets (with a drawn jitter),
+ * for kinds that strike only when their target is there. The schedule is a
+ * pure function of its options: the same seed
  * gives the same faults at the same offsets, on any machine. What happens to
  * each request within a window is reproducible too, as far as the requests
  * are the same: each window draws its `probability` from a generator of its own.

@@ -89,7 +89,10 @@ export interface ReplicaRun {
  * - `kill-leader` at 2.4 s, when the first leader leads (its successor takes
  *   the Lease some 4 s later);
  * - `error`, `reset`, `partition` and `latency` one after another, each on
- *   its own (a partition stays under the 2 s renew deadline);
+ *   its own; `error` and `reset` on every request for about a second (at the
+ *   default half of the requests, a window while no replica leads, with
+ *   little but the standbys' Lease reads, could strike none), a partition
+ *   under the 2 s renew deadline;
  * - the pod faults from 7.4 s, when the first Foos' pods run, and the node
  *   faults after them;
  * - `terminate-leader` at 8.6 s, for 2-3 s to catch a reconcile's write, when
@@ -110,8 +113,8 @@ export function combinedSchedule(seed: number, durationMs: number, namespace: st
       { kind: 'cut-watch', at: 1700, jitterMs: 200, windowMs: [1200, 1500] },
       { kind: 'expire', at: 2100, jitterMs: 200, windowMs: [3000, 3400] },
       { kind: 'kill-leader', at: 2400, jitterMs: 200 },
-      { kind: 'error', at: 4000, jitterMs: 200, windowMs: [1000, 1400] },
-      { kind: 'reset', at: 5600, jitterMs: 200, windowMs: [1000, 1400] },
+      { kind: 'error', at: 4000, jitterMs: 200, windowMs: [900, 1200], probability: 1 },
+      { kind: 'reset', at: 5600, jitterMs: 200, windowMs: [900, 1200], probability: 1 },
       { kind: 'partition', at: 7200, jitterMs: 200, windowMs: [300, 1000] },
       { kind: 'delete-pod', at: 7400, jitterMs: 200, ...inNamespace },
       { kind: 'crash-container', at: 7800, jitterMs: 200, windowMs: [1000, 3000], ...inNamespace },

@@ -45,6 +45,7 @@ export async function chaosSection(log: Log): Promise<Row[]> {
     plain('  Foos alive at the end, all with one Deployment, all replicas available', converged ? String(result.foos) : `${result.problems.length} problems`),
     plain('  faults put in force (windows), hits', `${report.schedule.entries.length} windows, ${[...hits.values()].reduce((a, b) => a + b, 0)} hits`, `${report.requests} requests proxied`),
     ...allFaultKinds.map((k) => plain(`    ${k}`, `${windows.get(k) ?? 0} windows, ${hits.get(k) ?? 0} hits`)),
+    plain('  kinds that never struck (windows that acted on nothing)', report.unstruck().join(', ') || 'none', '', 'none'),
     plain('  writes the proxy failed', `${report.failedWrites.length}`, `${applied} of them applied by the server`),
     plain(
       '  replicas\' watches that met 410 Expired and relisted',

@@ -12,10 +12,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allFaultKinds, clusterFaultKinds, operatorFaultKinds } from '@operant/testing';
+import { allFaultKinds } from '@operant/testing';
 import { combinedSchedule, runCombinedChaos } from './chaos-scenario.js';
 
-/** Chosen because its 15 s hold every kind of fault (operator faults four times, a server restart, two compactions). */
+/** Any seed's 15 s holds every kind of fault, each planned where it strikes (see combinedSchedule); this one's random faults add errors, resets, pod faults and a second cut-watch around the plan. */
 const defaultSeed = 20251234;
 const seed = Number(process.env.CHAOS_SEED ?? defaultSeed);
 
@@ -26,7 +26,7 @@ test('a seed names one schedule: the same faults at the same offsets every time,
   // The default seed's schedule, pinned: a change to the generator or to the draws would replay other faults.
   assert.deepEqual(
     schedule.entries.slice(0, 6).map((e) => `${e.at} ${e.durationMs} ${e.fault.kind}`),
-    ['664 460 kill-leader', '687 163 cut-watch', '1542 771 restart-server', '2402 1841 latency', '2562 385 reset', '2699 276 kill-leader'],
+    ['78 1230 drop-bookmarks', '1329 460 delete-pod', '1373 453 error', '1826 1287 cut-watch', '1872 100 delete-pod', '2201 3243 expire'],
   );
   assert.deepEqual(new Set(schedule.entries.map((e) => e.fault.kind)), new Set(allFaultKinds), 'every kind of fault is in the 15 s');
   // The benchmark's 60 s run of the same seed: the same faults at the same offsets first (windows that 15 s cut short run longer).
@@ -47,10 +47,9 @@ test('every Foo converges under request, cluster, operator and server faults at 
   t.diagnostic(`seed ${seed}: ${result.foos} Foos converged ${(result.convergedAfterMs / 1000).toFixed(1)} s after the faults stopped; ${report.failedWrites.length} failed writes; ${relists} relists after 410 (${expired} from the proxy's expire)`);
 
   const started = new Set(report.records.filter((r) => r.type === 'start').map((r) => r.fault.kind));
-  if (seed === defaultSeed) assert.deepEqual(started, new Set(allFaultKinds), 'every kind of fault was put in force');
-  const hitKinds = new Set(report.records.filter((r) => r.type === 'hit').map((r) => r.fault.kind));
-  assert.ok(clusterFaultKinds.some((k) => hitKinds.has(k)), `a cluster fault struck:\n${report.timeline()}`);
-  assert.ok(operatorFaultKinds.some((k) => hitKinds.has(k)), `an operator fault struck a leader:\n${report.timeline()}`);
+  assert.deepEqual(started, new Set(allFaultKinds), 'every kind of fault was put in force');
+  // Put in force is not enough: each kind acted on something (a request, a watch, a pod, a node, the leader, the server).
+  assert.deepEqual(report.unstruck(), [], `seed ${seed}: every kind of fault struck at least once:\n${report.summary()}\n${report.timeline()}`);
   assert.ok(report.records.filter((r) => r.type === 'hit').length >= 10, 'the faults hit the replicas\' requests');
 
   // The handover: the Lease went from the first leader to others, and a successor did the work.

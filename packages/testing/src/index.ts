@@ -33,7 +33,7 @@ export {
   type ServerFault,
 } from './chaos/faults.js';
 export type { FaultOutcome, OperatorFaultHandler, ServerFaultHandler } from './chaos/handed-faults.js';
-export { chaos, defaultWindows, type ChaosOptions, type ChaosSchedule, type FaultTemplate, type ScheduledFault } from './chaos/schedule.js';
+export { chaos, defaultWindows, type ChaosOptions, type ChaosPlan, type ChaosSchedule, type FaultTemplate, type PlannedFault, type ScheduledFault } from './chaos/schedule.js';
 export type { PlayOptions } from './chaos/play.js';
 export { describePlayed, formatFailedWrite, formatRecord, type ChaosReport } from './chaos/report.js';
 export type { FailedWrite, FaultRecord } from './chaos/records.js';

@@ -29,7 +29,7 @@ import {
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
-import { consistently, eventually, FaultProxy, TestEnv } from '../src/index.js';
+import { chaos, consistently, eventually, FaultProxy, TestEnv } from '../src/index.js';
 
 // Bookmarks every 100 ms, so that dropping them shows within a test.
 const KUBECTL = '/usr/bin/kubectl';
@@ -380,6 +380,39 @@ describe('scope', () => {
     using core = proxy.inject({ kind: 'error', code: 500, resources: ['configmaps.apps'], namespaces: [ns.name] });
     await client.list(ConfigMap, { namespace: ns.name });
     assert.equal(core.hits, 0, 'configmaps are in the core group, not apps');
+  });
+});
+
+describe('reports', () => {
+  test("a played schedule's report names the kinds whose windows struck nothing; a fault put in force beside the schedule does not count", async (t) => {
+    const ns = await env.namespace(t);
+    const window = [2000, 2000] as const;
+    const schedule = chaos({
+      seed: 5,
+      duration: 2000,
+      // The random part: latency on a namespace nothing asks for.
+      faults: [{ kind: 'latency', ms: 1, namespaces: ['nowhere'] }],
+      meanGapMs: 10_000,
+      plan: {
+        everyMs: 2000,
+        faults: [
+          // Struck: the list of configmaps below is held 10 ms.
+          { kind: 'latency', ms: 10, at: 0, windowMs: window, resources: ['configmaps'], namespaces: [ns.name] },
+          // Put in force, never struck: no watch resumes in the namespace meanwhile.
+          { kind: 'expire', at: 0, windowMs: window, namespaces: [ns.name] },
+          // Put in force, and every list of secrets in its scope, but the fault injected by hand takes it first.
+          { kind: 'error', code: 503, probability: 1, at: 0, windowMs: window, resources: ['secrets'], namespaces: [ns.name] },
+        ],
+      },
+    });
+    using byHand = proxy.inject({ kind: 'error', code: 500, resources: ['secrets'], namespaces: [ns.name] });
+    const played = proxy.play(schedule, { log: (line) => t.diagnostic(line) });
+    await eventually(() => proxy.active().length === 4);
+    await client.list(ConfigMap, { namespace: ns.name });
+    await assert.rejects(client.list(Secret, { namespace: ns.name }), (err: unknown) => apiError(err).code === 500);
+    const report = await played;
+    assert.ok(byHand.hits === 1);
+    assert.deepEqual(report.unstruck(), ['error', 'expire'], report.timeline());
   });
 });
 

@@ -63,6 +63,41 @@ test('templates fix parameters and scopes, and weights bias the picks', () => {
   assert.match(s.describe(), /error 504 after applying p=0.5 on create deployments.apps/);
 });
 
+test('a plan puts its faults at their offsets every round, beside the random ones, which stay those of the seed', () => {
+  const random = { seed: 42, duration: 30_000, faults: ['latency', 'error'] } as const;
+  const plan = {
+    everyMs: 10_000,
+    faults: [
+      { kind: 'cut-watch', at: 500, jitterMs: 200, windowMs: [1200, 1500] },
+      { kind: 'expire', at: 900, windowMs: [3000, 3000] },
+    ],
+  } as const;
+  const planned = chaos({ ...random, plan });
+  const plain = chaos(random);
+  // The random faults are the seed's, at their offsets, whatever the plan.
+  const randomOnes = planned.entries.filter((e) => e.fault.kind === 'latency' || e.fault.kind === 'error');
+  assert.deepEqual(randomOnes.map(({ at, durationMs, fault }) => ({ at, durationMs, fault })), plain.entries.map(({ at, durationMs, fault }) => ({ at, durationMs, fault })));
+  // Each planned fault once a round, at its offset (plus its jitter), with a window from its template.
+  const cuts = planned.entries.filter((e) => e.fault.kind === 'cut-watch');
+  const expires = planned.entries.filter((e) => e.fault.kind === 'expire');
+  assert.deepEqual(expires.map((e) => [e.at, e.durationMs]), [[900, 3000], [10_900, 3000], [20_900, 3000]]);
+  assert.equal(cuts.length, 3);
+  cuts.forEach((e, round) => {
+    assert.ok(e.at >= round * 10_000 + 500 && e.at <= round * 10_000 + 700, `cut-watch at ${e.at}`);
+    assert.ok(e.durationMs >= 1200 && e.durationMs <= 1500);
+  });
+  // In order of start, indexed in that order; the same seed, the same schedule; a shorter one is its beginning.
+  planned.entries.forEach((e, i) => {
+    assert.equal(e.index, i);
+    if (i > 0) assert.ok(e.at >= planned.entries[i - 1]!.at);
+  });
+  assert.equal(chaos({ ...random, plan }).describe(), planned.describe());
+  const short = chaos({ ...random, duration: 10_000, plan });
+  const starts = (entries: typeof planned.entries) => entries.map(({ index, at, fault }) => ({ index, at, fault }));
+  assert.deepEqual(starts(planned.entries.slice(0, short.entries.length)), starts(short.entries));
+  assert.throws(() => chaos({ ...random, plan: { everyMs: 1000, faults: [{ kind: 'expire', at: 900, jitterMs: 100 }] } }), /the plan's expire at 900 \(\+100\) must start within its 1000 ms/);
+});
+
 test('a schedule refuses what it cannot play', () => {
   assert.throws(() => chaos({ duration: 0 }), /duration must be positive/);
   assert.throws(() => chaos({ duration: 10, seed: 1.5 }), /seed must be an integer/);

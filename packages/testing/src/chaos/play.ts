@@ -71,5 +71,5 @@ export async function playSchedule(proxy: FaultProxy, schedule: ChaosSchedule, o
     records: proxy.records.slice(firstRecord).map(rebase),
     failedWrites: proxy.failedWrites.slice(firstWrite).map(rebase),
     requests: proxy.requests - firstRequest,
-  });
+  }, new Set(injected.map((f) => f.id)));
 }

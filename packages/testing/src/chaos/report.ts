@@ -31,6 +31,21 @@ export interface ChaosReport {
   timeline(): string;
   /** Counts per kind of fault, and the failed writes. */
   summary(): string;
+  /**
+   * The kinds of fault the schedule put in force that never struck: no window
+   * of theirs acted on a request, an object or a process (a `hit` record).
+   * Faults put in force beside the schedule (a handler's held write) do not
+   * count. A run that means to prove every kind asserts this is empty.
+   *
+   * @example
+   * ```ts
+   * import assert from 'node:assert/strict';
+   *
+   * declare const report: import('@operant/testing').ChaosReport;
+   * assert.deepEqual(report.unstruck(), [], `a kind of fault never struck:\n${report.summary()}`);
+   * ```
+   */
+  unstruck(): FaultKind[];
 }
 
 const seconds = (ms: number): string => `+${(ms / 1000).toFixed(2)}s`;
@@ -70,15 +85,22 @@ export function formatFailedWrite(w: FailedWrite): string {
   return `${seconds(w.at).padStart(8)}  ${w.verb} ${w.resource}${object ? ` ${object}` : ''}: ${w.outcome}${w.applied ? ' (applied by the server)' : ''}`;
 }
 
-export function makeReport(init: Omit<ChaosReport, 'timeline' | 'summary'>): ChaosReport {
+/** `windows`: the ids of the faults the schedule put in force (others in the records were injected beside it). */
+export function makeReport(init: Omit<ChaosReport, 'timeline' | 'summary' | 'unstruck'>, windows: ReadonlySet<number>): ChaosReport {
   return {
     ...init,
     timeline: () => init.records.map(formatRecord).join('\n'),
     summary: () => summarize(init),
+    unstruck: () => {
+      const ours = init.records.filter((r) => windows.has(r.faultId));
+      const struck = new Set(ours.filter((r) => r.type === 'hit').map((r) => r.fault.kind));
+      const started = new Set(ours.filter((r) => r.type === 'start').map((r) => r.fault.kind));
+      return allFaultKinds.filter((k) => started.has(k) && !struck.has(k));
+    },
   };
 }
 
-function summarize(r: Omit<ChaosReport, 'timeline' | 'summary'>): string {
+function summarize(r: Omit<ChaosReport, 'timeline' | 'summary' | 'unstruck'>): string {
   const windows = new Map<FaultKind, number>();
   const hits = new Map<FaultKind, number>();
   for (const rec of r.records) {

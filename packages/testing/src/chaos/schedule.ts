@@ -4,13 +4,15 @@
  * Faults start at the arrivals of a Poisson process (exponential gaps), each
  * picked by weight among the templates, with its window length and whatever
  * parameters its template leaves open drawn from the same generator; windows
- * may overlap. The schedule is a pure function of its options: the same seed
+ * may overlap. A plan adds faults at planned offsets (with a drawn jitter),
+ * for kinds that strike only when their target is there. The schedule is a
+ * pure function of its options: the same seed
  * gives the same faults at the same offsets, on any machine. What happens to
  * each request within a window is reproducible too, as far as the requests
  * are the same: each window draws its `probability` from a generator of its own.
  */
 import { allFaultKinds, describeFault, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './faults.js';
-import { Prng, randomSeed } from './prng.js';
+import { deriveSeed, Prng, randomSeed } from './prng.js';
 
 /**
  * A fault a schedule may inject: a kind, or a fault with some parameters fixed,
@@ -64,7 +66,60 @@ export interface ChaosOptions {
   meanGapMs?: number;
   /** Applied to every fault whose template has no scope of its own, e.g. `{ namespaces: ['team-a'] }`. */
   scope?: FaultScope;
+  /**
+   * Faults at planned offsets, besides the random ones: for a fault that can
+   * strike only when its target is there (a watch resuming, for `expire`; a
+   * leader, for `kill-leader`; a server up, for a cluster fault), so that a
+   * run proves each kind, whatever its timing. See {@link ChaosPlan}.
+   */
+  plan?: ChaosPlan;
 }
+
+/**
+ * Faults a schedule has at planned offsets, besides its random ones, played
+ * again every `everyMs` while the schedule lasts (a 60 s schedule of a 15 s
+ * plan plays it four times). Each fault starts at its `at` plus up to
+ * `jitterMs`, its window and open parameters drawn as for a random fault, from
+ * a generator of the plan's own (derived from the seed): the random faults stay
+ * those of the seed, and a longer schedule starts with the faults of a shorter one.
+ *
+ * @example
+ * ```ts
+ * import { chaos, faultKinds, type ChaosPlan } from '@operant/testing';
+ *
+ * // Watches cut, then a window of 410s long enough to cover their resumption (~1 s of back-off).
+ * const plan: ChaosPlan = {
+ *   everyMs: 10_000,
+ *   faults: [
+ *     { kind: 'cut-watch', at: 500, windowMs: [1_200, 1_500] },
+ *     { kind: 'expire', at: 900, windowMs: [3_000, 3_500] },
+ *   ],
+ * };
+ * const schedule = chaos({ seed: 8, duration: 30_000, faults: faultKinds.filter((k) => k !== 'expire'), plan });
+ * ```
+ */
+export interface ChaosPlan {
+  /** How often the plan starts again, ms; every planned fault must start within it (`at + jitterMs < everyMs`). */
+  everyMs: number;
+  faults: readonly PlannedFault[];
+}
+
+/**
+ * A fault of a {@link ChaosPlan}: a template, and where in the plan it starts.
+ *
+ * @example
+ * ```ts
+ * import type { PlannedFault } from '@operant/testing';
+ *
+ * const killAfterSettling: PlannedFault = { kind: 'kill-leader', at: 2_000, jitterMs: 300 };
+ * ```
+ */
+export type PlannedFault = Exclude<FaultTemplate, FaultKind> & {
+  /** Its offset in the plan, ms. */
+  at: number;
+  /** Up to this much later, drawn; default 0. */
+  jitterMs?: number;
+};
 
 /**
  * One fault of a schedule: active from `at` for `durationMs` (ms since the schedule started).
@@ -164,7 +219,7 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
   for (const t of templates) if (!allFaultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}; kinds: ${allFaultKinds.join(', ')}`);
   const meanGap = options.meanGapMs ?? 700;
   const random = new Prng(seed);
-  const entries: ScheduledFault[] = [];
+  const drawn: Omit<ScheduledFault, 'index'>[] = [];
   for (let at = random.exponential(meanGap); at < duration; at += random.exponential(meanGap)) {
     const template = random.pick(templates, (t) => t.weight ?? 1);
     const [min, max] = template.windowMs ?? defaultWindows[template.kind];
@@ -172,8 +227,14 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
     const length = Math.min(random.int(min, max), duration - start);
     const fault = instantiate(template, random, options.scope);
     // A window cut to nothing by the end of the schedule is dropped (after its draws, so that the rest stay the same).
-    if (length > 0) entries.push({ index: entries.length, at: start, durationMs: length, fault });
+    if (length > 0) drawn.push({ at: start, durationMs: length, fault });
   }
+  if (options.plan) drawn.push(...planned(options.plan, seed, duration, options.scope));
+  // In order of start (the random faults first at equal offsets); the index salts each window's own draws.
+  const entries: ScheduledFault[] = drawn
+    .map((e, order) => ({ e, order }))
+    .sort((a, b) => a.e.at - b.e.at || a.order - b.order)
+    .map(({ e }, index) => ({ index, ...e }));
   return {
     seed,
     duration,
@@ -183,6 +244,30 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
 }
 
 type TemplateObject = Exclude<FaultTemplate, FaultKind>;
+
+/** The salt of the plan's generator (the random faults' windows use their index). */
+const planSalt = -1;
+
+/** The plan's faults, round after round, while the schedule lasts; drawn in plan order, round by round, from the plan's own generator. */
+function planned(plan: ChaosPlan, seed: number, duration: number, defaultScope: FaultScope | undefined): Omit<ScheduledFault, 'index'>[] {
+  if (!(plan.everyMs > 0)) throw new RangeError(`chaos: plan.everyMs must be positive, got ${plan.everyMs}`);
+  for (const p of plan.faults) {
+    if (!allFaultKinds.includes(p.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(p.kind)} in the plan; kinds: ${allFaultKinds.join(', ')}`);
+    if (!(p.at >= 0 && p.at + (p.jitterMs ?? 0) < plan.everyMs)) throw new RangeError(`chaos: the plan's ${p.kind} at ${p.at} (+${p.jitterMs ?? 0}) must start within its ${plan.everyMs} ms`);
+  }
+  const random = new Prng(deriveSeed(seed, planSalt));
+  const out: Omit<ScheduledFault, 'index'>[] = [];
+  for (let round = 0; round * plan.everyMs < duration; round++) {
+    for (const p of plan.faults) {
+      const start = round * plan.everyMs + p.at + random.int(0, p.jitterMs ?? 0);
+      const [min, max] = p.windowMs ?? defaultWindows[p.kind];
+      const length = Math.min(random.int(min, max), duration - start);
+      const fault = instantiate(p, random, defaultScope);
+      if (length > 0) out.push({ at: start, durationMs: length, fault });
+    }
+  }
+  return out;
+}
 
 /** Fills in what the template leaves open, always drawing in the same order so that a seed means the same faults. */
 function instantiate(template: TemplateObject, random: Prng, defaultScope: FaultScope | undefined): Fault {

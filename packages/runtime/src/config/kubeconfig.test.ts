@@ -357,6 +357,7 @@ describe('client certificates (signed by the server\'s CA)', { skip: !hasOpenssl
     server = env.server;
     // A client certificate for alice in system:masters, signed by the server's CA: the process CA
     // of @operant/testing, which every environment's server serves with and trusts for clients.
+    // Copied here: openssl writes its serial file beside the CA, which must stay out of the shared cache.
     const { caPem, caKey } = await processCertificates();
     assert.equal(caPem, server.caPem);
     const pki = join(dir, 'pki');

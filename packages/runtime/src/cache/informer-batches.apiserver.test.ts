@@ -8,37 +8,32 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import type { KubeObject } from '@operant/apimachinery';
+import { TestEnv } from '@operant/testing';
 import type { ListerWatcher } from './list-watch.js';
 import { Informer } from './informer.js';
 import { deletedObject } from './tombstone.js';
 import { defineKind } from '../kind.js';
-import { loadKubeConfig } from '../config/load.js';
-import { Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 const ConfigMap = defineKind<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
-const Namespace = defineKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
 
-const namespace = 'informer-batches';
 const count = 30;
 const names = Array.from({ length: count }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
 
-let server: RunningApiServer;
+let env: TestEnv;
 let client: Client;
+let namespace: string;
 
 before(async () => {
-  server = await startApiServer({ port: 0 });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
-  await client.create(Namespace, { metadata: { name: namespace } });
+  env = await TestEnv.start();
+  client = env.client;
+  namespace = (await env.namespace(undefined, { prefix: 'informer-batches' })).name;
 });
-after(async () => {
-  client?.close();
-  await server?.stop();
-});
+after(() => env?.stop());
 
 test('an informer applies the events the server wrote together as one batch: a backlog since its list, and a burst of deletes', async (t) => {
   const lw = client.listerWatcher(ConfigMap);

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import type { RunningApiServer } from '@operant/apiserver';
+import { TestEnv } from '@operant/testing';
 import type { ListerWatcher, ListResult, ListWatchOptions, WatchEvent } from './list-watch.js';
 import { Informer, type InformerOptions } from './informer.js';
 import type { CacheLogger, LogFields } from './logger.js';
@@ -27,17 +28,19 @@ interface Pod extends KubeObject {
 
 type WatchOpts = ListWatchOptions & { resourceVersion: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number; signal?: AbortSignal };
 
+let env: TestEnv;
 let server: RunningApiServer;
 let agent: https.Agent;
 
 before(async () => {
-  server = await startApiServer({ port: 0, historyCapacity: 100, defaultWatchTimeoutMs: 300, bookmarkIntervalMs: 100 });
+  env = await TestEnv.start({ server: { historyCapacity: 100, defaultWatchTimeoutMs: 300, bookmarkIntervalMs: 100 } });
+  server = env.server;
   agent = new https.Agent({ keepAlive: true, ca: server.caPem });
 });
 
 after(async () => {
   agent?.destroy();
-  await server?.stop();
+  await env?.stop();
 });
 
 /** An error with the server's Status fields, as a client would throw. */

@@ -8,41 +8,33 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { eventually, eventuallyFound } from '@operant/testing';
+import { TestEnv, eventually, eventuallyFound } from '@operant/testing';
 import { ConfigMap, Namespace } from '../builtins.js';
 import { Informer } from '../cache/informer.js';
 import type { ClientConfig } from '../config/client-config.js';
 import { staticCredentials } from '../config/credentials.js';
-import { loadKubeConfig } from '../config/load.js';
 import { silentLogger } from '../logging/log.js';
 import { ApiError } from './api-error.js';
 import { Client } from './client.js';
 
 const unreachable = 'https://operant-socket-test.invalid:6443';
 
-let dir: string;
-let server: RunningApiServer;
+/** Durable, so that the test of a restart finds the server's data again; every TestEnv server has its private socket. */
+let env: TestEnv;
 /** The admin's config on the current server's socket. */
 let config: ClientConfig;
 let client: Client;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'operant-socket-path-'));
-  server = await startApiServer({ port: 0, privateSocket: true, dataDir: join(dir, 'data') });
-  const overHttps = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
-  config = { ...overHttps, server: unreachable, socketPath: () => server.socketPath! };
+  env = await TestEnv.start({ durable: true });
+  config = { ...env.kubeconfig.config, server: unreachable, socketPath: () => env.server.socketPath! };
   client = Client.fromConfig(config, { qps: Infinity });
   await client.create(Namespace, { metadata: { name: 'on-socket' } });
 });
 
 after(async () => {
   client?.close();
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 describe('a client on the server\'s Unix domain socket', () => {
@@ -69,7 +61,7 @@ describe('a client on the server\'s Unix domain socket', () => {
   });
 
   test('a path given as a string is used as it is', async () => {
-    const fixed = Client.fromConfig({ ...config, socketPath: server.socketPath! });
+    const fixed = Client.fromConfig({ ...config, socketPath: env.server.socketPath! });
     try {
       assert.equal((await fixed.get(Namespace, 'default')).metadata.name, 'default');
     } finally {
@@ -119,10 +111,9 @@ describe('a client on the server\'s Unix domain socket', () => {
     informer.start(stop.signal);
     await eventuallyFound(() => informer.store.get(`${namespace}/kept`), { message: 'the informer has the ConfigMap' });
 
-    const before = server.socketPath!;
-    await server.stop();
-    server = await startApiServer({ port: 0, privateSocket: true, dataDir: join(dir, 'data') });
-    assert.notEqual(server.socketPath, before, 'a new socket');
+    const before = env.server.socketPath!;
+    await env.restartServer();
+    assert.notEqual(env.server.socketPath, before, 'a new socket');
     // The same client: its next connection asks for the path again.
     assert.deepEqual((await eventually(() => client.get(ConfigMap, 'kept', { namespace }), { message: 'a GET after the restart' })).data, { a: '1' });
     await client.patch(ConfigMap, 'kept', { data: { a: '2' } }, { namespace });

@@ -8,12 +8,11 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import type { KubeObject, Status } from '@operant/apimachinery';
+import { TestEnv } from '@operant/testing';
 import type { ListerWatcher, WatchEvent } from '../cache/list-watch.js';
 import { defineKind } from '../kind.js';
-import { loadKubeConfig } from '../config/load.js';
-import { Client } from './client.js';
+import type { Client } from './client.js';
 import { isNotFound } from './api-error.js';
 import { readWatchEvents } from './watch-stream.js';
 
@@ -160,20 +159,17 @@ describe('readWatchEvents over HTTP', () => {
 });
 
 describe('ListerWatcher.watchBatches against the embedded server', () => {
-  let server: RunningApiServer;
+  let env: TestEnv;
   let client: Client;
   let lw: ListerWatcher<ConfigMap>;
 
   before(async () => {
-    server = await startApiServer({ port: 0, historyCapacity: 50 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+    env = await TestEnv.start({ server: { historyCapacity: 50 } });
+    client = env.client;
     lw = client.listerWatcher(ConfigMap);
     for (const name of ['batches', 'abort', 'old']) await client.create(Namespace, { metadata: { name } });
   });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
+  after(() => env?.stop());
 
   test('the client ListerWatcher offers it: a backlog arrives in order, then it resolves at the server timeout', async () => {
     assert.ok(lw.watchBatches, 'the client ListerWatcher delivers by chunk');

@@ -4,11 +4,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
 import type { KubeObject, Status } from '@operant/apimachinery';
+import { TestEnv } from '@operant/testing';
 import type { WatchEvent } from '../cache/list-watch.js';
 import { defineKind } from '../kind.js';
-import { loadKubeConfig } from '../config/load.js';
 import type { ClientConfig } from '../config/client-config.js';
 import { Client } from './client.js';
 import { KindListerWatcher } from './lister-watcher.js';
@@ -42,20 +41,17 @@ async function createMany(client: Client, namespace: string, count: number, para
 }
 
 describe('watch and ListerWatcher against the embedded server', () => {
-  let server: RunningApiServer;
+  let env: TestEnv;
   let config: ClientConfig;
   let client: Client;
 
   before(async () => {
-    server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
-    config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
-    client = Client.fromConfig(config, { qps: Infinity });
+    env = await TestEnv.start({ server: { bookmarkIntervalMs: 200 } });
+    config = env.kubeconfig.config;
+    client = env.client;
     for (const name of ['watch', 'paging', 'abort']) await client.create(Namespace, { metadata: { name } });
   });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
+  after(() => env?.stop());
 
   test('a watch from a list revision sees ADDED, MODIFIED and DELETED, and ends on the server timeout', async () => {
     const { metadata } = await client.list(ConfigMap, { namespace: 'watch' });
@@ -158,18 +154,15 @@ describe('watch and ListerWatcher against the embedded server', () => {
 });
 
 describe('history-limited server: expired revisions', () => {
-  let server: RunningApiServer;
+  let env: TestEnv;
   let client: Client;
 
   before(async () => {
-    server = await startApiServer({ port: 0, historyCapacity: 5 });
-    client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+    env = await TestEnv.start({ server: { historyCapacity: 5 } });
+    client = env.client;
     await client.create(Namespace, { metadata: { name: 'old' } });
   });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
+  after(() => env?.stop());
 
   test('a watch from a compacted revision yields one ERROR event with a 410 Status', async () => {
     const { metadata } = await client.list(ConfigMap, { namespace: 'old' });
@@ -201,14 +194,14 @@ describe('history-limited server: expired revisions', () => {
 });
 
 describe('client-side throttling and request metrics', () => {
-  let server: RunningApiServer;
+  let env: TestEnv;
   let config: ClientConfig;
 
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
+    env = await TestEnv.start();
+    config = env.kubeconfig.config;
   });
-  after(() => server.stop());
+  after(() => env?.stop());
 
   test('qps 5 with burst 1 spaces six requests at least a second apart in total, sequential or concurrent', async () => {
     const observed: RequestObservation[] = [];
@@ -252,7 +245,7 @@ describe('client-side throttling and request metrics', () => {
       await c.get(Namespace, 'missing').catch(() => undefined);
       await c.create(ConfigMap, { metadata: { name: 'm', namespace: 'default' } });
       await down.get(Namespace, 'default').catch(() => undefined);
-      const host = new URL(server.url).host;
+      const host = new URL(env.server.url).host;
       assert.deepEqual(
         observed.map((o) => [o.method, o.host, o.code]),
         [

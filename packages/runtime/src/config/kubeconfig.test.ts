@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import type { RunningApiServer } from '@operant/apiserver';
+import { TestEnv, processCertificates } from '@operant/testing';
 import type { KubeObject } from '@operant/apimachinery';
 import { defineKind } from '../kind.js';
 import { Client } from '../client/client.js';
@@ -67,20 +68,22 @@ function kubeconfig(parts: KubeconfigParts): Record<string, unknown> {
 }
 
 describe('kubeconfig loading against the embedded server', () => {
+  let env: TestEnv;
   let server: RunningApiServer;
   let dir: string;
 
   before(async () => {
-    server = await startApiServer({ port: 0 });
+    env = await TestEnv.start();
+    server = env.server;
     dir = await mkdtemp(join(tmpdir(), 'operant-kubeconfig-'));
   });
   after(async () => {
-    await server.stop();
+    await env?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
   test("the server's own kubeconfig text authenticates as the admin, namespace from the context", async () => {
-    const config = await loadKubeConfig({ kubeconfigText: server.kubeconfig });
+    const config = await loadKubeConfig({ kubeconfigText: env.kubeconfig.text });
     assert.equal(config.server, server.url);
     assert.equal(config.namespace, 'default');
     assert.equal(config.source.context, 'operant');
@@ -159,7 +162,7 @@ describe('kubeconfig loading against the embedded server', () => {
   test('~/.kube/config is the fallback when KUBECONFIG is unset and this is not a pod', async () => {
     const home = join(dir, 'home');
     await mkdir(join(home, '.kube'), { recursive: true });
-    await writeFile(join(home, '.kube', 'config'), server.kubeconfig);
+    await writeFile(join(home, '.kube', 'config'), env.kubeconfig.text);
     const config = await loadKubeConfig({ env: {}, homeDir: home });
     assert.deepEqual(config.source.files, [join(home, '.kube', 'config')]);
     assert.equal(await whoami(config), 'kubernetes-admin');
@@ -341,7 +344,8 @@ describe('kubeconfig loading against the embedded server', () => {
   });
 });
 
-describe('client certificates (server with a CA on disk)', { skip: !hasOpenssl() && 'openssl is not installed' }, () => {
+describe('client certificates (signed by the server\'s CA)', { skip: !hasOpenssl() && 'openssl is not installed' }, () => {
+  let env: TestEnv;
   let server: RunningApiServer;
   let dir: string;
   let certPem: string;
@@ -349,11 +353,19 @@ describe('client certificates (server with a CA on disk)', { skip: !hasOpenssl()
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'operant-clientcert-'));
-    server = await startApiServer({ port: 0, dataDir: join(dir, 'data') });
-    // A client certificate for alice in system:masters, signed by the server's CA.
-    const pki = join(dir, 'data', 'pki');
+    env = await TestEnv.start();
+    server = env.server;
+    // A client certificate for alice in system:masters, signed by the server's CA: the process CA
+    // of @operant/testing, which every environment's server serves with and trusts for clients.
+    // Copied here: openssl writes its serial file beside the CA, which must stay out of the shared cache.
+    const { caPem, caKey } = await processCertificates();
+    assert.equal(caPem, server.caPem);
+    const pki = join(dir, 'pki');
     const out = join(dir, 'certs');
+    await mkdir(pki);
     await mkdir(out);
+    await writeFile(join(pki, 'ca.crt'), caPem);
+    await writeFile(join(pki, 'ca.key'), caKey, { mode: 0o600 });
     const run = (...args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
     run('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', join(out, 'alice.key'));
     run('req', '-new', '-key', join(out, 'alice.key'), '-subj', '/O=system:masters/CN=alice', '-out', join(out, 'alice.csr'));
@@ -363,7 +375,7 @@ describe('client certificates (server with a CA on disk)', { skip: !hasOpenssl()
     keyPem = await readFile(join(out, 'alice.key'), 'utf8');
   });
   after(async () => {
-    await server.stop();
+    await env?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 

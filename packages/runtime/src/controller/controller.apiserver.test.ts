@@ -8,9 +8,8 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
-import { Client, isNotFound } from '../client/index.js';
-import { loadKubeConfig } from '../config/load.js';
+import { TestEnv } from '@operant/testing';
+import { isNotFound, type Client } from '../client/index.js';
 import { SharedInformerFactory } from '../cache/shared-informers.js';
 import { silentLogger } from '../cache/logger.js';
 import { defineKind } from '../kind.js';
@@ -42,7 +41,6 @@ interface DeploymentObject extends KubeObject {
 const ConfigMap = defineKind<ConfigMapObject>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
 const Secret = defineKind<SecretObject>({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true });
 const Deployment = defineKind<DeploymentObject>({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
-const Namespace = defineKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
 
 // ---- Test doubles: metrics, logs and a clock that counts its live timers.
 
@@ -108,24 +106,18 @@ class CountingClock implements Clock {
 
 // ---- Harness
 
-let server: RunningApiServer;
+let env: TestEnv;
 let client: Client;
-let namespaces = 0;
 
 before(async () => {
-  server = await startApiServer({ port: 0 });
-  client = Client.fromConfig(await loadKubeConfig({ kubeconfigText: server.kubeconfig }), { qps: Infinity });
+  env = await TestEnv.start();
+  client = env.client;
 });
 
-after(async () => {
-  client?.close();
-  await server?.stop();
-});
+after(() => env?.stop());
 
 async function newNamespace(): Promise<string> {
-  const name = `ctl-${++namespaces}`;
-  await client.create(Namespace, { metadata: { name } });
-  return name;
+  return (await env.namespace(undefined, { prefix: 'ctl' })).name;
 }
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {

@@ -8,15 +8,13 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeObject } from '@operant/apimachinery';
-import { startApiServer } from '@operant/apiserver';
 import { ConfigMap, CoreEvent, EventsV1Event, Namespace } from '../builtins.js';
 import { Client } from '../client/index.js';
-import { loadKubeConfig } from '../config/load.js';
 import { useApiServer } from '../testdata/api-server.js';
 import { CapturingLogger } from '../testdata/capturing-logger.js';
 import { EventRecorder, type EventRecorderOptions } from './recorder.js';
@@ -203,9 +201,8 @@ describe('events.k8s.io/v1', () => {
   });
 
   test('transport failures are retried, then given up with an error log', async () => {
-    const down = await startApiServer({ port: 0 });
-    const downClient = Client.fromConfig(await loadKubeConfig({ kubeconfigText: down.kubeconfig }), { qps: Infinity });
-    await down.stop();
+    // The admin's config, on a port nothing listens on: every connection is refused.
+    const downClient = Client.fromConfig({ ...api.kubeconfig.config, server: 'https://127.0.0.1:1' }, { qps: Infinity });
     const { recorder, logs } = newRecorder({ maxAttempts: 3, retryDelayMs: 5 }, downClient);
     assert.doesNotThrow(() => recorder.event({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'ns' } }, 'Normal', 'R', 'm'));
     await recorder.flush();
@@ -283,12 +280,10 @@ describe('kubectl describe', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'operant-events-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, api.server.kubeconfig);
     const out = await new Promise<string>((resolve, reject) => {
       execFile(
         kubectlPath,
-        ['--kubeconfig', kubeconfig, 'describe', 'configmap', 'described', '-n', cm.metadata.namespace!],
+        ['--kubeconfig', api.kubeconfig.path, 'describe', 'configmap', 'described', '-n', cm.metadata.namespace!],
         { env: { ...process.env, KUBECACHEDIR: join(dir, 'cache') }, timeout: 30_000 },
         (err, stdout, stderr) => (err ? reject(new Error(`kubectl failed: ${stderr}`)) : resolve(stdout)),
       );

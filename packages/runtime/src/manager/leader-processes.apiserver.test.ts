@@ -8,28 +8,18 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, type RunningApiServer } from '@operant/apiserver';
+import { TestEnv } from '@operant/testing';
 
 const script = join(dirname(fileURLToPath(import.meta.url)), 'testdata', 'elected-process.ts');
-let server: RunningApiServer;
-let dir: string;
-let kubeconfig: string;
+let env: TestEnv;
 
 before(async () => {
-  server = await startApiServer({ port: 0 });
-  dir = mkdtempSync(join(tmpdir(), 'leader-processes-'));
-  kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, server.kubeconfig);
+  env = await TestEnv.start();
 });
 
-after(async () => {
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => env?.stop());
 
 /** A replica process, whose output lines can be awaited. */
 class Replica {
@@ -40,7 +30,7 @@ class Replica {
   private waiters: Array<() => void> = [];
 
   constructor(lease: string, readonly identity: string) {
-    this.child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, lease, kubeconfig, identity], {
+    this.child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, lease, env.kubeconfig.path, identity], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     this.child.stdout!.on('data', (d: Buffer) => {

@@ -412,12 +412,12 @@ describe('Manager shutdown', () => {
     const runtimeIndex = new URL('../index.ts', import.meta.url).href;
     const workqueueIndex = new URL('../workqueue/index.ts', import.meta.url).href;
     const script = `
-      const { startApiServer } = await import('@operant/apiserver');
+      const { TestEnv } = await import('@operant/testing');
       const rt = await import(${JSON.stringify(runtimeIndex)});
       const wq = await import(${JSON.stringify(workqueueIndex)});
-      const server = await startApiServer({ port: 0 });
+      const env = await TestEnv.start();
       const mgr = await rt.Manager.create({
-        kubeconfig: { kubeconfigText: server.kubeconfig },
+        kubeconfig: { kubeconfigText: env.kubeconfig.text },
         leaderElection: { id: 'exit-test', leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
         metricsPort: 0, metricsHost: '127.0.0.1', healthPort: 0, healthHost: '127.0.0.1',
         logger: rt.silentLogger,
@@ -435,7 +435,7 @@ describe('Manager shutdown', () => {
       }
       ac.abort();
       await done;
-      await server.stop();
+      await env.stop();
       // What would keep the process alive now. Handles being closed are gone within a couple of
       // event-loop turns; the pipes of stdout and stderr to the test are its own (and unref'd by exit).
       let left = [];
@@ -460,7 +460,7 @@ describe('Manager shutdown', () => {
     clearTimeout(killer);
     const stopped = /^stopped (.*)$/m.exec(stdout);
     assert.ok(stopped, `the child stopped its manager; stdout: ${stdout}; stderr: ${stderr}`);
-    // Nothing the manager or the server started is left: no timer, socket or server that would hold the process.
+    // Nothing the manager or the environment (its server, client and files) started is left: no timer, socket or server that would hold the process.
     assert.deepEqual(JSON.parse(stopped[1]!), [], 'what still kept the event loop alive once everything was stopped');
     assert.equal(code, 0, `child exited by itself with ${code}; stderr: ${stderr}`);
   });

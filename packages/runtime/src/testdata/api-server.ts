@@ -8,13 +8,15 @@
 import { setMaxListeners } from 'node:events';
 import { after, before } from 'node:test';
 import type { RunningApiServer } from '@operant/apiserver';
-import { TestEnv } from '@operant/testing';
+import { TestEnv, type EnvKubeconfig } from '@operant/testing';
 import { Namespace } from '../builtins.js';
 import { Client, type ClientOptions } from '../client/client.js';
 
 /** The running server and its client; read them inside tests and hooks, not at module load. */
 export interface ApiServerFixture {
   readonly server: RunningApiServer;
+  /** The admin's kubeconfig: a file (for kubectl and child processes), its text, and the loaded config. */
+  readonly kubeconfig: EnvKubeconfig;
   readonly client: Client;
   /**
    * Aborted when the file's tests are done, before the client closes and the
@@ -69,6 +71,9 @@ export function useApiServer(options: { namespaces?: readonly string[]; client?:
   return {
     get server() {
       return started(env).server;
+    },
+    get kubeconfig() {
+      return started(env).kubeconfig;
     },
     get client() {
       return started(client);

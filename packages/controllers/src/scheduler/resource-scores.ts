@@ -5,6 +5,7 @@
  * in kube's units (millicores, bytes), with no normalization step.
  */
 import type { NodeObject } from '../objects.js';
+import type { Candidate, NodeScorer } from './node-scorer.js';
 import { allocatable, type NodeUsage, type PodFootprint } from './resources.js';
 
 /** The resources both scores read (kube's default NodeResourcesFitArgs and BalancedAllocationArgs: cpu and memory, weight 1 each). */
@@ -12,6 +13,18 @@ const scored = ['cpu', 'memory'] as const;
 
 /** An amount in kube's unit for scoring: millicores for cpu, whole units (bytes) for the rest, rounded up as Quantity.Value rounds. */
 const inKubeUnits = (name: string, thousandths: number): number => (name === 'cpu' ? thousandths : Math.ceil(thousandths / 1000));
+
+/** Each node object's cpu and memory allocatable in kube's units, worked out once (every decision scores every feasible node). */
+const capacities = new WeakMap<NodeObject, readonly number[]>();
+
+function capacityOf(node: NodeObject): readonly number[] {
+  let out = capacities.get(node);
+  if (!out) {
+    const alloc = allocatable(node);
+    capacities.set(node, (out = scored.map((name) => inKubeUnits(name, alloc.get(name) ?? 0))));
+  }
+  return out;
+}
 
 /** kube's leastRequestedScore: the share left free, 0 to 100, rounded down; 0 when the node has none of it or is over. */
 function leastRequested(requested: number, capacity: number): number {
@@ -26,11 +39,12 @@ function leastRequested(requested: number, capacity: number): number {
  * non-zero requests); their mean, rounded down. 100 is an empty node.
  */
 export function leastAllocatedScore(node: NodeObject, usage: NodeUsage, footprint: PodFootprint): number {
-  const alloc = allocatable(node);
+  const capacities = capacityOf(node);
   let total = 0;
   let weights = 0;
-  for (const name of scored) {
-    const capacity = inKubeUnits(name, alloc.get(name) ?? 0);
+  for (let i = 0; i < scored.length; i++) {
+    const name = scored[i]!;
+    const capacity = capacities[i]!;
     if (capacity === 0) continue;
     const requested = inKubeUnits(name, (usage.nonZero.get(name) ?? 0) + (footprint.nonZero.get(name) ?? 0));
     total += leastRequested(requested, capacity);
@@ -55,10 +69,11 @@ export function balancedAllocationSkips(footprint: PodFootprint): boolean {
  * rounded down (with two resources the deviation is half the difference).
  */
 export function balancedAllocationScore(node: NodeObject, usage: NodeUsage, footprint: PodFootprint): number {
-  const alloc = allocatable(node);
+  const capacities = capacityOf(node);
   const fractions: number[] = [];
-  for (const name of scored) {
-    const capacity = inKubeUnits(name, alloc.get(name) ?? 0);
+  for (let i = 0; i < scored.length; i++) {
+    const name = scored[i]!;
+    const capacity = capacities[i]!;
     if (capacity === 0) continue;
     const requested = inKubeUnits(name, (usage.requested.get(name) ?? 0) + (footprint.requested.get(name) ?? 0));
     fractions.push(Math.min(1, requested / capacity));
@@ -70,4 +85,26 @@ export function balancedAllocationScore(node: NodeObject, usage: NodeUsage, foot
     std = Math.sqrt(fractions.reduce((a, f) => a + (f - mean) ** 2, 0) / fractions.length);
   }
   return Math.trunc((1 - std) * 100);
+}
+
+/** NodeResourcesFit's score plugin for one pod (weight 1; its scores need no normalizing). */
+export class LeastAllocatedScorer implements NodeScorer {
+  readonly weight = 1;
+
+  constructor(private readonly footprint: PodFootprint) {}
+
+  score({ node, usage }: Candidate): number {
+    return leastAllocatedScore(node, usage, this.footprint);
+  }
+}
+
+/** BalancedAllocation's score plugin for one pod (weight 1). */
+export class BalancedAllocationScorer implements NodeScorer {
+  readonly weight = 1;
+
+  constructor(private readonly footprint: PodFootprint) {}
+
+  score({ node, usage }: Candidate): number {
+    return balancedAllocationScore(node, usage, this.footprint);
+  }
 }

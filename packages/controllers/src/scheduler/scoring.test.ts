@@ -145,6 +145,21 @@ describe('scoring: kube-scheduler default profile', () => {
     assert.deepEqual(placeAll([0, 1, 2, 3].map((i) => pod(`t-${i}`)), equal), ['e-1', 'e-2', 'e-3', 'e-1']);
   });
 
+  it('ImageLocality: a node that already has a big image of the pod draws it; an image every node has does not', () => {
+    const withImages = (name: string, images: { names: string[]; sizeBytes: number }[]) => {
+      const n = node(name, { cpu: '64', memory: '128Gi' });
+      n.status!.images = images;
+      return n;
+    };
+    const ml = { names: ['registry.example/ml:2.1'], sizeBytes: 3000 * 2 ** 20 };
+    const base = { names: ['nginx:latest'], sizeBytes: 500 * 2 ** 20 };
+    const nodes = [withImages('node-1', [base]), withImages('node-2', [base]), withImages('node-3', [base, ml])];
+    const runs = (image: string) => pod(`p-${image}`, {}, { containers: [{ name: 'app', image }] });
+    assert.deepEqual(placeAll([runs('registry.example/ml:2.1')], nodes), ['node-3']);
+    // `nginx` is `nginx:latest`, on every node: each scores the same, and the ties take turns.
+    assert.deepEqual(placeAll([runs('nginx'), runs('nginx'), runs('nginx')], nodes).sort(), ['node-1', 'node-2', 'node-3']);
+  });
+
   it("kube's DefaultNormalizeScore", () => {
     const scores = [0, 5, 10];
     defaultNormalize(scores, false);

@@ -11,17 +11,21 @@
  * | PodTopologySpread                | 2      | fewer matching pods in the node's domains            |
  * | InterPodAffinity                 | 2      | preferred (anti-)affinity, both ways                 |
  * | NodeResourcesBalancedAllocation  | 1      | cpu and memory shares closer to each other           |
+ * | ImageLocality                    | 1      | the pod's images already on the node (status.images) |
  *
- * ImageLocality (weight 1) is left out: simulated nodes report no images,
- * so it would give every node 0. A plugin with nothing to say for a pod is
- * skipped (kube's PreScore Skip): it adds 0 everywhere and costs nothing.
+ * A plugin with nothing to say for a pod is
+ * skipped (kube's PreScore Skip): it adds 0 everywhere and costs nothing;
+ * so is one that would give every node the same score (TaintToleration when
+ * no feasible node has a PreferNoSchedule taint), since only the order of
+ * the totals decides.
  */
 import type { NodeObject, PodObject } from '../objects.js';
+import { imageLocalityScorer } from './image-locality.js';
 import { interPodAffinityScorer } from './inter-pod-affinity-score.js';
 import type { Candidate, NodeScorer } from './node-scorer.js';
 import { nodeAffinityScorer, taintTolerationScorer } from './node-scores.js';
 import type { ClusterPods } from './pod-checks.js';
-import { balancedAllocationScore, balancedAllocationSkips, leastAllocatedScore } from './resource-scores.js';
+import { BalancedAllocationScorer, balancedAllocationSkips, LeastAllocatedScorer } from './resource-scores.js';
 import type { NodeUsage, PodFootprint } from './resources.js';
 import { podTopologySpreadScorer } from './topology-spread-score.js';
 
@@ -39,15 +43,19 @@ export interface ScoringInput {
 
 /** The score plugins of the default profile, prepared for one decision; the skipped ones left out. */
 function scorers({ pod, footprint, candidates, nodes, usageOf, cluster }: ScoringInput): NodeScorer[] {
-  const out: NodeScorer[] = [taintTolerationScorer(pod)];
+  const out: NodeScorer[] = [];
+  const taints = taintTolerationScorer(pod, candidates);
+  if (taints) out.push(taints);
   const nodeAffinity = nodeAffinityScorer(pod);
   if (nodeAffinity) out.push(nodeAffinity);
-  out.push({ weight: 1, score: ({ node, usage }) => leastAllocatedScore(node, usage, footprint) });
+  out.push(new LeastAllocatedScorer(footprint));
   const spread = podTopologySpreadScorer(pod, candidates, nodes, usageOf, cluster);
   if (spread) out.push(spread);
   const podAffinity = interPodAffinityScorer(pod, nodes, usageOf, cluster);
   if (podAffinity) out.push(podAffinity);
-  if (!balancedAllocationSkips(footprint)) out.push({ weight: 1, score: ({ node, usage }) => balancedAllocationScore(node, usage, footprint) });
+  if (!balancedAllocationSkips(footprint)) out.push(new BalancedAllocationScorer(footprint));
+  const images = imageLocalityScorer(pod, nodes);
+  if (images) out.push(images);
   return out;
 }
 

@@ -15,7 +15,7 @@
 import type { LabelSelector } from '@operant/apimachinery';
 import type { NodeObject, PodObject } from '../objects.js';
 import { maxNodeScore, type Candidate, type NodeScorer } from './node-scorer.js';
-import { topologyPair, type ClusterPods } from './pod-checks.js';
+import type { ClusterPods } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
 import { countMatching, includesNode, spreadConstraints, type SpreadConstraint } from './topology-spread.js';
 
@@ -24,10 +24,9 @@ const zoneKey = 'topology.kubernetes.io/zone';
 
 /** kube's systemDefaultConstraints, with the pod's default selector. */
 function systemDefaultConstraints(selector: LabelSelector): SpreadConstraint[] {
-  const common = { selector, minDomains: 1, honorNodeAffinity: true, honorTaints: false };
   return [
-    { ...common, maxSkew: 3, topologyKey: hostnameKey },
-    { ...common, maxSkew: 5, topologyKey: zoneKey },
+    { selector, minDomains: 1, honorNodeAffinity: true, honorTaints: false, maxSkew: 3, topologyKey: hostnameKey },
+    { selector, minDomains: 1, honorNodeAffinity: true, honorTaints: false, maxSkew: 5, topologyKey: zoneKey },
   ];
 }
 
@@ -61,40 +60,41 @@ export function podTopologySpreadScorer(
   const requireAll = ownCount > 0;
   const namespace = pod.metadata.namespace ?? '';
 
-  // The domains of the feasible nodes (the hostname's are the nodes themselves), and the nodes left out.
+  // The domains of the feasible nodes, per constraint by label value (the hostname's are the nodes themselves), and the nodes left out.
   const ignored = new Set<string>();
-  const pairCounts = new Map<string, number>();
-  const domains = constraints.map(() => 0);
+  const domainCounts = constraints.map(() => new Map<string, number>());
+  // Whether a feasible node has the constraint's key: only then are its counts read (a node without a zone scores no zone).
+  const read = constraints.map(() => false);
   for (const { node, name } of candidates) {
     const labels = node.metadata.labels ?? {};
     if (requireAll && !hasKeys(labels, constraints)) {
       ignored.add(name);
       continue;
     }
-    constraints.forEach((c, i) => {
-      if (c.topologyKey === hostnameKey) return;
-      const pair = topologyPair(c.topologyKey, labels[c.topologyKey] ?? '');
-      if (!pairCounts.has(pair)) {
-        pairCounts.set(pair, 0);
-        domains[i]!++;
-      }
-    });
+    for (let i = 0; i < constraints.length; i++) {
+      const key = constraints[i]!.topologyKey;
+      const value = labels[key];
+      if (value !== undefined && Object.hasOwn(labels, key)) read[i] = true;
+      if (key !== hostnameKey && !domainCounts[i]!.has(value ?? '')) domainCounts[i]!.set(value ?? '', 0);
+    }
   }
-  const weights = constraints.map((c, i) => Math.log((c.topologyKey === hostnameKey ? candidates.length - ignored.size : domains[i]!) + 2));
+  const weights = constraints.map((c, i) => Math.log((c.topologyKey === hostnameKey ? candidates.length - ignored.size : domainCounts[i]!.size) + 2));
   const counters = constraints.map((c) => counterFor(c.selector, namespace, cluster, usageOf));
 
-  // The matching pods of every node, by domain (only the feasible nodes' domains).
-  if (constraints.some((c) => c.topologyKey !== hostnameKey)) {
+  // The matching pods of every node, by domain (only the feasible nodes' domains, and only where a score reads them).
+  const counted = constraints.map((c, i) => i).filter((i) => constraints[i]!.topologyKey !== hostnameKey && read[i]);
+  if (counted.length > 0) {
     for (const node of nodes) {
       const labels = node.metadata.labels ?? {};
       if (requireAll && !hasKeys(labels, constraints)) continue;
       const name = node.metadata.name ?? '';
-      constraints.forEach((c, i) => {
-        if (c.topologyKey === hostnameKey || !includesNode(c, pod, node)) return;
-        const pair = topologyPair(c.topologyKey, labels[c.topologyKey] ?? '');
-        const count = pairCounts.get(pair);
-        if (count !== undefined) pairCounts.set(pair, count + counters[i]!(name));
-      });
+      for (const i of counted) {
+        const c = constraints[i]!;
+        if (!includesNode(c, pod, node)) continue;
+        const value = labels[c.topologyKey] ?? '';
+        const count = domainCounts[i]!.get(value);
+        if (count !== undefined) domainCounts[i]!.set(value, count + counters[i]!(name));
+      }
     }
   }
 
@@ -104,11 +104,12 @@ export function podTopologySpreadScorer(
       if (ignored.has(name)) return 0;
       const labels = node.metadata.labels ?? {};
       let score = 0;
-      constraints.forEach((c, i) => {
-        if (!Object.hasOwn(labels, c.topologyKey)) return;
-        const count = c.topologyKey === hostnameKey ? counters[i]!(name) : (pairCounts.get(topologyPair(c.topologyKey, labels[c.topologyKey]!)) ?? 0);
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i]!;
+        if (!Object.hasOwn(labels, c.topologyKey)) continue;
+        const count = c.topologyKey === hostnameKey ? counters[i]!(name) : (domainCounts[i]!.get(labels[c.topologyKey]!) ?? 0);
         score += count * weights[i]! + (c.maxSkew - 1);
-      });
+      }
       return Math.round(score);
     },
     normalize: (scores, scored) => {

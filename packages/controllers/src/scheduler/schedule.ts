@@ -52,9 +52,11 @@ export function feasibleNodesToFind(total: number): number {
  * where {@link feasibleNodesToFind} is less than every node, the search
  * starts at `cursor` and stops once that many nodes fit (kube scores a
  * sample of a large cluster, and the next pod's search goes on from there).
- * `cluster`: what the pod-to-pod filters read beyond the nodes' usage (the
- * scheduler's cache; pod-checks.ts's clusterPodsOf works it out from the
- * usage of every node). Without it, no placed pod's anti-affinity is seen.
+ * `cluster`: what the pod-to-pod filters and scores read beyond the nodes'
+ * usage (the scheduler's cache and listers; pod-checks.ts's clusterPodsOf
+ * works it out from the usage of every node). Without it, no placed pod's
+ * pod affinity or anti-affinity is seen, and no pod gets kube's default
+ * spreading. With a cursor, ties between equal totals take turns.
  */
 export function schedulePod(
   pod: PodObject,

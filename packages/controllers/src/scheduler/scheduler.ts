@@ -63,12 +63,14 @@ const terminal = (p: PodObject): boolean => p.status?.phase === 'Succeeded' || p
 
 /**
  * Adds a scheduler to a manager: pending pods are bound, through the
- * `pods/binding` subresource, to the node with the most room among those
- * whose taints they tolerate, whose labels match their nodeSelector and
- * required node affinity, with free host ports and enough allocatable
- * resources for their requests, that keep their DoNotSchedule topology
- * spread constraints and their required pod affinity and anti-affinity (and
- * the placed pods' anti-affinity).
+ * `pods/binding` subresource, to the best-scoring node (kube-scheduler's
+ * default profile: untolerated PreferNoSchedule taints, preferred node
+ * affinity, room left, soft and default topology spread, preferred pod
+ * affinity, balance, images) among those whose taints they tolerate, whose
+ * labels match their nodeSelector and required node affinity, with free host
+ * ports and enough allocatable resources for their requests, that keep their
+ * DoNotSchedule topology spread constraints and their required pod affinity
+ * and anti-affinity (and the placed pods' anti-affinity).
  *
  * @example
  * ```ts

@@ -26,30 +26,50 @@ function mapSelects(selector: Readonly<Record<string, string>>, labels: Readonly
   return true;
 }
 
+type Workload = corev1.ReplicationController | appsv1.ReplicaSet | appsv1.StatefulSet;
+
+/** The selector last made for a workload object, and the Services it was made with: every pod of a ReplicaSet asks again. */
+const made = new WeakMap<Workload, { services: readonly corev1.Service[]; selector: LabelSelector | undefined }>();
+
 /** kube's DefaultSelector; undefined when nothing selects the pod. */
 export function defaultSpreadSelector(pod: PodObject, listers: WorkloadListers): LabelSelector | undefined {
   const namespace = pod.metadata.namespace ?? '';
   const labels = pod.metadata.labels ?? {};
-  const matchLabels: Record<string, string> = {};
+  const services: corev1.Service[] = [];
   for (const svc of listers.services(namespace)) {
     // A Service without a selector selects nothing (not everything).
     const selector = svc.spec?.selector;
-    if (selector && mapSelects(selector, labels)) Object.assign(matchLabels, selector);
+    if (selector && mapSelects(selector, labels)) services.push(svc);
   }
-  let matchExpressions: LabelSelectorObject['matchExpressions'] = [];
   const owner = pod.metadata.ownerReferences?.find((r) => r.controller);
-  if (owner) {
-    if (owner.apiVersion === 'v1' && owner.kind === 'ReplicationController') {
-      Object.assign(matchLabels, listers.replicationController(namespace, owner.name)?.spec?.selector ?? {});
-    } else if (owner.apiVersion === 'apps/v1' && (owner.kind === 'ReplicaSet' || owner.kind === 'StatefulSet')) {
-      const workload = owner.kind === 'ReplicaSet' ? listers.replicaSet(namespace, owner.name) : listers.statefulSet(namespace, owner.name);
-      const selector = workload?.spec?.selector as LabelSelectorObject | undefined;
-      // The pod matches both, so merging the label maps loses nothing.
-      if (selector) {
-        Object.assign(matchLabels, selector.matchLabels ?? {});
-        matchExpressions = selector.matchExpressions ?? [];
-      }
-    }
+  let workload: Workload | undefined;
+  if (owner?.apiVersion === 'v1' && owner.kind === 'ReplicationController') workload = listers.replicationController(namespace, owner.name);
+  else if (owner?.apiVersion === 'apps/v1' && owner.kind === 'ReplicaSet') workload = listers.replicaSet(namespace, owner.name);
+  else if (owner?.apiVersion === 'apps/v1' && owner.kind === 'StatefulSet') workload = listers.statefulSet(namespace, owner.name);
+  if (!workload) return services.length > 0 ? selectorOf(services, undefined, false) : undefined;
+  // The cached objects are replaced, never changed, when they change: the same objects make the same selector.
+  const last = made.get(workload);
+  if (last && last.services.length === services.length && last.services.every((s, i) => s === services[i])) return last.selector;
+  const selector = selectorOf(services, workload, owner!.kind === 'ReplicationController');
+  made.set(workload, { services, selector });
+  return selector;
+}
+
+/**
+ * The Services' selectors merged, and the workload's added: a
+ * ReplicationController's label map, or a ReplicaSet's or StatefulSet's
+ * label selector (the pod matches them all, so merging the maps loses nothing).
+ */
+function selectorOf(services: readonly corev1.Service[], workload: Workload | undefined, replicationController: boolean): LabelSelector | undefined {
+  const matchLabels: Record<string, string> = {};
+  for (const svc of services) Object.assign(matchLabels, svc.spec?.selector);
+  const selector = workload?.spec?.selector;
+  let matchExpressions: LabelSelectorObject['matchExpressions'] = [];
+  if (replicationController) Object.assign(matchLabels, selector ?? {});
+  else if (selector) {
+    const labelSelector = selector as LabelSelectorObject;
+    Object.assign(matchLabels, labelSelector.matchLabels ?? {});
+    matchExpressions = labelSelector.matchExpressions ?? [];
   }
   if (Object.keys(matchLabels).length === 0 && matchExpressions.length === 0) return undefined;
   try {

@@ -117,6 +117,9 @@ class SelectorCount {
   }
 }
 
+/** Each selector's text, made once (a ReplicaSet's pods share one selector object). */
+const selectorTexts = new WeakMap<LabelSelector, string>();
+
 /** How many selectors are kept counted: each costs a match per pod counted or uncounted. */
 const maxSelectorCounts = 32;
 
@@ -146,7 +149,9 @@ export class SchedulerCache {
    */
   podCounter(namespace: string, selector: LabelSelector): (node: string) => number {
     if (selector.empty()) return () => 0;
-    const key = `${namespace}\u0000${selector.toString()}`;
+    let text = selectorTexts.get(selector);
+    if (text === undefined) selectorTexts.set(selector, (text = selector.toString()));
+    const key = `${namespace}\u0000${text}`;
     let entry = this.selectorCounts.get(key);
     if (!entry) {
       if (this.selectorCounts.size >= maxSelectorCounts) this.dropLeastRecentSelector();

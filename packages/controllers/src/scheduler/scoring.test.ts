@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { labelSelectorFromObject } from '@operant/apimachinery';
 import type { NodeObject, PodObject } from '../objects.js';
+import { defaultSpreadSelector, type WorkloadListers } from './default-spread.js';
 import { defaultNormalize } from './node-scorer.js';
 import { clusterPodsOf, type ClusterPods } from './pod-checks.js';
 import { balancedAllocationScore, leastAllocatedScore } from './resource-scores.js';
@@ -131,6 +132,34 @@ describe('scoring: kube-scheduler default profile', () => {
     assert.deepEqual(withDefaults.slice().sort(), ['node-1', 'node-2', 'node-3'], withDefaults.join(','));
     // Without a Service or controller that selects them, pods go by room alone.
     assert.deepEqual(placeAll([0, 1, 2].map(owned), nodes), ['node-1', 'node-1', 'node-1']);
+  });
+
+  it("the default spread selector: the pod's Services' selectors and its ReplicationController's, ReplicaSet's or StatefulSet's", () => {
+    const listers: WorkloadListers = {
+      services: (ns) =>
+        ns === 'default'
+          ? [
+              { spec: { selector: { app: 'web' } } },
+              { spec: { selector: { app: 'other' } } },
+              { spec: {} }, // no selector: selects nothing
+            ]
+          : [],
+      replicationController: (_ns, name) => (name === 'rc' ? { spec: { selector: { app: 'web', rc: 'yes' } } } : undefined),
+      replicaSet: (_ns, name) => (name === 'rs' ? { spec: { selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] } } } as never : undefined),
+      statefulSet: () => undefined,
+    };
+    const owned = (kind: string, name: string, apiVersion = kind === 'ReplicationController' ? 'v1' : 'apps/v1') => {
+      const p = pod(`${kind}-pod`, { app: 'web', rc: 'yes', tier: 'a' });
+      p.metadata.ownerReferences = [{ apiVersion, kind, name, uid: 'u', controller: true }];
+      return p;
+    };
+    assert.equal(defaultSpreadSelector(pod('bare', { app: 'web' }), listers)?.toString(), 'app=web');
+    assert.equal(defaultSpreadSelector(pod('alone', { app: 'none' }), listers), undefined);
+    assert.equal(defaultSpreadSelector(owned('ReplicationController', 'rc'), listers)?.toString(), 'app=web,rc=yes');
+    assert.equal(defaultSpreadSelector(owned('ReplicaSet', 'rs'), listers)?.toString(), 'app=web,tier in (a)');
+    // A Job is no spreading controller; a ReplicaSet not in the cache adds nothing.
+    assert.equal(defaultSpreadSelector(owned('Job', 'j', 'batch/v1'), listers)?.toString(), 'app=web');
+    assert.equal(defaultSpreadSelector(owned('ReplicaSet', 'gone'), listers)?.toString(), 'app=web');
   });
 
   it("placed pods' preferred affinity draws a matching pod to them; equal nodes take turns", () => {

@@ -63,8 +63,9 @@ function scorers({ pod, footprint, candidates, nodes, usageOf, cluster }: Scorin
 export function totalScores(input: ScoringInput): number[] {
   const { candidates } = input;
   const totals = new Array<number>(candidates.length).fill(0);
+  const scores = new Array<number>(candidates.length);
   for (const scorer of scorers(input)) {
-    const scores = candidates.map((c) => scorer.score(c));
+    for (let i = 0; i < candidates.length; i++) scores[i] = scorer.score(candidates[i]!);
     scorer.normalize?.(scores, candidates);
     for (let i = 0; i < totals.length; i++) totals[i]! += scores[i]! * scorer.weight;
   }

@@ -288,6 +288,36 @@ describe('simulated cluster (in process, clock x100)', () => {
     await client.delete(Pod, 'batch', { namespace: ns });
   });
 
+  it('preferred pod anti-affinity on the hostname: one replica per node though node-1 has the most room, and a 4th is placed all the same', async () => {
+    const ns = await namespace('soft-anti-affinity');
+    // node-2 and node-3 busy with other work: by room alone every replica would go to node-1.
+    for (const node of ['node-2', 'node-3']) {
+      await client.create(Pod, {
+        metadata: { name: `batch-${node}`, namespace: ns, labels: { app: 'batch' } },
+        spec: { nodeSelector: { 'kubernetes.io/hostname': node }, containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '24' } } }] },
+      });
+    }
+    await until(Pod, ns, (pods) => !!pods.get('batch-node-2')?.spec?.nodeName && !!pods.get('batch-node-3')?.spec?.nodeName);
+    const d = deployment('soft', ns);
+    (d.spec!.template.spec as { affinity?: unknown }).affinity = {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { app: 'soft' } }, topologyKey: 'kubernetes.io/hostname' } }],
+      },
+    };
+    await client.create(Deployment, d);
+    await until(Deployment, ns, complete('soft', 3));
+    const nodesOf = async () => (await client.list(Pod, { namespace: ns, labelSelector: 'app=soft' })).items.map((p) => p.spec?.nodeName ?? '').sort();
+    assert.deepEqual(await nodesOf(), ['node-1', 'node-2', 'node-3']);
+    const scale = await client.getScale(Deployment, 'soft', { namespace: ns });
+    await client.updateScale(Deployment, { ...scale, spec: { replicas: 4 } }, { namespace: ns });
+    await until(Deployment, ns, complete('soft', 4));
+    const four = await nodesOf();
+    assert.equal(four.length, 4);
+    assert.ok(four.every((n) => /^node-[123]$/.test(n)), four.join(','));
+    for (const node of ['node-2', 'node-3']) await client.delete(Pod, `batch-${node}`, { namespace: ns });
+    await client.updateScale(Deployment, { ...(await client.getScale(Deployment, 'soft', { namespace: ns })), spec: { replicas: 0 } }, { namespace: ns });
+  });
+
   it('scaling through the scale subresource, down to one pod and up again', async () => {
     const ns = await namespace('scale');
     await client.create(Deployment, deployment('api', ns, { replicas: 2 }));

@@ -89,7 +89,7 @@ function requirementMatches(r: corev1.NodeSelectorRequirement, values: Readonly<
 }
 
 /** kube's nodeaffinity: a term matches when all its expressions and fields do; an empty term matches nothing. */
-function termMatches(term: corev1.NodeSelectorTerm, node: NodeObject): boolean {
+export function nodeSelectorTermMatches(term: corev1.NodeSelectorTerm, node: NodeObject): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
@@ -104,12 +104,12 @@ const nodeAffinity: Filter = (pod, node) => {
   const labels = node.metadata.labels ?? {};
   let selectorOk = true;
   for (const k in selector) if (Object.hasOwn(selector, k) && labels[k] !== selector[k]) selectorOk = false;
-  const affinityOk = !required || (required.nodeSelectorTerms ?? []).some((t) => termMatches(t, node));
+  const affinityOk = !required || (required.nodeSelectorTerms ?? []).some((t) => nodeSelectorTermMatches(t, node));
   if (selectorOk && affinityOk) return undefined;
   return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
 };
 
-const unused: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [], pods: [], podsWithRequiredAntiAffinity: [] };
+const unused: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [], pods: [], podsWithRequiredAntiAffinity: [], podsWithAffinity: [] };
 const unusedFootprint: PodFootprint = { requested: new Map(), nonZero: new Map(), hostPorts: [] };
 
 /** Whether the node matches the pod's nodeSelector and required node affinity (kube's RequiredNodeAffinity.Match). */

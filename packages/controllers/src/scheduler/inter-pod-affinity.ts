@@ -24,7 +24,7 @@ export const antiAffinityMismatch: FilterFailure = { reasons: ["node(s) didn't m
 export const existingAntiAffinityMismatch: FilterFailure = { reasons: ["node(s) didn't satisfy existing pods anti-affinity rules"], unresolvable: false };
 
 /** A PodAffinityTerm made ready to match (kube's framework.AffinityTerm). */
-interface AffinityTerm {
+export interface AffinityTerm {
   namespaces: Set<string>;
   namespaceSelector: LabelSelector;
   selector: LabelSelector;
@@ -47,14 +47,14 @@ function selectorOf(sel: LabelSelectorObject | undefined): LabelSelector {
 }
 
 /** kube's newAffinityTerm: no namespaces and no namespaceSelector mean the pod's own namespace. */
-function affinityTerm(pod: PodObject, term: corev1.PodAffinityTerm): AffinityTerm {
+export function affinityTerm(pod: PodObject, term: corev1.PodAffinityTerm): AffinityTerm {
   const namespaces = new Set(term.namespaces ?? []);
   if (namespaces.size === 0 && term.namespaceSelector === undefined) namespaces.add(pod.metadata.namespace ?? '');
   return { namespaces, namespaceSelector: selectorOf(term.namespaceSelector), selector: selectorOf(term.labelSelector), topologyKey: term.topologyKey };
 }
 
 /** kube's AffinityTerm.Matches: the pod is in one of the term's namespaces (or its namespace's labels match), and its labels match. */
-function termMatches(term: AffinityTerm, pod: PodObject, namespaceLabels: Readonly<Record<string, string>> | undefined): boolean {
+export function termMatches(term: AffinityTerm, pod: PodObject, namespaceLabels: Readonly<Record<string, string>> | undefined): boolean {
   if (!term.namespaces.has(pod.metadata.namespace ?? '') && !term.namespaceSelector.matches(namespaceLabels)) return false;
   return term.selector.matches(pod.metadata.labels);
 }
@@ -76,7 +76,7 @@ function requiredAntiAffinityTerms(pod: PodObject): readonly AffinityTerm[] {
  * of the namespaces it selects now (kube's mergeAffinityTermNamespacesIfNotEmpty;
  * an empty selector `{}` stays: it selects every namespace).
  */
-function incomingTerms(pod: PodObject, terms: readonly corev1.PodAffinityTerm[] | undefined, cluster: ClusterPods): AffinityTerm[] {
+export function incomingTerms(pod: PodObject, terms: readonly corev1.PodAffinityTerm[] | undefined, cluster: ClusterPods): AffinityTerm[] {
   return (terms ?? []).map((t) => {
     const term = affinityTerm(pod, t);
     if (!term.namespaceSelector.empty()) {

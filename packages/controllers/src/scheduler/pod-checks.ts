@@ -5,6 +5,7 @@
  * state once per scheduling cycle (PreFilter) over every node, then asks
  * each node in turn (Filter); {@link NodeCheck} is that second half.
  */
+import type { LabelSelector } from '@operant/apimachinery';
 import type { NodeObject, PodObject } from '../objects.js';
 import type { FilterFailure } from './filters.js';
 import type { NodeUsage } from './resources.js';
@@ -20,10 +21,29 @@ export interface ClusterPods {
   namespaceLabels(namespace: string): Readonly<Record<string, string>> | undefined;
   /** Every known namespace, for an incoming pod's namespaceSelector. */
   namespaces(): Iterable<{ name: string; labels: Readonly<Record<string, string>> }>;
+  /**
+   * The nodes where a counted pod has pod affinity or anti-affinity terms of
+   * any kind (kube's HavePodsWithAffinityList), for the InterPodAffinity score;
+   * without it every node's pods are looked at.
+   */
+  nodesWithPodAffinity?(): Iterable<string>;
+  /**
+   * How many pods on a node in `namespace` match `selector`, not being
+   * deleted (kube's countPodsMatchSelector), as a function of the node, for
+   * the PodTopologySpread score; without it each node's pods are counted.
+   */
+  podCounter?(namespace: string, selector: LabelSelector): (node: string) => number;
+  /**
+   * The selector of kube's system default spread constraints for `pod` (its
+   * Services' selectors and its ReplicationController's, ReplicaSet's or
+   * StatefulSet's; kube's DefaultSelector); undefined or empty: no default
+   * spreading. Without it, pods get none.
+   */
+  defaultSpreadSelector?(pod: PodObject): LabelSelector | undefined;
 }
 
-/** A cluster where no placed pod has required anti-affinity and no namespace is known. */
-export const noClusterPods: ClusterPods = { nodesWithRequiredAntiAffinity: () => [], namespaceLabels: () => undefined, namespaces: () => [] };
+/** A cluster where no placed pod has pod affinity or anti-affinity terms and no namespace is known. */
+export const noClusterPods: ClusterPods = { nodesWithRequiredAntiAffinity: () => [], namespaceLabels: () => undefined, namespaces: () => [], nodesWithPodAffinity: () => [] };
 
 /**
  * The view worked out from the nodes' usage, for callers without a cache
@@ -34,6 +54,11 @@ export function clusterPodsOf(nodes: readonly NodeObject[], usageOf: (node: stri
     nodesWithRequiredAntiAffinity: () =>
       nodes.map((n) => n.metadata.name ?? '').filter((name) => {
         for (const _ of usageOf(name).podsWithRequiredAntiAffinity) return true;
+        return false;
+      }),
+    nodesWithPodAffinity: () =>
+      nodes.map((n) => n.metadata.name ?? '').filter((name) => {
+        for (const _ of usageOf(name).podsWithAffinity) return true;
         return false;
       }),
     namespaceLabels: () => undefined,
@@ -49,6 +74,17 @@ export function addCount(counts: Map<string, number>, key: string, by: number): 
   const next = (counts.get(key) ?? 0) + by;
   if (next === 0) counts.delete(key);
   else counts.set(key, next);
+}
+
+/** Whether a pod counts for a spread selector (kube's countPodsMatchSelector): in the namespace, not being deleted, its labels matched. */
+export function matchesSpreadSelector(pod: PodObject, selector: LabelSelector, namespace: string): boolean {
+  return !pod.metadata.deletionTimestamp && pod.metadata.namespace === namespace && selector.matches(pod.metadata.labels);
+}
+
+/** Whether a pod has pod affinity or anti-affinity (kube's podWithAffinity: the InterPodAffinity score reads only such placed pods' terms). */
+export function hasPodAffinity(pod: PodObject): boolean {
+  const affinity = pod.spec?.affinity;
+  return !!affinity && (affinity.podAffinity != null || affinity.podAntiAffinity != null);
 }
 
 /** Whether a pod has required anti-affinity terms (such pods are tracked per node, as kube's NodeInfo tracks them). */

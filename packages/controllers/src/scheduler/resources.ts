@@ -6,7 +6,7 @@
  */
 import type { Container, NodeObject, PodObject } from '../objects.js';
 import { milliValue } from '../quantity.js';
-import { hasRequiredAntiAffinity } from './pod-checks.js';
+import { hasPodAffinity, hasRequiredAntiAffinity } from './pod-checks.js';
 
 /** Amounts by resource name (`cpu`, `memory`, `ephemeral-storage`, `nvidia.com/gpu`...), in thousandths. */
 export type Resources = Map<string, number>;
@@ -22,8 +22,11 @@ function max(into: Resources, from: Resources): void {
   for (const [k, v] of from) into.set(k, Math.max(into.get(k) ?? 0, v));
 }
 
-/** A container's requests; a resource with a limit and no request requests its limit, as kube defaults it. */
-function containerRequests(c: Container): Resources {
+/**
+ * A container's requests; a resource with a limit and no request requests its limit, as kube defaults it.
+ * `defaults`: amounts for resources the container does not request (kube's NonMissingContainerRequests).
+ */
+function containerRequests(c: Container, defaults?: Readonly<Record<string, number>>): Resources {
   const out: Resources = new Map();
   const requests = c.resources?.requests ?? {};
   const limits = c.resources?.limits ?? {};
@@ -31,6 +34,7 @@ function containerRequests(c: Container): Resources {
     const v = milliValue(requests[name] ?? limits[name]);
     if (v !== undefined) out.set(name, v);
   }
+  for (const name in defaults) if (!out.has(name)) out.set(name, defaults[name]!);
   return out;
 }
 
@@ -39,13 +43,13 @@ function containerRequests(c: Container): Resources {
  * containers (sidecars), or the largest regular init container's need with
  * the sidecars started before it, whichever is more; plus the pod overhead.
  */
-export function podRequests(pod: PodObject): Resources {
+export function podRequests(pod: PodObject, defaults?: Readonly<Record<string, number>>): Resources {
   const total: Resources = new Map();
-  for (const c of pod.spec?.containers ?? []) add(total, containerRequests(c));
+  for (const c of pod.spec?.containers ?? []) add(total, containerRequests(c, defaults));
   const sidecars: Resources = new Map();
   const initPeak: Resources = new Map();
   for (const c of pod.spec?.initContainers ?? []) {
-    const r = containerRequests(c);
+    const r = containerRequests(c, defaults);
     if (c.restartPolicy === 'Always') {
       add(sidecars, r);
       max(initPeak, sidecars);
@@ -65,14 +69,14 @@ export function podRequests(pod: PodObject): Resources {
   return total;
 }
 
-/** Requests as the scorer counts them: cpu and memory default to 100m and 200Mi when not requested (kube's NonZeroRequested). */
+/**
+ * Cpu and memory as the scorer counts them (kube's NonZeroRequested): every
+ * container, init containers included, that does not request one is taken to
+ * request 100m cpu or 200Mi memory; then summed as {@link podRequests} sums.
+ */
 export function nonZeroRequests(pod: PodObject): Resources {
-  const out: Resources = new Map();
-  for (const c of pod.spec?.containers ?? []) {
-    const r = containerRequests(c);
-    for (const [name, fallback] of Object.entries(nonZeroDefaults)) out.set(name, (out.get(name) ?? 0) + (r.has(name) ? r.get(name)! : fallback));
-  }
-  return out;
+  const all = podRequests(pod, nonZeroDefaults);
+  return new Map(Object.keys(nonZeroDefaults).map((name) => [name, all.get(name) ?? 0]));
 }
 
 /** Each node object's allocatable resources, computed once (the cache replaces a node's object when it changes; callers only read). */
@@ -120,6 +124,8 @@ export interface NodeUsage {
   readonly pods: Iterable<PodObject>;
   /** Those of them with required pod anti-affinity terms. */
   readonly podsWithRequiredAntiAffinity: Iterable<PodObject>;
+  /** Those of them with pod affinity or anti-affinity terms of any kind. */
+  readonly podsWithAffinity: Iterable<PodObject>;
 }
 
 /** What one pod adds to its node's usage. */
@@ -161,5 +167,5 @@ export function usageOf(pods: readonly PodObject[]): NodeUsage {
     addSigned(nonZero, f.nonZero, 1);
     ports.push(...f.hostPorts);
   }
-  return { requested, nonZero, podCount: pods.length, hostPorts: ports, pods, podsWithRequiredAntiAffinity: pods.filter(hasRequiredAntiAffinity) };
+  return { requested, nonZero, podCount: pods.length, hostPorts: ports, pods, podsWithRequiredAntiAffinity: pods.filter(hasRequiredAntiAffinity), podsWithAffinity: pods.filter(hasPodAffinity) };
 }

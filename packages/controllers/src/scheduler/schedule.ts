@@ -1,24 +1,25 @@
 /**
  * One scheduling decision (kube-scheduler's schedulePod, without preemption):
- * filter the nodes, score those that fit by how much they leave free
- * (NodeResourcesFit's LeastAllocated), take the best; or, when none fits,
- * the FitError message kube-scheduler puts in the FailedScheduling event and
- * the PodScheduled condition:
+ * filter the nodes, score those that fit as the default profile scores them
+ * (scoring.ts), take the best; or, when none fits, the FitError message
+ * kube-scheduler puts in the FailedScheduling event and the PodScheduled
+ * condition:
  *
  *     0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are
  *     available: 3 No preemption victims found for incoming pod..
  *
  * (the double period is kube's: the preemption message ends with one, and
- * FitError adds its own). kube scores in whole numbers and breaks ties at
- * random; we keep the fractions, then prefer the node with fewer pods, then
- * the first name, so that equal pods spread across equal nodes
- * deterministically.
+ * FitError adds its own). kube breaks ties between equal totals at random;
+ * here they take turns (scoring.ts's selectHost), so that decisions are
+ * reproducible.
  */
 import type { NodeObject, PodObject } from '../objects.js';
 import { filterNode, type FilterFailure } from './filters.js';
 import { interPodAffinityCheck } from './inter-pod-affinity.js';
 import { noClusterPods, type ClusterPods, type NodeCheck } from './pod-checks.js';
-import { allocatable, footprintOf, type NodeUsage, type PodFootprint } from './resources.js';
+import type { Candidate } from './node-scorer.js';
+import { footprintOf, type NodeUsage } from './resources.js';
+import { selectHost, totalScores, type TieBreaker } from './scoring.js';
 import { topologySpreadCheck } from './topology-spread.js';
 
 export type ScheduleResult = { node: string } | { message: string };
@@ -26,8 +27,12 @@ export type ScheduleResult = { node: string } | { message: string };
 /** kube's ErrNoNodesAvailable. */
 export const noNodesMessage = 'no nodes available to schedule pods';
 
-/** Where the next search of a large cluster starts (kube's nextStartNodeIndex); the caller keeps it across decisions. */
-export interface SearchCursor {
+/**
+ * Where the next search of a large cluster starts (kube's nextStartNodeIndex),
+ * and where the round robin among equally good nodes stands; the caller
+ * keeps it across decisions.
+ */
+export interface SearchCursor extends Partial<TieBreaker> {
   next: number;
 }
 
@@ -47,9 +52,11 @@ export function feasibleNodesToFind(total: number): number {
  * where {@link feasibleNodesToFind} is less than every node, the search
  * starts at `cursor` and stops once that many nodes fit (kube scores a
  * sample of a large cluster, and the next pod's search goes on from there).
- * `cluster`: what the pod-to-pod filters read beyond the nodes' usage (the
- * scheduler's cache; pod-checks.ts's clusterPodsOf works it out from the
- * usage of every node). Without it, no placed pod's anti-affinity is seen.
+ * `cluster`: what the pod-to-pod filters and scores read beyond the nodes'
+ * usage (the scheduler's cache and listers; pod-checks.ts's clusterPodsOf
+ * works it out from the usage of every node). Without it, no placed pod's
+ * pod affinity or anti-affinity is seen, and no pod gets kube's default
+ * spreading. With a cursor, ties between equal totals take turns.
  */
 export function schedulePod(
   pod: PodObject,
@@ -70,26 +77,24 @@ export function schedulePod(
   const wanted = feasibleNodesToFind(ordered.length);
   const start = cursor && wanted < ordered.length ? cursor.next % ordered.length : 0;
   const failures = new Map<string, FilterFailure>();
-  let best: { name: string; score: number; pods: number } | undefined;
-  let feasible = 0;
+  const candidates: Candidate[] = [];
   let processed = 0;
   const footprint = footprintOf(pod);
-  for (; processed < ordered.length && feasible < wanted; processed++) {
+  for (; processed < ordered.length && candidates.length < wanted; processed++) {
     const node = ordered[(start + processed) % ordered.length]!;
     const name = node.metadata.name ?? '';
     const usage = usageOf(name);
     const failure = filterNode(pod, node, usage, footprint) ?? (podChecks.length > 0 ? runChecks(podChecks, node) : undefined);
-    if (failure) {
-      failures.set(name, failure);
-      continue;
-    }
-    feasible++;
-    const score = leastAllocatedScore(pod, node, usage, footprint);
-    const pods = usage.podCount;
-    if (!best || score > best.score || (score === best.score && pods < best.pods)) best = { name, score, pods };
+    if (failure) failures.set(name, failure);
+    else candidates.push({ node, name, usage });
   }
   if (cursor) cursor.next = (start + processed) % ordered.length;
-  return best ? { node: best.name } : { message: fitErrorMessage(pod, nodes.length, failures) };
+  if (candidates.length === 0) return { message: fitErrorMessage(pod, nodes.length, failures) };
+  // One node fits: kube takes it without scoring.
+  if (candidates.length === 1) return { node: candidates[0]!.name };
+  const totals = totalScores({ pod, footprint, candidates, nodes: ordered, usageOf, cluster });
+  const tieBreaker = cursor ? ((cursor.ties ??= 0), cursor as TieBreaker) : undefined;
+  return { node: candidates[selectHost(totals, tieBreaker)]!.name };
 }
 
 function runChecks(checks: readonly NodeCheck[], node: NodeObject): FilterFailure | undefined {
@@ -108,24 +113,6 @@ function inNameOrder(nodes: readonly NodeObject[]): readonly NodeObject[] {
     if (nameOf(nodes[i - 1]!) > nameOf(nodes[i]!)) return [...nodes].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
   }
   return nodes;
-}
-
-const scoredResources = ['cpu', 'memory'] as const;
-
-/** kube's LeastAllocated over cpu and memory (equal weights), with the pod placed; 100 is an empty node. `footprint`: the pod's, when the caller has it. */
-export function leastAllocatedScore(pod: PodObject, node: NodeObject, usage: NodeUsage, footprint: PodFootprint = footprintOf(pod)): number {
-  const alloc = allocatable(node);
-  const wants = footprint.nonZero;
-  let total = 0;
-  let weights = 0;
-  for (const resource of scoredResources) {
-    const capacity = alloc.get(resource) ?? 0;
-    if (capacity === 0) continue;
-    const requested = (usage.nonZero.get(resource) ?? 0) + (wants.get(resource) ?? 0);
-    total += requested > capacity ? 0 : ((capacity - requested) * 100) / capacity;
-    weights++;
-  }
-  return weights === 0 ? 0 : total / weights;
 }
 
 /** `N reason` for each distinct reason, sorted as strings (kube's sortReasonsHistogram). */

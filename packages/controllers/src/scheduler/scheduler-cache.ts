@@ -14,8 +14,9 @@
  * deleted, when its binding fails, or (kube's assumed-pod expiry) a while
  * after its binding was sent without the cache ever showing it bound.
  */
+import type { LabelSelector } from '@operant/apimachinery';
 import type { PodObject } from '../objects.js';
-import { hasRequiredAntiAffinity } from './pod-checks.js';
+import { hasPodAffinity, hasRequiredAntiAffinity, matchesSpreadSelector } from './pod-checks.js';
 import { addSigned, footprintOf, type HostPort, type NodeUsage, type PodFootprint, type Resources } from './resources.js';
 
 /** How long a placed pod counts on its node without the cache showing it bound (kube's binding TTL is 30 s). */
@@ -31,6 +32,8 @@ class NodeTally implements NodeUsage {
   private readonly objects = new Map<string, PodObject>();
   /** The pods with required anti-affinity, by uid (kube's NodeInfo.PodsWithRequiredAntiAffinity). */
   private readonly repelling = new Map<string, PodObject>();
+  /** The pods with pod affinity or anti-affinity terms of any kind, by uid (kube's NodeInfo.PodsWithAffinity). */
+  private readonly affine = new Map<string, PodObject>();
   private ports: HostPort[] | undefined = [];
 
   get podCount(): number {
@@ -49,6 +52,19 @@ class NodeTally implements NodeUsage {
     return this.repelling.size;
   }
 
+  get podsWithAffinity(): Iterable<PodObject> {
+    return this.affine.values();
+  }
+
+  get affineCount(): number {
+    return this.affine.size;
+  }
+
+  /** The pod counted under `uid`, if any. */
+  pod(uid: string): PodObject | undefined {
+    return this.objects.get(uid);
+  }
+
   /** Host ports are rare: the list is made again, when next asked, after a pod with some came or went. */
   get hostPorts(): readonly HostPort[] {
     return (this.ports ??= [...this.footprints.values()].flatMap((f) => f.hostPorts));
@@ -58,6 +74,7 @@ class NodeTally implements NodeUsage {
     this.footprints.set(uid, f);
     this.objects.set(uid, pod);
     if (hasRequiredAntiAffinity(pod)) this.repelling.set(uid, pod);
+    if (hasPodAffinity(pod)) this.affine.set(uid, pod);
     addSigned(this.requested, f.requested, 1);
     addSigned(this.nonZero, f.nonZero, 1);
     if (f.hostPorts.length) this.ports = undefined;
@@ -69,13 +86,42 @@ class NodeTally implements NodeUsage {
     this.footprints.delete(uid);
     this.objects.delete(uid);
     this.repelling.delete(uid);
+    this.affine.delete(uid);
     addSigned(this.requested, f.requested, -1);
     addSigned(this.nonZero, f.nonZero, -1);
     if (f.hostPorts.length) this.ports = undefined;
   }
 }
 
-const noUsage: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [], pods: [], podsWithRequiredAntiAffinity: [] };
+const noUsage: NodeUsage = { requested: new Map(), nonZero: new Map(), podCount: 0, hostPorts: [], pods: [], podsWithRequiredAntiAffinity: [], podsWithAffinity: [] };
+
+/**
+ * The pods of one namespace that one selector matches, counted per node and
+ * kept up to date as pods are counted and uncounted: topology spread scoring
+ * asks for these counts on every node at every decision (kube's
+ * countPodsMatchSelector over each node's pods), and a Deployment's pods all
+ * ask with the same selector.
+ */
+class SelectorCount {
+  readonly perNode = new Map<string, number>();
+  /** The decision that last asked, for dropping the least recently used. */
+  lastUsed = 0;
+
+  constructor(
+    readonly namespace: string,
+    readonly selector: LabelSelector,
+  ) {}
+
+  matches(pod: PodObject): boolean {
+    return matchesSpreadSelector(pod, this.selector, this.namespace);
+  }
+}
+
+/** Each selector's text, made once (a ReplicaSet's pods share one selector object). */
+const selectorTexts = new WeakMap<LabelSelector, string>();
+
+/** How many selectors are kept counted: each costs a match per pod counted or uncounted. */
+const maxSelectorCounts = 32;
 
 export class SchedulerCache {
   private readonly nodes = new Map<string, NodeTally>();
@@ -85,6 +131,48 @@ export class SchedulerCache {
   private readonly repellingNodes = new Set<string>();
   /** Placed pods the cache does not show bound yet, by uid: when they were placed. */
   private readonly assumed = new Map<string, number>();
+  /** The nodes where a counted pod has pod affinity or anti-affinity terms (the score looks only there when the pod has none). */
+  private readonly affineNodes = new Set<string>();
+  /** Pods matching a selector per node, by namespace and selector text. */
+  private readonly selectorCounts = new Map<string, SelectorCount>();
+  private asks = 0;
+
+  /** The nodes where a counted pod has pod affinity or anti-affinity terms of any kind (live). */
+  nodesWithPodAffinity(): Iterable<string> {
+    return this.affineNodes;
+  }
+
+  /**
+   * The number of pods on a node in `namespace` that `selector` matches, not
+   * being deleted (kube's countPodsMatchSelector), as a function of the node:
+   * counted once over every pod when first asked, then kept up to date.
+   */
+  podCounter(namespace: string, selector: LabelSelector): (node: string) => number {
+    if (selector.empty()) return () => 0;
+    let text = selectorTexts.get(selector);
+    if (text === undefined) selectorTexts.set(selector, (text = selector.toString()));
+    const key = `${namespace}\u0000${text}`;
+    let entry = this.selectorCounts.get(key);
+    if (!entry) {
+      if (this.selectorCounts.size >= maxSelectorCounts) this.dropLeastRecentSelector();
+      entry = new SelectorCount(namespace, selector);
+      for (const [node, tally] of this.nodes) {
+        let n = 0;
+        for (const pod of tally.pods) if (entry.matches(pod)) n++;
+        if (n > 0) entry.perNode.set(node, n);
+      }
+      this.selectorCounts.set(key, entry);
+    }
+    entry.lastUsed = ++this.asks;
+    const perNode = entry.perNode;
+    return (node) => perNode.get(node) ?? 0;
+  }
+
+  private dropLeastRecentSelector(): void {
+    let oldest: [string, SelectorCount] | undefined;
+    for (const e of this.selectorCounts) if (!oldest || e[1].lastUsed < oldest[1].lastUsed) oldest = e;
+    if (oldest) this.selectorCounts.delete(oldest[0]);
+  }
 
   /** The nodes where a counted pod has required pod anti-affinity terms (live). */
   nodesWithRequiredAntiAffinity(): Iterable<string> {
@@ -148,6 +236,8 @@ export class SchedulerCache {
     if (!tally) this.nodes.set(node, (tally = new NodeTally()));
     tally.add(uid, pod, footprintOf(pod));
     if (tally.repellingCount > 0) this.repellingNodes.add(node);
+    if (tally.affineCount > 0) this.affineNodes.add(node);
+    for (const entry of this.selectorCounts.values()) if (entry.matches(pod)) entry.perNode.set(node, (entry.perNode.get(node) ?? 0) + 1);
     this.countedOn.set(uid, node);
   }
 
@@ -156,8 +246,18 @@ export class SchedulerCache {
     if (node === undefined) return;
     this.countedOn.delete(uid);
     const tally = this.nodes.get(node)!;
+    const pod = tally.pod(uid);
+    if (pod) {
+      for (const entry of this.selectorCounts.values()) {
+        if (!entry.matches(pod)) continue;
+        const n = (entry.perNode.get(node) ?? 0) - 1;
+        if (n > 0) entry.perNode.set(node, n);
+        else entry.perNode.delete(node);
+      }
+    }
     tally.remove(uid);
     if (tally.repellingCount === 0) this.repellingNodes.delete(node);
+    if (tally.affineCount === 0) this.affineNodes.delete(node);
     if (tally.podCount === 0) this.nodes.delete(node);
   }
 }

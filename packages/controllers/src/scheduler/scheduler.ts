@@ -15,18 +15,23 @@ import {
   objectPredicate,
   objectReference,
   Pod,
+  ReplicaSet,
+  ReplicationController,
   requestFor,
+  Service,
+  StatefulSet,
   type Clock,
   type Manager,
   type ReconcileResult,
   type Request,
 } from '@operant/runtime';
-import { deletedObject } from '@operant/runtime/cache';
+import { deletedObject, namespaceIndex, namespaceIndexFunc } from '@operant/runtime/cache';
 import { rfc3339 } from '../clock.js';
 import type { ControllerContext } from '../context.js';
 import { canonicalJson } from '../json.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import { bindPod } from './bind.js';
+import { defaultSpreadSelector, type WorkloadListers } from './default-spread.js';
 import { dependsOnOtherPods, type ClusterPods } from './pod-checks.js';
 import { SchedulerCache } from './scheduler-cache.js';
 import { schedulePod, type SearchCursor } from './schedule.js';
@@ -58,12 +63,14 @@ const terminal = (p: PodObject): boolean => p.status?.phase === 'Succeeded' || p
 
 /**
  * Adds a scheduler to a manager: pending pods are bound, through the
- * `pods/binding` subresource, to the node with the most room among those
- * whose taints they tolerate, whose labels match their nodeSelector and
- * required node affinity, with free host ports and enough allocatable
- * resources for their requests, that keep their DoNotSchedule topology
- * spread constraints and their required pod affinity and anti-affinity (and
- * the placed pods' anti-affinity).
+ * `pods/binding` subresource, to the best-scoring node (kube-scheduler's
+ * default profile: untolerated PreferNoSchedule taints, preferred node
+ * affinity, room left, soft and default topology spread, preferred pod
+ * affinity, balance, images) among those whose taints they tolerate, whose
+ * labels match their nodeSelector and required node affinity, with free host
+ * ports and enough allocatable resources for their requests, that keep their
+ * DoNotSchedule topology spread constraints and their required pod affinity
+ * and anti-affinity (and the placed pods' anti-affinity).
  *
  * @example
  * ```ts
@@ -95,14 +102,29 @@ export function addScheduler(mgr: Manager, options: SchedulerOptions = {}): void
   const nodesChanged = (): void => void (sortedNodes = undefined);
   nodeInformer.addEventHandler({ add: nodesChanged, update: (old, n) => old !== n && nodesChanged(), delete: nodesChanged });
   const nodes = (): NodeObject[] => (sortedNodes ??= byName(nodeInformer.store.list() as NodeObject[]));
+  // What kube's system default spread constraints select a pod by: its Services and its controller (kube-scheduler's listers).
+  const services = mgr.informers.informerFor(Service);
+  if (!services.store.hasIndex(namespaceIndex)) services.store.addIndexer(namespaceIndex, namespaceIndexFunc);
+  const replicationControllers = mgr.informers.informerFor(ReplicationController);
+  const replicaSets = mgr.informers.informerFor(ReplicaSet);
+  const statefulSets = mgr.informers.informerFor(StatefulSet);
+  const workloads: WorkloadListers = {
+    services: (namespace) => services.store.byIndex(namespaceIndex, namespace),
+    replicationController: (namespace, name) => replicationControllers.store.get(`${namespace}/${name}`),
+    replicaSet: (namespace, name) => replicaSets.store.get(`${namespace}/${name}`),
+    statefulSet: (namespace, name) => statefulSets.store.get(`${namespace}/${name}`),
+  };
   // Namespaces' labels, for pod affinity terms with a namespaceSelector (kube-scheduler's namespace lister).
   const namespaceInformer = mgr.informers.informerFor(Namespace);
   const cluster: ClusterPods = {
     nodesWithRequiredAntiAffinity: () => cache.nodesWithRequiredAntiAffinity(),
     namespaceLabels: (ns) => namespaceInformer.store.get(ns)?.metadata.labels ?? undefined,
     namespaces: () => namespaceInformer.store.list().map((ns) => ({ name: ns.metadata.name ?? '', labels: ns.metadata.labels ?? {} })),
+    nodesWithPodAffinity: () => cache.nodesWithPodAffinity(),
+    podCounter: (namespace, selector) => cache.podCounter(namespace, selector),
+    defaultSpreadSelector: (pod) => defaultSpreadSelector(pod, workloads),
   };
-  const cursor: SearchCursor = { next: 0 };
+  const cursor: SearchCursor = { next: 0, ties: 0 };
   const allPending = (): Request[] => (podInformer.store.list() as PodObject[]).filter(pending).map(requestFor);
   // Unschedulable pods that wait on other pods' placement, by key: the few tried again when a pod is
   // bound or relabelled, rather than every pending pod at every binding.

@@ -16,7 +16,7 @@ import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject }
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import { nodeAffinityMatches, untoleratedTaint, type FilterFailure } from './filters.js';
-import type { NodeCheck } from './pod-checks.js';
+import { matchesSpreadSelector, type NodeCheck } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
 
 /** kube's failure texts: a missing topology label is unresolvable, a skew is not (preemption could even it). */
@@ -24,7 +24,7 @@ export const spreadMismatch: FilterFailure = { reasons: ["node(s) didn't match p
 export const spreadLabelMissing: FilterFailure = { reasons: ["node(s) didn't match pod topology spread constraints (missing required label)"], unresolvable: true };
 
 /** One constraint made ready to count (kube's topologySpreadConstraint). */
-interface SpreadConstraint {
+export interface SpreadConstraint {
   maxSkew: number;
   topologyKey: string;
   selector: LabelSelector;
@@ -68,16 +68,16 @@ function withMatchLabelKeys(c: corev1.TopologySpreadConstraint, labels: Readonly
 }
 
 /** kube's matchNodeInclusionPolicies. */
-function includesNode(c: SpreadConstraint, pod: PodObject, node: NodeObject): boolean {
+export function includesNode(c: SpreadConstraint, pod: PodObject, node: NodeObject): boolean {
   if (c.honorNodeAffinity && !nodeAffinityMatches(pod, node)) return false;
   return !c.honorTaints || untoleratedTaint(pod, node) === undefined;
 }
 
 /** kube's countPodsMatchSelector: an empty selector counts nothing; pods being deleted and other namespaces' pods do not count. */
-function countMatching(pods: Iterable<PodObject>, selector: LabelSelector, namespace: string): number {
+export function countMatching(pods: Iterable<PodObject>, selector: LabelSelector, namespace: string): number {
   if (selector.empty()) return 0;
   let n = 0;
-  for (const p of pods) if (!p.metadata.deletionTimestamp && p.metadata.namespace === namespace && selector.matches(p.metadata.labels)) n++;
+  for (const p of pods) if (matchesSpreadSelector(p, selector, namespace)) n++;
   return n;
 }
 

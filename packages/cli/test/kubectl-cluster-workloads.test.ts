@@ -168,8 +168,11 @@ spec:
   });
 
   kit('kubectl delete pod: the kubelet reports it Failed with exit code 143, which a podFailurePolicy Ignore rule lets go; the pod is replaced', async () => {
-    await kubectlOk(server, ['apply', '-f', '-'], {
-      input: `apiVersion: batch/v1
+    // Watched from before the create: the Job's pods come after the apply returns, the replacement after the delete.
+    const pods = new RunningKubectl(server, ['get', 'pods', '-l', 'job-name=tolerant', '-w', '-o', 'jsonpath={.metadata.name} {.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}{"\\n"}']);
+    try {
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: batch/v1
 kind: Job
 metadata: {name: tolerant}
 spec:
@@ -183,19 +186,16 @@ spec:
       restartPolicy: Never
       containers: [{name: work, image: busybox}]
 `,
-    });
-    await kubectlOk(server, ['wait', '--for=condition=ready', 'pod', '-l', 'job-name=tolerant', '--timeout=30s']);
-    const first = (await kubectlOk(server, ['get', 'pods', '-l', 'job-name=tolerant', '-o', 'name'])).trim();
-    const watch = new RunningKubectl(server, ['get', first, '-w', '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}{"\\n"}']);
-    try {
-      await kubectlOk(server, ['delete', first, '--wait=false']);
-      const ended = await watch.waitForLine(/^Failed 143$/, 0, 20_000);
-      assert.ok(ended);
+      });
+      const running = await pods.waitForLine(/^\S+ Running\s*$/, 0, 30_000);
+      const first = running.line.split(' ')[0]!;
+      await kubectlOk(server, ['delete', 'pod', first, '--wait=false']);
+      const ended = await pods.waitForLine(new RegExp(`^${first} Failed 143$`), running.index + 1, 20_000);
+      const replacement = await pods.waitForLine(new RegExp(`^(?!${first} )\\S+ Running\\s*$`), ended.index + 1, 30_000);
+      assert.ok(replacement);
     } finally {
-      await watch.kill();
+      await pods.kill();
     }
-    await kubectlOk(server, ['wait', '--for=delete', first, '--timeout=30s']);
-    await kubectlOk(server, ['wait', '--for=condition=ready', 'pod', '-l', 'job-name=tolerant', '--timeout=30s']);
     const job = await json(['get', 'job', 'tolerant']);
     assert.equal(job.status.failed, undefined, 'ignored, not counted');
     assert.equal(job.status.active, 1);

@@ -5,6 +5,7 @@
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { admitPodPriority, keepPodPriority, type PriorityClassSource } from '../admission/priority.js';
+import { admitNodeTaints } from '../admission/node-taint.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, statusSubresourceStrategy, withStatus, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
@@ -323,7 +324,8 @@ export function builtinStrategies(allocator: ClusterIpAllocator, stored: StoredO
     ['/namespaces', namespaceStrategy()],
     ['/secrets', secretStrategy()],
     ['/configmaps', configMapStrategy()],
-    ['/nodes', baseStrategy({ hasStatusSubresource: true, applyDefaults: defaultNode })],
+    // TaintNodesAtCreation: a new Node is not-ready (NoSchedule) until the node lifecycle controller sees it Ready.
+    ['/nodes', baseStrategy({ hasStatusSubresource: true, applyDefaults: defaultNode, admitCreate: admitNodeTaints })],
     ['/endpoints', baseStrategy({ allowCreateOnUpdate: true, applyDefaults: defaultEndpoints })],
     ['coordination.k8s.io/leases', baseStrategy({ allowCreateOnUpdate: true })],
     ['apps/deployments', workloadStrategy(defaultDeployment)],

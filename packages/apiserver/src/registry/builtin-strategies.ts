@@ -15,6 +15,7 @@ import { defaultEndpoints, defaultService } from './defaults/service.js';
 import { defaultNamespace, defaultNode, defaultSecret } from './defaults/core-objects.js';
 import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
+import { mergeAffinityLabelKeys } from './pod-affinity-label-keys.js';
 import { workloadStrategies } from './workload-strategies.js';
 import { podDisruptionBudgetStrategy } from './policy-strategies.js';
 import { networkingStrategies } from './networking-strategies.js';
@@ -113,6 +114,7 @@ function podStrategy({ nodeRegistered, priorityClasses }: StoredObjects): Strate
     },
     prepareForCreate(o) {
       o.status = { phase: 'Pending', qosClass: podQosClass(o.spec) };
+      mergeAffinityLabelKeys(o);
     },
     prepareForUpdate: keepPodPriority,
     validate: (o) => validatePodSpec(o.spec, 'spec'),

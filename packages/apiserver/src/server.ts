@@ -27,6 +27,7 @@ import { ResourceQuotaAdmission } from './admission/resource-quota.js';
 import { persistentVolumeClaimStrategy } from './registry/volume-strategies.js';
 import { parseResourcePath } from './http/request-info.js';
 import { ResourceHandler, notFoundPath } from './http/resource-handler.js';
+import { defaultResourceVersionWaitMs } from './registry/revision-wait.js';
 import { answerClientError, answerRequestTimeout, sendError, sendJson } from './http/respond.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './http/discovery.js';
 import { OpenApiRoutes } from './http/openapi-routes.js';
@@ -109,6 +110,13 @@ export interface ApiServerOptions {
    * default 30 minutes. Tests shorten it to exercise clients' re-watching.
    */
   defaultWatchTimeoutMs?: number;
+  /**
+   * How long a GET or LIST at a resourceVersion the server has not reached
+   * (and a watch that sends the initial state from one) waits for it before
+   * the 504 Too large resource version; default 3 s, kube's watch cache
+   * blockTimeout. It ends as soon as the revision is written.
+   */
+  resourceVersionWaitMs?: number;
   /**
    * How long a client may take to send a whole request, headers and body;
    * default 60 s, as kube-apiserver cuts request bodies (a body that never
@@ -273,6 +281,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30_000,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? 16 * 1024 * 1024,
     defaultWatchTimeoutMs: options.defaultWatchTimeoutMs ?? 30 * 60_000,
+    resourceVersionWaitMs: options.resourceVersionWaitMs ?? defaultResourceVersionWaitMs,
   });
   const openapi = new OpenApiRoutes(catalog);
   const namespaces = new NamespaceController(catalog);

@@ -85,7 +85,8 @@ async function currentRevision(): Promise<number> {
 }
 
 before(async () => {
-  server = await startApiServer({ port: 0 });
+  // A read at a resourceVersion from the future waits for it (kube's 3 s) before its 504; 100 ms here.
+  server = await startApiServer({ port: 0, resourceVersionWaitMs: 100 });
   client = new RawClient(server.url, server.caPem, server.adminToken);
   const ok = async (r: RawRequest, codes = [200, 201]): Promise<void> => {
     const res = await send(r);

@@ -316,7 +316,6 @@ const rows: Row[] = [
     adds: [
       { path: 'status.capacity', value: { cpu: '4', memory: '8Gi', pods: '110', 'example.com/tiny': '1m' }, source: `${quantityEncoding}, after ${coreDefaults}:SetDefaults_ResourceList` },
       { path: 'status.allocatable', value: { cpu: '4', memory: '8Gi', pods: '110', 'example.com/tiny': '1m' }, source: `${coreDefaults}:SetDefaults_NodeStatus` },
-      { path: 'spec', value: {}, source: goZero('core/v1 Node.spec', goEncoding) },
       { path: 'status.daemonEndpoints', value: { kubeletEndpoint: { Port: 0 } }, source: goZero('core/v1 NodeStatus.daemonEndpoints, DaemonEndpoint.Port', 'structs, and Port has no omitempty') },
       {
         path: 'status.nodeInfo',
@@ -326,6 +325,8 @@ const rows: Row[] = [
         source: goZero('core/v1 NodeStatus.nodeInfo (NodeSystemInfo)', 'a struct whose fields have no omitempty'),
       },
     ],
+    // The spec Go's encoding would write as {} holds the not-ready taint TaintNodesAtCreation adds.
+    serverSets: [{ path: 'spec.taints', source: 'plugin/pkg/admission/nodetaint/admission.go:Admit' }],
   },
   {
     name: 'Deployment',

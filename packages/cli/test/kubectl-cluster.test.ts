@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { Client, loadKubeConfig, Pod, ReplicaSet, type KubeObject } from '@operant/runtime';
+import { Client, loadKubeConfig, Node, Pod, ReplicaSet, type KubeObject } from '@operant/runtime';
 import { hasKubectl, kubectlOk, startServer, type ServerProcess } from './harness.js';
 import { kit, tableRows } from './kubectl-support.js';
 
@@ -77,6 +77,30 @@ describe('operant server --nodes 3', () => {
     }
     for (const line of told) assert.match(described, line);
     assert.doesNotMatch(described, /Events:\s+<none>/);
+  });
+
+  kit('a node that registers NotReady has the not-ready NoSchedule taint from its creation; kubectl describe node shows it until the node is Ready', async () => {
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const ready = (status: string, reason: string) => ({ type: 'Ready', status, reason, message: reason, lastHeartbeatTime: now, lastTransitionTime: now });
+    // Registered with its status, as a kubelet registers: Ready False (its network is not up yet).
+    const manifest = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'joining' }, status: { conditions: [ready('False', 'KubeletNotReady')] } };
+    try {
+      // The object the create answered with: the API server's admission (TaintNodesAtCreation) tainted it, before any controller saw it.
+      const created = JSON.parse(await kubectlOk(server, ['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(manifest) })) as Json;
+      assert.deepEqual(created.spec.taints, [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
+      // The node lifecycle controller keeps it (and adds the NoExecute one, which kubectl lists first, at its own pace).
+      assert.match(await kubectlOk(server, ['describe', 'node', 'joining']), /Taints:\s+(node\.kubernetes\.io\/not-ready:NoExecute\n\s+)?node\.kubernetes\.io\/not-ready:NoSchedule\n/);
+      assert.deepEqual(tableRows(await kubectlOk(server, ['get', 'node', 'joining']))[1]!.slice(0, 2), ['joining', 'NotReady']);
+
+      await kubectlOk(server, ['patch', 'node', 'joining', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions: [ready('True', 'KubeletReady')] } })]);
+      // The node lifecycle controller takes the taints away once it sees the node Ready.
+      for await (const e of client.watch(Node, { fieldSelector: 'metadata.name=joining', signal: AbortSignal.timeout(20_000) })) {
+        if (e.type === 'ADDED' || e.type === 'MODIFIED') if (!e.object.spec?.taints) break;
+      }
+      assert.match(await kubectlOk(server, ['describe', 'node', 'joining']), /Taints:\s+<none>\n/);
+    } finally {
+      await kubectlOk(server, ['delete', 'node', 'joining', '--ignore-not-found']);
+    }
   });
 
   kit('kubectl create deployment: three pods Running and Ready on the nodes, and rollout status returns', async () => {

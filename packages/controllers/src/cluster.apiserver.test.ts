@@ -87,6 +87,9 @@ describe('simulated cluster (in process, clock x100)', () => {
       assert.equal(n.status?.allocatable?.pods, '110');
       assert.equal(n.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'KubeletReady');
       assert.equal(n.metadata.labels?.['kubernetes.io/hostname'], n.metadata.name);
+      // Each registered with the not-ready taint (TaintNodesAtCreation); the start waited until the node
+      // lifecycle controller saw them Ready and took it off, so the first pods may go to any node.
+      assert.equal(n.spec?.taints, undefined, `${n.metadata.name}: ${JSON.stringify(n.spec?.taints)}`);
     }
     const first = new Map<string, string>();
     // Each Lease is renewed every 10 s of cluster time: watch for a second renewal of each.

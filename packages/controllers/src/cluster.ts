@@ -28,6 +28,7 @@ import type { SimulatedNodesOptions } from './kubelet/simulated-nodes.js';
 import type { NodeTiming } from './kubelet/pod-sync.js';
 import { addReplicaSetController, addReplicationControllerController } from './replicaset/controller.js';
 import { addNodeLifecycleController } from './nodelifecycle/controller.js';
+import { nodesSchedulable } from './nodelifecycle/schedulable.js';
 import { addPodGarbageCollector } from './podgc/controller.js';
 import { addResourceQuotaController } from './resourcequota/controller.js';
 import { addHorizontalPodAutoscalerController } from './podautoscaler/controller.js';
@@ -99,7 +100,9 @@ export interface SimulatedCluster {
  * Starts the workload controllers (deployment, replicaset, statefulset,
  * daemonset, job, cronjob), the scheduler and `nodes`
  * simulated nodes against the API server of `kubeconfig`. Resolves once the
- * nodes are registered and every controller runs.
+ * nodes are registered, every controller runs, and the Ready nodes can take
+ * pods (the node lifecycle controller took off the not-ready taint the API
+ * server gives every new Node).
  *
  * @example
  * ```ts
@@ -147,7 +150,11 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     kubeletVersion: options.kubeletVersion,
     startEvents: options.nodeStartEvents,
   });
-  return run(manager, logger, nodes);
+  const cluster = await run(manager, logger, nodes);
+  // Ready means the nodes can take pods: the node lifecycle controller has taken off the not-ready
+  // taint the API server gave each of them (see ./nodelifecycle/schedulable.ts).
+  if (enabled.has('nodelifecycle')) await nodesSchedulable(manager, nodes);
+  return cluster;
 }
 
 /**

@@ -77,7 +77,7 @@ function validateNamedRule(rule: Json, path: string): FieldError[] {
 }
 
 /** kube's path.ValidatePathSegmentName (without prefix). */
-function pathSegmentProblems(name: string): string[] {
+export function pathSegmentProblems(name: string): string[] {
   if (name === '.' || name === '..') return [`may not be '${name}'`];
   return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
 }

@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, isJsonObject, methodNotAllowed, notFound, type KubeObject } from '@operant/apimachinery';
 import type { UserInfo } from '../auth/authn/user-info.js';
 import type { ResourceCatalog } from '../registry/catalog.js';
-import { assertRevisionReached, type ResourceStore } from '../registry/resource-store.js';
+import { parseResourceVersion, tooLargeResourceVersion, type ResourceStore } from '../registry/resource-store.js';
+import { listWaitsForRevision, waitForRevision } from '../registry/revision-wait.js';
 import { tableForResource } from '../tables/for-resource.js';
 import { decodeObjectBodyAsync, isJsonBody, readBody, mediaType, parseJson, parseYamlBody } from './body.js';
 import { negotiate, type ResponseForm } from './negotiate.js';
@@ -21,7 +22,10 @@ import type { ScaleWrite } from '../registry/scale-tracking.js';
 import { builtinPatchTypes } from '../registry/codec.js';
 import { customResourcePatchTypes } from '../crd/custom-resources.js';
 
-export interface ResourceHandlerOptions extends WatchServingOptions {}
+export interface ResourceHandlerOptions extends WatchServingOptions {
+  /** How long a read at a resourceVersion not reached yet waits for it before its 504 (kube's 3 s). */
+  resourceVersionWaitMs: number;
+}
 
 /** The PartialObjectMetadata form of an object. */
 export function partialMetadata(obj: KubeObject): object {
@@ -48,12 +52,14 @@ export class ResourceHandler {
 
     switch (rr.verb) {
       case 'get': {
-        assertRevisionReached(query.get('resourceVersion'), rs.mvcc.revision);
+        await this.revisionReached(rs, query.get('resourceVersion'));
         const obj = await rs.get(rr.namespace, rr.name);
         return this.sendObject(res, rs, obj, form, query);
       }
       case 'list': {
-        const list = await rs.list(rr.namespace, listOptions(query));
+        const options = listOptions(query);
+        if (listWaitsForRevision(options)) await this.revisionReached(rs, options.resourceVersion);
+        const list = await rs.list(rr.namespace, options);
         if (form === 'table') {
           return sendJson(res, 200, tableForResource(rs.info, list.items, { includeObject: includeObject(query), listMeta: list.metadata }));
         }
@@ -62,8 +68,15 @@ export class ResourceHandler {
         }
         return sendListJson(res, list);
       }
-      case 'watch':
-        return serveWatch(req, res, rs, rr, watchOptions(query), form, this.options, includeObject(query));
+      case 'watch': {
+        const options = watchOptions(query);
+        // A watch that sends the initial state first (a watch-list) waits for its resourceVersion as a list
+        // does; one that does not starts at once and sends what comes after it.
+        if (options.sendInitialEvents === true && options.resourceVersion) {
+          await waitForRevision(rs.mvcc, parseResourceVersion(options.resourceVersion), this.options.resourceVersionWaitMs);
+        }
+        return serveWatch(req, res, rs, rr, options, form, this.options, includeObject(query));
+      }
       case 'create': {
         const body = await readBody(req);
         const obj = (await decodeObjectBodyAsync(body, req.headers['content-type'], rs.info.kind)) as KubeObject;
@@ -105,6 +118,18 @@ export class ResourceHandler {
     }
   }
 
+
+  /**
+   * A read at a resourceVersion the server has not reached waits for it (up to
+   * resourceVersionWaitMs), then is answered 504 Too large resource version, as
+   * kube's watch cache answers it.
+   */
+  private async revisionReached(rs: ResourceStore, rv: string | null | undefined): Promise<void> {
+    if (rv === null || rv === undefined || rv === '') return;
+    const n = parseResourceVersion(rv);
+    if (n <= rs.mvcc.revision) return;
+    if (!(await waitForRevision(rs.mvcc, n, this.options.resourceVersionWaitMs))) throw tooLargeResourceVersion(n, rs.mvcc.revision);
+  }
   private sendObject(res: ServerResponse, rs: ResourceStore, obj: KubeObject, form: ResponseForm, query: URLSearchParams, code = 200): void {
     if (form === 'table') return sendJson(res, code, tableForResource(rs.info, [obj], { includeObject: includeObject(query) }));
     if (form === 'metadata') return sendJson(res, code, partialMetadata(obj));

@@ -5,7 +5,9 @@
  * hit, in kube's words, on the object in v2's shape (a v1 one converted
  * first, as kube validates its internal object).
  */
-import { canonicalQuantity, fieldErrors, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { canonicalQuantity, fieldErrors, isDNS1123Label, type FieldError, type KubeObject } from '@operant/apimachinery';
+import { pathSegmentProblems } from '../admission/policy-validation.js';
+import { validateContainerResourceName } from './resource-names.js';
 import { statusSubresourceStrategy, withStatus, type Strategy } from './strategy.js';
 import { hpaToV2, v1StatusAnnotations } from './autoscaling-conversion.js';
 import { defaultHorizontalPodAutoscaler } from './defaults/autoscaling.js';
@@ -50,16 +52,23 @@ function validateMetricTarget(target: Json, at: string): FieldError[] {
   return errs;
 }
 
-/** validateMetricIdentifier (the name's path-segment check aside). */
+/** validateMetricIdentifier: a name, which becomes a path segment of the metrics APIs (IsValidPathSegmentName). */
 function validateMetricIdentifier(metric: Json, at: string): FieldError[] {
-  return metric.name ? [] : [fieldErrors.required(`${at}.name`, 'must specify a metric name')];
+  if (!metric.name) return [fieldErrors.required(`${at}.name`, 'must specify a metric name')];
+  const name = String(metric.name);
+  return pathSegmentProblems(name).map((msg) => fieldErrors.invalid(`${at}.name`, name, msg));
 }
 
-/** validateResourceSource and validateContainerResourceSource: a name, and a utilization or an average value, not both. */
+/** validateResourceSource and validateContainerResourceSource: a name (for a container, a container resource, and the container's DNS label), and a utilization or an average value, not both. */
 function validateResourceLike(src: Json, at: string, container: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (!src.name) errs.push(fieldErrors.required(`${at}.name`, 'must specify a resource name'));
-  if (container && !src.container) errs.push(fieldErrors.required(`${at}.container`, 'must specify a container'));
+  // A container's resource is one a container can request; a container is named by a DNS label.
+  else if (container) errs.push(...validateContainerResourceName(String(src.name), `${at}.name`));
+  if (container) {
+    if (!src.container) errs.push(fieldErrors.required(`${at}.container`, 'must specify a container'));
+    else errs.push(...isDNS1123Label(String(src.container)).map((msg) => fieldErrors.invalid(`${at}.container`, src.container, msg)));
+  }
   const target = asObj(src.target);
   errs.push(...validateMetricTarget(target, `${at}.target`));
   if (!isSet(target.averageUtilization) && !isSet(target.averageValue)) {

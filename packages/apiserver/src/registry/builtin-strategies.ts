@@ -5,6 +5,7 @@
  */
 import { admitDefaultTolerationSeconds, admitServiceAccount } from '../admission/pod-admission.js';
 import { admitPodPriority, keepPodPriority, type PriorityClassSource } from '../admission/priority.js';
+import { admitNodeTaints } from '../admission/node-taint.js';
 import { fieldErrors, forbidden, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { baseStrategy, statusSubresourceStrategy, withStatus, type Strategy } from './strategy.js';
 import { podQosClass } from './pod-qos.js';
@@ -14,6 +15,7 @@ import { defaultEndpoints, defaultService } from './defaults/service.js';
 import { defaultNamespace, defaultNode, defaultSecret } from './defaults/core-objects.js';
 import { defaultRoleBinding } from './defaults/rbac.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
+import { mergeAffinityLabelKeys } from './pod-affinity-label-keys.js';
 import { workloadStrategies } from './workload-strategies.js';
 import { podDisruptionBudgetStrategy } from './policy-strategies.js';
 import { networkingStrategies } from './networking-strategies.js';
@@ -112,6 +114,7 @@ function podStrategy({ nodeRegistered, priorityClasses }: StoredObjects): Strate
     },
     prepareForCreate(o) {
       o.status = { phase: 'Pending', qosClass: podQosClass(o.spec) };
+      mergeAffinityLabelKeys(o);
     },
     prepareForUpdate: keepPodPriority,
     validate: (o) => validatePodSpec(o.spec, 'spec'),
@@ -323,7 +326,8 @@ export function builtinStrategies(allocator: ClusterIpAllocator, stored: StoredO
     ['/namespaces', namespaceStrategy()],
     ['/secrets', secretStrategy()],
     ['/configmaps', configMapStrategy()],
-    ['/nodes', baseStrategy({ hasStatusSubresource: true, applyDefaults: defaultNode })],
+    // TaintNodesAtCreation: a new Node is not-ready (NoSchedule) until the node lifecycle controller sees it Ready.
+    ['/nodes', baseStrategy({ hasStatusSubresource: true, applyDefaults: defaultNode, admitCreate: admitNodeTaints })],
     ['/endpoints', baseStrategy({ allowCreateOnUpdate: true, applyDefaults: defaultEndpoints })],
     ['coordination.k8s.io/leases', baseStrategy({ allowCreateOnUpdate: true })],
     ['apps/deployments', workloadStrategy(defaultDeployment)],

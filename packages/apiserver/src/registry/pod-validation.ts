@@ -1,6 +1,7 @@
 /** The pod-spec checks kube users hit most, with kube's field paths and wording. */
 import { fieldErrors, isDNS1123Label, labelSelectorFromObject, type FieldError } from '@operant/apimachinery';
 import { asObj } from './defaults/json-fields.js';
+import { validateAffinityLabelKeys } from './pod-affinity-label-keys.js';
 
 type Json = Record<string, unknown>;
 
@@ -42,6 +43,7 @@ export function validatePodSpec(specValue: unknown, path: string): FieldError[] 
   if (spec.restartPolicy !== undefined && !policies.includes(String(spec.restartPolicy))) {
     errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, spec.restartPolicy, policies));
   }
+  errs.push(...validateAffinityLabelKeys(spec, path));
   return errs;
 }
 

@@ -1149,13 +1149,7 @@ export function parseResourceVersion(rv: string, field: string | null = 'resourc
   throw badRequest(field === null ? strconv : `${field}: Invalid value: ${JSON.stringify(rv)}: ${strconv}`);
 }
 
-/** A get at a resourceVersion the server has not reached yet: kube waits, then answers 504 Too large resource version. */
-export function assertRevisionReached(rv: string | null | undefined, current: number): void {
-  if (rv === null || rv === undefined || rv === '') return;
-  const n = parseResourceVersion(rv);
-  if (n > current) throw tooLargeResourceVersion(n, current);
-}
-
+/** A read at a resourceVersion the server has not reached (kube's storage.NewTooLargeResourceVersionError, retry after 1 s). */
 export function tooLargeResourceVersion(requested: number, current: number): StatusError {
   return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],

@@ -10,7 +10,7 @@ import type { StoreWatch } from '../storage/mvcc-store.js';
 import { listPrefix } from './keys.js';
 import { compileListFilter } from './list-filter.js';
 import type { WatchOptions } from './options.js';
-import { parseResourceVersion, type ResourceStore } from './resource-store.js';
+import { parseResourceVersion, tooLargeResourceVersion, type ResourceStore } from './resource-store.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -79,6 +79,9 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   };
   // Bookmarks carry the revision on disk: every event up to it has been delivered, matching or not.
   const bookmark = (annotations?: Record<string, string>): void => {
+    // A watch from a revision beyond the current one gets no bookmark before it (kube's cacheWatcher
+    // sends only events past the revision it was asked for).
+    if (store.durableRevision < from) return;
     const metadata: Record<string, unknown> = { resourceVersion: String(store.durableRevision) };
     if (annotations) metadata.annotations = annotations;
     const send = (): void => sink('BOOKMARK', { kind: rs.info.kind, apiVersion: rs.apiVersion, metadata });
@@ -96,6 +99,12 @@ export function startWatch(rs: ResourceStore, namespace: string, opts: WatchOpti
   // sendInitialEvents=false starts at the current revision with none. The current revision is the one on
   // disk: a write still being flushed reaches the watch as an event once it is there.
   const current = Math.max(store.durableRevision, store.oldestRevision);
+  // A watch-list from a revision the server has not reached (the handler waited for it): kube's watch
+  // cache ends it with an ERROR event, the 504 Too large resource version.
+  if (sendInitial && rv > store.revision) {
+    sink('ERROR', tooLargeResourceVersion(rv, store.revision).status);
+    return { stop: () => {}, bookmark: () => {}, ended: true };
+  }
   if ((rv === 0 && opts.sendInitialEvents === undefined) || sendInitial) {
     const { items, revision } = store.list(prefix, current);
     const initial = items.filter((v) => filter.matchesStored(v));

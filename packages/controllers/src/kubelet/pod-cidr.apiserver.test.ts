@@ -3,9 +3,11 @@
  * nodes 0 to 1023, and a node past it registers without one, as kube's node
  * IPAM leaves it: a CIDRNotAvailable event, the node NotReady (its network
  * plugin has no range), and a pod bound there waits with a
- * FailedCreatePodSandBox event, yet can still be deleted. The node lifecycle
- * controller taints it not-ready, and the scheduler keeps pods off it by that
- * taint, as kube-scheduler does (it does not look at readiness itself).
+ * FailedCreatePodSandBox event, yet can still be deleted. It registers with
+ * the not-ready NoSchedule taint the API server gives every new Node, which
+ * the node lifecycle controller keeps (and takes from the Ready node-1000),
+ * and the scheduler keeps pods off it by that taint, as kube-scheduler does
+ * (it does not look at readiness itself).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -64,6 +66,8 @@ describe('nodes past 255 and past the cluster CIDR, on the embedded server', () 
     assert.equal(node.spec?.podCIDR, undefined);
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', 'KubeletNotReady', networkNotReadyMessage]);
+    // No node lifecycle controller runs yet: the API server gave it the not-ready NoSchedule taint as it registered (TaintNodesAtCreation).
+    assert.deepEqual(node.spec?.taints, [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
     const events = await until(CoreEvent, 'default', (all) => [...all.values()].some((e) => e.reason === 'CIDRNotAvailable'));
     const cidr = [...events.values()].find((e) => e.reason === 'CIDRNotAvailable')!;
     assert.deepEqual([cidr.type, cidr.message, cidr.involvedObject.kind, cidr.involvedObject.name, cidr.reportingComponent], ['Warning', 'Node node-1024 status is now: CIDRNotAvailable', 'Node', 'node-1024', 'cidrAllocator']);
@@ -81,7 +85,8 @@ describe('nodes past 255 and past the cluster CIDR, on the embedded server', () 
   });
   it("the node lifecycle controller taints the NotReady node not-ready, and the scheduler keeps pods off it by that taint", async () => {
     running.push(await startSimulatedCluster({ kubeconfig: { kubeconfigText: server.kubeconfig }, nodes: 0, controllers: ['nodelifecycle'], clock: acceleratedClock(100) }));
-    const nodes = await until(Node, undefined, (all) => (all.get('node-1024')?.spec?.taints ?? []).length === 2);
+    // node-1000 registered with the same taint, which the controller takes away once it sees the node Ready.
+    const nodes = await until(Node, undefined, (all) => (all.get('node-1024')?.spec?.taints ?? []).length === 2 && all.get('node-1000')?.spec?.taints === undefined);
     assert.deepEqual(
       nodes.get('node-1024')!.spec!.taints!.map((t) => [t.key, t.effect, Boolean(t.timeAdded)]),
       [

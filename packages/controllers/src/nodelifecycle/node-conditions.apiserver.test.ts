@@ -55,15 +55,46 @@ describe('node lifecycle: cordon and not-Ready nodes', () => {
     await until(Node, undefined, (nodes) => taintsOf(nodes.get('node-1')).length === 0);
   });
 
+  it('a node registered NotReady carries the not-ready NoSchedule taint from its creation (TaintNodesAtCreation) until it turns Ready', async () => {
+    const stamp = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const condition = (status: string, reason: string, message: string) => ({ type: 'Ready', status, reason, message, lastHeartbeatTime: stamp(), lastTransitionTime: stamp() });
+    // Registered as a kubelet without a network registers, its status with it.
+    const created = await client.create(Node, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'joining' },
+      spec: { taints: [{ key: 'example.com/dedicated', value: 'infra', effect: 'NoSchedule' }] },
+      status: { conditions: [condition('False', 'KubeletNotReady', 'network is not ready')] },
+    } as NodeObject);
+    // The API server adds it, after the node's own, before any controller could see the node.
+    assert.deepEqual(taintsOf(created as NodeObject), ['example.com/dedicated:NoSchedule', 'node.kubernetes.io/not-ready:NoSchedule']);
+    // The node lifecycle controller keeps it while Ready is False (and adds the NoExecute one).
+    await until(Node, undefined, (nodes) => taintsOf(nodes.get('joining')).includes('node.kubernetes.io/not-ready:NoExecute'));
+    assert.ok(taintsOf(await client.get(Node, 'joining')).includes('node.kubernetes.io/not-ready:NoSchedule'));
+
+    const joining = await client.get(Node, 'joining');
+    await client.updateStatus(Node, { ...joining, status: { conditions: [condition('True', 'KubeletReady', 'kubelet is posting ready status')] } } as NodeObject);
+    const ready = await until(Node, undefined, (nodes) => taintsOf(nodes.get('joining')).length === 1);
+    assert.deepEqual(taintsOf(ready.get('joining')), ['example.com/dedicated:NoSchedule'], "the node's own taint stays");
+
+    // A Node that already has the taint is not given a second one.
+    const tainted = await client.create(Node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'pretainted' }, spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } } as NodeObject);
+    assert.deepEqual(taintsOf(tainted as NodeObject), ['node.kubernetes.io/not-ready:NoSchedule']);
+    await client.delete(Node, 'joining');
+    await client.delete(Node, 'pretainted');
+  });
+
   it('a pod bound to a node whose kubelet reports Ready False gets its Ready condition set False, with a NodeNotReady event', async () => {
     const ns = 'notready';
     await client.create(Namespace, { metadata: { name: ns } });
     // A node no simulated kubelet runs, reporting Ready False as a kubelet without a network would.
-    await client.create(Node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'dark' } } as NodeObject);
+    // Registered with its status, as a kubelet registers (a Node with no conditions would lose its
+    // not-ready taint to the controller's NoSchedule pass, which wants none for it, then get it back).
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const dark = await client.get(Node, 'dark');
-    await client.updateStatus(Node, {
-      ...dark,
+    await client.create(Node, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'dark' },
       status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'network is not ready', lastHeartbeatTime: now, lastTransitionTime: now }] },
     } as NodeObject);
     // The controller saw it: kube's not-ready taints.

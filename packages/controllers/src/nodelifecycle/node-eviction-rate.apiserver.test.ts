@@ -27,13 +27,17 @@ function until<T extends KubeObject>(kind: Kind<T>, check: (objects: Map<string,
 const noExecute = (n: NodeObject | undefined) => (n?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
 const readyOf = (n: NodeObject | undefined) => n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
-/** A node no kubelet runs, reporting Ready False now (cluster time). */
+/**
+ * A node no kubelet runs, registered reporting Ready False now (cluster time), its status with it as a
+ * kubelet registers (a Node created bare would lose the not-ready taint the API server gives it to the
+ * controller's NoSchedule pass, racing a status write after it).
+ */
 async function notReadyNode(name: string): Promise<void> {
-  await client.create(Node, { apiVersion: 'v1', kind: 'Node', metadata: { name } } as NodeObject);
   const now = rfc3339(clock.now());
-  const node = await client.get(Node, name);
-  await client.updateStatus(Node, {
-    ...node,
+  await client.create(Node, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
     status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'network is not ready', lastHeartbeatTime: now, lastTransitionTime: now }] },
   } as NodeObject);
 }

@@ -214,6 +214,24 @@ export class AdmissionChain {
     return out;
   }
 
+  /**
+   * Whether {@link admit} would answer at once with the object unchanged and no warnings,
+   * whatever the request: no mutating webhook configuration is stored. A write checks this
+   * first and then skips building the attributes and the asynchronous steps (the write path is hot).
+   */
+  mutatingIdle(): boolean {
+    return this.store.list(mutatingPrefix).items.length === 0;
+  }
+
+  /**
+   * Whether {@link validate} would answer at once with no warnings, whatever the request:
+   * no validating webhook configuration and no policy binding is stored (a policy acts
+   * only through a binding).
+   */
+  validatingIdle(): boolean {
+    return this.store.list(validatingPrefix).items.length === 0 && this.policies.idle();
+  }
+
   /** Kube's view of the request: a Namespace's namespace is its own name. */
   private normalize(attrs: AdmissionAttributes): AdmissionAttributes {
     const subResource = attrs.subResource ?? '';

@@ -80,21 +80,21 @@ export class ResourceHandler {
       case 'create': {
         const body = await readBody(req);
         const obj = (await decodeObjectBodyAsync(body, req.headers['content-type'], rs.info.kind)) as KubeObject;
-        const result = await rs.create(rr.namespace, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'], ownsBody: isJsonBody(req.headers['content-type']) });
+        const result = await rs.create(rr.namespace, obj, writeOptions(query, { user, userAgent: req.headers['user-agent'], ownsBody: isJsonBody(req.headers['content-type']) }));
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, 201);
       }
       case 'update': {
         const body = await readBody(req);
         const obj = (await decodeObjectBodyAsync(body, req.headers['content-type'], rs.info.kind)) as KubeObject;
-        const result = await rs.update(rr.namespace, rr.name, obj, { ...writeOptions(query), user, userAgent: req.headers['user-agent'], ownsBody: isJsonBody(req.headers['content-type']) }, rr.subresource);
+        const result = await rs.update(rr.namespace, rr.name, obj, writeOptions(query, { user, userAgent: req.headers['user-agent'], ownsBody: isJsonBody(req.headers['content-type']) }), rr.subresource);
         addWarnings(res, result.warnings);
         return this.sendObject(res, rs, result.object as KubeObject, form, query, result.created ? 201 : 200);
       }
       case 'patch': {
         const body = await readBody(req);
         const patchType = mediaType(req.headers['content-type']);
-        const opts = { ...writeOptions(query), user, userAgent: req.headers['user-agent'] };
+        const opts = writeOptions(query, { user, userAgent: req.headers['user-agent'] });
         validatePatchOptions(patchType, opts);
         const result = await rs.patch(rr.namespace, rr.name, patchType, body, opts, rr.subresource);
         addWarnings(res, result.warnings);
@@ -104,7 +104,7 @@ export class ResourceHandler {
       case 'delete': {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
-        const result = await rs.delete(rr.namespace, rr.name, { ...deleteOptions(query, parsed), user });
+        const result = await rs.delete(rr.namespace, rr.name, deleteOptions(query, parsed, user));
         addWarnings(res, result.warnings);
         if (isJsonObject(result.object) && result.object.kind === 'Status') return sendJson(res, 200, result.object);
         return this.sendObject(res, rs, result.object as KubeObject, form, query);
@@ -112,7 +112,7 @@ export class ResourceHandler {
       case 'deletecollection': {
         const body = await readBody(req);
         const parsed = body.length ? decodeDeleteBody(body, req.headers['content-type']) : undefined;
-        const list = await rs.deleteCollection(rr.namespace, listOptions(query), { ...deleteOptions(query, parsed), user });
+        const list = await rs.deleteCollection(rr.namespace, listOptions(query), deleteOptions(query, parsed, user));
         return sendJson(res, 200, list);
       }
     }
@@ -142,7 +142,7 @@ export class ResourceHandler {
     if (rr.verb !== 'update' && rr.verb !== 'patch') throw methodNotAllowed();
     const body = await readBody(req);
     const contentType = mediaType(req.headers['content-type']);
-    const opts = { ...writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? '')), user, userAgent: req.headers['user-agent'] };
+    const opts = writeOptions(new URLSearchParams(req.url?.split('?')[1] ?? ''), { user, userAgent: req.headers['user-agent'] });
     if (rr.verb === 'patch') validatePatchOptions(contentType, opts);
     const accepted = rs.info.custom ? customResourcePatchTypes : builtinPatchTypes;
     const write: ScaleWrite =

@@ -60,19 +60,22 @@ function walk(
     path === '' || schema['x-kubernetes-embedded-resource'] === true || s['x-kubernetes-embedded-resource'] === true;
   const structured = props !== undefined || additional !== undefined || s.type === 'object';
   for (const key of Object.keys(record)) {
-    const child = join(path, key);
+    const v = record[key];
+    // A value that is no object has nothing under it to report: its path is made only when needed
+    // (walk returns at once for it, before reading the path).
+    const nested = v !== null && typeof v === 'object';
     if (resource && key === 'metadata' && resolve(objectMetaRef)) {
-      walk(record[key], { $ref: objectMetaRef }, child, resolve, onUnknown);
+      if (nested) walk(v, { $ref: objectMetaRef }, join(path, key), resolve, onUnknown);
     } else if (props && Object.hasOwn(props, key)) {
-      walk(record[key], props[key], child, resolve, onUnknown);
+      if (nested) walk(v, props[key], join(path, key), resolve, onUnknown);
     } else if (resource && (key === 'apiVersion' || key === 'kind')) {
       // always allowed on an object
     } else if (isPlainObject(additional)) {
-      walk(record[key], additional, child, resolve, onUnknown);
+      if (nested) walk(v, additional, join(path, key), resolve, onUnknown);
     } else if (additional === true || preserve || !structured) {
       // any key is allowed here
     } else {
-      onUnknown(record, key, child);
+      onUnknown(record, key, join(path, key));
     }
   }
 }

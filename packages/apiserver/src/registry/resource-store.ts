@@ -819,7 +819,7 @@ export class ResourceStore {
     options?: OperationOptionsObject,
   ): Promise<{ object?: KubeObject; warnings: string[] }> {
     const chain = this.deps.admission;
-    if (!chain || ('skipAdmission' in opts && opts.skipAdmission)) return { warnings: [] };
+    if (!chain || ('skipAdmission' in opts && opts.skipAdmission) || chain.mutatingIdle()) return { warnings: [] };
     const result = await chain.admit(this.admissionAttributes(operation, object, oldObject, subresource, opts, options), {
       applyDefaults: (o) => this.strategy.applyDefaults(o),
     });
@@ -836,7 +836,7 @@ export class ResourceStore {
     options?: OperationOptionsObject,
   ): Promise<string[]> {
     const chain = this.deps.admission;
-    if (!chain || ('skipAdmission' in opts && opts.skipAdmission)) return [];
+    if (!chain || ('skipAdmission' in opts && opts.skipAdmission) || chain.validatingIdle()) return [];
     return (await chain.validate(this.admissionAttributes(operation, object, oldObject, subresource, opts, options))).warnings;
   }
 

@@ -153,6 +153,11 @@ export class ValidatingAdmissionPolicyPlugin {
     private readonly opts: PolicyPluginOptions = {},
   ) {}
 
+  /** Whether {@link validate} would find nothing to run, whatever the request: no binding is stored. */
+  idle(): boolean {
+    return this.store.list(bindingPrefix).items.length === 0;
+  }
+
   /** Policies with their bindings, by policy name then binding name; a binding whose policy is missing is skipped, as in kube. */
   private hooks(): Array<{ policy: CompiledPolicy; bindings: CompiledBinding[] }> | Promise<Array<{ policy: CompiledPolicy; bindings: CompiledBinding[] }>> {
     const bindingItems = this.store.list(bindingPrefix).items;

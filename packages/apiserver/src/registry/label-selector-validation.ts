@@ -3,13 +3,17 @@
  * apimachinery/pkg/apis/meta/v1/validation) and apps' IntOrString percent
  * checks, with kube's field paths and wording.
  */
-import { fieldErrors, isQualifiedName, regexError, validateLabels, type FieldError } from '@operant/apimachinery';
+import { fieldErrors, isQualifiedName, isValidLabelValue, regexError, validateLabels, type FieldError } from '@operant/apimachinery';
 import { asObj } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
 
-/** Validates a metav1.LabelSelector found at `path` (absent is valid: it selects nothing or everything, per kind). */
-export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
+/**
+ * Validates a metav1.LabelSelector found at `path` (absent is valid: it selects nothing or everything, per kind).
+ * `checkValues` adds kube's label-value check of each expression's values (LabelSelectorValidationOptions
+ * with AllowInvalidLabelValueInSelector false, as pod affinity terms and topology spread constraints are checked).
+ */
+export function validateLabelSelector(selector: unknown, path: string, checkValues = false): FieldError[] {
   if (selector === undefined || selector === null) return [];
   const sel = asObj(selector);
   const errs = validateLabels(asObj(sel.matchLabels) as Record<string, string>, `${path}.matchLabels`);
@@ -31,6 +35,11 @@ export function validateLabelSelector(selector: unknown, path: string): FieldErr
         errs.push(fieldErrors.invalid(`${at}.operator`, expr.operator ?? '', 'not a valid selector operator'));
     }
     for (const msg of isQualifiedName(String(expr.key ?? ''))) errs.push(fieldErrors.invalid(`${at}.key`, expr.key ?? '', msg));
+    if (checkValues) {
+      values.forEach((value, j) => {
+        for (const msg of isValidLabelValue(String(value))) errs.push(fieldErrors.invalid(`${at}.values[${j}]`, value, msg));
+      });
+    }
   });
   return errs;
 }

@@ -76,32 +76,28 @@ function validateLabelKeys(keys: string[], selector: Json | undefined, path: str
   return errs;
 }
 
-/** kube's validateMatchLabelKeysAndMismatchLabelKeys for the affinity terms of the pod spec at `path`. */
-export function validateAffinityLabelKeys(specValue: unknown, path: string): FieldError[] {
-  const spec = asObject(specValue);
-  if (!spec || !asObject(spec.affinity)) return [];
+/** kube's validateMatchLabelKeysAndMismatchLabelKeys for one affinity term found at `at`. */
+export function validateTermLabelKeys(term: Json, at: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const { term, at } of affinityTerms(spec, path)) {
-    const match = keysOf(term.matchLabelKeys);
-    const mismatch = keysOf(term.mismatchLabelKeys);
-    const selector = asObject(term.labelSelector);
-    errs.push(...validateLabelKeys(match, selector, `${at}.matchLabelKeys`));
-    errs.push(...validateLabelKeys(mismatch, selector, `${at}.mismatchLabelKeys`));
-    if (selector) {
-      // The last index of each key, as kube's map of them keeps it.
-      const indexOf = new Map(match.map((key, i) => [key, i]));
-      const seen = new Set(Object.keys(asObj(selector.matchLabels)));
-      for (const expression of objectsAt(selector, 'matchExpressions')) {
-        const key = String(expression.key ?? '');
-        const i = indexOf.get(key);
-        if (i !== undefined && seen.has(key)) errs.push(fieldErrors.invalid(`${at}[${i}]`, key, 'exists in both matchLabelKeys and labelSelector'));
-        seen.add(key);
-      }
+  const match = keysOf(term.matchLabelKeys);
+  const mismatch = keysOf(term.mismatchLabelKeys);
+  const selector = asObject(term.labelSelector);
+  errs.push(...validateLabelKeys(match, selector, `${at}.matchLabelKeys`));
+  errs.push(...validateLabelKeys(mismatch, selector, `${at}.mismatchLabelKeys`));
+  if (selector) {
+    // The last index of each key, as kube's map of them keeps it.
+    const indexOf = new Map(match.map((key, i) => [key, i]));
+    const seen = new Set(Object.keys(asObj(selector.matchLabels)));
+    for (const expression of objectsAt(selector, 'matchExpressions')) {
+      const key = String(expression.key ?? '');
+      const i = indexOf.get(key);
+      if (i !== undefined && seen.has(key)) errs.push(fieldErrors.invalid(`${at}[${i}]`, key, 'exists in both matchLabelKeys and labelSelector'));
+      seen.add(key);
     }
-    const mismatched = new Set(mismatch);
-    match.forEach((key, i) => {
-      if (mismatched.has(key)) errs.push(fieldErrors.invalid(`${at}.matchLabelKeys[${i}]`, key, 'exists in both matchLabelKeys and mismatchLabelKeys'));
-    });
   }
+  const mismatched = new Set(mismatch);
+  match.forEach((key, i) => {
+    if (mismatched.has(key)) errs.push(fieldErrors.invalid(`${at}.matchLabelKeys[${i}]`, key, 'exists in both matchLabelKeys and mismatchLabelKeys'));
+  });
   return errs;
 }

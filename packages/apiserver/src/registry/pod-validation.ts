@@ -1,7 +1,7 @@
 /** The pod-spec checks kube users hit most, with kube's field paths and wording. */
-import { fieldErrors, isDNS1123Label, labelSelectorFromObject, type FieldError } from '@operant/apimachinery';
+import { fieldErrors, isDNS1123Label, labelSelectorFromObject, validateLabels, type FieldError } from '@operant/apimachinery';
 import { asObj } from './defaults/json-fields.js';
-import { validateAffinityLabelKeys } from './pod-affinity-label-keys.js';
+import { validateAffinity, validateTolerations, validateTopologySpreadConstraints } from './pod-scheduling-validation.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +43,11 @@ export function validatePodSpec(specValue: unknown, path: string): FieldError[] 
   if (spec.restartPolicy !== undefined && !policies.includes(String(spec.restartPolicy))) {
     errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, spec.restartPolicy, policies));
   }
-  errs.push(...validateAffinityLabelKeys(spec, path));
+  // The scheduling fields, in the order kube's ValidatePodSpec checks them.
+  errs.push(...validateLabels(asObj(spec.nodeSelector) as Record<string, string>, `${path}.nodeSelector`));
+  errs.push(...validateAffinity(spec.affinity, `${path}.affinity`));
+  errs.push(...validateTopologySpreadConstraints(spec.topologySpreadConstraints, `${path}.topologySpreadConstraints`));
+  errs.push(...validateTolerations(spec.tolerations, `${path}.tolerations`));
   return errs;
 }
 

@@ -151,6 +151,30 @@ describe('kubectl and the workload APIs', () => {
     assert.match(dsAlways, /spec\.template\.spec\.restartPolicy: Unsupported value: "Never": supported values: "Always"/);
   });
 
+  kit("a template's affinity, tolerations and topology spread are refused in kube's words (kubectl apply)", async () => {
+    const stderr = (await kubectlFails(server(), ['apply', '-f', '-'], {
+      input: statefulSet
+        .replace('name: web}', 'name: sched}')
+        .replace(
+          'spec: {containers: [{name: nginx, image: nginx:1.27}]}',
+          'spec:\n      containers: [{name: nginx, image: nginx:1.27}]\n' +
+            '      affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 200, podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: ""}}]}}\n' +
+            '      tolerations: [{operator: Equal, value: x}]\n' +
+            '      topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]',
+        ),
+    })).stderr;
+    const term = 'spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]';
+    for (const line of [
+      'The StatefulSet "sched" is invalid: ',
+      `* ${term}.weight: Invalid value: 200: must be in the range 1-100`,
+      `* ${term}.podAffinityTerm.topologyKey: Required value: can not be empty`,
+      '* spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+      '* spec.template.spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+    ]) {
+      assert.ok(stderr.includes(line), `missing ${JSON.stringify(line)} in ${stderr}`);
+    }
+  });
+
   kit('podFailurePolicy: kube\'s validation messages, restartPolicy Never only, Failed replacement only, immutable', async () => {
     const pfpJob = (name: string, spec: Json, podSpec: Json = {}): string =>
       JSON.stringify({

@@ -9,7 +9,6 @@
  * for objects stored before these checks existed.
  */
 import { fieldErrors, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, type FieldError } from '@operant/apimachinery';
-import { invalidGoValue } from '../admission/configuration.js';
 import { asObj, asObject, type Json } from './defaults/json-fields.js';
 import { validateLabelSelector } from './label-selector-validation.js';
 import { validateTermLabelKeys } from './pod-affinity-label-keys.js';
@@ -215,13 +214,6 @@ export function validateTopologySpreadConstraints(value: unknown, path: string):
 const tolerationOperators = ['Equal', 'Exists'];
 const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
-/** A toleration as Go prints the internal core.Toleration with %#v (a set tolerationSeconds is a pointer; Go prints its address). */
-function goToleration(t: Json): string {
-  const seconds = t.tolerationSeconds === undefined || t.tolerationSeconds === null ? '(*int64)(nil)' : '(*int64)(0xc000000000)';
-  const q = (v: unknown): string => JSON.stringify(str(v));
-  return `core.Toleration{Key:${q(t.key)}, Operator:${q(t.operator)}, Value:${q(t.value)}, Effect:${q(t.effect)}, TolerationSeconds:${seconds}}`;
-}
-
 /** kube's ValidateTolerations for `spec.tolerations` at `path`. */
 export function validateTolerations(value: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -243,7 +235,8 @@ export function validateTolerations(value: unknown, path: string): FieldError[] 
       const msgs = isValidLabelValue(str(t.value));
       if (msgs.length > 0) errs.push(fieldErrors.invalid(`${at}.operator`, str(t.value), msgs.join(';')));
     } else if (operator === 'Exists') {
-      if (str(t.value) !== '') errs.push(invalidGoValue(`${at}.operator`, goToleration(t), "value must be empty when `operator` is 'Exists'"));
+      // Since kube 1.32 the error shows the value, not the whole toleration (kubernetes/kubernetes#128119).
+      if (str(t.value) !== '') errs.push(fieldErrors.invalid(`${at}.operator`, str(t.value), "value must be empty when `operator` is 'Exists'"));
     } else {
       errs.push(fieldErrors.notSupported(`${at}.operator`, operator, tolerationOperators));
     }

@@ -104,6 +104,9 @@ export function addNodeLifecycleController(mgr: Manager, options: NodeLifecycleO
   mgr
     .controller('node-lifecycle', clock ? { clock } : {})
     .for(Node)
+    // kube's nodeUpdateWorkerSize: nodes are processed by 8 workers, so a new cluster's nodes lose their
+    // not-ready taints together, not one round trip after another.
+    .maxConcurrentReconciles(8)
     .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace ? [{ namespace: '', name: l.metadata.name! }] : []))
     .reconcile((req) => syncNode(mgr, recorder, evictions, now, heard, toRetry, tainting, req));
   // kube's podUpdated and processPod: a pod that lands on a node (created there, bound, or seen at start)

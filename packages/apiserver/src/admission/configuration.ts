@@ -10,12 +10,11 @@ import {
   isDNS1035Label,
   isDNS1123Subdomain,
   isQualifiedName,
-  isValidLabelValue,
   isJsonObject,
-  validateLabels,
   type FieldError,
   type KubeObject,
 } from '@operant/apimachinery';
+import { validateLabelSelector } from '../registry/label-selector-validation.js';
 import { compileCondition } from './match-conditions.js';
 import type { AdmissionWebhook, WebhookConfiguration, WebhookMatchCondition, WebhookRule } from './types.js';
 
@@ -114,7 +113,7 @@ export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObj
     }),
     requireUniqueWebhookNames: new Set(names).size === names.length,
     allowInvalidLabelValueInSelector: oldHooks.some(
-      (h) => selectorErrors(h.namespaceSelector, '', false).length > 0 || selectorErrors(h.objectSelector, '', false).length > 0,
+      (h) => validateLabelSelector(h.namespaceSelector, '', true).length > 0 || validateLabelSelector(h.objectSelector, '', true).length > 0,
     ),
   });
 }
@@ -172,8 +171,8 @@ function validateWebhook(hook: AdmissionWebhook, mutating: boolean, opts: Valida
   if (!absent(hook.timeoutSeconds) && (Number(hook.timeoutSeconds) > 30 || Number(hook.timeoutSeconds) < 1)) {
     errs.push(fieldErrors.invalid(`${path}.timeoutSeconds`, hook.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
   }
-  if (!absent(hook.namespaceSelector)) errs.push(...selectorErrors(hook.namespaceSelector, `${path}.namespaceSelector`, opts.allowInvalidLabelValueInSelector));
-  if (!absent(hook.objectSelector)) errs.push(...selectorErrors(hook.objectSelector, `${path}.objectSelector`, opts.allowInvalidLabelValueInSelector));
+  if (!absent(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, `${path}.namespaceSelector`, !opts.allowInvalidLabelValueInSelector));
+  if (!absent(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, `${path}.objectSelector`, !opts.allowInvalidLabelValueInSelector));
   if (mutating && !absent(hook.reinvocationPolicy) && !supportedReinvocationPolicies.includes(String(hook.reinvocationPolicy))) {
     errs.push(fieldErrors.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, supportedReinvocationPolicies));
   }
@@ -278,36 +277,6 @@ function validateAdmissionReviewVersions(raw: unknown, requireRecognized: boolea
   if (requireRecognized && !hasAccepted) {
     errs.push(invalidGoValue(path, goSlice(versions), `must include at least one of ${accepted.join(', ')}`));
   }
-  return errs;
-}
-
-/** metav1validation.ValidateLabelSelector. */
-export function selectorErrors(raw: unknown, path: string, allowInvalidLabelValue: boolean): FieldError[] {
-  if (!isJsonObject(raw)) return [];
-  const errs: FieldError[] = [];
-  const matchLabels = isJsonObject(raw.matchLabels) ? (raw.matchLabels as Record<string, string>) : undefined;
-  errs.push(...validateLabels(matchLabels, `${path}.matchLabels`));
-  const exprs = Array.isArray(raw.matchExpressions) ? raw.matchExpressions : [];
-  exprs.forEach((e: unknown, i: number) => {
-    const expr = isJsonObject(e) ? e : {};
-    const p = `${path}.matchExpressions[${i}]`;
-    const values = stringList(expr.values);
-    const op = typeof expr.operator === 'string' ? expr.operator : '';
-    if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) errs.push(fieldErrors.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-    } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-    } else {
-      errs.push(fieldErrors.invalid(`${p}.operator`, op, 'not a valid selector operator'));
-    }
-    const key = typeof expr.key === 'string' ? expr.key : '';
-    for (const msg of isQualifiedName(key)) errs.push(fieldErrors.invalid(`${p}.key`, key, msg));
-    if (!allowInvalidLabelValue) {
-      values.forEach((v, j) => {
-        for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid(`${p}.values[${j}]`, v, msg));
-      });
-    }
-  });
   return errs;
 }
 

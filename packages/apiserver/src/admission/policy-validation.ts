@@ -7,7 +7,8 @@
  * compiled to check them (policy-expressions.ts); admission/policy enforces them.
  */
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, isJsonObject, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
-import { goSlice, invalidGoValue, selectorErrors, stringList, supportedFailurePolicies, supportedMatchPolicies, validateMatchConditions, validateRuleWithOperations } from './configuration.js';
+import { goSlice, invalidGoValue, stringList, supportedFailurePolicies, supportedMatchPolicies, validateMatchConditions, validateRuleWithOperations } from './configuration.js';
+import { validateLabelSelector } from '../registry/label-selector-validation.js';
 import { policyExpressionError, type PolicyDeclarations } from './policy-expressions.js';
 import type { WebhookRule } from './types.js';
 
@@ -55,7 +56,7 @@ function validateMatchResources(raw: unknown, path: string): FieldError[] {
   else if (!supportedMatchPolicies.includes(str(mr.matchPolicy))) errs.push(fieldErrors.notSupported(`${path}.matchPolicy`, mr.matchPolicy, supportedMatchPolicies));
   for (const selector of ['namespaceSelector', 'objectSelector']) {
     if (absent(mr[selector])) errs.push(fieldErrors.required(`${path}.${selector}`));
-    else errs.push(...selectorErrors(mr[selector], `${path}.${selector}`, false));
+    else errs.push(...validateLabelSelector(mr[selector], `${path}.${selector}`, true));
   }
   for (const list of ['resourceRules', 'excludeResourceRules']) {
     const rules = Array.isArray(mr[list]) ? (mr[list] as unknown[]) : [];
@@ -250,7 +251,7 @@ function validateParamRef(raw: unknown, path: string): FieldError[] {
     if (hasSelector) errs.push(fieldErrors.forbidden(`${path}.name`, 'name and selector are mutually exclusive'));
   }
   if (hasSelector) {
-    errs.push(...selectorErrors(pr.selector, `${path}.selector`, false));
+    errs.push(...validateLabelSelector(pr.selector, `${path}.selector`, true));
     if (name !== '') errs.push(fieldErrors.forbidden(`${path}.selector`, 'name and selector are mutually exclusive'));
   }
   if (name === '' && !hasSelector) errs.push(fieldErrors.required(path, 'one of name or selector must be specified'));

@@ -19,25 +19,15 @@ import { asObj, asObject, objectsAt, type Json } from './defaults/json-fields.js
 
 const kinds = ['podAffinity', 'podAntiAffinity'] as const;
 
-/** Each affinity term of a pod spec, with the path kube validates it at. */
-function* affinityTerms(spec: Json, path: string): Generator<{ term: Json; at: string }> {
+/** Each (anti-)affinity term of a pod spec, required and preferred. */
+function* affinityTerms(spec: Json): Generator<Json> {
   const affinity = asObj(spec.affinity);
   for (const kind of kinds) {
     const terms = asObj(affinity[kind]);
-    const base = `${path}.affinity.${kind}`;
-    const required = terms.requiredDuringSchedulingIgnoredDuringExecution;
-    if (Array.isArray(required)) {
-      for (let i = 0; i < required.length; i++) {
-        const term = asObject(required[i]);
-        if (term) yield { term, at: `${base}.requiredDuringSchedulingIgnoredDuringExecution[${i}]` };
-      }
-    }
-    const preferred = terms.preferredDuringSchedulingIgnoredDuringExecution;
-    if (Array.isArray(preferred)) {
-      for (let i = 0; i < preferred.length; i++) {
-        const term = asObject(asObj(preferred[i]).podAffinityTerm);
-        if (term) yield { term, at: `${base}.preferredDuringSchedulingIgnoredDuringExecution[${i}].podAffinityTerm` };
-      }
+    for (const required of objectsAt(terms, 'requiredDuringSchedulingIgnoredDuringExecution')) yield required;
+    for (const preferred of objectsAt(terms, 'preferredDuringSchedulingIgnoredDuringExecution')) {
+      const term = asObject(preferred.podAffinityTerm);
+      if (term) yield term;
     }
   }
 }
@@ -49,7 +39,7 @@ export function mergeAffinityLabelKeys(pod: KubeObject): void {
   const spec = asObject(pod.spec);
   if (!spec || !asObject(spec.affinity)) return;
   const labels = asObj(pod.metadata.labels) as Record<string, unknown>;
-  for (const { term } of affinityTerms(spec, 'spec')) {
+  for (const term of affinityTerms(spec)) {
     const match = keysOf(term.matchLabelKeys);
     const mismatch = keysOf(term.mismatchLabelKeys);
     // A term without a selector selects nothing; it is left as it is (and validation refuses the keys).

@@ -102,10 +102,14 @@ function nonNegative(raw: string | undefined): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/** A number knob read from the pod's annotation, else its node's (see knobs.ts); undefined when neither is readable. */
+function podOrNodeNumber(input: PodSyncInput, key: string): number | undefined {
+  return annotationNumber(input.pod, key) ?? nonNegative(input.nodeAnnotations?.[key]);
+}
+
 /** How long the pod's containers take to start: its start-seconds annotation, then its node's, then `startSeconds`. */
 function startMsOf(input: PodSyncInput): number {
-  const seconds = annotationNumber(input.pod, startSecondsAnnotation) ?? nonNegative(input.nodeAnnotations?.[startSecondsAnnotation]) ?? input.timing.startSeconds;
-  return seconds * 1000;
+  return (podOrNodeNumber(input, startSecondsAnnotation) ?? input.timing.startSeconds) * 1000;
 }
 
 /** An event the kubelet records about the pod (`container` names the container it concerns). */
@@ -488,7 +492,7 @@ function terminate(input: PodSyncInput, status: Status, oldInit: Map<string, Con
   const t = rfc3339(now);
   // The app gets SIGTERM and ends by itself within the grace period, or is killed with SIGKILL at its end.
   const killed = grace < timing.stopSeconds;
-  const onTerm = Math.trunc(annotationNumber(pod, stopExitCodeAnnotation) ?? nonNegative(input.nodeAnnotations?.[stopExitCodeAnnotation]) ?? sigtermExitCode);
+  const onTerm = Math.trunc(podOrNodeNumber(input, stopExitCodeAnnotation) ?? sigtermExitCode);
   const exitCode = killed ? sigkillExitCode : onTerm;
   const stop = (cs: ContainerStatus): ContainerStatus => {
     const run = cs.state?.running;

@@ -30,7 +30,7 @@ export interface ClusterPods {
   /**
    * How many pods on a node in `namespace` match `selector`, not being
    * deleted (kube's countPodsMatchSelector), as a function of the node, for
-   * the PodTopologySpread score; without it each node's pods are counted.
+   * the PodTopologySpread filter and score; without it each node's pods are counted.
    */
   podCounter?(namespace: string, selector: LabelSelector): (node: string) => number;
   /**

@@ -70,7 +70,7 @@ export function schedulePod(
   // kube's filter order puts PodTopologySpread and InterPodAffinity after the node's own filters;
   // their counting over every node is done once here, and only for a pod (or cluster) that has such terms.
   const podChecks: NodeCheck[] = [];
-  const spread = topologySpreadCheck(pod, ordered, usageOf);
+  const spread = topologySpreadCheck(pod, ordered, usageOf, cluster);
   if (spread) podChecks.push(spread);
   const affinity = interPodAffinityCheck(pod, ordered, usageOf, cluster);
   if (affinity) podChecks.push(affinity);

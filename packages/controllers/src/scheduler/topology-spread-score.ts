@@ -17,7 +17,7 @@ import type { NodeObject, PodObject } from '../objects.js';
 import { maxNodeScore, type Candidate, type NodeScorer } from './node-scorer.js';
 import type { ClusterPods } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
-import { countMatching, includesNode, spreadConstraints, type SpreadConstraint } from './topology-spread.js';
+import { includesNode, matchingPodCounter, spreadConstraints, type SpreadConstraint } from './topology-spread.js';
 
 const hostnameKey = 'kubernetes.io/hostname';
 const zoneKey = 'topology.kubernetes.io/zone';
@@ -31,11 +31,6 @@ function systemDefaultConstraints(selector: LabelSelector): SpreadConstraint[] {
 }
 
 const hasKeys = (labels: Readonly<Record<string, string>>, constraints: readonly SpreadConstraint[]): boolean => constraints.every((c) => Object.hasOwn(labels, c.topologyKey));
-
-/** How many of a node's pods count for a constraint: the cache's running count when it keeps one, else a count of the node's pods. */
-function counterFor(selector: LabelSelector, namespace: string, cluster: ClusterPods, usageOf: (node: string) => NodeUsage): (node: string) => number {
-  return cluster.podCounter?.(namespace, selector) ?? ((node) => countMatching(usageOf(node).pods, selector, namespace));
-}
 
 /**
  * Prepares the PodTopologySpread score for one decision (kube's PreScore);
@@ -79,7 +74,7 @@ export function podTopologySpreadScorer(
     }
   }
   const weights = constraints.map((c, i) => Math.log((c.topologyKey === hostnameKey ? candidates.length - ignored.size : domainCounts[i]!.size) + 2));
-  const counters = constraints.map((c) => counterFor(c.selector, namespace, cluster, usageOf));
+  const counters = constraints.map((c) => matchingPodCounter(c.selector, namespace, cluster, usageOf));
 
   // The matching pods of every node, by domain (only the feasible nodes' domains, and only where a score reads them).
   const counted = constraints.map((c, i) => i).filter((i) => constraints[i]!.topologyKey !== hostnameKey && read[i]);

@@ -16,7 +16,7 @@ import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject }
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import { nodeAffinityMatches, untoleratedTaint, type FilterFailure } from './filters.js';
-import { matchesSpreadSelector, type NodeCheck } from './pod-checks.js';
+import { matchesSpreadSelector, type ClusterPods, type NodeCheck } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
 
 /** kube's failure texts: a missing topology label is unresolvable, a skew is not (preemption could even it). */
@@ -81,17 +81,33 @@ export function countMatching(pods: Iterable<PodObject>, selector: LabelSelector
   return n;
 }
 
+/**
+ * How many of a node's pods count for a selector: the scheduler cache's
+ * running count when it keeps one (`cluster.podCounter`), else a count of the
+ * node's pods.
+ */
+export function matchingPodCounter(selector: LabelSelector, namespace: string, cluster: ClusterPods, usageOf: (node: string) => NodeUsage): (node: string) => number {
+  return cluster.podCounter?.(namespace, selector) ?? ((node) => countMatching(usageOf(node).pods, selector, namespace));
+}
+
 /** Per constraint: the matching pods in each domain of its topology key (every eligible domain present, 0 included). */
-export function domainCounts(pod: PodObject, constraints: readonly SpreadConstraint[], nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): Map<string, number>[] {
+export function domainCounts(
+  pod: PodObject,
+  constraints: readonly SpreadConstraint[],
+  nodes: readonly NodeObject[],
+  usageOf: (node: string) => NodeUsage,
+  cluster: ClusterPods,
+): Map<string, number>[] {
   const counts = constraints.map(() => new Map<string, number>());
   const namespace = pod.metadata.namespace ?? '';
+  const counters = constraints.map((c) => matchingPodCounter(c.selector, namespace, cluster, usageOf));
   for (const node of nodes) {
     const labels = node.metadata.labels ?? {};
     if (!constraints.every((c) => Object.hasOwn(labels, c.topologyKey))) continue;
     constraints.forEach((c, i) => {
       if (!includesNode(c, pod, node)) return;
       const value = labels[c.topologyKey]!;
-      counts[i]!.set(value, (counts[i]!.get(value) ?? 0) + countMatching(usageOf(node.metadata.name ?? '').pods, c.selector, namespace));
+      counts[i]!.set(value, (counts[i]!.get(value) ?? 0) + counters[i]!(node.metadata.name ?? ''));
     });
   }
   return counts;
@@ -101,11 +117,11 @@ export function domainCounts(pod: PodObject, constraints: readonly SpreadConstra
  * Prepares the PodTopologySpread filter for one decision about `pod`
  * (kube's PreFilter); undefined when the pod has no DoNotSchedule constraint.
  */
-export function topologySpreadCheck(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): NodeCheck | undefined {
+export function topologySpreadCheck(pod: PodObject, nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage, cluster: ClusterPods): NodeCheck | undefined {
   if (!pod.spec?.topologySpreadConstraints?.length) return undefined;
   const constraints = spreadConstraints(pod, 'DoNotSchedule');
   if (constraints.length === 0) return undefined;
-  const counts = domainCounts(pod, constraints, nodes, usageOf);
+  const counts = domainCounts(pod, constraints, nodes, usageOf, cluster);
   const minimums = constraints.map((c, i) => {
     const domains = counts[i]!;
     // Fewer domains than minDomains: the global minimum is taken as 0.

@@ -15,50 +15,13 @@
  */
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
-import { affinityTerm, incomingTerms, termMatches, type AffinityTerm } from './inter-pod-affinity.js';
+import { incomingTerms, placedTerms, termMatches, type WeightedTerm } from './inter-pod-affinity.js';
 import { maxNodeScore, type NodeScorer } from './node-scorer.js';
-import { topologyPair, type ClusterPods } from './pod-checks.js';
+import { isEmpty, topologyPair, type ClusterPods } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
-
-interface WeightedTerm {
-  term: AffinityTerm;
-  weight: number;
-}
-
-/** A placed pod's terms that score the incoming pod. */
-interface PlacedTerms {
-  required: readonly AffinityTerm[];
-  preferred: readonly WeightedTerm[];
-  preferredAnti: readonly WeightedTerm[];
-}
 
 /** kube's HardPodAffinityWeight default. */
 const hardPodAffinityWeight = 1;
-
-const weighted = (pod: PodObject, terms: readonly corev1.WeightedPodAffinityTerm[] | undefined): WeightedTerm[] =>
-  (terms ?? []).map((t) => ({ term: affinityTerm(pod, t.podAffinityTerm), weight: t.weight }));
-
-/** Each placed pod's terms, made once per pod object (the cache replaces an object when it changes). */
-const placedTermsOf = new WeakMap<PodObject, PlacedTerms>();
-
-function placedTerms(pod: PodObject): PlacedTerms {
-  let terms = placedTermsOf.get(pod);
-  if (!terms) {
-    const a = pod.spec?.affinity;
-    terms = {
-      required: (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => affinityTerm(pod, t)),
-      preferred: weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
-      preferredAnti: weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
-    };
-    placedTermsOf.set(pod, terms);
-  }
-  return terms;
-}
-
-function isEmpty(items: Iterable<unknown>): boolean {
-  for (const _ of items) return false;
-  return true;
-}
 
 /**
  * Prepares the InterPodAffinity score for one decision (kube's PreScore);

@@ -15,7 +15,7 @@ import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject }
 import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { NodeObject, PodObject } from '../objects.js';
 import type { FilterFailure } from './filters.js';
-import { addCount, topologyPair, type ClusterPods, type NodeCheck } from './pod-checks.js';
+import { addCount, isEmpty, topologyPair, type ClusterPods, type NodeCheck } from './pod-checks.js';
 import type { NodeUsage } from './resources.js';
 
 /** kube's failure texts; only the affinity one is unresolvable (preemption could remove a pod that repels). */
@@ -59,14 +59,37 @@ export function termMatches(term: AffinityTerm, pod: PodObject, namespaceLabels:
   return term.selector.matches(pod.metadata.labels);
 }
 
-/** Each placed pod's required anti-affinity terms, made once per pod object (the cache replaces an object when it changes). */
-const antiAffinityTermsOf = new WeakMap<PodObject, readonly AffinityTerm[]>();
+/** A pod affinity term with its weight (a preferred term's). */
+export interface WeightedTerm {
+  term: AffinityTerm;
+  weight: number;
+}
 
-function requiredAntiAffinityTerms(pod: PodObject): readonly AffinityTerm[] {
-  let terms = antiAffinityTermsOf.get(pod);
+/** A placed pod's terms, as the filter (required anti-affinity) and the score (the rest) read them against an incoming pod. */
+export interface PlacedTerms {
+  requiredAnti: readonly AffinityTerm[];
+  required: readonly AffinityTerm[];
+  preferred: readonly WeightedTerm[];
+  preferredAnti: readonly WeightedTerm[];
+}
+
+const weighted = (pod: PodObject, terms: readonly corev1.WeightedPodAffinityTerm[] | undefined): WeightedTerm[] =>
+  (terms ?? []).map((t) => ({ term: affinityTerm(pod, t.podAffinityTerm), weight: t.weight }));
+
+/** Each placed pod's terms, made once per pod object (the cache replaces an object when it changes). */
+const placedTermsOf = new WeakMap<PodObject, PlacedTerms>();
+
+export function placedTerms(pod: PodObject): PlacedTerms {
+  let terms = placedTermsOf.get(pod);
   if (!terms) {
-    const required = pod.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-    antiAffinityTermsOf.set(pod, (terms = required.map((t) => affinityTerm(pod, t))));
+    const a = pod.spec?.affinity;
+    terms = {
+      requiredAnti: (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => affinityTerm(pod, t)),
+      required: (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => affinityTerm(pod, t)),
+      preferred: weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
+      preferredAnti: weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
+    };
+    placedTermsOf.set(pod, terms);
   }
   return terms;
 }
@@ -90,11 +113,6 @@ export function incomingTerms(pod: PodObject, terms: readonly corev1.PodAffinity
 /** kube's podMatchesAllAffinityTerms (namespace labels play no part: the incoming pod's selectors were resolved). */
 function matchesAll(terms: readonly AffinityTerm[], pod: PodObject): boolean {
   return terms.length > 0 && terms.every((t) => termMatches(t, pod, undefined));
-}
-
-function isEmpty(items: Iterable<unknown>): boolean {
-  for (const _ of items) return false;
-  return true;
 }
 
 /** Counts `by` for the node's domain of `topologyKey`, when the node has that label. */
@@ -128,7 +146,7 @@ export function interPodAffinityCheck(
     const node = byName.get(name);
     if (!node) continue;
     for (const placed of usageOf(name).podsWithRequiredAntiAffinity) {
-      for (const term of requiredAntiAffinityTerms(placed)) if (termMatches(term, pod, nsLabels)) countOn(existingAnti, node, term.topologyKey);
+      for (const term of placedTerms(placed).requiredAnti) if (termMatches(term, pod, nsLabels)) countOn(existingAnti, node, term.topologyKey);
     }
   }
 

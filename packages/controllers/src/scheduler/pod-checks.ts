@@ -51,22 +51,20 @@ export const noClusterPods: ClusterPods = { nodesWithRequiredAntiAffinity: () =>
  */
 export function clusterPodsOf(nodes: readonly NodeObject[], usageOf: (node: string) => NodeUsage): ClusterPods {
   return {
-    nodesWithRequiredAntiAffinity: () =>
-      nodes.map((n) => n.metadata.name ?? '').filter((name) => {
-        for (const _ of usageOf(name).podsWithRequiredAntiAffinity) return true;
-        return false;
-      }),
-    nodesWithPodAffinity: () =>
-      nodes.map((n) => n.metadata.name ?? '').filter((name) => {
-        for (const _ of usageOf(name).podsWithAffinity) return true;
-        return false;
-      }),
+    nodesWithRequiredAntiAffinity: () => nodes.map((n) => n.metadata.name ?? '').filter((name) => !isEmpty(usageOf(name).podsWithRequiredAntiAffinity)),
+    nodesWithPodAffinity: () => nodes.map((n) => n.metadata.name ?? '').filter((name) => !isEmpty(usageOf(name).podsWithAffinity)),
     namespaceLabels: () => undefined,
     namespaces: () => [],
   };
 }
 
 /** A topology domain (kube's topologyPair) as one map key. */
+/** Whether an iterable (a live set of node names) has nothing in it. */
+export function isEmpty(items: Iterable<unknown>): boolean {
+  for (const _ of items) return false;
+  return true;
+}
+
 export const topologyPair = (key: string, value: string): string => `${key}\u0000${value}`;
 
 /** Adds `by` to a count, dropping it at zero (kube deletes a pair whose count comes back to 0). */

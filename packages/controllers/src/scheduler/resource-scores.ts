@@ -32,6 +32,9 @@ function leastRequested(requested: number, capacity: number): number {
   return Math.trunc(((capacity - requested) * 100) / capacity);
 }
 
+/** The pod's non-zero cpu and memory (thousandths), in the order of {@link scored}. */
+const nonZeroWants = (footprint: PodFootprint): readonly number[] => scored.map((name) => footprint.nonZero.get(name) ?? 0);
+
 /**
  * NodeResourcesFit's LeastAllocated score: for cpu and memory the node has,
  * the share left free once the pod is placed, counting every pod (this one
@@ -39,15 +42,19 @@ function leastRequested(requested: number, capacity: number): number {
  * non-zero requests); their mean, rounded down. 100 is an empty node.
  */
 export function leastAllocatedScore(node: NodeObject, usage: NodeUsage, footprint: PodFootprint): number {
+  return leastAllocated(node, usage, nonZeroWants(footprint));
+}
+
+/** {@link leastAllocatedScore} with the pod's non-zero requests already looked up. */
+function leastAllocated(node: NodeObject, usage: NodeUsage, wants: readonly number[]): number {
   const capacities = capacityOf(node);
   let total = 0;
   let weights = 0;
   for (let i = 0; i < scored.length; i++) {
-    const name = scored[i]!;
     const capacity = capacities[i]!;
     if (capacity === 0) continue;
-    const requested = inKubeUnits(name, (usage.nonZero.get(name) ?? 0) + (footprint.nonZero.get(name) ?? 0));
-    total += leastRequested(requested, capacity);
+    const name = scored[i]!;
+    total += leastRequested(inKubeUnits(name, (usage.nonZero.get(name) ?? 0) + wants[i]!), capacity);
     weights++;
   }
   return weights === 0 ? 0 : Math.trunc(total / weights);
@@ -90,26 +97,15 @@ export function balancedAllocationScore(node: NodeObject, usage: NodeUsage, foot
 /** NodeResourcesFit's score plugin for one pod (weight 1; its scores need no normalizing). */
 export class LeastAllocatedScorer implements NodeScorer {
   readonly weight = 1;
-  /** The pod's non-zero cpu and memory (thousandths), looked up once for every node. */
+  /** The pod's non-zero cpu and memory, looked up once for every node. */
   private readonly wants: readonly number[];
 
   constructor(footprint: PodFootprint) {
-    this.wants = scored.map((name) => footprint.nonZero.get(name) ?? 0);
+    this.wants = nonZeroWants(footprint);
   }
 
-  /** {@link leastAllocatedScore}, with the pod's requests at hand. */
   score({ node, usage }: Candidate): number {
-    const capacities = capacityOf(node);
-    let total = 0;
-    let weights = 0;
-    for (let i = 0; i < scored.length; i++) {
-      const capacity = capacities[i]!;
-      if (capacity === 0) continue;
-      const name = scored[i]!;
-      total += leastRequested(inKubeUnits(name, (usage.nonZero.get(name) ?? 0) + this.wants[i]!), capacity);
-      weights++;
-    }
-    return weights === 0 ? 0 : Math.trunc(total / weights);
+    return leastAllocated(node, usage, this.wants);
   }
 }
 

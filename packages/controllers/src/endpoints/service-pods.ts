@@ -14,8 +14,10 @@ export function serviceSelector(service: corev1.Service): Record<string, string>
 }
 
 /** Whether `labels` carry every label of `selector` (a Service's selector is a plain label set). */
-export function selects(selector: Record<string, string>, labels: Record<string, string> | undefined): boolean {
-  return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>> | undefined): boolean {
+  // A plain loop: the scheduler asks this of every Service for every pod it spreads.
+  for (const key in selector) if (Object.hasOwn(selector, key) && labels?.[key] !== selector[key]) return false;
+  return true;
 }
 
 /** kube's ShouldPodBeInEndpoints: a pod with an IP that has not finished; terminating ones only when asked. */

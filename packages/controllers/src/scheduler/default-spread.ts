@@ -9,6 +9,7 @@
 import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '@operant/apimachinery';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { selects } from '../endpoints/service-pods.js';
 import type { PodObject } from '../objects.js';
 
 /** What the default selector is made from: the informers' caches. */
@@ -18,12 +19,6 @@ export interface WorkloadListers {
   replicationController(namespace: string, name: string): corev1.ReplicationController | undefined;
   replicaSet(namespace: string, name: string): appsv1.ReplicaSet | undefined;
   statefulSet(namespace: string, name: string): appsv1.StatefulSet | undefined;
-}
-
-/** Whether a map selector (a Service's, an RC's) selects the labels; every key must match. */
-function mapSelects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
-  for (const key in selector) if (Object.hasOwn(selector, key) && labels[key] !== selector[key]) return false;
-  return true;
 }
 
 type Workload = corev1.ReplicationController | appsv1.ReplicaSet | appsv1.StatefulSet;
@@ -39,7 +34,7 @@ export function defaultSpreadSelector(pod: PodObject, listers: WorkloadListers):
   for (const svc of listers.services(namespace)) {
     // A Service without a selector selects nothing (not everything).
     const selector = svc.spec?.selector;
-    if (selector && mapSelects(selector, labels)) services.push(svc);
+    if (selector && selects(selector, labels)) services.push(svc);
   }
   const owner = pod.metadata.ownerReferences?.find((r) => r.controller);
   let workload: Workload | undefined;

@@ -108,7 +108,9 @@ interface BackoffRecord {
   ignoredFailures: number;
 }
 
-const hasCondition = (job: JobObject, type: string): boolean => (job.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+/** The status's condition of `type` when it is True. */
+const trueCondition = (status: JobStatus, type: string): JobCondition | undefined => (status.conditions ?? []).find((c) => c.type === type && c.status === 'True');
+const hasCondition = (job: JobObject, type: string): boolean => trueCondition(job.status ?? {}, type) !== undefined;
 const isFinished = (job: JobObject): boolean => hasCondition(job, 'Complete') || hasCondition(job, 'Failed');
 const hasFinalizer = (pod: PodObject): boolean => (pod.metadata.finalizers ?? []).includes(jobTrackingFinalizer);
 /**
@@ -125,7 +127,6 @@ function isPodFailed(pod: PodObject, job: JobObject): boolean {
   if (onlyReplaceFailedPods(job)) return false;
   return !!pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded';
 }
-const trueCondition = (status: JobStatus, type: string): JobCondition | undefined => (status.conditions ?? []).find((c) => c.type === type && c.status === 'True');
 
 /** kube's getFailJobMessage: the message of the first failed pod that matches a FailJob rule. */
 function failJobMessage(job: JobObject, pods: PodObject[]): string | undefined {

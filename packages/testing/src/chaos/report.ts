@@ -85,8 +85,11 @@ export function formatFailedWrite(w: FailedWrite): string {
   return `${seconds(w.at).padStart(8)}  ${w.verb} ${w.resource}${object ? ` ${object}` : ''}: ${w.outcome}${w.applied ? ' (applied by the server)' : ''}`;
 }
 
+/** What a report is made from: its data, without the views worked out from it. */
+type ReportData = Omit<ChaosReport, 'timeline' | 'summary' | 'unstruck'>;
+
 /** `windows`: the ids of the faults the schedule put in force (others in the records were injected beside it). */
-export function makeReport(init: Omit<ChaosReport, 'timeline' | 'summary' | 'unstruck'>, windows: ReadonlySet<number>): ChaosReport {
+export function makeReport(init: ReportData, windows: ReadonlySet<number>): ChaosReport {
   return {
     ...init,
     timeline: () => init.records.map(formatRecord).join('\n'),
@@ -100,7 +103,7 @@ export function makeReport(init: Omit<ChaosReport, 'timeline' | 'summary' | 'uns
   };
 }
 
-function summarize(r: Omit<ChaosReport, 'timeline' | 'summary' | 'unstruck'>): string {
+function summarize(r: ReportData): string {
   const windows = new Map<FaultKind, number>();
   const hits = new Map<FaultKind, number>();
   for (const rec of r.records) {

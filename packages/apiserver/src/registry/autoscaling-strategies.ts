@@ -11,7 +11,7 @@ import { validateContainerResourceName } from './resource-names.js';
 import { statusSubresourceStrategy, withStatus, type Strategy } from './strategy.js';
 import { hpaToV2, v1StatusAnnotations } from './autoscaling-conversion.js';
 import { defaultHorizontalPodAutoscaler } from './defaults/autoscaling.js';
-import { asObj } from './defaults/json-fields.js';
+import { asObj, isSet } from './defaults/json-fields.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,8 +23,6 @@ const maxStabilizationWindowSeconds = 3600;
 const maxPeriodSeconds = 1800;
 const selectPolicies = ['Disabled', 'Max', 'Min'];
 const policyTypes = ['Percent', 'Pods'];
-
-const isSet = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** Whether a quantity is not positive (resource.Quantity's Sign() != 1); a quantity that does not parse is left to the schema. */
 function notPositive(q: unknown): boolean {

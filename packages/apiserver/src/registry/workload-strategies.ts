@@ -11,7 +11,7 @@ import { baseStrategy, statusSubresourceStrategy, type Strategy } from './strate
 import { validateImmutableField } from './immutable-field.js';
 import { defaultDaemonSet, defaultStatefulSet } from './defaults/apps.js';
 import { defaultCronJob, defaultJob } from './defaults/batch.js';
-import { asObj, structAt } from './defaults/json-fields.js';
+import { asObj, isSet, structAt } from './defaults/json-fields.js';
 import { validatePodSpec, validateSelectorMatchesTemplate } from './pod-validation.js';
 
 type Json = Record<string, unknown>;
@@ -210,7 +210,7 @@ function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldEr
     if (perIndex) errs.push(fieldErrors.invalid(`${path}.backoffLimitPerIndex`, s.backoffLimitPerIndex, 'requires indexed completion mode'));
     if (maxFailed) errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, s.maxFailedIndexes, 'requires indexed completion mode'));
   }
-  if (s.podFailurePolicy !== undefined && s.podFailurePolicy !== null) errs.push(...validatePodFailurePolicy(s, `${path}.podFailurePolicy`));
+  if (isSet(s.podFailurePolicy)) errs.push(...validatePodFailurePolicy(s, `${path}.podFailurePolicy`));
   errs.push(...validatePodReplacementPolicy(s, `${path}.podReplacementPolicy`));
   if (checkSelector) {
     if (s.selector === undefined) errs.push(fieldErrors.required(`${path}.selector`, ''));
@@ -225,13 +225,11 @@ function validateJobSpec(s: Json, path: string, checkSelector: boolean): FieldEr
     errs.push(fieldErrors.required(`${path}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
   } else if (policy !== 'OnFailure' && policy !== 'Never') {
     errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, policy, ['OnFailure', 'Never']));
-  } else if (s.podFailurePolicy !== undefined && s.podFailurePolicy !== null && policy !== 'Never') {
+  } else if (isSet(s.podFailurePolicy) && policy !== 'Never') {
     errs.push(fieldErrors.invalid(`${path}.template.spec.restartPolicy`, policy, 'only "Never" is supported when podFailurePolicy is specified'));
   }
   return errs;
 }
-
-const isSet = (v: unknown): boolean => v !== undefined && v !== null;
 
 // kube's limits for an Indexed Job (pkg/apis/batch/validation at 1.32).
 const maxParallelismForIndexedJob = 100_000;
@@ -367,7 +365,7 @@ function validateOnExitCodes(requirement: Json, path: string, containerNames: Se
 function validatePodReplacementPolicy(s: Json, path: string): FieldError[] {
   const value = s.podReplacementPolicy;
   if (value === undefined || value === null) return [];
-  const hasFailurePolicy = s.podFailurePolicy !== undefined && s.podFailurePolicy !== null;
+  const hasFailurePolicy = isSet(s.podFailurePolicy);
   const supported = hasFailurePolicy ? ['Failed'] : ['Failed', 'TerminatingOrFailed'];
   return supported.includes(String(value)) ? [] : [fieldErrors.notSupported(path, value, supported)];
 }

@@ -6,6 +6,9 @@
  */
 export type Json = Record<string, unknown>;
 
+/** Whether a field is set: a Go pointer field decoded from JSON is nil when absent or null. */
+export const isSet = (v: unknown): boolean => v !== undefined && v !== null;
+
 /** `v` as a JSON object, or undefined when it is anything else. */
 export function asObject(v: unknown): Json | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined;

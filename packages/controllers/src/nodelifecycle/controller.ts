@@ -41,7 +41,7 @@ import { rfc3339, timeOf, wallClock } from '../clock.js';
 import { tolerates } from '../scheduler/filters.js';
 import type { LeaseObject, NodeObject, PodObject } from '../objects.js';
 import { addPeriodicPass } from '../periodic.js';
-import { noExecuteKeys, notReadyTaintKey, NoExecuteTainting, readyStatusOf, unreachableTaintKey } from './noexecute-tainting.js';
+import { isControllerNoExecute, noExecuteKeys, notReadyTaintKey, NoExecuteTainting, readyStatusOf, unreachableTaintKey } from './noexecute-tainting.js';
 import { nodeMonitorPeriodMs } from './zones.js';
 
 /** The Leases of the nodes live here. */
@@ -285,8 +285,7 @@ async function processPod(mgr: Manager, recorder: EventRecorder, now: () => numb
  */
 async function reconcileTaints(mgr: Manager, node: NodeObject, t: number, tainting: NoExecuteTainting): Promise<NodeObject> {
   const taints = node.spec?.taints ?? [];
-  const isNoExecute = (x: corev1.Taint): boolean => x.effect === 'NoExecute' && (x.key === notReadyTaintKey || x.key === unreachableTaintKey);
-  const ours = (x: corev1.Taint): boolean => (x.effect === 'NoSchedule' && (conditionTaintKeySet.has(x.key) || x.key === unschedulableTaintKey)) || isNoExecute(x);
+  const ours = (x: corev1.Taint): boolean => (x.effect === 'NoSchedule' && (conditionTaintKeySet.has(x.key) || x.key === unschedulableTaintKey)) || isControllerNoExecute(x);
   const keep = (key: string, effect: string): corev1.Taint => taints.find((x) => x.key === key && x.effect === effect) ?? { key, effect };
   const noSchedule: corev1.Taint[] = [];
   for (const c of node.status?.conditions ?? []) {
@@ -294,7 +293,7 @@ async function reconcileTaints(mgr: Manager, node: NodeObject, t: number, tainti
     if (key !== undefined) noSchedule.push(keep(key, 'NoSchedule'));
   }
   if (node.spec?.unschedulable) noSchedule.push(keep(unschedulableTaintKey, 'NoSchedule'));
-  let noExecute = taints.filter(isNoExecute);
+  let noExecute = taints.filter(isControllerNoExecute);
   const ready = readyStatusOf(node);
   const keys = noExecuteKeys(ready);
   if (ready === 'True') {

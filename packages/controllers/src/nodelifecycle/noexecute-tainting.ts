@@ -30,7 +30,8 @@ export function noExecuteKeys(ready: string | undefined): { want: string; opposi
   return undefined;
 }
 
-const isControllerNoExecute = (t: corev1.Taint): boolean => t.effect === 'NoExecute' && (t.key === notReadyTaintKey || t.key === unreachableTaintKey);
+/** A NoExecute taint this controller owns: not-ready or unreachable. */
+export const isControllerNoExecute = (t: corev1.Taint): boolean => t.effect === 'NoExecute' && (t.key === notReadyTaintKey || t.key === unreachableTaintKey);
 
 /** The zones' queues and states of one node lifecycle controller. */
 export class NoExecuteTainting {

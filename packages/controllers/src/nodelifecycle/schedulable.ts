@@ -9,15 +9,14 @@
 import { Node, type Manager } from '@operant/runtime';
 import { isTombstone } from '@operant/runtime/cache';
 import type { NodeObject } from '../objects.js';
-import { notReadyTaintKey } from './noexecute-tainting.js';
+import { notReadyTaintKey, readyStatusOf } from './noexecute-tainting.js';
 
 /** How long to wait at most: a busy machine's controller may be late, but the cluster runs anyway. */
 const limitMs = 10_000;
 
 /** Whether the node still waits for the node lifecycle controller: Ready, yet tainted not-ready. */
 function waiting(node: NodeObject): boolean {
-  const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-  return ready && (node.spec?.taints ?? []).some((t) => t.key === notReadyTaintKey && t.effect === 'NoSchedule');
+  return readyStatusOf(node) === 'True' && (node.spec?.taints ?? []).some((t) => t.key === notReadyTaintKey && t.effect === 'NoSchedule');
 }
 
 /**

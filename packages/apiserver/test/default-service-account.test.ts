@@ -2,7 +2,8 @@
  * Every namespace gets a ServiceAccount named `default`, as kube's
  * ServiceAccounts controller makes it: the initial namespaces have theirs
  * from the start (on a new data dir and on a restart alike), a namespace
- * created later gets one, and one that is already there is left as it is.
+ * created later gets one, one that is already there is left as it is, and
+ * one that is deleted is made again.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +43,31 @@ it('a new namespace gets its default ServiceAccount', async () => {
   }
   const sa = await api.ok('GET', '/api/v1/namespaces/team-a/serviceaccounts/default');
   assert.equal(sa.metadata.namespace, 'team-a');
+});
+
+it('a deleted default ServiceAccount is made again, with a new uid', async () => {
+  await api.createNamespace('team-b');
+  const first = await api.watch('/api/v1/namespaces/team-b/serviceaccounts?watch=true&resourceVersion=0');
+  let uid: string;
+  try {
+    const events = await first.until((e) => e.object.metadata?.name === 'default');
+    uid = events.at(-1)!.object.metadata!.uid as string;
+  } finally {
+    first.close();
+  }
+  const list = await api.ok('GET', '/api/v1/namespaces/team-b/serviceaccounts');
+  const watch = await api.watch(`/api/v1/namespaces/team-b/serviceaccounts?watch=true&resourceVersion=${list.metadata.resourceVersion}`);
+  try {
+    await api.ok('DELETE', '/api/v1/namespaces/team-b/serviceaccounts/default');
+    const events = await watch.until((e) => e.type === 'ADDED' && e.object.metadata?.name === 'default');
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['DELETED', 'ADDED'],
+    );
+    assert.notEqual(events.at(-1)!.object.metadata!.uid, uid);
+  } finally {
+    watch.close();
+  }
 });
 
 it('a restart on a data dir keeps each namespace\'s default ServiceAccount as it was (the same uid), writing none', async () => {

@@ -1,8 +1,9 @@
 /**
  * The namespace lifecycle controller: a namespace marked for deletion has all
  * its contents deleted, then its `kubernetes` finalizer removed, after which
- * the namespace itself goes. Every new namespace gets its `default`
- * ServiceAccount, as kube's service account controller gives it.
+ * the namespace itself goes. Every active namespace has its `default`
+ * ServiceAccount, as kube's ServiceAccounts controller keeps it: made when the
+ * namespace appears, and made again when it is deleted.
  */
 import { StatusError, type KubeObject } from '@operant/apimachinery';
 import type { ResourceCatalog } from '../registry/catalog.js';
@@ -14,6 +15,7 @@ const retryMs = 100;
 
 export class NamespaceController {
   private watch?: StoreWatch;
+  private serviceAccountWatch?: StoreWatch;
   private readonly pending = new Set<string>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
@@ -24,17 +26,26 @@ export class NamespaceController {
     return this.catalog.lookup('', 'v1', 'namespaces')!;
   }
 
+  private get serviceAccounts() {
+    return this.catalog.lookup('', 'v1', 'serviceaccounts')!;
+  }
+
   start(): void {
     const store = this.namespaces.mvcc;
     for (const v of store.list('/core/namespaces/').items) this.observe(v.value);
     this.watch = store.watch('/core/namespaces/', store.revision, (e) => {
       if (e.type !== 'DELETED') this.observe(e.value);
     });
+    const accounts = this.serviceAccounts.mvcc;
+    this.serviceAccountWatch = accounts.watch('/core/serviceaccounts/', accounts.revision, (e) => {
+      if (e.type === 'DELETED' && e.value.metadata.name === 'default') this.restoreDefaultServiceAccount(e.value.metadata.namespace!);
+    });
   }
 
   stop(): void {
     this.stopped = true;
     this.watch?.stop();
+    this.serviceAccountWatch?.stop();
     if (this.timer) clearTimeout(this.timer);
   }
 
@@ -61,9 +72,15 @@ export class NamespaceController {
     }, delay);
   }
 
+  /** A deleted `default` ServiceAccount comes back while its namespace is active (not terminating). */
+  private restoreDefaultServiceAccount(namespace: string): void {
+    const ns = this.namespaces.mvcc.get(this.namespaces.key('', namespace));
+    if (ns && !ns.value.metadata.deletionTimestamp) setImmediate(() => this.ensureDefaultServiceAccount(namespace));
+  }
+
   private ensureDefaultServiceAccount(namespace: string): void {
     if (this.stopped) return;
-    const sa = this.catalog.lookup('', 'v1', 'serviceaccounts')!;
+    const sa = this.serviceAccounts;
     // As kube's ServiceAccounts controller, which looks in its cache first: most namespaces have it already
     // (a new store's come precomputed with the bootstrap objects, a restart finds them stored), and a create
     // refused as AlreadyExists runs the whole write path first, ~2 ms each of a cold start.

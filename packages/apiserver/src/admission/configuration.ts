@@ -17,6 +17,7 @@ import {
 import { validateLabelSelector } from '../registry/label-selector-validation.js';
 import { compileCondition } from './match-conditions.js';
 import type { AdmissionWebhook, WebhookConfiguration, WebhookMatchCondition, WebhookRule } from './types.js';
+import { isSet } from '../registry/defaults/json-fields.js';
 
 /** AdmissionReview versions the server speaks, in kube's order. */
 export const acceptedAdmissionReviewVersions = ['v1', 'v1beta1'] as const;
@@ -41,11 +42,6 @@ function webhooksOf(obj: KubeObject): unknown[] {
   return Array.isArray(hooks) ? hooks : [];
 }
 
-/** True for a value Go decodes as a nil pointer (absent or JSON null). */
-function absent(v: unknown): boolean {
-  return v === undefined || v === null;
-}
-
 /**
  * Applies kube's v1 defaults in place: failurePolicy Fail, matchPolicy Equivalent,
  * namespaceSelector and objectSelector `{}`, timeoutSeconds 10, reinvocationPolicy
@@ -56,17 +52,17 @@ export function defaultWebhookConfiguration(obj: KubeObject, mutating: boolean):
   for (const raw of webhooksOf(obj)) {
     if (!isJsonObject(raw)) continue;
     const hook = raw as Json;
-    if (absent(hook.failurePolicy)) hook.failurePolicy = 'Fail';
-    if (absent(hook.matchPolicy)) hook.matchPolicy = 'Equivalent';
-    if (absent(hook.namespaceSelector)) hook.namespaceSelector = {};
-    if (absent(hook.objectSelector)) hook.objectSelector = {};
-    if (absent(hook.timeoutSeconds)) hook.timeoutSeconds = defaultTimeoutSeconds;
-    if (mutating && absent(hook.reinvocationPolicy)) hook.reinvocationPolicy = 'Never';
+    if (!isSet(hook.failurePolicy)) hook.failurePolicy = 'Fail';
+    if (!isSet(hook.matchPolicy)) hook.matchPolicy = 'Equivalent';
+    if (!isSet(hook.namespaceSelector)) hook.namespaceSelector = {};
+    if (!isSet(hook.objectSelector)) hook.objectSelector = {};
+    if (!isSet(hook.timeoutSeconds)) hook.timeoutSeconds = defaultTimeoutSeconds;
+    if (mutating && !isSet(hook.reinvocationPolicy)) hook.reinvocationPolicy = 'Never';
     if (Array.isArray(hook.rules)) {
-      for (const rule of hook.rules) if (isJsonObject(rule) && absent(rule.scope)) rule.scope = '*';
+      for (const rule of hook.rules) if (isJsonObject(rule) && !isSet(rule.scope)) rule.scope = '*';
     }
     const cc = hook.clientConfig;
-    if (isJsonObject(cc) && isJsonObject(cc.service) && absent(cc.service.port)) cc.service.port = 443;
+    if (isJsonObject(cc) && isJsonObject(cc.service) && !isSet(cc.service.port)) cc.service.port = 443;
   }
 }
 
@@ -156,24 +152,24 @@ function validateWebhook(hook: AdmissionWebhook, mutating: boolean, opts: Valida
   (Array.isArray(hook.rules) ? hook.rules : []).forEach((rule, i) => {
     errs.push(...validateRuleWithOperations(isJsonObject(rule) ? (rule as WebhookRule) : {}, `${path}.rules[${i}]`));
   });
-  if (!absent(hook.failurePolicy) && !supportedFailurePolicies.includes(String(hook.failurePolicy))) {
+  if (isSet(hook.failurePolicy) && !supportedFailurePolicies.includes(String(hook.failurePolicy))) {
     errs.push(fieldErrors.notSupported(`${path}.failurePolicy`, hook.failurePolicy, supportedFailurePolicies));
   }
-  if (!absent(hook.matchPolicy) && !supportedMatchPolicies.includes(String(hook.matchPolicy))) {
+  if (isSet(hook.matchPolicy) && !supportedMatchPolicies.includes(String(hook.matchPolicy))) {
     errs.push(fieldErrors.notSupported(`${path}.matchPolicy`, hook.matchPolicy, supportedMatchPolicies));
   }
   const allowedSideEffects = opts.requireNoSideEffects ? noSideEffectClasses : supportedSideEffectClasses;
-  if (absent(hook.sideEffects)) {
+  if (!isSet(hook.sideEffects)) {
     errs.push(fieldErrors.required(`${path}.sideEffects`, `must specify one of ${allowedSideEffects.join(', ')}`));
   } else if (!allowedSideEffects.includes(String(hook.sideEffects))) {
     errs.push(fieldErrors.notSupported(`${path}.sideEffects`, hook.sideEffects, allowedSideEffects));
   }
-  if (!absent(hook.timeoutSeconds) && (Number(hook.timeoutSeconds) > 30 || Number(hook.timeoutSeconds) < 1)) {
+  if (isSet(hook.timeoutSeconds) && (Number(hook.timeoutSeconds) > 30 || Number(hook.timeoutSeconds) < 1)) {
     errs.push(fieldErrors.invalid(`${path}.timeoutSeconds`, hook.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
   }
-  if (!absent(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, `${path}.namespaceSelector`, !opts.allowInvalidLabelValueInSelector));
-  if (!absent(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, `${path}.objectSelector`, !opts.allowInvalidLabelValueInSelector));
-  if (mutating && !absent(hook.reinvocationPolicy) && !supportedReinvocationPolicies.includes(String(hook.reinvocationPolicy))) {
+  if (isSet(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, `${path}.namespaceSelector`, !opts.allowInvalidLabelValueInSelector));
+  if (isSet(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, `${path}.objectSelector`, !opts.allowInvalidLabelValueInSelector));
+  if (mutating && isSet(hook.reinvocationPolicy) && !supportedReinvocationPolicies.includes(String(hook.reinvocationPolicy))) {
     errs.push(fieldErrors.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, supportedReinvocationPolicies));
   }
   errs.push(...validateClientConfig(hook, `${path}.clientConfig`));
@@ -215,7 +211,7 @@ export function validateRuleWithOperations(rule: WebhookRule, path: string): Fie
     if (v === '') errs.push(fieldErrors.required(`${path}.apiVersions[${i}]`));
   });
   errs.push(...validateResources(stringList(rule.resources), `${path}.resources`));
-  if (!absent(rule.scope) && !validScopes.includes(String(rule.scope))) {
+  if (isSet(rule.scope) && !validScopes.includes(String(rule.scope))) {
     errs.push(fieldErrors.notSupported(`${path}.scope`, rule.scope, validScopes));
   }
   return errs;
@@ -282,8 +278,8 @@ function validateAdmissionReviewVersions(raw: unknown, requireRecognized: boolea
 
 function validateClientConfig(hook: AdmissionWebhook, path: string): FieldError[] {
   const cc = isJsonObject(hook.clientConfig) ? (hook.clientConfig as Json) : {};
-  const hasUrl = !absent(cc.url);
-  const hasService = !absent(cc.service);
+  const hasUrl = isSet(cc.url);
+  const hasService = isSet(cc.service);
   if (hasUrl === hasService) return [fieldErrors.required(path, 'exactly one of url or service is required')];
   if (hasUrl) return validateWebhookUrl(`${path}.url`, String(cc.url));
   const svc = isJsonObject(cc.service) ? cc.service : {};
@@ -357,11 +353,11 @@ function validateWebhookService(path: string, svc: Json): FieldError[] {
   const namespace = typeof svc.namespace === 'string' ? svc.namespace : '';
   if (name.length === 0) errs.push(fieldErrors.required(`${path}.name`));
   if (namespace.length === 0) errs.push(fieldErrors.required(`${path}.namespace`));
-  const port = absent(svc.port) ? 443 : Number(svc.port);
+  const port = isSet(svc.port) ? Number(svc.port) : 443;
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     errs.push(fieldErrors.invalid(`${path}.port`, svc.port, 'port is not valid: must be between 1 and 65535, inclusive'));
   }
-  if (absent(svc.path)) return errs;
+  if (!isSet(svc.path)) return errs;
   const urlPath = String(svc.path);
   if (urlPath === '/' || urlPath.length === 0) return errs;
   if (urlPath === '//') {

@@ -8,13 +8,13 @@
  */
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, isJsonObject, isQualifiedName, type FieldError, type KubeObject } from '@operant/apimachinery';
 import { goSlice, invalidGoValue, stringList, supportedFailurePolicies, supportedMatchPolicies, validateMatchConditions, validateRuleWithOperations } from './configuration.js';
+import { isSet } from '../registry/defaults/json-fields.js';
 import { validateLabelSelector } from '../registry/label-selector-validation.js';
 import { policyExpressionError, type PolicyDeclarations } from './policy-expressions.js';
 import type { WebhookRule } from './types.js';
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (isJsonObject(v) ? (v as Json) : {});
-const absent = (v: unknown): boolean => v === undefined || v === null;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const supportedReasons = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
@@ -26,11 +26,11 @@ const maxAuditAnnotationValueExpressionLength = 5 * 1024;
 function defaultMatchResources(raw: unknown): void {
   if (!isJsonObject(raw)) return;
   const mr = raw as Json;
-  if (absent(mr.matchPolicy)) mr.matchPolicy = 'Equivalent';
-  if (absent(mr.namespaceSelector)) mr.namespaceSelector = {};
-  if (absent(mr.objectSelector)) mr.objectSelector = {};
+  if (!isSet(mr.matchPolicy)) mr.matchPolicy = 'Equivalent';
+  if (!isSet(mr.namespaceSelector)) mr.namespaceSelector = {};
+  if (!isSet(mr.objectSelector)) mr.objectSelector = {};
   for (const list of [mr.resourceRules, mr.excludeResourceRules]) {
-    if (Array.isArray(list)) for (const rule of list) if (isJsonObject(rule) && absent(rule.scope)) rule.scope = '*';
+    if (Array.isArray(list)) for (const rule of list) if (isJsonObject(rule) && !isSet(rule.scope)) rule.scope = '*';
   }
 }
 
@@ -38,7 +38,7 @@ function defaultMatchResources(raw: unknown): void {
 export function defaultValidatingAdmissionPolicy(o: KubeObject): void {
   const spec = asObj(o.spec);
   if (!isJsonObject(o.spec)) return;
-  if (absent(spec.failurePolicy)) spec.failurePolicy = 'Fail';
+  if (!isSet(spec.failurePolicy)) spec.failurePolicy = 'Fail';
   defaultMatchResources(spec.matchConstraints);
 }
 
@@ -49,13 +49,13 @@ export function defaultValidatingAdmissionPolicyBinding(o: KubeObject): void {
 
 /** kube's validateMatchResources (a policy's matchConstraints, a binding's matchResources). */
 function validateMatchResources(raw: unknown, path: string): FieldError[] {
-  if (absent(raw)) return [];
+  if (!isSet(raw)) return [];
   const mr = asObj(raw);
   const errs: FieldError[] = [];
-  if (absent(mr.matchPolicy)) errs.push(fieldErrors.required(`${path}.matchPolicy`));
+  if (!isSet(mr.matchPolicy)) errs.push(fieldErrors.required(`${path}.matchPolicy`));
   else if (!supportedMatchPolicies.includes(str(mr.matchPolicy))) errs.push(fieldErrors.notSupported(`${path}.matchPolicy`, mr.matchPolicy, supportedMatchPolicies));
   for (const selector of ['namespaceSelector', 'objectSelector']) {
-    if (absent(mr[selector])) errs.push(fieldErrors.required(`${path}.${selector}`));
+    if (!isSet(mr[selector])) errs.push(fieldErrors.required(`${path}.${selector}`));
     else errs.push(...validateLabelSelector(mr[selector], `${path}.${selector}`, true));
   }
   for (const list of ['resourceRules', 'excludeResourceRules']) {
@@ -134,7 +134,7 @@ function validateValidation(v: Json, path: string, hasParams: boolean): FieldErr
   const message = str(v.message);
   if (message.length > 0 && message.trim() === '') errs.push(fieldErrors.invalid(`${path}.message`, message, 'message must be non-empty if specified'));
   else if (/[\n\r]/.test(message.trim())) errs.push(fieldErrors.invalid(`${path}.message`, message, 'message must not contain line breaks'));
-  if (!absent(v.reason) && !supportedReasons.includes(str(v.reason))) errs.push(fieldErrors.notSupported(`${path}.reason`, v.reason, supportedReasons));
+  if (isSet(v.reason) && !supportedReasons.includes(str(v.reason))) errs.push(fieldErrors.notSupported(`${path}.reason`, v.reason, supportedReasons));
   return errs;
 }
 
@@ -174,11 +174,11 @@ function validateAuditAnnotation(a: Json, path: string, policyName: string, hasP
 export function validateValidatingAdmissionPolicy(o: KubeObject): FieldError[] {
   const spec = asObj(o.spec);
   const errs: FieldError[] = [];
-  if (absent(spec.failurePolicy)) errs.push(fieldErrors.required('spec.failurePolicy'));
+  if (!isSet(spec.failurePolicy)) errs.push(fieldErrors.required('spec.failurePolicy'));
   else if (!supportedFailurePolicies.includes(str(spec.failurePolicy))) errs.push(fieldErrors.notSupported('spec.failurePolicy', spec.failurePolicy, supportedFailurePolicies));
-  const hasParams = !absent(spec.paramKind);
+  const hasParams = isSet(spec.paramKind);
   if (hasParams) errs.push(...validateParamKind(spec.paramKind, 'spec.paramKind'));
-  if (absent(spec.matchConstraints)) errs.push(fieldErrors.required('spec.matchConstraints'));
+  if (!isSet(spec.matchConstraints)) errs.push(fieldErrors.required('spec.matchConstraints'));
   else {
     errs.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints'));
     // At least one resource rule, to give the expressions their types.
@@ -241,11 +241,11 @@ export function validateValidatingAdmissionPolicyStatus(o: KubeObject): FieldErr
 }
 
 function validateParamRef(raw: unknown, path: string): FieldError[] {
-  if (absent(raw)) return [];
+  if (!isSet(raw)) return [];
   const pr = asObj(raw);
   const errs: FieldError[] = [];
   const name = str(pr.name);
-  const hasSelector = !absent(pr.selector);
+  const hasSelector = isSet(pr.selector);
   if (name !== '') {
     for (const msg of pathSegmentProblems(name)) errs.push(fieldErrors.invalid(`${path}.name`, name, msg));
     if (hasSelector) errs.push(fieldErrors.forbidden(`${path}.name`, 'name and selector are mutually exclusive'));

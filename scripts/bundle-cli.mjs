@@ -63,11 +63,15 @@ const packageOf = (specifier) => {
 const moduleUrlPlugin = {
   name: 'workspace-module-url',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      // The server's metrics take four classes of prom-client: not its whole index (see the shim).
-      if (args.path === 'prom-client' && args.importer.startsWith(join(packagesDir, 'apiserver', 'dist', 'metrics') + sep)) {
-        return { path: join(root, 'scripts', 'bundle-shims', 'prom-client-core.mjs') };
+    // The server's and the runtime's metrics take prom-client's classes from their own modules (their
+    // metrics/prom-client.js requires them, which esbuild does not follow): the shims bundle the same ones.
+    b.onResolve({ filter: /^\.\/prom-client\.js$/ }, (args) => {
+      for (const [pkg, shim] of [['apiserver', 'prom-client-core.mjs'], ['runtime', 'prom-client-runtime.mjs']]) {
+        if (args.importer.startsWith(join(packagesDir, pkg, 'dist', 'metrics') + sep)) return { path: join(root, 'scripts', 'bundle-shims', shim) };
       }
+      return undefined;
+    });
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
       const name = packageOf(args.path);
       if (name.startsWith('@operant/') || bundled.has(name) || args.path.startsWith('node:')) return undefined;
       return { path: args.path, external: true };

@@ -1,4 +1,4 @@
-// What the embedded API server's metrics take from prom-client (packages/apiserver/src/metrics),
+// What the embedded API server's metrics take from prom-client (packages/apiserver/src/metrics/prom-client.ts),
 // for the operant bundle only (scripts/bundle-cli.mjs): the same classes, from their own modules,
 // without prom-client's index, which also loads the default process metrics, the push gateway and
 // the cluster aggregator (and with them Node's zlib, cluster and perf_hooks) that the server never

@@ -15,7 +15,7 @@
  *   `{policy,policy_binding,error_type,enforcement_action}` (k8s.io/apiserver
  *   admission/plugin/policy/validating/metrics)
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from './prom-client.js';
 import { InflightWatermark } from './inflight-watermark.js';
 import type { RequestLabel, RequestLabels } from './request-labels.js';
 

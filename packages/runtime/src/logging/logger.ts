@@ -5,8 +5,21 @@
  * so an operator's stdout stays free for its own output.
  */
 import { createRequire } from 'node:module';
-import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
+import type { DestinationStream, Level, Logger as PinoLogger } from 'pino';
 import type { Logger } from './log.js';
+
+const require = createRequire(import.meta.url);
+let pinoModule: typeof import('pino') | undefined;
+
+/**
+ * pino, loaded (a CommonJS package, synchronously) by the first logger made
+ * rather than with the runtime: a process that makes none, such as a test
+ * that talks to a server with a Client and starts no manager, never loads its
+ * dozen modules (issue 20).
+ */
+function loadPino(): typeof import('pino') {
+  return (pinoModule ??= require('pino') as typeof import('pino'));
+}
 
 /**
  * How lines are written: `auto` picks `pretty` on a terminal and `json` otherwise.
@@ -85,6 +98,7 @@ export function createLogger(options: LoggerOptions = {}): PinoLogger & Logger {
   const level = given || envChoice('OPERANT_LOG_LEVEL', levels, 'info');
   const format = options.format ?? envChoice('OPERANT_LOG_FORMAT', formats, 'auto');
   const pretty = format === 'pretty' || (format === 'auto' && !options.destination && process.stderr.isTTY === true);
+  const { pino } = loadPino();
   const settings = { level, base: options.base ?? null, serializers: { err: pino.stdSerializers.err } };
   if (pretty) return pino(settings, prettyStream(options.destination));
   return pino(settings, options.destination ?? pino.destination({ dest: 2, sync: true }));
@@ -99,7 +113,6 @@ function envChoice<T extends string>(name: string, allowed: ReadonlySet<string>,
 
 // pino-pretty is loaded only for a terminal: production processes never pay for it.
 function prettyStream(destination: DestinationStream | undefined): DestinationStream {
-  const require = createRequire(import.meta.url);
   const pretty = require('pino-pretty') as typeof import('pino-pretty');
   return pretty({ destination: destination ?? 2, sync: true, colorize: !destination, ignore: 'pid,hostname' });
 }

@@ -3,7 +3,7 @@
  * controller-runtime's names, labels and buckets
  * (`controller_runtime_reconcile_total{controller,result}` and the rest).
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from './prom-client.js';
 import type { ControllerMetrics, ReconcileResultLabel } from '../controller/metrics.js';
 import { reconcileTimeBuckets } from './buckets.js';
 

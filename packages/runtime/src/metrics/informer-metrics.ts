@@ -5,7 +5,7 @@
  * `informer_errors_total{name,phase,reason}`, `informer_last_sync_timestamp_seconds{name}`,
  * `informer_list_duration_seconds{name}`, `informer_list_items{name}` and `informer_watches_total{name}`.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from './prom-client.js';
 import type { ReflectorMetricsProvider, ReflectorPhase } from '../cache/metrics.js';
 import { restClientLatencyBuckets } from './buckets.js';
 

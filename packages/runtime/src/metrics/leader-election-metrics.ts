@@ -4,7 +4,7 @@
  * `leader_election_slowpath_total{name}`. `name` is the lease's name (the
  * election id), as controller-runtime labels it.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from './prom-client.js';
 
 /**
  * Receives leader-election transitions.

@@ -8,7 +8,8 @@
  * Go collectors once, on its process-wide registry; here the one set joins
  * every registry that wants it, under the same names.
  */
-import { Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { Metric } from 'prom-client';
+import { Registry, collectDefaultMetrics } from './prom-client.js';
 
 let shared: readonly Metric[] | undefined;
 

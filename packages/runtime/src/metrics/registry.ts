@@ -3,7 +3,7 @@
  * hook implementations to hand to the parts that measure: the client, the
  * informer cache, work queues, controllers and leader election.
  */
-import { Registry } from 'prom-client';
+import { Registry } from './prom-client.js';
 import type { ReflectorMetricsProvider } from '../cache/metrics.js';
 import type { RequestMetrics } from '../client/metrics.js';
 import type { ControllerMetrics } from '../controller/metrics.js';

@@ -4,7 +4,7 @@
  * controller-runtime registers), `rest_client_request_duration_seconds{verb,host}`
  * and `rest_client_rate_limiter_duration_seconds{verb,host}`.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from './prom-client.js';
 import type { RequestMetrics, RequestObservation } from '../client/metrics.js';
 import { restClientLatencyBuckets } from './buckets.js';
 

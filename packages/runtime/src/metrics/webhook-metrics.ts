@@ -7,7 +7,7 @@
  * `controller_runtime_webhook_admission_responses_total{webhook,allowed,admission_code}`,
  * `controller_runtime_webhook_panics_total` and `controller_runtime_conversion_webhook_panics_total`.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from './prom-client.js';
 import { PendingCounts } from './pending-counts.js';
 import type { WebhookMetrics, WebhookReviewKind } from '../webhook/metrics.js';
 

@@ -3,7 +3,7 @@
  * controller-runtime's names, labels and buckets (`workqueue_depth{name,controller}`
  * and the rest). As in controller-runtime, the queue's name fills both labels.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from './prom-client.js';
 import type { QueueMetricsProvider } from '../workqueue/metrics.js';
 import { workqueueDurationBuckets } from './buckets.js';
 

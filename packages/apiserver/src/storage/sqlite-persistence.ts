@@ -123,9 +123,10 @@ export class SqlitePersistence implements Persistence {
       CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
       CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     `);
-    // The previous value is bound as the UTF-8 bytes the store kept for it (encoded-json.ts), not
-    // encoded again, and stored as the text they are (CAST of a blob to TEXT reinterprets its bytes).
-    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, ?, CAST(? AS TEXT))');
+    // The value and the previous one are bound as the UTF-8 bytes the store keeps for them
+    // (encoded-json.ts), not converted from JavaScript strings again, and stored as the text they
+    // are (CAST of a blob to TEXT reinterprets its bytes).
+    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))');
     // The fold: each key's newest value of the events in the range, oldest first so that the newest
     // stays (the WHERE also keeps the upsert's ON CONFLICT from being read as the join's); then
     // each key whose newest event there is a deletion goes (see fold).
@@ -139,7 +140,7 @@ export class SqlitePersistence implements Persistence {
     this.trimEvents = this.db.prepare('DELETE FROM events WHERE rev <= ?');
     this.commitTx = this.db.transaction((writes: readonly PersistedWrite[]) => {
       if (this.markFolded) this.setFolded.run(this.folded);
-      for (const { event: e, json } of writes) this.insertEvent.run(e.rev, e.type, e.key, json, e.prev ? encodedJson(e.prev) : null);
+      for (const { event: e, bytes } of writes) this.insertEvent.run(e.rev, e.type, e.key, bytes, e.prev ? encodedJson(e.prev) : null);
     });
     this.maintainTx = this.db.transaction((foldThrough: number, trimThrough: number) => {
       this.fold(foldThrough);
@@ -248,7 +249,7 @@ export class SqlitePersistence implements Persistence {
     this.written++;
     this.newestRevision = writes[writes.length - 1]!.event.rev;
     let bytes = 0;
-    for (const w of writes) bytes += w.json.length;
+    for (const w of writes) bytes += w.bytes.length;
     this.pendingBytes += bytes;
     this.unfoldedBytes += bytes;
     this.unfoldedEvents += writes.length;

@@ -107,7 +107,7 @@ async function run(line: string): Promise<string> {
       store.watch(prefix, Number(arg), (e) => replayed.push(`${e.type} ${e.value.metadata.name}`)).stop();
       const items = store.list(prefix).items;
       const names = items.map((v) => v.value.metadata.name);
-      const blobs = Object.fromEntries(items.map((v) => [v.value.metadata.name, `${(v.value as { data: { blob: string } }).data.blob}@${v.rev}`]));
+      const blobs = Object.fromEntries(items.map((v) => [v.value.metadata.name, `${(v.value as unknown as { data: { blob: string } }).data.blob}@${v.rev}`]));
       return JSON.stringify({ revision: store.revision, names, replayed, watched, blobs });
     }
     default:

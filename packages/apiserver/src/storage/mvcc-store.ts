@@ -81,10 +81,11 @@ interface RefusedRange {
   error: Error;
 }
 
-/** A revision about to be committed: the stamped, frozen value and its JSON, encoded once. */
+/** A revision about to be committed: the stamped, frozen value and its JSON, encoded once (as text and as the UTF-8 bytes kept for reads). */
 interface Encoded {
   value: KubeObject;
   json: string;
+  bytes: Buffer;
 }
 
 /**
@@ -110,7 +111,7 @@ function stampAndEncode(key: string, value: KubeObject, rev: number, limit = max
   // value gets a copy built afresh, with the same fields in the same order.
   value.metadata = { ...value.metadata };
   keepEncoding(Object.freeze(value), bytes);
-  return { value, json };
+  return { value, json, bytes };
 }
 
 export class MvccStore {
@@ -303,7 +304,7 @@ export class MvccStore {
     const rev = this.issued + 1;
     const encoded = stampAndEncode(key, value, rev);
     const stored: Versioned = { key, rev, value: encoded.value };
-    this.commit({ type: 'ADDED', key, rev, value: stored.value, size: encoded.json.length }, stored, undefined, encoded.json);
+    this.commit({ type: 'ADDED', key, rev, value: stored.value, size: encoded.json.length }, stored, undefined, encoded.bytes);
     return stored;
   }
 
@@ -315,7 +316,7 @@ export class MvccStore {
     const rev = this.issued + 1;
     const encoded = stampAndEncode(key, value, rev);
     const stored: Versioned = { key, rev, value: encoded.value };
-    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size: encoded.json.length }, stored, current, encoded.json);
+    this.commit({ type: 'MODIFIED', key, rev, value: stored.value, prev: current.value, size: encoded.json.length }, stored, current, encoded.bytes);
     return stored;
   }
 
@@ -329,7 +330,7 @@ export class MvccStore {
     const rev = this.issued + 1;
     // A deletion is never refused for size (its last state differs from the stored one only in the revision).
     const last = stampAndEncode(key, structuredClone(current.value) as KubeObject, rev, Infinity);
-    this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, current, last.json);
+    this.commit({ type: 'DELETED', key, rev, value: last.value, prev: current.value, size: last.json.length }, undefined, current, last.bytes);
     return { key, rev, value: last.value };
   }
 
@@ -388,12 +389,12 @@ export class MvccStore {
   }
 
   /**
-   * Applies a write in memory. `replaced` is what it replaces (for a rollback); `json` is the event's
-   * value as encoded for its size check: persistence need not encode it again. With persistence the
+   * Applies a write in memory. `replaced` is what it replaces (for a rollback); `bytes` are the event's
+   * value as encoded for its size check (and kept for reads): persistence need not encode it again. With persistence the
    * write is written to storage by a flush: at once when one can start, else with the batch the next
    * one writes. A refusal of its own batch at once is thrown, with the store as it was before.
    */
-  private commit(event: StorageEvent, stored: Versioned | undefined, replaced: Versioned | undefined, json: string): void {
+  private commit(event: StorageEvent, stored: Versioned | undefined, replaced: Versioned | undefined, bytes: Buffer): void {
     if (this.syncFailure) throw this.syncFailure;
     const before = this.rev;
     this.rev = this.issued = event.rev;
@@ -409,7 +410,7 @@ export class MvccStore {
     // Older events are dropped from the history once the write is in storage (writeUnwritten): a refusal then takes it back exactly.
     this.history.push(event);
     this.unsynced.push(event);
-    this.unwritten.push({ event, json, replaced, before });
+    this.unwritten.push({ event, bytes, replaced, before });
     this.flush();
     // Refused, with the batch it was in, before anyone saw its revision: it is handed out again.
     if (this.rev < event.rev) {

@@ -16,13 +16,25 @@
  * The recent event log is kept too, so watches resume across restarts from a
  * revision the client already saw.
  *
+ * A commit writes only that log (append-only: the last page or two of one
+ * B-tree). The `objects` table, the current value by key, is brought up to date
+ * from the log later, many events at once (a fold: see maintain), before the
+ * log is trimmed; `meta`'s `folded` row says through which revision it is, and
+ * a start reads `objects` and then replays the newer events over it. Writing
+ * both at each commit cost every create a second B-tree insert at a random
+ * place of the key index, and the WAL frames of its pages: about three times the
+ * pages per commit, and most of the storage's CPU per create. A data dir without
+ * the `folded` row (written by the storage that wrote both at each commit) has
+ * every event in `objects`: it is marked folded through its revision by the
+ * first commit.
+ *
  * The revision is not written by each commit (a row updated at every write
  * cost each commit one more WAL page): it is read back on start as the largest
  * of the newest event, the newest object, and the `meta` row. That row is
- * written only when the log is trimmed, in the trim's own transaction, so that
- * trimming the newest events (after deletes, when no object holds the newest
- * revision) cannot take the revision back. Data dirs whose `meta` was written
- * at every commit read the same way.
+ * written only when the log is folded and trimmed, in that transaction, so
+ * that trimming the newest events (after deletes, when no object holds the
+ * newest revision) cannot take the revision back. Data dirs whose `meta` was
+ * written at every commit read the same way.
  *
  * A full disk (SQLITE_FULL) refuses the batch whole, with etcd's NOSPACE text
  * (the store then takes its writes back from memory, so reads stay as they
@@ -44,6 +56,12 @@ import { StoreError, noSpaceMessage, type HistoryBounds, type PersistedWrite, ty
 /** Trimming the log row by row would double the cost of every write: it is trimmed after this many events or bytes. */
 const compactionBatchEvents = 1000;
 const compactionBatchBytes = 16 * 1024 * 1024;
+/**
+ * The log is folded into `objects` once this many events, or bytes of them, are not: the most a
+ * start replays after kill -9 (beyond what is written between two flushes), and the longest fold.
+ */
+const foldBatchEvents = 1000;
+const foldBatchBytes = 16 * 1024 * 1024;
 /** How much of the database the load reads through a memory map (SQLite maps at most ~2 GiB). */
 const loadMmapBytes = 1024 * 1024 * 1024;
 
@@ -51,18 +69,26 @@ export class SqlitePersistence implements Persistence {
   private readonly db: Database.Database;
   private readonly dir: string;
   private readonly insertEvent: Database.Statement;
-  private readonly upsertObject: Database.Statement;
+  private readonly foldUpserts: Database.Statement;
+  private readonly foldedDeletions: Database.Statement;
   private readonly deleteObject: Database.Statement;
   private readonly setRevision: Database.Statement;
+  private readonly setFolded: Database.Statement;
   private readonly trimEvents: Database.Statement;
   private readonly commitTx: (writes: readonly PersistedWrite[]) => void;
-  private readonly trimTx: (through: number, revision: number) => void;
+  private readonly maintainTx: (foldThrough: number, trimThrough: number) => void;
   /** Events and bytes written since the log was last trimmed, and the revision it may be trimmed through. */
   private pendingCompaction = 0;
   private pendingBytes = 0;
   private compactThrough = 0;
   /** The revision of the newest commit written (or read back on start). */
   private newestRevision = 0;
+  /** `objects` holds every event through this revision; events and bytes written since the last fold. */
+  private folded = 0;
+  private unfoldedEvents = 0;
+  private unfoldedBytes = 0;
+  /** Set when the data dir has no `folded` row yet: the next commit writes it (see load). */
+  private markFolded = false;
   /** The WAL file, opened when it first exists; fdatasync on it is the group commit. */
   private walFd?: number;
   /** Commits written, and the count of them known durable. */
@@ -97,61 +123,74 @@ export class SqlitePersistence implements Persistence {
       CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
       CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     `);
-    // The previous value is bound as the UTF-8 bytes the store kept for it (encoded-json.ts), not
-    // encoded again, and stored as the text they are (CAST of a blob to TEXT reinterprets its bytes).
-    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, ?, CAST(? AS TEXT))');
-    this.upsertObject = this.db.prepare(
-      'INSERT INTO objects (key, rev, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET rev = excluded.rev, value = excluded.value',
+    // The value and the previous one are bound as the UTF-8 bytes the store keeps for them
+    // (encoded-json.ts), not converted from JavaScript strings again, and stored as the text they
+    // are (CAST of a blob to TEXT reinterprets its bytes).
+    this.insertEvent = this.db.prepare('INSERT INTO events (rev, type, key, value, prev) VALUES (?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))');
+    // The fold: each key's newest value of the events in the range, oldest first so that the newest
+    // stays (the WHERE also keeps the upsert's ON CONFLICT from being read as the join's); then
+    // each key whose newest event there is a deletion goes (see fold).
+    this.foldUpserts = this.db.prepare(
+      "INSERT INTO objects (key, rev, value) SELECT key, rev, value FROM events WHERE rev > ? AND rev <= ? AND type != 'DELETED' ORDER BY rev ON CONFLICT(key) DO UPDATE SET rev = excluded.rev, value = excluded.value",
     );
-    this.deleteObject = this.db.prepare('DELETE FROM objects WHERE key = ?');
+    this.foldedDeletions = this.db.prepare("SELECT key, MAX(rev) AS rev FROM events WHERE rev > ? AND rev <= ? AND type = 'DELETED' GROUP BY key");
+    this.deleteObject = this.db.prepare('DELETE FROM objects WHERE key = ? AND rev < ?');
     this.setRevision = this.db.prepare("INSERT INTO meta (name, value) VALUES ('revision', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value");
+    this.setFolded = this.db.prepare("INSERT INTO meta (name, value) VALUES ('folded', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value");
     this.trimEvents = this.db.prepare('DELETE FROM events WHERE rev <= ?');
     this.commitTx = this.db.transaction((writes: readonly PersistedWrite[]) => {
-      for (const { event: e, json } of writes) {
-        this.insertEvent.run(e.rev, e.type, e.key, json, e.prev ? encodedJson(e.prev) : null);
-        if (e.type === 'DELETED') this.deleteObject.run(e.key);
-        else this.upsertObject.run(e.key, e.rev, json);
-      }
+      if (this.markFolded) this.setFolded.run(this.folded);
+      for (const { event: e, bytes } of writes) this.insertEvent.run(e.rev, e.type, e.key, bytes, e.prev ? encodedJson(e.prev) : null);
     });
-    this.trimTx = this.db.transaction((through: number, revision: number) => {
-      this.trimEvents.run(through);
-      this.setRevision.run(revision);
+    this.maintainTx = this.db.transaction((foldThrough: number, trimThrough: number) => {
+      this.fold(foldThrough);
+      if (trimThrough > 0) this.trimEvents.run(trimThrough);
+      this.setRevision.run(foldThrough);
     });
   }
 
   load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
-    const row = this.db.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as { value: number } | undefined;
+    const meta = new Map((this.db.prepare('SELECT name, value FROM meta').raw().all() as Array<[string, number]>).map(([name, value]) => [name, value]));
     const newestEvent = this.db.prepare('SELECT MAX(rev) AS rev FROM events').get() as { rev: number | null };
-    const revision = Math.max(1, row?.value ?? 0, newestEvent.rev ?? 0);
+    const revision = Math.max(1, meta.get('revision') ?? 0, newestEvent.rev ?? 0);
     // Read through a memory map: the pages are read in place rather than copied into SQLite's cache by
     // a system call each (scratch measurement, reading 100,000 pods' rows: ~550 -> ~300 ms, most of
     // the system time gone). Only for the load: nothing else reads the database, and while it is on,
     // an I/O error reading the file would be a SIGBUS rather than SQLITE_IOERR (SQLite's caveat).
     this.db.pragma(`mmap_size = ${loadMmapBytes}`);
     try {
-      return this.loadRows(bounds, revision);
+      return this.loadRows(bounds, revision, meta.get('folded'));
     } finally {
       this.db.pragma('mmap_size = 0');
     }
   }
 
-  private loadRows(bounds: HistoryBounds, newest: number): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
+  /**
+   * Reads `objects`, then the log newest first: the events newer than the fold replay over the
+   * objects (each key's newest one decides), and the newest events within `bounds` are the history.
+   * `folded` is undefined on a data dir whose every commit wrote `objects` too (none newer, then).
+   */
+  private loadRows(bounds: HistoryBounds, newest: number, folded: number | undefined): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     let revision = newest;
-    const objects: Versioned[] = [];
     const byKey = new Map<string, StoredObject>();
     // One pass over raw rows, no re-validation (what was stored was valid), and no parsing either:
     // each value is parsed when first read, so a restart on 100,000 objects is ready at once.
     for (const [key, rev, value] of this.db.prepare('SELECT key, rev, value FROM objects').raw().iterate() as IterableIterator<[string, number, string]>) {
-      const v = new StoredObject(key, rev, value);
       if (rev > revision) revision = rev;
-      objects.push(v);
-      byKey.set(key, v);
+      byKey.set(key, new StoredObject(key, rev, value));
     }
+    const foldedThrough = folded ?? revision;
     // The newest events the history keeps, read newest first: a restart costs the live data and
-    // the bounded history, however long the log on disk grew before it was trimmed.
+    // the bounded history, however long the log on disk grew before it was trimmed; and every event
+    // not folded yet, which may be more (a fold refused on a full disk lets the log grow).
     const events: StorageEvent[] = [];
     let bytes = 0;
-    // An event that wrote an object's current value shares it (read once, parsed once, held once):
+    let historyFull = false;
+    /** The state of each key that an event newer than the fold changed: its newest such event's (undefined: deleted). */
+    const replayed = new Map<string, StoredObject | undefined>();
+    let unfoldedEvents = 0;
+    let unfoldedBytes = 0;
+    // An event that wrote the value `objects` holds shares it (read once, parsed once, held once):
     // its own copy of the text is not even read.
     const rows = this.db
       .prepare(
@@ -159,14 +198,38 @@ export class SqlitePersistence implements Persistence {
       )
       .iterate() as IterableIterator<{ rev: number; type: StorageEvent['type']; key: string; value: string | null; prev: string | null }>;
     for (const r of rows) {
-      const object = r.value === null ? byKey.get(r.key)! : new StoredObject(r.key, r.rev, r.value);
+      const unfolded = r.rev > foldedThrough;
+      if (historyFull && !unfolded) break;
+      let object = r.value === null ? byKey.get(r.key)! : undefined;
+      if (unfolded) {
+        unfoldedEvents++;
+        unfoldedBytes += r.value?.length ?? 0;
+        if (!replayed.has(r.key)) {
+          object ??= new StoredObject(r.key, r.rev, r.value!);
+          replayed.set(r.key, r.type === 'DELETED' ? undefined : object);
+        }
+      }
+      if (historyFull) continue;
+      object ??= new StoredObject(r.key, r.rev, r.value!);
       const size = object.json!.length;
-      if (events.length > 0 && (events.length >= bounds.events || bytes + size > bounds.bytes)) break;
+      if (events.length > 0 && (events.length >= bounds.events || bytes + size > bounds.bytes)) {
+        historyFull = true;
+        if (!unfolded) break;
+        continue;
+      }
       bytes += size;
       events.push(new StoredEvent(r.type, r.rev, object, size, r.prev ?? undefined));
     }
+    for (const [key, object] of replayed) {
+      if (object === undefined) byKey.delete(key);
+      else byKey.set(key, object);
+    }
     this.newestRevision = revision;
-    return { revision, objects, events: events.reverse() };
+    this.folded = foldedThrough;
+    this.markFolded = folded === undefined;
+    this.unfoldedEvents = unfoldedEvents;
+    this.unfoldedBytes = unfoldedBytes;
+    return { revision, objects: [...byKey.values()], events: events.reverse() };
   }
 
   commit(writes: readonly PersistedWrite[]): void {
@@ -182,9 +245,14 @@ export class SqlitePersistence implements Persistence {
     }
     if (this.full) process.stderr.write(`storage in ${this.dir} has space again: writes are accepted\n`);
     this.full = false;
+    this.markFolded = false;
     this.written++;
     this.newestRevision = writes[writes.length - 1]!.event.rev;
-    for (const w of writes) this.pendingBytes += w.json.length;
+    let bytes = 0;
+    for (const w of writes) bytes += w.bytes.length;
+    this.pendingBytes += bytes;
+    this.unfoldedBytes += bytes;
+    this.unfoldedEvents += writes.length;
   }
 
   sync(): Promise<void> {
@@ -207,7 +275,7 @@ export class SqlitePersistence implements Persistence {
         }
         this.synced = Math.max(this.synced, upTo);
         resolve();
-        this.trimLog();
+        this.maintain();
       };
       this.syncsInFlight++;
       // No WAL file: the commits were checkpointed into the database, which SQLite synced then.
@@ -244,31 +312,66 @@ export class SqlitePersistence implements Persistence {
   }
 
   /**
-   * Trims the event log, in batches of 1,000 events or 16 MiB written, after a
-   * flush (never inside a write). A failure, such as a full disk, commits
-   * nothing and is only retried at the next batch: the write that led to it is
-   * already committed, acknowledged and shown to watchers. The same transaction
-   * records the newest revision, which the trimmed events may have held.
+   * Folds the log into `objects` and trims it, after a flush (never inside a
+   * write): once 1,000 events or 16 MiB are not folded, or 1,000 compactions
+   * or 16 MiB written wait for a trim (see trim).
    */
-  private trimLog(): void {
-    if (this.pendingCompaction < compactionBatchEvents && this.pendingBytes < compactionBatchBytes) return;
-    this.trim();
+  private maintain(): void {
+    const fold = this.unfoldedEvents >= foldBatchEvents || this.unfoldedBytes >= foldBatchBytes;
+    const trim = this.compactThrough > 0 && (this.pendingCompaction >= compactionBatchEvents || this.pendingBytes >= compactionBatchBytes);
+    if (fold || trim) this.trim();
   }
 
+  /**
+   * Folds every event written into `objects`, and trims the log through the
+   * revision compact() allowed (the fold comes first, in the same transaction:
+   * no event leaves the log before `objects` has it). A failure, such as a
+   * full disk, commits nothing and is only retried after the next batch: the
+   * write that led to it is already committed, acknowledged and shown to
+   * watchers. The same transaction records the newest revision, which the
+   * trimmed events may have held.
+   */
   trim(): void {
-    if (this.compactThrough === 0 || this.closed) return;
+    if (this.closed || (this.compactThrough === 0 && this.newestRevision <= this.folded)) return;
+    const through = this.newestRevision;
     try {
-      this.trimTx(this.compactThrough, this.newestRevision);
+      this.maintainTx(through, this.compactThrough);
+      this.folded = through;
+      this.unfoldedEvents = 0;
+      this.unfoldedBytes = 0;
       this.pendingCompaction = 0;
       this.pendingBytes = 0;
     } catch (e) {
       process.stderr.write(`warning: trimming the event log in ${this.dir} failed (${(e as Error).message}); it is tried again later\n`);
       this.pendingCompaction = 0;
+      this.unfoldedEvents = 0;
+      this.unfoldedBytes = 0;
     }
+  }
+
+  /**
+   * Brings `objects` up to the log's revision `through` (in maintainTx's transaction): each key's
+   * newest value, and the keys whose newest event is a deletion removed (unless written again after it).
+   */
+  private fold(through: number): void {
+    if (through <= this.folded) return;
+    this.foldUpserts.run(this.folded, through);
+    // all(), not iterate(): the connection runs no other statement while one is being iterated.
+    for (const [key, rev] of this.foldedDeletions.raw().all(this.folded, through) as Array<[string, number]>) this.deleteObject.run(key, rev);
+    this.setFolded.run(through);
   }
 
   close(): void {
     if (this.closed) return;
+    // A clean stop leaves `objects` whole, so that the next start replays nothing.
+    if (this.db.open && this.newestRevision > this.folded) {
+      try {
+        this.maintainTx(this.newestRevision, 0);
+        this.folded = this.newestRevision;
+      } catch (e) {
+        process.stderr.write(`warning: folding the event log in ${this.dir} on close failed (${(e as Error).message}); the next start replays it\n`);
+      }
+    }
     this.closed = true;
     // Closing checkpoints the WAL into the database and syncs it: the writes still waiting are durable after it.
     if (this.db.open) this.db.close();

@@ -63,10 +63,10 @@ export class StoreError extends Error {
   }
 }
 
-/** A write for persistence to store: the event, and its value as the store encoded it (JSON). */
+/** A write for persistence to store: the event, and its value as the store encoded it (JSON, as UTF-8: the bytes it keeps for reads). */
 export interface PersistedWrite {
   event: StorageEvent;
-  json: string;
+  bytes: Buffer;
 }
 
 /**

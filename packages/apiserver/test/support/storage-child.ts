@@ -5,6 +5,7 @@
  * commands read from stdin, one a line, and answers each with one line:
  *
  * - `create <name>` / `delete <name>`: the write, answered `ack <rev>` once durable;
+ * - `update <name> <blob>`: the object's `data.blob` set to `<blob>`, answered `ack <rev>` once durable;
  * - `delete-compact <name>`: the delete, and a compaction through it while its
  *   flush is under way (the flush then trims the whole log), answered `ack <rev>`;
  * - `compact <n>`: n compactions through the current revision, answered
@@ -14,8 +15,9 @@
  *   line of JSON once all have settled: each create's revision or error, and
  *   the list's error or revision;
  * - `state <fromRev>`: one line of JSON: the revision, the names stored, the
- *   names a watch from `fromRev` replays, and the names the watch opened at the
- *   start has been given.
+ *   names a watch from `fromRev` replays, the names the watch opened at the
+ *   start has been given, and each stored object's `data.blob` and revision
+ *   (`blobs`: name -> `<blob>@<rev>`).
  *
  * The end of stdin closes the store and ends the process.
  */
@@ -61,6 +63,12 @@ async function run(line: string): Promise<string> {
       await store.durable(rev);
       return `ack ${rev}`;
     }
+    case 'update': {
+      const current = store.get(key(arg!))!;
+      const { rev } = store.update(key(arg!), current.rev, configMap(arg!, line.split(' ')[2]));
+      await store.durable(rev);
+      return `ack ${rev}`;
+    }
     case 'delete': {
       const { rev } = store.delete(key(arg!));
       await store.durable(rev);
@@ -97,8 +105,10 @@ async function run(line: string): Promise<string> {
     case 'state': {
       const replayed: string[] = [];
       store.watch(prefix, Number(arg), (e) => replayed.push(`${e.type} ${e.value.metadata.name}`)).stop();
-      const names = store.list(prefix).items.map((v) => v.value.metadata.name);
-      return JSON.stringify({ revision: store.revision, names, replayed, watched });
+      const items = store.list(prefix).items;
+      const names = items.map((v) => v.value.metadata.name);
+      const blobs = Object.fromEntries(items.map((v) => [v.value.metadata.name, `${(v.value as unknown as { data: { blob: string } }).data.blob}@${v.rev}`]));
+      return JSON.stringify({ revision: store.revision, names, replayed, watched, blobs });
     }
     default:
       throw new Error(`unknown command ${line}`);

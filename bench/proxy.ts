@@ -17,9 +17,13 @@
  * a keep-alive agent and pipes the answer), in the same place: in its own
  * process for `operant chaos`, in this process for env.faultProxy(). A proxy
  * in another process costs this process (client and server) more per GET
- * than a direct connection even when the proxy itself costs nothing: this
- * process waits for it, sleeps and is woken for each answer, instead of
- * finding the next one ready; the bare proxy's rows show how much.
+ * than a direct connection even when the proxy itself costs nothing, though a
+ * GET's bytes, reads and writes here are the same either way (one read and
+ * one write each for the client and the server): the proxy waits between
+ * messages, this process's next write wakes it, and the kernel tends to wake
+ * it on this process's core, where it takes over and leaves the caches cold.
+ * The bare proxy's rows show how much; the context-switch rows count this
+ * process's switches per GET (a cheaper proxy waits, and is woken, more often).
  *
  * With BENCH_PROXY_BASELINE_CLI=<another checkout's packages/cli/bin/operant.js>
  * it also runs that build's `operant chaos` (both transports) beside this
@@ -66,11 +70,17 @@ async function getLatency(client: Client, namespace: string, count: number): Pro
   return median(times);
 }
 
-/** What a round of GETs did: requests per second, and the CPU it cost per request in this process and in the proxy's (when it has one). */
+/**
+ * What a round of GETs did: requests per second, the CPU it cost per request
+ * in this process and in the proxy's (when it has one), and the context
+ * switches of each process's main thread per request.
+ */
 interface Round {
   rate: number;
   cpuUsHere: number;
   cpuUsProxy: number;
+  switchesHere: number;
+  switchesProxy: number;
 }
 
 /**
@@ -83,6 +93,16 @@ function processCpuMs(pid: number): number {
 }
 
 /**
+ * Context switches of a process's main thread so far (voluntary: it waited
+ * for something; involuntary: another task took its core), from /proc (Linux).
+ */
+function mainThreadSwitches(pid: number | 'self'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const count = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  return count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches');
+}
+
+/**
  * GETs per second with `connections` loops for `ms`, and the CPU they cost
  * per GET: CPU time does not depend on how much of the cores other processes
  * take, so it is the figure that survives a shared, loaded machine.
@@ -91,6 +111,8 @@ async function getRate(client: Client, namespace: string, connections: number, m
   const end = performance.now() + ms;
   const here = process.cpuUsage();
   const proxyBefore = proxyPid !== undefined ? processCpuMs(proxyPid) : 0;
+  const switchesBefore = mainThreadSwitches('self');
+  const proxySwitchesBefore = proxyPid !== undefined ? mainThreadSwitches(proxyPid) : 0;
   let done = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
@@ -102,7 +124,13 @@ async function getRate(client: Client, namespace: string, connections: number, m
   );
   const used = process.cpuUsage(here);
   const proxyUs = proxyPid !== undefined ? (processCpuMs(proxyPid) - proxyBefore) * 1000 : 0;
-  return { rate: done / (ms / 1000), cpuUsHere: (used.user + used.system) / done, cpuUsProxy: proxyUs / done };
+  return {
+    rate: done / (ms / 1000),
+    cpuUsHere: (used.user + used.system) / done,
+    cpuUsProxy: proxyUs / done,
+    switchesHere: (mainThreadSwitches('self') - switchesBefore) / done,
+    switchesProxy: proxyPid !== undefined ? (mainThreadSwitches(proxyPid) - proxySwitchesBefore) / done : 0,
+  };
 }
 
 /** What a measurement of watch replays did: events per second, and their CPU per event here and in the proxy's process. */
@@ -228,6 +256,8 @@ export async function proxySection(rounds: number, connections: number, log: Log
       `${name}: GET p50 ${fmt.ms(median(x.latency))}, ${median(rate(x)).toFixed(0)} GETs/s, CPU/GET (least disturbed round) ` +
       `${fmt.us(Math.min(...x.rounds.map((o) => o.cpuUsHere)))} here` +
       (x.pid !== undefined ? ` + ${fmt.us(Math.min(...x.rounds.map((o) => o.cpuUsProxy)))} proxy process` : '') +
+      `, context switches/GET (least) ${Math.min(...x.rounds.map((o) => o.switchesHere)).toFixed(2)} here` +
+      (x.pid !== undefined ? ` + ${Math.min(...x.rounds.map((o) => o.switchesProxy)).toFixed(2)} proxy process` : '') +
       (x.watch.length > 0
         ? `, ${Math.max(...x.watch.map((o) => o.rate)).toFixed(0)} events/s (least disturbed), CPU/event ${fmt.us(Math.min(...x.watch.map((o) => o.cpuUsHere)))} here` +
           (x.pid !== undefined ? ` + ${fmt.us(Math.min(...x.watch.map((o) => o.cpuUsProxy)))} proxy process` : '')
@@ -261,6 +291,9 @@ export async function proxySection(rounds: number, connections: number, log: Log
     /** CPU per GET in the proxy's own process, and in this one (client and server). */
     const inProxy = (x: Route): number[] => x.rounds.map((o) => o.cpuUsProxy);
     const inHere = (x: Route): number[] => x.rounds.map((o) => o.cpuUsHere);
+    /** Context switches per GET of this process's main thread. */
+    const switchesHere = (x: Route): number[] => x.rounds.map((o) => o.switchesHere);
+    const count = (v: number): string => v.toFixed(2);
     const floors = [
       { label: 'HTTPS', cli: routes.cliTls, bare: routes.bareProcessTls, baseline: routes.baselineTls },
       { label: 'plain HTTP', cli: routes.cliPlain, bare: routes.bareProcessPlain, baseline: routes.baselinePlain },
@@ -270,6 +303,7 @@ export async function proxySection(rounds: number, connections: number, log: Log
       rows.push(leastDisturbed(highest, `GETs/s the CPU allows through a bare forwarding ${label} proxy (own process)${best}`, allowed(bare), allowed(d), fmt.rate, straight));
       rows.push(leastDisturbed(lowest, `CPU per GET in the proxy's process: \`operant chaos\`, ${label}${best}`, inProxy(cli), inProxy(bare), fmt.us, what));
       rows.push(leastDisturbed(lowest, `  CPU per GET in this process (client and server) through it`, inHere(cli), inHere(bare), fmt.us, what));
+      rows.push(leastDisturbed(lowest, `  Context switches per GET in this process through it (straight to the server: ${count(lowest(switchesHere(routes.direct)))})`, switchesHere(cli), switchesHere(bare), count, what));
     }
     for (const { label, cli, baseline } of floors) {
       if (!baseline) continue;

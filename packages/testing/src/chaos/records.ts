@@ -24,7 +24,14 @@ export interface FaultRecord {
    * found nothing to act on (`miss`).
    */
   type: 'start' | 'end' | 'hit' | 'miss';
-  /** The injected fault's id (its schedule index when it came from a schedule). */
+  /**
+   * The fault's id on its proxy (`InjectedFault.id`, `#<id>` in the
+   * timeline): the proxy numbers the faults put in force on it from 1, a
+   * schedule's and those injected beside it alike (unless `inject` is given
+   * an `id`), so that no two share one. It is not the fault's place in its
+   * schedule (`ScheduledFault.index`): a report tells its schedule's faults
+   * from others by these ids.
+   */
   faultId: number;
   fault: Fault;
   /** The request hit, e.g. `create deployments.apps team-a/web`. */
@@ -50,6 +57,7 @@ export interface FailedWrite {
   namespace?: string;
   /** The object's name (for a create, the one the server gave it when applied; `<generateName>*` otherwise). */
   name?: string;
+  /** The id of the fault that made it fail, as in the timeline (`FaultRecord.faultId`). */
   faultId: number;
   fault: Fault;
   /** The server did the write (the fault came after it): a retry may do it twice. */

@@ -89,12 +89,19 @@ test('eventually stops when its signal aborts', async () => {
 });
 
 test('consistently resolves with the last value after passing for its whole duration', async () => {
-  let n = 0;
+  const duration = 100;
+  const interval = 10;
+  const at: number[] = [];
   const started = performance.now();
-  const value = await consistently(() => ++n, { duration: 100, interval: 10 });
-  assert.ok(performance.now() - started >= 100);
-  assert.equal(value, n);
-  assert.ok(n >= 5, `only ${n} tries`);
+  const value = await consistently(() => at.push(performance.now() - started), { duration, interval });
+  assert.ok(performance.now() - started >= duration);
+  assert.equal(value, at.length, 'the last check\'s value');
+  // Checked at the start, again an interval after each check (never sooner; timers may fire later on a
+  // loaded machine, so no count is promised), and last once the duration had passed.
+  const gaps = at.slice(1).map((t, i) => t - at[i]!);
+  assert.ok(at.length >= 3, `checked between the start and the end: at ${at.map((t) => t.toFixed(0)).join(', ')} ms`);
+  assert.ok(gaps.slice(0, -1).every((gap) => gap >= interval - 1), `an interval between checks: gaps ${gaps.map((g) => g.toFixed(1)).join(', ')} ms`);
+  assert.ok(at.at(-1)! >= duration - 1, `the last check at ${at.at(-1)!.toFixed(0)} ms, when the duration had passed`);
 });
 
 test('consistently fails at the first failure, saying when and what it got', async () => {

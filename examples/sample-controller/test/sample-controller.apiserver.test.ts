@@ -264,8 +264,10 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
     child.stdout.on('data', (d: Buffer) => (logs += d.toString()));
     // 'close' waits for the pipes, which node (npm's child) holds until it exits.
     const closed = once(child, 'close');
+    const ns = 'kubectl-demo';
+    const watching = new AbortController();
+    const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
     try {
-      const ns = 'kubectl-demo';
       await kubectl('create', 'namespace', ns);
       await kubectl('apply', '-f', join(exampleDir, 'artifacts/examples/crd.yaml'));
       await kubectl('apply', '-n', ns, '-f', join(exampleDir, 'artifacts/examples/example-foo.yaml'));
@@ -277,13 +279,11 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       const { stdout: deployment } = await kubectl('get', '-n', ns, 'deployment', 'example-foo', '-o', 'jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.spec.replicas}');
       assert.equal(deployment, 'Foo/example-foo 1');
       // The Synced event is sent asynchronously: await it before describing.
-      const watching = new AbortController();
-      const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
       const events = eventInformers.informerFor(EventsV1Event);
       eventInformers.startAll(watching.signal);
-      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience });
-      watching.abort();
-      await eventInformers.stopAll();
+      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience }).catch((err: unknown) => {
+        throw new Error(`${err instanceof Error ? err.message : String(err)}\nthe controller's output:\n${logs}`, { cause: err });
+      });
       const described = (await kubectl('describe', '-n', ns, 'foo', 'example-foo')).stdout;
       assert.match(described, /Normal\s+Synced\s+.*sample-controller\s+Foo synced successfully/);
       const { stdout: table } = await kubectl('get', '-n', ns, 'foos');
@@ -291,6 +291,9 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       assert.match(table, /example-foo\s+example-foo\s+1\s+/);
       assert.match(logs, /"resourceName":"kubectl-demo\/example-foo","msg":"Successfully synced"/);
     } finally {
+      // Stopped also when an assertion failed: a running informer would keep the file from ending.
+      watching.abort();
+      await eventInformers.stopAll();
       // npm passes SIGTERM on to the node process it runs, as a container runtime's stop would reach it.
       if (child.exitCode === null) child.kill('SIGTERM');
     }

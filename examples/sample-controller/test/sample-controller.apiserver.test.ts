@@ -281,8 +281,11 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       // The Synced event is sent asynchronously: await it before describing.
       const events = eventInformers.informerFor(EventsV1Event);
       eventInformers.startAll(watching.signal);
-      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience }).catch((err: unknown) => {
-        throw new Error(`${err instanceof Error ? err.message : String(err)}\nthe controller's output:\n${logs}`, { cause: err });
+      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience }).catch(async (err: unknown) => {
+        // What the server has (was the event written?) beside what the informer saw, and the controller's own account.
+        const stored = await client.list(EventsV1Event, { namespace: ns }).then((l) => l.items.map((e) => `${e.reason} ${e.regarding?.name}`).join(', '), (e: Error) => `(list failed: ${e.message})`);
+        const seen = events.store.list().map((e) => `${e.reason} ${e.regarding?.name}`).join(', ');
+        throw new Error(`${err instanceof Error ? err.message : String(err)}\nevents in ${ns}: [${stored}]; in the informer: [${seen}] (synced: ${events.hasSynced()})\nthe controller's output:\n${logs}`, { cause: err });
       });
       const described = (await kubectl('describe', '-n', ns, 'foo', 'example-foo')).stdout;
       assert.match(described, /Normal\s+Synced\s+.*sample-controller\s+Foo synced successfully/);

@@ -34,6 +34,7 @@ import { acceleratedClock } from '@operant/controllers';
 import { ApiError, isConflict } from '@operant/runtime';
 import {
   TestEnv,
+  allFaultKinds,
   chaos,
   clusterFaultKinds,
   faultKinds,
@@ -149,6 +150,16 @@ export interface CombinedChaosOptions {
   log: (line: string) => void;
   /** At most this many Foos are created in all; default 20. */
   maxFoos?: number;
+  /**
+   * Goes on playing past `durationMs`, into the schedule's next periods (the
+   * same plan again: a longer schedule starts with the shorter one), until
+   * every kind of fault has struck, for at most this long. The plan places
+   * each fault where its target should be (a leader, resuming watches,
+   * running pods), at offsets an unloaded machine keeps; on a loaded one the
+   * replicas lag (a leader elected later, watches resuming later) and a
+   * window can pass with nothing to strike.
+   */
+  untilStruckWithinMs?: number;
 }
 
 /** What a run did and how it ended. */
@@ -221,7 +232,7 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
     const first = await replicas.firstLeader();
     log(`${first.name} leads; playing the schedule`);
 
-    const schedule = combinedSchedule(seed, durationMs, ns.name);
+    const schedule = combinedSchedule(seed, Math.max(durationMs, options.untilStruckWithinMs ?? 0), ns.name);
     log(schedule.describe());
     // The operator faults: SIGKILL to the replica holding the Lease; or a write of the leader's reconcile
     // held in the proxy for a second, and SIGTERM to the leader while it waits (it must finish that
@@ -230,11 +241,22 @@ export async function runCombinedChaos(options: CombinedChaosOptions): Promise<C
       proxy,
       hold: { verbs: ['create', 'update', 'patch'], resources: ['deployments.apps', 'foos.samplecontroller.k8s.io'], namespaces: [ns.name], ms: 1000 },
     });
-    const play = proxy.play(schedule, { log, operator });
+    const enough = new AbortController();
+    const struckSince = proxy.records.length;
+    const playStarted = performance.now();
+    const play = proxy.play(schedule, { log, operator, signal: enough.signal });
     const playing = { done: false };
     void play.finally(() => (playing.done = true));
+    // Past durationMs, the play ends as soon as every kind of fault has struck.
+    const judge = options.untilStruckWithinMs
+      ? setInterval(() => {
+          if (performance.now() - playStarted < durationMs) return;
+          const struck = new Set(proxy.records.slice(struckSince).flatMap((r) => (r.type === 'hit' ? [r.fault.kind] : [])));
+          if (allFaultKinds.every((kind) => struck.has(kind))) enough.abort();
+        }, 100)
+      : undefined;
     await drive(env, ns.name, playing, options.maxFoos ?? 20);
-    const report = await play;
+    const report = await play.finally(() => clearInterval(judge));
     const faultsStopped = performance.now();
     log(report.summary());
 

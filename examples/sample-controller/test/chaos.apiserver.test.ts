@@ -5,7 +5,9 @@
  * request, cluster, operator and server faults while Foos come and go. Afterwards
  * every Foo has converged (one Deployment, named as asked, all its replicas
  * available and counted in its status; no duplicates, no orphans), and the
- * Lease changed hands to a replica that then did the work.
+ * Lease changed hands to a replica that then did the work. On a loaded
+ * machine, where the replicas lag the plan's offsets, the play goes on into
+ * the plan's next 15 s (at most 45 s in all) until every kind has struck.
  *
  * Each run prints its seed; replay one with CHAOS_SEED=<seed>. The 60 s run
  * is `npm run bench chaos`.
@@ -36,7 +38,8 @@ test('a seed names one schedule: the same faults at the same offsets every time,
 });
 
 test('every Foo converges under request, cluster, operator and server faults at once, and the Lease changes hands to a replica that reconciles', { timeout: 240_000 }, async (t) => {
-  const result = await runCombinedChaos({ seed, durationMs: 15_000, convergeWithinMs: 60_000, log: (line) => t.diagnostic(line) });
+  // On a loaded machine the play may go on into the plan's next periods until every kind of fault has struck.
+  const result = await runCombinedChaos({ seed, durationMs: 15_000, untilStruckWithinMs: 45_000, convergeWithinMs: 60_000, log: (line) => t.diagnostic(line) });
   for (const line of result.report.timeline().split('\n')) t.diagnostic(line);
   const { report } = result;
 

@@ -26,6 +26,7 @@ import {
   Pod,
   applyConfiguration,
   createLogger,
+  isConflict,
   type Informer,
   type Typed,
 } from '@operant/runtime';
@@ -48,6 +49,24 @@ const client = env.client;
 const patience = 10_000;
 
 type DeploymentObject = Typed<import('kubernetes-types/apps/v1.js').Deployment>;
+
+/**
+ * Sets a Foo's replicas as a user would (read, change, write), reading again
+ * when the write meets a Conflict: the controller writes the Foo's status
+ * whenever its Deployment's availability changes, and a rollout may still be
+ * under way.
+ */
+async function scaleFoo(client: Client, name: string, namespace: string, replicas: number): Promise<void> {
+  for (;;) {
+    const foo = await client.get(FooKind, name, { namespace });
+    try {
+      await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas } });
+      return;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+}
 
 /**
  * A started Foo controller with its informers and event recorder (`alongside`
@@ -116,8 +135,7 @@ describe('the Foo controller in process', () => {
   });
 
   test('the Deployment follows the Foo\'s replicas, and the Foo\'s status follows the Deployment', async () => {
-    const foo = await client.get(FooKind, 'alpha', { namespace: ns });
-    await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 3 } });
+    await scaleFoo(client, 'alpha', ns, 3);
     await eventuallyFound(() => deployments.store.get(`${ns}/alpha-web`)?.spec?.replicas === 3, { message: 'the Deployment at 3 replicas', timeout: patience });
     // The simulated cluster rolls the Deployment out: 3 pods are scheduled, run and become ready,
     // the Deployment counts them available, and the controller copies that into the Foo.
@@ -195,8 +213,7 @@ describe('the Foo controller with server-side apply, sharing its Deployment with
   test('each manager applies only its fields: no write undoes another, and an unchanged apply is no write', async () => {
     await client.create(FooKind, { metadata: { name: 'gamma', namespace: ns }, spec: { deploymentName: 'gamma-web', replicas: 2 } });
     await eventuallyFound(() => deployments.store.get(`${ns}/gamma-web`)?.metadata.annotations?.[annotation], { message: 'the annotated Deployment', timeout: patience });
-    const foo = await client.get(FooKind, 'gamma', { namespace: ns });
-    await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas: 4 } });
+    await scaleFoo(client, 'gamma', ns, 4);
     const scaled = await eventuallyFound(() => {
       const d = deployments.store.get(`${ns}/gamma-web`);
       return d?.spec?.replicas === 4 ? d : undefined;
@@ -247,8 +264,10 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
     child.stdout.on('data', (d: Buffer) => (logs += d.toString()));
     // 'close' waits for the pipes, which node (npm's child) holds until it exits.
     const closed = once(child, 'close');
+    const ns = 'kubectl-demo';
+    const watching = new AbortController();
+    const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
     try {
-      const ns = 'kubectl-demo';
       await kubectl('create', 'namespace', ns);
       await kubectl('apply', '-f', join(exampleDir, 'artifacts/examples/crd.yaml'));
       await kubectl('apply', '-n', ns, '-f', join(exampleDir, 'artifacts/examples/example-foo.yaml'));
@@ -260,13 +279,14 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       const { stdout: deployment } = await kubectl('get', '-n', ns, 'deployment', 'example-foo', '-o', 'jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.spec.replicas}');
       assert.equal(deployment, 'Foo/example-foo 1');
       // The Synced event is sent asynchronously: await it before describing.
-      const watching = new AbortController();
-      const eventInformers = new SharedInformerFactory(client, { namespace: ns, logger: createLogger({ level: 'silent' }) });
       const events = eventInformers.informerFor(EventsV1Event);
       eventInformers.startAll(watching.signal);
-      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience });
-      watching.abort();
-      await eventInformers.stopAll();
+      await eventuallyFound(() => events.store.list().find((e) => e.reason === 'Synced'), { message: 'the Synced event', timeout: patience }).catch(async (err: unknown) => {
+        // What the server has (was the event written?) beside what the informer saw, and the controller's own account.
+        const stored = await client.list(EventsV1Event, { namespace: ns }).then((l) => l.items.map((e) => `${e.reason} ${e.regarding?.name}`).join(', '), (e: Error) => `(list failed: ${e.message})`);
+        const seen = events.store.list().map((e) => `${e.reason} ${e.regarding?.name}`).join(', ');
+        throw new Error(`${err instanceof Error ? err.message : String(err)}\nevents in ${ns}: [${stored}]; in the informer: [${seen}] (synced: ${events.hasSynced()})\nthe controller's output:\n${logs}`, { cause: err });
+      });
       const described = (await kubectl('describe', '-n', ns, 'foo', 'example-foo')).stdout;
       assert.match(described, /Normal\s+Synced\s+.*sample-controller\s+Foo synced successfully/);
       const { stdout: table } = await kubectl('get', '-n', ns, 'foos');
@@ -274,6 +294,9 @@ describe('npm start -w examples/sample-controller, driven by kubectl', () => {
       assert.match(table, /example-foo\s+example-foo\s+1\s+/);
       assert.match(logs, /"resourceName":"kubectl-demo\/example-foo","msg":"Successfully synced"/);
     } finally {
+      // Stopped also when an assertion failed: a running informer would keep the file from ending.
+      watching.abort();
+      await eventInformers.stopAll();
       // npm passes SIGTERM on to the node process it runs, as a container runtime's stop would reach it.
       if (child.exitCode === null) child.kill('SIGTERM');
     }

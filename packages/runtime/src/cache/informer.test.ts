@@ -291,9 +291,33 @@ describe('Informer: resuming, relisting, reconnecting', () => {
       ['list', 'watch 1', 'watch 2', 'watch 2', 'watch 2', 'watch 2'],
     );
     assert.deepEqual(metrics.errors, ['pods watch ECONNRESET', 'pods watch InternalError', 'pods watch Error', 'pods watch Error']);
-    const warnings = logger.lines.filter((l) => l.level === 'warn');
-    assert.equal(warnings.length, 4);
-    assert.ok(warnings.every((w) => w.msg === 'watch failed; resuming from the last resourceVersion'));
+    // The connection reset (a server going away) is retried quietly, as client-go's reflector does; the server's error and the others are warnings.
+    const failures = logger.lines.filter((l) => l.msg === 'watch failed; resuming from the last resourceVersion');
+    assert.deepEqual(failures.map((l) => `${l.level} ${l.fields.reason}`), ['debug ECONNRESET', 'warn InternalError', 'warn Error', 'warn Error']);
+    ac.abort();
+    await informer.stop();
+  });
+
+  test('a server out of reach is retried quietly for the first connection failures in a row, then each one is a warning', async () => {
+    const { fake, informer, ac, metrics, logger } = setup({ backoff: { initialMs: 1, maxMs: 4 } }, new FakeListerWatcher<Pod>({ objects: [pod('a')] }));
+    const log = eventLog(informer);
+    informer.start(ac.signal);
+    await informer.waitForCacheSync();
+    await waitFor(() => fake.openWatches === 1, 'the watch');
+    // A restart: the stream is reset, then no socket file until the new server listens, then nobody on the port.
+    fake.failWatches(3, Object.assign(new Error('connect ENOENT /tmp/operant-apiserver-x/api.sock'), { code: 'ENOENT' }));
+    fake.failWatches(3, Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' }));
+    fake.breakWatches(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    await waitFor(() => fake.openWatches === 1 && fake.calls.length === 9, 'the watch after seven failures');
+    fake.upsert(pod('b'));
+    await waitFor(() => log.length === 2, 'an event after reconnecting');
+    assert.deepEqual(log, ['add a (initial)', 'add b']);
+    const failures = logger.lines.filter((l) => l.msg === 'watch failed; resuming from the last resourceVersion');
+    assert.deepEqual(
+      failures.map((l) => `${l.fields.consecutiveFailures} ${l.level} ${l.fields.reason}`),
+      ['1 debug ECONNRESET', '2 debug ENOENT', '3 debug ENOENT', '4 debug ENOENT', '5 debug ECONNREFUSED', '6 warn ECONNREFUSED', '7 warn ECONNREFUSED'],
+    );
+    assert.equal(metrics.errors.length, 7, 'every failure is counted');
     ac.abort();
     await informer.stop();
   });

@@ -13,8 +13,10 @@
  *    from the store: adds, updates, and deletes as tombstones for what vanished.
  * 5. On any other failure, report it (logger and metrics), wait an exponential,
  *    jittered delay, and try again: the watch from the last resourceVersion, or
- *    the list if there is none yet. The reflector only stops on its signal,
- *    with one exception:
+ *    the list if there is none yet. A watch that lost its connection (a server
+ *    restarting) is logged at debug level for its first few failures in a row,
+ *    as client-go's reflector does, then as a warning. The reflector only stops
+ *    on its signal, with one exception:
  * 6. A first list that finds the kind not served ({@link NoKindMatchError}: a
  *    CRD not installed) ends the run with that error, as controller-runtime
  *    fails at start: a configuration error, not a transient one, and whoever
@@ -39,10 +41,17 @@ import { Backoff, type BackoffOptions } from './backoff.js';
 import { abortable, sleep } from './abort.js';
 import { stderrLogger } from './logger.js';
 import { noopReflectorMetricsProvider, type ReflectorMetricsProvider, type ReflectorPhase } from './metrics.js';
-import { WatchStalledError, WatchStatusError, errorMessage, failureReason, needsRelist } from './watch-errors.js';
+import { WatchStalledError, WatchStatusError, errorMessage, failureReason, isConnectionFailure, needsRelist } from './watch-errors.js';
 import { NoKindMatchError } from '../no-kind-match.js';
 import type { LogMethods } from '../logging/log.js';
 
+/**
+ * Consecutive connection failures of the watch (the server restarting or out
+ * of reach) logged at debug level before they are logged as warnings: with the
+ * default back-off, some 25 s of outage. A restart is retried quietly, as
+ * client-go's reflector does; an outage that lasts is still reported.
+ */
+const quietConnectionFailures = 5;
 /** A watch that ends by itself sooner than this with no event at all is suspicious: the next one waits a backoff delay. */
 const minHealthyWatchMs = 1000;
 /** How long past its requested timeout a watch the server has not ended is given before it is presumed dead. */
@@ -472,8 +481,10 @@ export class Reflector<T extends KubeObject> {
     }
     const delay = this.backoff.next();
     const failure = { ...fields, retryInMs: delay, consecutiveFailures: this.state.consecutiveFailures };
+    const watchMessage = this.needsList ? 'watch failed; relisting' : 'watch failed; resuming from the last resourceVersion';
     if (phase === 'list') this.logger.error(failure, 'list failed; retrying');
-    else this.logger.warn(failure, this.needsList ? 'watch failed; relisting' : 'watch failed; resuming from the last resourceVersion');
+    else if (isConnectionFailure(err) && this.state.consecutiveFailures <= quietConnectionFailures) this.logger.debug(failure, watchMessage);
+    else this.logger.warn(failure, watchMessage);
     await sleep(delay, signal, this.clock);
   }
 

@@ -117,6 +117,33 @@ export function failureReason(err: unknown): string {
 }
 
 /**
+ * The connection codes of a server out of reach or going away: a stream it
+ * broke (reset, closed pipe), nobody listening on its port, or no socket
+ * file at its Unix socket path (a restarting server's, between the old
+ * socket's removal and the new one's).
+ */
+const connectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ENOENT']);
+
+/**
+ * True when a failure is the connection's, not an answer of the server's:
+ * a server restarting or briefly out of reach. client-go's reflector logs
+ * these at a low verbosity (a watch stream's probable EOF, a watch refused a
+ * connection) and simply tries again after its back-off.
+ *
+ * @example
+ * ```ts
+ * import { isConnectionFailure } from './watch-errors.js';
+ *
+ * isConnectionFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' })); // true
+ * isConnectionFailure({ code: 500, reason: 'InternalError' }); // false
+ * ```
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  const code = field(err, 'code');
+  return typeof code === 'string' && connectionCodes.has(code);
+}
+
+/**
  * A readable message for any thrown value.
  *
  * @example

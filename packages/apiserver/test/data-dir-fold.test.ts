@@ -8,12 +8,12 @@
  * survive kill -9 as well.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { StoreProcess } from './support/store-process.js';
+import { StoreProcess, dataDirFromDump } from './support/store-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'operant-fold-'));
 after(() => {
@@ -88,11 +88,7 @@ it('after kill -9, the writes not yet folded into the objects table are replayed
 
 it('a data dir whose every commit wrote the objects table too opens as it was, and the writes made on it survive kill -9', async () => {
   const dataDir = join(root, 'both-tables');
-  mkdirSync(dataDir, { mode: 0o700 });
-  const db = new Database(join(dataDir, 'state.db'));
-  db.exec(readFileSync(new URL('./support/both-tables-state.sql', import.meta.url), 'utf8'));
-  db.close();
-  chmodSync(join(dataDir, 'state.db'), 0o600);
+  dataDirFromDump(dataDir, new URL('./support/both-tables-state.sql', import.meta.url));
   assert.deepEqual(onDisk(dataDir), { objects: { a: '@2', c: '@4', d: '@6' }, folded: undefined, events: 5 });
 
   let { store, loaded } = await StoreProcess.start(dataDir);

@@ -6,77 +6,12 @@
  * and on one from the storage that wrote the revision at every commit.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, it } from 'node:test';
 import Database from 'better-sqlite3';
-
-const child = new URL('./support/storage-child.ts', import.meta.url).pathname;
-/** Every store process started, so that a failed test leaves none running. */
-const started: ChildProcess[] = [];
-
-/** The store in a child process (support/storage-child.ts), driven a command at a time. */
-class StoreProcess {
-  private readonly lines: string[] = [];
-  private waiting?: () => void;
-  private constructor(private readonly process: ChildProcess) {
-    createInterface({ input: process.stdout! }).on('line', (line) => {
-      this.lines.push(line);
-      this.waiting?.();
-    });
-  }
-
-  /** Starts the store on `dataDir`; resolves with it and the revision it loaded. */
-  static async start(dataDir: string): Promise<{ store: StoreProcess; loaded: number }> {
-    const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', child, dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
-    started.push(proc);
-    const store = new StoreProcess(proc);
-    return { store, loaded: numberAfter('loaded', await store.nextLine()) };
-  }
-
-  /** Sends a write (create, delete, delete-compact) and resolves with its acknowledged revision. */
-  async write(command: string): Promise<number> {
-    this.process.stdin!.write(`${command}\n`);
-    return numberAfter('ack', await this.nextLine());
-  }
-
-  async compact(times: number): Promise<void> {
-    this.process.stdin!.write(`compact ${times}\n`);
-    numberAfter('compacted', await this.nextLine());
-  }
-
-  async kill9(): Promise<void> {
-    const exited = once(this.process, 'exit');
-    this.process.kill('SIGKILL');
-    await exited;
-  }
-
-  /** Closes the store cleanly (the end of its stdin). */
-  async stop(): Promise<void> {
-    const exited = once(this.process, 'exit');
-    this.process.stdin!.end();
-    const [code] = (await exited) as [number | null];
-    assert.equal(code, 0);
-  }
-
-  private async nextLine(): Promise<string> {
-    while (this.lines.length === 0) {
-      if (this.process.exitCode !== null || this.process.signalCode !== null) throw new Error('the store process exited');
-      await Promise.race([new Promise<void>((r) => (this.waiting = r)), once(this.process, 'exit')]);
-    }
-    return this.lines.shift()!;
-  }
-}
-
-function numberAfter(word: string, line: string): number {
-  const m = new RegExp(`^${word} (\\d+)$`).exec(line);
-  assert.ok(m, `expected "${word} <n>", got "${line}"`);
-  return Number(m[1]);
-}
+import { StoreProcess, dataDirFromDump } from './support/store-process.js';
 
 /** What the stopped store left on disk: how many events, and the newest revision an object holds. */
 function onDisk(dataDir: string): { events: number; newestObject: number } {
@@ -135,7 +70,7 @@ async function neverBackwards(dataDir: string, startedAt: number): Promise<void>
 
 const root = mkdtempSync(join(tmpdir(), 'operant-revision-'));
 after(() => {
-  for (const p of started) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  StoreProcess.killAll();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -150,11 +85,7 @@ it('on a new data dir, the revision never goes back across restarts, kill -9 and
 
 it('on a data dir that wrote the revision at every commit, the revision it holds is where the store continues', async () => {
   const dataDir = join(root, 'old');
-  mkdirSync(dataDir, { mode: 0o700 });
-  const db = new Database(join(dataDir, 'state.db'));
-  db.exec(readFileSync(new URL('./support/old-format-state.sql', import.meta.url), 'utf8'));
-  db.close();
-  chmodSync(join(dataDir, 'state.db'), 0o600);
+  dataDirFromDump(dataDir, new URL('./support/old-format-state.sql', import.meta.url));
   // Only the old format's meta row holds revision 5 (see the fixture).
   assert.deepEqual(onDisk(dataDir), { events: 0, newestObject: 3 });
   await neverBackwards(dataDir, 5);

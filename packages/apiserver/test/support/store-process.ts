@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
 
 const child = new URL('./storage-child.ts', import.meta.url).pathname;
 
@@ -90,4 +93,13 @@ function numberAfter(word: string, line: string): number {
   const m = new RegExp(`^${word} (\\d+)$`).exec(line);
   assert.ok(m, `expected "${word} <n>", got "${line}"`);
   return Number(m[1]);
+}
+
+/** Makes `dataDir` a data dir holding the SQL dump `sql` (a format older code wrote), private as the server makes it. */
+export function dataDirFromDump(dataDir: string, sql: URL): void {
+  mkdirSync(dataDir, { mode: 0o700 });
+  const db = new Database(join(dataDir, 'state.db'));
+  db.exec(readFileSync(sql, 'utf8'));
+  db.close();
+  chmodSync(join(dataDir, 'state.db'), 0o600);
 }

@@ -2,7 +2,7 @@
  * The kubeconfig a fault proxy hands out: its own URL, its CA (none when it
  * serves plain HTTP on loopback), and the token it expects.
  */
-import { stringify } from './lazy-packages.js';
+import { stringify } from '../lazy-packages.js';
 
 export function proxyKubeconfigText(options: { url: string; caPem: string | undefined; token: string; namespace: string }): string {
   const name = 'operant-chaos-proxy';

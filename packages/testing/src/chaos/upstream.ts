@@ -19,7 +19,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClientConfig, Credentials } from '@operant/runtime';
 import { Socket } from 'node:net';
-import { buildConnector, Pool, type Dispatcher } from './lazy-packages.js';
+import { buildConnector, Pool, type Dispatcher } from '../lazy-packages.js';
 import type { RequestHead } from './request-head.js';
 import { hopByHop, responseHeaders } from './respond.js';
 import { SocketClient, type Endpoint } from './socket-client.js';

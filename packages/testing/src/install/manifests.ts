@@ -7,6 +7,7 @@
 import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { KubeObject } from '@operant/runtime';
+import { parseAllDocuments } from '../lazy-packages.js';
 
 /**
  * Files, directories or objects.
@@ -44,7 +45,7 @@ export async function readManifests(source: ManifestSource | undefined): Promise
     const files = (await stat(item)).isDirectory()
       ? (await readdir(item)).filter((f) => manifestExtensions.has(extname(f))).sort().map((f) => join(item, f))
       : [item];
-    for (const file of files) out.push(...(await parse(file, await readFile(file, 'utf8'))));
+    for (const file of files) out.push(...parse(file, await readFile(file, 'utf8')));
   }
   return out;
 }
@@ -79,18 +80,18 @@ export async function projectManifests(dir: string): Promise<{ crds: KubeObject[
 const parsed = new Map<string, KubeObject[]>();
 const parsedKept = 64;
 
-async function parse(file: string, text: string): Promise<KubeObject[]> {
+function parse(file: string, text: string): KubeObject[] {
   let objects = parsed.get(text);
   if (!objects) {
-    objects = parseText(file, text, await import('yaml'));
+    objects = parseText(file, text);
     if (parsed.size >= parsedKept) parsed.delete(parsed.keys().next().value!);
     parsed.set(text, objects);
   }
   return structuredClone(objects);
 }
 
-/** `yaml` is loaded by the first file parsed (JSON ones too: it reads them as YAML), not with the package: an environment without manifest files never needs it. */
-function parseText(file: string, text: string, { parseAllDocuments }: typeof import('yaml')): KubeObject[] {
+/** `yaml` is loaded by the first file parsed (JSON ones too: it reads them as YAML), not with the package (lazy-packages.ts). */
+function parseText(file: string, text: string): KubeObject[] {
   const out: KubeObject[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);

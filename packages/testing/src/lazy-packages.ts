@@ -1,13 +1,13 @@
 /**
- * The third-party packages a fault proxy uses, loaded when the first proxy
- * uses them instead of when `@operant/testing` is imported: undici (its
- * upstream pool, upstream.ts) and yaml's `stringify` (its kubeconfig,
- * proxy-kubeconfig.ts). Every test file imports the package, most never start
- * a proxy, and undici alone is some 110 CommonJS modules, about 60 ms of CPU
- * at each import (issue 20).
+ * Third-party packages loaded when first used instead of when
+ * `@operant/testing` is imported: undici (a fault proxy's upstream pool,
+ * chaos/upstream.ts) and yaml (a proxy's kubeconfig, chaos/proxy-kubeconfig.ts;
+ * manifest files, install/manifests.ts). Every test file imports the package,
+ * most never start a proxy or read a manifest, and undici alone is some 110
+ * CommonJS modules, about 60 ms of CPU at each import (issue 20).
  *
  * Both are CommonJS packages, so they load synchronously with `require` on
- * first use, and the proxy code keeps the names and types it would import
+ * first use, and the code using them keeps the names and types it would import
  * from them: `new Pool(...)` builds undici's own Pool (this module's `Pool` is
  * a constructor function that returns it, so `instanceof Pool` does not hold:
  * nothing here asks). `import()` would have made `FaultProxy` construction
@@ -52,3 +52,6 @@ export declare namespace buildConnector {
 
 /** yaml's `stringify`, loading yaml on its first call. */
 export const stringify = ((...args: Parameters<typeof Yaml.stringify>) => yaml().stringify(...args)) as typeof Yaml.stringify;
+
+/** yaml's `parseAllDocuments`, loading yaml on its first call. */
+export const parseAllDocuments = ((...args: Parameters<typeof Yaml.parseAllDocuments>) => yaml().parseAllDocuments(...args)) as typeof Yaml.parseAllDocuments;

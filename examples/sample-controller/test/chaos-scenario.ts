@@ -31,7 +31,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceleratedClock } from '@operant/controllers';
-import { ApiError, isConflict } from '@operant/runtime';
+import { ApiError } from '@operant/runtime';
 import {
   TestEnv,
   allFaultKinds,
@@ -47,6 +47,7 @@ import {
 } from '@operant/testing';
 import { FooKind, type Foo } from '../src/foo.js';
 import { problems } from './problems.js';
+import { scaleFoo } from './scale-foo.js';
 
 const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const main = join(exampleDir, 'src', 'main.ts');
@@ -332,17 +333,7 @@ async function drive(env: TestEnv, namespace: string, playing: { done: boolean }
     } else if (step % 3 === 2 && next < maxFoos) {
       await create(next++, 2);
     } else if (!deleted.has(i)) {
-      // The controller writes the Foo's status meanwhile: read again on a conflict, as kubectl scale would.
-      await untilReached(async () => {
-        for (;;) {
-          const current = await env.client.get(FooKind, `foo-${i}`, { namespace });
-          const scaled = await env.client.update(FooKind, { ...current, spec: { ...current.spec, replicas: ((current.spec?.replicas ?? 1) % 3) + 1 } }).catch((err: unknown) => {
-            if (isConflict(err)) return undefined;
-            throw err;
-          });
-          if (scaled) return;
-        }
-      });
+      await untilReached(() => scaleFoo(env.client, `foo-${i}`, namespace, (replicas) => (replicas % 3) + 1));
     }
   }
 }

@@ -26,7 +26,6 @@ import {
   Pod,
   applyConfiguration,
   createLogger,
-  isConflict,
   type Informer,
   type Typed,
 } from '@operant/runtime';
@@ -34,6 +33,7 @@ import { SharedInformerFactory } from '@operant/runtime/cache';
 import { TestEnv, eventuallyFound } from '@operant/testing';
 import { FooController, MessageResourceSynced, messageResourceExists } from '../src/controller.js';
 import { FooKind, type Foo } from '../src/foo.js';
+import { scaleFoo } from './scale-foo.js';
 
 const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(exampleDir, '..', '..');
@@ -49,24 +49,6 @@ const client = env.client;
 const patience = 10_000;
 
 type DeploymentObject = Typed<import('kubernetes-types/apps/v1.js').Deployment>;
-
-/**
- * Sets a Foo's replicas as a user would (read, change, write), reading again
- * when the write meets a Conflict: the controller writes the Foo's status
- * whenever its Deployment's availability changes, and a rollout may still be
- * under way.
- */
-async function scaleFoo(client: Client, name: string, namespace: string, replicas: number): Promise<void> {
-  for (;;) {
-    const foo = await client.get(FooKind, name, { namespace });
-    try {
-      await client.update(FooKind, { ...foo, spec: { ...foo.spec, replicas } });
-      return;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-    }
-  }
-}
 
 /**
  * A started Foo controller with its informers and event recorder (`alongside`
@@ -135,7 +117,7 @@ describe('the Foo controller in process', () => {
   });
 
   test('the Deployment follows the Foo\'s replicas, and the Foo\'s status follows the Deployment', async () => {
-    await scaleFoo(client, 'alpha', ns, 3);
+    await scaleFoo(client, 'alpha', ns, () => 3);
     await eventuallyFound(() => deployments.store.get(`${ns}/alpha-web`)?.spec?.replicas === 3, { message: 'the Deployment at 3 replicas', timeout: patience });
     // The simulated cluster rolls the Deployment out: 3 pods are scheduled, run and become ready,
     // the Deployment counts them available, and the controller copies that into the Foo.
@@ -213,7 +195,7 @@ describe('the Foo controller with server-side apply, sharing its Deployment with
   test('each manager applies only its fields: no write undoes another, and an unchanged apply is no write', async () => {
     await client.create(FooKind, { metadata: { name: 'gamma', namespace: ns }, spec: { deploymentName: 'gamma-web', replicas: 2 } });
     await eventuallyFound(() => deployments.store.get(`${ns}/gamma-web`)?.metadata.annotations?.[annotation], { message: 'the annotated Deployment', timeout: patience });
-    await scaleFoo(client, 'gamma', ns, 4);
+    await scaleFoo(client, 'gamma', ns, () => 4);
     const scaled = await eventuallyFound(() => {
       const d = deployments.store.get(`${ns}/gamma-web`);
       return d?.spec?.replicas === 4 ? d : undefined;

@@ -79,6 +79,8 @@ export {
   isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
+  isExtendedResourceName,
+  isNativeResourceName,
   isQualifiedName,
   isValidLabelValue,
   maxLenError,

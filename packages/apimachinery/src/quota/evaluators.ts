@@ -20,6 +20,7 @@
  * scopes covers nothing else.
  */
 import type { KubeObject } from '../object.js';
+import { isExtendedResourceName, isNativeResourceName } from '../validation/resource-names.js';
 import { addResources, maxResources, type ResourceList } from './resource-list.js';
 
 type Json = Record<string, unknown>;
@@ -65,13 +66,6 @@ const storageClassSuffix = '.storageclass.storage.k8s.io/';
 
 const isCore = (gr: QuotaGroupResource, resource: string): boolean => gr.group === '' && gr.resource === resource;
 
-/** A resource name outside kube's own domains (`example.com/gpu`), which quota tracks as `requests.<name>`. */
-function isExtendedResource(name: string): boolean {
-  if (!name.includes('/') || name.startsWith('requests.')) return false;
-  const domain = name.slice(0, name.indexOf('/'));
-  return domain !== 'kubernetes.io' && !domain.endsWith('.kubernetes.io');
-}
-
 /**
  * The resources of `names` (a quota's hard limits) that objects of `gr` count toward.
  *
@@ -83,7 +77,7 @@ export function matchingQuotaResources(gr: QuotaGroupResource, names: Iterable<s
   for (const name of names) {
     if (name === objectCountName(gr)) out.push(name);
     else if (isCore(gr, 'pods')) {
-      if (podResources.has(name) || name.startsWith('hugepages-') || name.startsWith('requests.hugepages-') || (name.startsWith('requests.') && isExtendedResource(name.slice('requests.'.length)))) {
+      if (podResources.has(name) || name.startsWith('hugepages-') || name.startsWith('requests.hugepages-') || (name.startsWith('requests.') && !isNativeResourceName(name))) {
         out.push(name);
       }
     } else if (isCore(gr, 'services')) {
@@ -179,7 +173,7 @@ function computeUsage(requests: ResourceList, limits: ResourceList): Record<stri
       out[name] = String(value);
       out[`requests.${name}`] = String(value);
     }
-    if (isExtendedResource(name)) out[`requests.${name}`] = String(value);
+    if (isExtendedResourceName(name)) out[`requests.${name}`] = String(value);
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * standard container resources (cpu, memory, ephemeral-storage, hugepages-*);
  * prefixed, a kubernetes.io one or an extended resource.
  */
-import { fieldErrors, isQualifiedName, type FieldError } from '@operant/apimachinery';
+import { fieldErrors, isExtendedResourceName, isNativeResourceName, isQualifiedName, type FieldError } from '@operant/apimachinery';
 
 const standardContainerResources = new Set(['cpu', 'memory', 'ephemeral-storage']);
 /** kube's standardResources: what an unprefixed resource name may be. */
@@ -34,14 +34,6 @@ const standardResources = new Set([
 const hugePagesPrefix = 'hugepages-';
 const requestsPrefix = 'requests.';
 
-const isNativeResource = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
-
-/** kube's IsExtendedResourceName: not native, not requests.-prefixed, and still a qualified name as a quota's requests.<name>. */
-function isExtendedResourceName(name: string): boolean {
-  if (isNativeResource(name) || name.startsWith(requestsPrefix)) return false;
-  return isQualifiedName(`${requestsPrefix}${name}`).length === 0;
-}
-
 /** kube's validateResourceName. */
 function validateResourceName(name: string, path: string): FieldError[] {
   const errs = isQualifiedName(name).map((msg) => fieldErrors.invalid(path, name, msg));
@@ -56,7 +48,7 @@ export function validateContainerResourceName(name: string, path: string): Field
   const errs = validateResourceName(name, path);
   if (!name.includes('/')) {
     if (!standardContainerResources.has(name) && !name.startsWith(hugePagesPrefix)) errs.push(fieldErrors.invalid(path, name, 'must be a standard resource for containers'));
-  } else if (!isNativeResource(name) && !isExtendedResourceName(name)) {
+  } else if (!isNativeResourceName(name) && !isExtendedResourceName(name)) {
     errs.push(fieldErrors.invalid(path, name, "doesn't have to be a standard resource for containers"));
   }
   return errs;

@@ -106,14 +106,14 @@ function analyse(file: string, here: number, proxy: number | undefined): PerfFig
       if (target === proxy) {
         f.proxyWakeups++;
         wokenAt.set(target, time);
-        if (by?.tid === here) {
+        if (by !== undefined && by.tid === here) {
           f.proxyWokenByHere++;
           if (targetCpu === by.cpu) f.proxyWokenOnWakersCpu++;
         }
       } else if (target === here) {
         f.hereWakeups++;
         wokenAt.set(target, time);
-        if (by?.tid === proxy) {
+        if (by !== undefined && by.tid === proxy) {
           f.hereWokenByProxy++;
           if (targetCpu === by.cpu) f.hereWokenOnWakersCpu++;
         }

@@ -18,7 +18,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigMap, Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
@@ -56,6 +56,10 @@ interface PerfFigures {
   proxyWokenByHere: number;
   /** Of those, on the CPU this process's thread was running on. */
   proxyWokenOnWakersCpu: number;
+  /** Of those, while another CPU was idle (running the idle task). */
+  proxyWokenOnWakersCpuBesideIdle: number;
+  /** What the other CPUs ran at those wake-ups: this process's threads, the proxy's, or others (by command name). */
+  otherCpuRan: Map<string, number>;
   /** Switches from this process's main thread, still runnable, to the proxy's: the proxy preempted it. */
   herePreemptedByProxy: number;
   /** Switches from this process's main thread, still runnable, to anything. */
@@ -73,6 +77,8 @@ interface PerfFigures {
 const noPerf = (): PerfFigures => ({
   proxyWokenByHere: 0,
   proxyWokenOnWakersCpu: 0,
+  proxyWokenOnWakersCpuBesideIdle: 0,
+  otherCpuRan: new Map(),
   herePreemptedByProxy: 0,
   herePreempted: 0,
   hereWokenByProxy: 0,
@@ -85,11 +91,16 @@ const noPerf = (): PerfFigures => ({
 
 /** Reads a `perf sched record` file: wake-ups and switches between this process's main thread and the proxy's. */
 function analyse(file: string, here: number, proxy: number | undefined): PerfFigures {
+  const tasks = (pid: number | undefined): Set<number> => new Set(pid === undefined ? [] : readdirSync(`/proc/${pid}/task`).map(Number));
+  const threadsOf = { here: tasks(here), proxy: tasks(proxy) };
   const out = spawnSync('perf', ['script', '-i', file, '-F', 'tid,cpu,time,event,trace'], { encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
   const f = noPerf();
   /** Who woke a thread (from sched_waking), until its sched_wakeup; and when it was last woken. */
   const waker = new Map<number, { tid: number; cpu: number }>();
   const wokenAt = new Map<number, number>();
+  /** The thread each CPU runs (0: idle), from the switches seen so far. */
+  const running = new Map<number, number>();
+  const runningName = new Map<number, string>();
   for (const line of out.split('\n')) {
     const m = /^\s*(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(sched:\S+):\s+(.*)$/.exec(line);
     if (!m) continue;
@@ -108,7 +119,11 @@ function analyse(file: string, here: number, proxy: number | undefined): PerfFig
         wokenAt.set(target, time);
         if (by !== undefined && by.tid === here) {
           f.proxyWokenByHere++;
-          if (targetCpu === by.cpu) f.proxyWokenOnWakersCpu++;
+          if (targetCpu === by.cpu) {
+            f.proxyWokenOnWakersCpu++;
+            if ([...running].some(([c, t]) => c !== targetCpu && t === 0)) f.proxyWokenOnWakersCpuBesideIdle++;
+            for (const [c, name] of runningName) if (c !== targetCpu) f.otherCpuRan.set(name, (f.otherCpuRan.get(name) ?? 0) + 1);
+          }
         }
       } else if (target === here) {
         f.hereWakeups++;
@@ -122,6 +137,9 @@ function analyse(file: string, here: number, proxy: number | undefined): PerfFig
       const s = /prev_pid=(\d+) .*?prev_state=(\S+) ==> next_comm=.*? next_pid=(\d+)/.exec(trace) ?? /:(\d+) \[\d+\] (\S+) ==> .*?:(\d+) \[\d+\]/.exec(trace);
       if (!s) continue;
       const [prev, state, next] = [Number(s[1]), s[2]!, Number(s[3])];
+      running.set(cpu, next);
+      const nextName = /next_comm=(.*?) next_pid=/.exec(trace)?.[1] ?? '?';
+      runningName.set(cpu, next === 0 ? 'idle' : threadsOf.here.has(next) ? 'this process' : threadsOf.proxy.has(next) ? 'the proxy' : nextName);
       if (prev === here && (state === 'R' || state === 'R+')) {
         f.herePreempted++;
         if (next === proxy) f.herePreemptedByProxy++;
@@ -218,10 +236,14 @@ async function main(): Promise<void> {
             (usePerf
               ? ` | perf: here preempted ${per(p.herePreempted, g)} (by proxy ${per(p.herePreemptedByProxy, g)}), here wait ${((p.hereWaitMs / Math.max(1, p.hereWakeups)) * 1000).toFixed(0)} us/wakeup` +
                 (r.proc
-                  ? `, proxy woken by here ${per(p.proxyWokenByHere, g)} (on here's CPU ${per(p.proxyWokenOnWakersCpu, g)}), here woken by proxy ${per(p.hereWokenByProxy, g)} (on proxy's CPU ${per(p.hereWokenOnWakersCpu, g)}), proxy wait ${((p.proxyWaitMs / Math.max(1, p.proxyWakeups)) * 1000).toFixed(0)} us/wakeup`
+                  ? `, proxy woken by here ${per(p.proxyWokenByHere, g)} (on here's CPU ${per(p.proxyWokenOnWakersCpu, g)}, of them with the other CPU idle ${per(p.proxyWokenOnWakersCpuBesideIdle, g)}), here woken by proxy ${per(p.hereWokenByProxy, g)} (on proxy's CPU ${per(p.hereWokenOnWakersCpu, g)}), proxy wait ${((p.proxyWaitMs / Math.max(1, p.proxyWakeups)) * 1000).toFixed(0)} us/wakeup`
                   : '')
               : ''),
         );
+        if (usePerf && r.proc) {
+          const ran = [...p.otherCpuRan].sort((a, b) => b[1] - a[1]).slice(0, 6);
+          console.log(`         the other CPU at those wake-ups: ${ran.map(([name, n]) => `${name} ${per(n, p.proxyWokenOnWakersCpu)}`).join(', ')}`);
+        }
       }
     }
   } finally {

@@ -20,10 +20,33 @@
  * than a direct connection even when the proxy itself costs nothing, though a
  * GET's bytes, reads and writes here are the same either way (one read and
  * one write each for the client and the server): the proxy waits between
- * messages, this process's next write wakes it, and the kernel tends to wake
- * it on this process's core, where it takes over and leaves the caches cold.
- * The bare proxy's rows show how much; the context-switch rows count this
- * process's switches per GET (a cheaper proxy waits, and is woken, more often).
+ * messages, this process's next write wakes it, and the kernel wakes it on
+ * this process's core (a write to a loopback socket is a "sync" wake-up: the
+ * waker is expected to sleep next), where it preempts this process at once
+ * and leaves the caches cold, while the other core runs whatever else the
+ * machine has (neither process migrates).
+ * proxy-sched-probe.ts shows it with perf (nearly every wake-up of the proxy
+ * lands on this process's core and preempts it: 1.1-1.4 a GET through
+ * `operant chaos`, 0.2-0.8 through the bare forwarder); the proxy makes two
+ * reads and two writes a GET, as the bare forwarder does. The bare proxy's
+ * rows show how much; the context-switch rows count this process's switches
+ * per GET, and how many of them were involuntary (a cheaper proxy waits, and
+ * is woken, more often).
+ *
+ * Those routes all run the client in this process, beside the server: a
+ * direct GET crosses no process boundary there, a GET through a proxy process
+ * crosses two, so they are the worst case for a proxy of its own. `operant
+ * chaos` is put between an operator and a cluster that run in different
+ * processes; so the same GETs are also sent from an operator process of their
+ * own (proxy-client-child.ts, one process with a client per route) to the
+ * server in this one: straight, through `operant chaos` (both transports),
+ * and through the bare forwarders, interleaved with the other routes round
+ * by round. Each process's CPU per GET is counted (the operator's by
+ * process.cpuUsage in it, the server's here, the proxy's from /proc's
+ * schedstat). "GETs/s the CPU allows" is then bounded by the busiest process
+ * and, with a proxy, by the three processes sharing two cores: 1 s over the
+ * larger of the busiest process's CPU per GET and half the sum of all three's
+ * (straight, two processes, it is the busiest one's alone).
  *
  * With BENCH_PROXY_BASELINE_CLI=<another checkout's packages/cli/bin/operant.js>
  * it also runs that build's `operant chaos` (both transports) beside this
@@ -54,6 +77,9 @@ import { ConfigMap, Client, loadKubeConfig, type ClientConfig } from '@operant/r
 import { TestEnv, processCertificates } from '@operant/testing';
 import { bareProxyConfig, startBareProxy } from './bare-proxy.js';
 import { cliMain, repoRoot, spawnReady, type ReadyProcess } from './processes.js';
+import { ClientProcess } from './proxy-client-process.js';
+import { threadSwitches, type ClientRoute } from './proxy-client-child.js';
+import { schedCpuMsOf } from './proc.js';
 import { median } from './stats.js';
 import { fmt, noise, row, type Row } from './table.js';
 
@@ -80,7 +106,10 @@ interface Round {
   cpuUsHere: number;
   cpuUsProxy: number;
   switchesHere: number;
+  /** The part of switchesHere where another task took this process's core. */
+  involuntaryHere: number;
   switchesProxy: number;
+  involuntaryProxy: number;
 }
 
 /**
@@ -96,11 +125,11 @@ function processCpuMs(pid: number): number {
  * Context switches of a process's main thread so far (voluntary: it waited
  * for something; involuntary: another task took its core), from /proc (Linux).
  */
-function mainThreadSwitches(pid: number | 'self'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const count = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
-  return count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches');
+function mainThreadSwitches(pid: number | 'self'): { voluntary: number; involuntary: number } {
+  return threadSwitches(readFileSync(`/proc/${pid}/status`, 'utf8'));
 }
+
+const total = (s: { voluntary: number; involuntary: number }): number => s.voluntary + s.involuntary;
 
 /**
  * GETs per second with `connections` loops for `ms`, and the CPU they cost
@@ -109,10 +138,10 @@ function mainThreadSwitches(pid: number | 'self'): number {
  */
 async function getRate(client: Client, namespace: string, connections: number, ms: number, proxyPid?: number): Promise<Round> {
   const end = performance.now() + ms;
-  const here = process.cpuUsage();
+  const cpuBefore = process.cpuUsage();
   const proxyBefore = proxyPid !== undefined ? processCpuMs(proxyPid) : 0;
   const switchesBefore = mainThreadSwitches('self');
-  const proxySwitchesBefore = proxyPid !== undefined ? mainThreadSwitches(proxyPid) : 0;
+  const proxySwitchesBefore = proxyPid !== undefined ? mainThreadSwitches(proxyPid) : undefined;
   let done = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
@@ -122,15 +151,24 @@ async function getRate(client: Client, namespace: string, connections: number, m
       }
     }),
   );
-  const used = process.cpuUsage(here);
+  const used = process.cpuUsage(cpuBefore);
   const proxyUs = proxyPid !== undefined ? (processCpuMs(proxyPid) - proxyBefore) * 1000 : 0;
+  const here = switchesPer(done, switchesBefore, mainThreadSwitches('self'));
+  const proxy = proxyPid !== undefined && proxySwitchesBefore ? switchesPer(done, proxySwitchesBefore, mainThreadSwitches(proxyPid)) : { all: 0, involuntary: 0 };
   return {
     rate: done / (ms / 1000),
     cpuUsHere: (used.user + used.system) / done,
     cpuUsProxy: proxyUs / done,
-    switchesHere: (mainThreadSwitches('self') - switchesBefore) / done,
-    switchesProxy: proxyPid !== undefined ? (mainThreadSwitches(proxyPid) - proxySwitchesBefore) / done : 0,
+    switchesHere: here.all,
+    involuntaryHere: here.involuntary,
+    switchesProxy: proxy.all,
+    involuntaryProxy: proxy.involuntary,
   };
+}
+
+/** Context switches per request between two readings: all of them, and the involuntary ones. */
+function switchesPer(requests: number, before: { voluntary: number; involuntary: number }, after: { voluntary: number; involuntary: number }): { all: number; involuntary: number } {
+  return { all: (total(after) - total(before)) / requests, involuntary: (after.involuntary - before.involuntary) / requests };
 }
 
 /** What a measurement of watch replays did: events per second, and their CPU per event here and in the proxy's process. */
@@ -162,13 +200,59 @@ async function replayRate(client: Client, namespace: string, fromRv: string, exp
   return { rate: events / ((performance.now() - t) / 1000), cpuUsHere: (used.user + used.system) / events, cpuUsProxy: proxyUs / events };
 }
 
+/**
+ * A round of GETs from the operator's own process (proxy-client-child.ts) to
+ * the server in this one, straight or through a proxy process: requests per
+ * second, and per GET each process's CPU (all its threads) and its main
+ * thread's context switches (all, and the involuntary part).
+ */
+interface ApartRound {
+  rate: number;
+  cpuUsClient: number;
+  cpuUsServer: number;
+  cpuUsProxy: number;
+  switches: Record<'client' | 'server' | 'proxy', { all: number; involuntary: number }>;
+}
+
+async function apartRate(clients: ClientProcess, route: string, connections: number, ms: number, proxyPid?: number): Promise<ApartRound> {
+  const cpuBefore = process.cpuUsage();
+  // The scheduler's nanosecond count: /proc's stat ticks are 10 ms.
+  const proxyBefore = proxyPid !== undefined ? schedCpuMsOf(proxyPid) : 0;
+  const serverBefore = mainThreadSwitches('self');
+  const proxySwitchesBefore = proxyPid !== undefined ? mainThreadSwitches(proxyPid) : undefined;
+  const r = await clients.rate(route, connections, ms);
+  const used = process.cpuUsage(cpuBefore);
+  const proxyUs = proxyPid !== undefined ? (schedCpuMsOf(proxyPid) - proxyBefore) * 1000 : 0;
+  const none = { voluntary: 0, involuntary: 0 };
+  return {
+    rate: r.done / (ms / 1000),
+    cpuUsClient: r.cpuUs / r.done,
+    cpuUsServer: (used.user + used.system) / r.done,
+    cpuUsProxy: proxyUs / r.done,
+    switches: {
+      client: switchesPer(r.done, none, { voluntary: r.voluntary, involuntary: r.involuntary }),
+      server: switchesPer(r.done, serverBefore, mainThreadSwitches('self')),
+      proxy: proxyPid !== undefined && proxySwitchesBefore ? switchesPer(r.done, proxySwitchesBefore, mainThreadSwitches(proxyPid)) : { all: 0, involuntary: 0 },
+    },
+  };
+}
+
+/** A way from the operator's own process to the server, and what was measured through it. */
+interface ApartRoute {
+  name: string;
+  /** The proxy's own process, whose CPU counts too. */
+  pid?: number;
+  latency: number[];
+  rounds: ApartRound[];
+}
+
 /** `operant chaos` (of `bin`, default this checkout's) in front of `kubeconfig`, with a schedule of no faults (seed 1 has none in its first millisecond), forwarding until stopped. */
-async function startCliProxy(kubeconfig: string, dir: string, plain: boolean, bin = cliMain, name = 'chaos'): Promise<{ process: ReadyProcess; config: ClientConfig }> {
+async function startCliProxy(kubeconfig: string, dir: string, plain: boolean, bin = cliMain, name = 'chaos'): Promise<{ process: ReadyProcess; config: ClientConfig; kubeconfig: string }> {
   const written = join(dir, `${name}${plain ? '-plain' : ''}-kubeconfig`);
   const args = [bin, 'chaos', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--write-kubeconfig', written, '--seed', '1', '--duration', '1ms'];
   if (plain) args.push('--plain-http');
   const child = await spawnReady(process.execPath, args);
-  return { process: child, config: await loadKubeConfig({ path: written }) };
+  return { process: child, config: await loadKubeConfig({ path: written }), kubeconfig: written };
 }
 
 /** The bare forwarding proxy (bare-proxy.ts) in its own process, in front of `kubeconfig`: the floor of `operant chaos`. */
@@ -225,15 +309,50 @@ export async function proxySection(rounds: number, connections: number, log: Log
   const all: Route[] = Object.values(routes);
   const watched: Route[] = [routes.direct, routes.cliTls, routes.cliPlain, routes.inTls, routes.inPlain, routes.bareProcessTls, routes.bareProcessPlain];
   if (routes.baselineTls && routes.baselinePlain) watched.push(routes.baselineTls, routes.baselinePlain);
+  const apart: ApartRoute[] = [
+    { name: 'direct', latency: [], rounds: [] },
+    { name: 'cliTls', pid: cliTls.process.child.pid, latency: [], rounds: [] },
+    { name: 'cliPlain', pid: cliPlain.process.child.pid, latency: [], rounds: [] },
+    { name: 'bareTls', pid: bareProcessTls.process.child.pid, latency: [], rounds: [] },
+    { name: 'barePlain', pid: bareProcessPlain.process.child.pid, latency: [], rounds: [] },
+    ...(baselineTls && baselinePlain
+      ? [
+          { name: 'baselineTls', pid: baselineTls.process.child.pid, latency: [], rounds: [] },
+          { name: 'baselinePlain', pid: baselinePlain.process.child.pid, latency: [], rounds: [] },
+        ]
+      : []),
+  ];
+  let operator: ClientProcess | undefined;
   try {
     const ns = await env.namespace();
     await env.client.create(ConfigMap, { metadata: { name: 'probe', namespace: ns.name }, data: { a: '1' } });
+    const upstreamKubeconfig = env.kubeconfig.path;
+    const operatorRoutes: ClientRoute[] = [
+      { name: 'direct', kubeconfig: upstreamKubeconfig },
+      { name: 'cliTls', kubeconfig: cliTls.kubeconfig },
+      { name: 'cliPlain', kubeconfig: cliPlain.kubeconfig },
+      { name: 'bareTls', kubeconfig: upstreamKubeconfig, bareUrl: bareProcessTls.process.url },
+      { name: 'barePlain', kubeconfig: upstreamKubeconfig, bareUrl: bareProcessPlain.process.url },
+      ...(baselineTls && baselinePlain
+        ? [
+            { name: 'baselineTls', kubeconfig: baselineTls.kubeconfig },
+            { name: 'baselinePlain', kubeconfig: baselinePlain.kubeconfig },
+          ]
+        : []),
+    ];
+    operator = await ClientProcess.start(ns.name, operatorRoutes);
 
     log('proxy: GET latency through each route (no faults)');
-    for (let r = 0; r < Math.max(3, rounds); r++) for (const x of all) x.latency.push(await getLatency(x.client, ns.name, 300));
+    for (let r = 0; r < Math.max(3, rounds); r++) {
+      for (const x of all) x.latency.push(await getLatency(x.client, ns.name, 300));
+      for (const y of apart) y.latency.push(await operator.latency(y.name, 300));
+    }
 
-    log(`proxy: GETs/s with ${connections} connections, 2 s a round, ${all.length} routes`);
-    for (let r = 0; r < rounds; r++) for (const x of all) x.rounds.push(await getRate(x.client, ns.name, connections, 2000, x.pid));
+    log(`proxy: GETs/s with ${connections} connections, 2 s a round, ${all.length} routes from this process and ${apart.length} from an operator process`);
+    for (let r = 0; r < rounds; r++) {
+      for (const x of all) x.rounds.push(await getRate(x.client, ns.name, connections, 2000, x.pid));
+      for (const y of apart) y.rounds.push(await apartRate(operator, y.name, connections, 2000, y.pid));
+    }
 
     log(`proxy: watches replaying ${events} events, ${replaysPerRound} back to back a round, ${watched.length} routes (after 2 unmeasured each)`);
     const startRv = (await env.client.list(ConfigMap, { namespace: ns.name })).metadata.resourceVersion ?? '0';
@@ -258,11 +377,26 @@ export async function proxySection(rounds: number, connections: number, log: Log
       (x.pid !== undefined ? ` + ${fmt.us(Math.min(...x.rounds.map((o) => o.cpuUsProxy)))} proxy process` : '') +
       `, context switches/GET (least) ${Math.min(...x.rounds.map((o) => o.switchesHere)).toFixed(2)} here` +
       (x.pid !== undefined ? ` + ${Math.min(...x.rounds.map((o) => o.switchesProxy)).toFixed(2)} proxy process` : '') +
+      ` (involuntary, median ${median(x.rounds.map((o) => o.involuntaryHere)).toFixed(3)} here` +
+      (x.pid !== undefined ? ` + ${median(x.rounds.map((o) => o.involuntaryProxy)).toFixed(3)} proxy process` : '') +
+      ')' +
       (x.watch.length > 0
         ? `, ${Math.max(...x.watch.map((o) => o.rate)).toFixed(0)} events/s (least disturbed), CPU/event ${fmt.us(Math.min(...x.watch.map((o) => o.cpuUsHere)))} here` +
           (x.pid !== undefined ? ` + ${fmt.us(Math.min(...x.watch.map((o) => o.cpuUsProxy)))} proxy process` : '')
         : '');
     for (const [name, x] of Object.entries(routes)) log(`  ${summary(name, x)}`);
+    /** The least of a figure over a route's rounds. */
+    const least = (y: ApartRoute, pick: (o: ApartRound) => number): number => Math.min(...y.rounds.map(pick));
+    const apartSummary = (y: ApartRoute): string =>
+      `operator process, ${y.name}: GET p50 ${fmt.ms(median(y.latency))}, ${median(y.rounds.map((o) => o.rate)).toFixed(0)} GETs/s, CPU/GET (least) ` +
+      `${fmt.us(least(y, (o) => o.cpuUsClient))} operator + ${fmt.us(least(y, (o) => o.cpuUsServer))} server` +
+      (y.pid !== undefined ? ` + ${fmt.us(least(y, (o) => o.cpuUsProxy))} proxy` : '') +
+      `, context switches/GET (least; involuntary, median) ` +
+      (['client', 'server', 'proxy'] as const)
+        .filter((p) => p !== 'proxy' || y.pid !== undefined)
+        .map((p) => `${least(y, (o) => o.switches[p].all).toFixed(2)} (${median(y.rounds.map((o) => o.switches[p].involuntary)).toFixed(3)}) ${p === 'client' ? 'operator' : p}`)
+        .join(' + ');
+    for (const y of apart) log(`  ${apartSummary(y)}`);
 
     /** A row of the least disturbed round of each side: the lowest CPU, or the highest rate it allows. */
     const leastDisturbed = (pick: (xs: number[]) => number, ...args: Parameters<typeof row>): Row => {
@@ -304,6 +438,10 @@ export async function proxySection(rounds: number, connections: number, log: Log
       rows.push(leastDisturbed(lowest, `CPU per GET in the proxy's process: \`operant chaos\`, ${label}${best}`, inProxy(cli), inProxy(bare), fmt.us, what));
       rows.push(leastDisturbed(lowest, `  CPU per GET in this process (client and server) through it`, inHere(cli), inHere(bare), fmt.us, what));
       rows.push(leastDisturbed(lowest, `  Context switches per GET in this process through it (straight to the server: ${count(lowest(switchesHere(routes.direct)))})`, switchesHere(cli), switchesHere(bare), count, what));
+      const involuntary = (x: Route): number[] => x.rounds.map((o) => o.involuntaryHere);
+      rows.push(
+        row(`  Involuntary context switches per GET in this process through it, median (straight: ${median(involuntary(routes.direct)).toFixed(3)})`, involuntary(cli), involuntary(bare), (v) => v.toFixed(3), what),
+      );
     }
     for (const { label, cli, baseline } of floors) {
       if (!baseline) continue;
@@ -315,6 +453,49 @@ export async function proxySection(rounds: number, connections: number, log: Log
     rows.push(leastDisturbed(lowest, `CPU per GET through env.faultProxy({ plainHttp: true }) (same process)${best}`, cpu(routes.inPlain), cpu(routes.barePlain), fmt.us, '(a bare forwarding HTTP proxy, same process)'));
     for (const { label, x } of modes) {
       rows.push(row(`GETs/s through ${label}, ${connections} connections, median`, rate(x), rate(d), fmt.rate, straight, '>= 0.8x', aim(rate(d))));
+    }
+    /** Every process's CPU per GET, operator process apart. */
+    const apartCpu = (y: ApartRoute): number[] => y.rounds.map((o) => o.cpuUsClient + o.cpuUsServer + o.cpuUsProxy);
+    /**
+     * GETs/s the CPU allows, operator process apart: the busiest process bounds
+     * it, and with a proxy three processes share two cores, so half their sum does too.
+     */
+    const apartAllowed = (y: ApartRoute): number[] =>
+      y.rounds.map((o) => 1e6 / Math.max(o.cpuUsClient, o.cpuUsServer, o.cpuUsProxy, (o.cpuUsClient + o.cpuUsServer + o.cpuUsProxy) / 2));
+    const byName = (name: string): ApartRoute => apart.find((y) => y.name === name)!;
+    const ad = byName('direct');
+    const apartStraight = '(operator process straight to the server)';
+    const apartModes = [
+      { label: '`operant chaos` (own process), HTTPS', y: byName('cliTls') },
+      { label: '`operant chaos --plain-http` (own process)', y: byName('cliPlain') },
+    ];
+    const switchesOf = (y: ApartRoute, p: 'client' | 'server' | 'proxy'): number[] => y.rounds.map((o) => o.switches[p].all);
+    for (const { label, y } of apartModes) {
+      const directAllowed = highest(apartAllowed(ad));
+      rows.push(leastDisturbed(highest, `Operator in its own process: GETs/s the CPU allows through ${label}${best}`, apartAllowed(y), apartAllowed(ad), fmt.rate, apartStraight, '>= 0.8x', (v) => v / directAllowed >= 0.8));
+      rows.push(leastDisturbed(lowest, '  CPU per GET, every process (operator, server, proxy process)', apartCpu(y), apartCpu(ad), fmt.us, '(operator and server, straight)'));
+      rows.push(leastDisturbed(lowest, '  CPU per GET in the operator process', y.rounds.map((o) => o.cpuUsClient), ad.rounds.map((o) => o.cpuUsClient), fmt.us, '(straight)'));
+      rows.push(leastDisturbed(lowest, '  CPU per GET in the server process (this one)', y.rounds.map((o) => o.cpuUsServer), ad.rounds.map((o) => o.cpuUsServer), fmt.us, '(straight)'));
+      rows.push(leastDisturbed(lowest, '  Context switches per GET in the operator process', switchesOf(y, 'client'), switchesOf(ad, 'client'), count, '(straight)'));
+      rows.push(leastDisturbed(lowest, '  Context switches per GET in the server process (this one)', switchesOf(y, 'server'), switchesOf(ad, 'server'), count, '(straight)'));
+      rows.push(row(`  GETs/s measured, ${connections} connections, median`, y.rounds.map((o) => o.rate), ad.rounds.map((o) => o.rate), fmt.rate, apartStraight, '>= 0.8x', aim(ad.rounds.map((o) => o.rate))));
+      rows.push(row('  GET p50', y.latency, ad.latency, fmt.ms, apartStraight));
+    }
+    for (const { label, name } of [
+      { label: 'HTTPS', name: 'bareTls' },
+      { label: 'plain HTTP', name: 'barePlain' },
+    ]) {
+      rows.push(leastDisturbed(highest, `Operator in its own process: GETs/s the CPU allows through a bare forwarding ${label} proxy (own process)${best}`, apartAllowed(byName(name)), apartAllowed(ad), fmt.rate, apartStraight));
+    }
+    for (const { label, name, base } of [
+      { label: 'HTTPS', name: 'cliTls', base: 'baselineTls' },
+      { label: 'plain HTTP', name: 'cliPlain', base: 'baselinePlain' },
+    ]) {
+      const baseline = apart.find((y) => y.name === base);
+      if (!baseline) continue;
+      const what = '(BENCH_PROXY_BASELINE_CLI)';
+      rows.push(leastDisturbed(lowest, `A/B, operator in its own process: CPU per GET, every process, \`operant chaos\` ${label}, this build${best}`, apartCpu(byName(name)), apartCpu(baseline), fmt.us, what));
+      rows.push(leastDisturbed(lowest, `A/B, operator in its own process: CPU per GET in the \`operant chaos\` process, ${label}, this build${best}`, byName(name).rounds.map((o) => o.cpuUsProxy), baseline.rounds.map((o) => o.cpuUsProxy), fmt.us, what));
     }
     const watchRate = (x: Route): number[] => x.watch.map((o) => o.rate);
     /** CPU per watch event over every process it ran in. */
@@ -337,6 +518,7 @@ export async function proxySection(rounds: number, connections: number, log: Log
     for (const { label, x } of modes) rows.push(row(`GET p50 through ${label}`, x.latency, d.latency, fmt.ms, straight));
     return rows;
   } finally {
+    await operator?.stop();
     for (const x of all) x.client.close();
     for (const p of processes) await p.stop();
     bareTls.server.close();

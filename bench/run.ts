@@ -361,7 +361,7 @@ try {
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       (sections.has('soak') ? ' Soak rows: an ordinary GET workload during each attack against the same workload idle, and the server process RSS.' : '') +
       (sections.has('scale') ? ' Scale rows: the cost per pod at each size against the cost per pod at the smallest; a ratio near 1 is linear growth.' : '') +
-      (sections.has('proxy') ? ' Proxy rows: CPU per request is this process\'s (process.cpuUsage) plus, for `operant chaos`, its process\'s (/proc); it moves much less with the machine\'s load than the throughput rows do, and the CPU rows take each route\'s least disturbed round.' : '') +
+      (sections.has('proxy') ? ' Proxy rows: CPU per request is this process\'s (process.cpuUsage) plus, for `operant chaos`, its process\'s (/proc); it moves much less with the machine\'s load than the throughput rows do, and the CPU rows take each route\'s least disturbed round. "Operator in its own process" rows send the same GETs from a process of their own (as `operant chaos` is used) and add that process\'s CPU; their "GETs/s the CPU allows" is bounded by the busiest process and, with a proxy (three processes on two cores), by half the sum of all three.' : '') +
       (sections.has('chaos') ? ' Chaos rows: one run of the sample-controller scenario; latency windows include the 1 s holds of terminate-leader.' : '') +
       (sections.has('apply') ? ' Apply rows: the baseline is the plain update path (PUT) of the same objects and changes; managedFields rows compare with the stored object without them.' : '') +
       '\n\n',

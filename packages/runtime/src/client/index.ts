@@ -20,6 +20,7 @@ export {
   isTooManyRequests,
   isUnauthorized,
 } from './api-error.js';
+export { defaultRetry, retryOnConflict, retryOnError, type RetryBackoff } from './retry.js';
 export { Client, type ClientOptions, type JsonPatchOp, type PatchBody } from './client.js';
 export { applyConfiguration, type ApplyConfiguration, type ApplyFields, type DeepPartial } from './apply-configuration.js';
 export type { CachedClientOptions } from './cached-client.js';

@@ -6,9 +6,8 @@
  * differs, and written with its resourceVersion; a 409 means someone else
  * wrote in between, so it is read and tried again.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeObject } from '@operant/apimachinery';
-import { isConflict, type Client, type GetOptions, type WriteOptions } from '../../client/index.js';
+import { retryOnConflict, type Client, type GetOptions, type WriteOptions } from '../../client/index.js';
 import type { Kind } from '../../kind.js';
 import type { WebhookClientConfig } from 'kubernetes-types/admissionregistration/v1.js';
 import { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../../builtins.js';
@@ -168,26 +167,23 @@ function setOnConversion(obj: KubeObject, caBundle: string): boolean | 'skip' {
   return true;
 }
 
-/** Read, change, write; on 409 wait briefly (10 ms, jittered, as client-go) and start over from a fresh read. */
-async function writeWithRetry(
+/** Read, change, write; on 409 start over from a fresh read, paced as client-go's DefaultRetry. */
+function writeWithRetry(
   client: CABundleClient,
   kind: Kind<KubeObject>,
   name: string,
   set: (obj: KubeObject) => boolean | 'skip',
   options: InjectCABundleOptions,
 ): Promise<CABundleOutcome['result']> {
-  const attempts = Math.max(1, options.retries ?? 5);
-  for (let attempt = 1; ; attempt++) {
-    const obj = await client.get(kind, name, { signal: options.signal, live: true });
-    const changed = set(obj);
-    if (changed === 'skip') return 'skipped';
-    if (!changed) return 'unchanged';
-    try {
+  return retryOnConflict(
+    async () => {
+      const obj = await client.get(kind, name, { signal: options.signal, live: true });
+      const changed = set(obj);
+      if (changed === 'skip') return 'skipped';
+      if (!changed) return 'unchanged';
       await client.update(kind, obj, { fieldManager: options.fieldManager, signal: options.signal });
       return 'updated';
-    } catch (e) {
-      if (!isConflict(e) || attempt >= attempts) throw e;
-      await delay(10 * (1 + Math.random() * 0.1), undefined, { signal: options.signal });
-    }
-  }
+    },
+    { steps: options.retries, signal: options.signal },
+  );
 }

@@ -288,6 +288,8 @@ export class FaultProxy {
 
   /**
    * Puts a fault in force until it is removed (or has hit `times` requests).
+   * The proxy numbers the faults put in force on it, 1, 2, 3...: that number is
+   * the fault's `id`, the `faultId` of its records and `#<id>` in the timeline.
    *
    * @example
    * ```ts
@@ -296,8 +298,9 @@ export class FaultProxy {
    * await cut.ended; // the next configmaps watch event was cut in half
    * ```
    */
-  inject(fault: Fault, options: InjectOptions & { id?: number } = {}): InjectedFault {
-    const id = options.id ?? this.nextId++;
+  inject(fault: Fault, options: InjectOptions = {}): InjectedFault {
+    // The proxy numbers its faults itself: a report tells a schedule's faults from others injected beside it by these ids.
+    const id = this.nextId++;
     const active = new ActiveFault(id, fault, new Prng(options.seed ?? id), options.times, (f) => {
       this.faults.splice(this.faults.indexOf(f), 1);
       this.record({ type: 'end', faultId: f.id, fault: f.fault, detail: `${f.hits} hit${f.hits === 1 ? '' : 's'}` });

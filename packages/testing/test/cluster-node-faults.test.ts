@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceleratedClock } from '@operant/controllers';
 import { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation } from '@operant/controllers/knobs';
-import { ApiError, Deployment, Node, Pod, createLogger, type Typed } from '@operant/runtime';
+import { ApiError, Deployment, Lease, Node, Pod, createLogger, type Typed } from '@operant/runtime';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { FooKind, type Foo } from '@operant/sample-controller/src/foo.js';
 import { chaos, eventually, TestEnv, type ChaosReport } from '../src/index.js';
@@ -177,5 +177,30 @@ describe('a knob is taken back even when the server is down as its window closes
     await proxy.settled();
     assert.deepEqual(proxy.records.filter((r) => r.type === 'miss').map((r) => r.detail), []);
     assert.equal((await durable.client.get(Pod, victim, { namespace: ns.name })).metadata.annotations?.[crashLoopAnnotation], undefined, 'the knob is taken back');
+  });
+});
+
+describe('the simulated kubelets outlast an API server outage', () => {
+  test('after 4 s down (400 s of cluster time), every node renews its Lease well within the node lifecycle controller\'s 2 s of wall silence', async (t) => {
+    const durable = await TestEnv.start({ durable: true, cluster: { nodes: 3, clock: acceleratedClock(100) } });
+    t.after(() => durable.stop());
+    const leases = async () => (await durable.client.list(Lease, { namespace: 'kube-node-lease' })).items;
+    await eventually(async () => assert.equal((await leases()).length, 3), { message: 'the nodes hold their Leases', timeout: 20_000 });
+    await durable.restartServer({ downMs: 4000 });
+    const back = performance.now();
+    const renewedSince = new Map((await leases()).map((l) => [l.metadata.name!, l.spec?.renewTime]));
+    // The kubelet's lease controller retries a failed renewal at most 7 s (0.07 s here) apart; a backoff that grew
+    // through the outage (5 ms doubling: some 3 s by its end) would keep the nodes silent that long again, and the
+    // node lifecycle controller, which marks a node NotReady after 40 s of cluster time and 2 s of wall silence, would.
+    await eventually(async () => {
+      const now = await leases();
+      const stale = now.filter((l) => l.spec?.renewTime === renewedSince.get(l.metadata.name!)).map((l) => l.metadata.name);
+      assert.deepEqual(stale, [], 'Leases not renewed since the server came back');
+    }, { message: 'every node renews its Lease', timeout: 20_000, interval: 10 });
+    const renewedAfterMs = performance.now() - back;
+    t.diagnostic(`every Lease renewed ${renewedAfterMs.toFixed(0)} ms after the server came back`);
+    assert.ok(renewedAfterMs < 2000, `the Leases were renewed ${renewedAfterMs.toFixed(0)} ms after the server came back`);
+    const notReady = (await durable.client.list(Node)).items.filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True');
+    assert.deepEqual(notReady.map((n) => n.metadata.name), [], 'every node is Ready');
   });
 });

@@ -188,9 +188,11 @@ async function listenerClosed(port: number): Promise<void> {
  * connection, kept alive, for as long as it stays open. Resolves with the
  * answers it got after the listener closed.
  */
-async function connectingAtTheEnd(tcp: Socket, port: number, token: string): Promise<number> {
+async function connectingAtTheEnd(tcp: Socket, port: number, token: string, summaryPrinted: Promise<unknown>): Promise<number> {
   // Closed by the proxy before the handshake starts, the TLS socket on it would never tell.
   const tcpClosed = new Promise((resolve) => tcp.once('close', resolve));
+  // The proxy stops after its summary: only then is there a listener's close to wait for.
+  await summaryPrinted;
   await listenerClosed(port);
   const socket = connectTls({ socket: tcp, rejectUnauthorized: false, servername: 'localhost' });
   let answers = 0;
@@ -246,9 +248,8 @@ test('--exit: when the schedule is over it prints its summary and exits, closing
   const tcp = connectTcp(port, '127.0.0.1');
   tcp.on('error', () => undefined);
   await once(tcp, 'connect');
-  const late = connectingAtTheEnd(tcp, port, /^ +token: (\S+)$/m.exec(readFileSync(kubeconfig, 'utf8'))![1]!);
   // The schedule's 2 s, then the summary; the proxy's keep-alive (65 s) is what a hang would wait out, at least.
-  const summary = await new Promise<number>((resolve) => {
+  const summaryPrinted = new Promise<number>((resolve) => {
     const poll = setInterval(() => {
       if (/^chaos summary: /m.test(chaos.out)) {
         clearInterval(poll);
@@ -256,6 +257,8 @@ test('--exit: when the schedule is over it prints its summary and exits, closing
       }
     }, 10);
   });
+  const late = connectingAtTheEnd(tcp, port, /^ +token: (\S+)$/m.exec(readFileSync(kubeconfig, 'utf8'))![1]!, summaryPrinted);
+  const summary = await summaryPrinted;
   const hang = setTimeout(() => giveUp.abort(), 30_000);
   await Promise.race([exited, new Promise((resolve) => giveUp.signal.addEventListener('abort', resolve, { once: true }))]);
   clearTimeout(hang);

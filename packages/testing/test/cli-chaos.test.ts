@@ -10,7 +10,9 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,8 @@ interface RunningChaos {
   readonly out: string;
   readonly err: string;
   exited: Promise<unknown[]>;
+  /** Ends it with SIGKILL (a test that gave up on its exit). */
+  kill(): void;
 }
 
 /** `operant chaos` with `argv`, once its output shows `ready`; out and err keep filling until it exits. */
@@ -61,6 +65,7 @@ async function startChaos(argv: string[], ready: RegExp): Promise<RunningChaos> 
       return err;
     },
     exited,
+    kill: () => void child.kill('SIGKILL'),
   };
 }
 /**
@@ -161,4 +166,114 @@ test('--plain-http refuses to listen anywhere but loopback', () => {
       listen,
     );
   }
+});
+
+/** Resolves once nothing listens on `port` any more (a connection is refused). */
+async function listenerClosed(port: number): Promise<void> {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = connectTcp(port, '127.0.0.1');
+      probe.once('connect', () => (probe.destroy(), resolve(false)));
+      probe.once('error', () => resolve(true));
+    });
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * A client whose connection was accepted before the proxy stopped listening
+ * but whose TLS handshake was still to come (one connecting just then): once
+ * the listener is closed it finishes the handshake and sends GETs on the
+ * connection, kept alive, for as long as it stays open. Resolves with the
+ * answers it got after the listener closed.
+ */
+async function connectingAtTheEnd(tcp: Socket, port: number, token: string, summaryPrinted: Promise<unknown>): Promise<number> {
+  // Closed by the proxy before the handshake starts, the TLS socket on it would never tell.
+  const tcpClosed = new Promise((resolve) => tcp.once('close', resolve));
+  // The proxy stops after its summary: only then is there a listener's close to wait for.
+  await summaryPrinted;
+  await listenerClosed(port);
+  const socket = connectTls({ socket: tcp, rejectUnauthorized: false, servername: 'localhost' });
+  let answers = 0;
+  let pending = '';
+  const get = (): void => void socket.write(`GET /api HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  socket.once('secureConnect', get);
+  socket.on('data', (d: Buffer) => {
+    pending += d.toString();
+    const head = pending.indexOf('\r\n\r\n');
+    const length = Number(/^content-length: *(\d+)/im.exec(pending.slice(0, head))?.[1] ?? NaN);
+    if (head < 0 || !(pending.length >= head + 4 + length)) return;
+    pending = pending.slice(head + 4 + length);
+    answers++;
+    get();
+  });
+  // Reset or closed, it ends the same way: what counts is the answers it got.
+  socket.on('error', () => undefined);
+  await Promise.race([tcpClosed, new Promise((resolve) => socket.once('close', resolve))]);
+  return answers;
+}
+
+test('--exit: when the schedule is over it prints its summary and exits, closing the connections of clients that keep sending and watching', async (t) => {
+  const kubeconfig = join(dir, 'busy-kubeconfig');
+  const ns = (await env.namespace()).name;
+  const chaos = await startChaos(['--seed', '1', '--duration', '2s', '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^ready https:\/\/127\.0\.0\.1:\d+$/m);
+  let exitedAt: number | undefined;
+  const exited = chaos.exited.then(() => (exitedAt = performance.now()));
+  // The clients never stop by themselves: only the proxy's exit (or the test giving up on it) ends them.
+  const giveUp = new AbortController();
+  const clients = new AbortController();
+  void exited.then(() => clients.abort());
+  const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
+  const requests = { gets: 0, creates: 0, watchEvents: 0, watches: 0 };
+  const keepGetting = async (): Promise<void> => {
+    while (!clients.signal.aborted) await client.list(ConfigMap, { namespace: ns }).then(() => requests.gets++, () => undefined);
+  };
+  const keepCreating = async (): Promise<void> => {
+    while (!clients.signal.aborted) await client.create(ConfigMap, { metadata: { generateName: 'busy-', namespace: ns } }).then(() => requests.creates++, () => undefined);
+  };
+  const keepWatching = async (): Promise<void> => {
+    while (!clients.signal.aborted) {
+      requests.watches++;
+      try {
+        for await (const event of client.watch(ConfigMap, { namespace: ns, signal: clients.signal })) if (event.type !== 'BOOKMARK') requests.watchEvents++;
+      } catch {
+        // A fault or the proxy's exit ended it: watch again, as an informer would (after a pause, as it would too).
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+  };
+  const running = Promise.all([keepGetting(), keepGetting(), keepCreating(), keepWatching(), keepWatching(), keepWatching()]);
+  const port = Number(new URL(/^ready (\S+)$/m.exec(chaos.out)![1]!).port);
+  const tcp = connectTcp(port, '127.0.0.1');
+  tcp.on('error', () => undefined);
+  await once(tcp, 'connect');
+  // The schedule's 2 s, then the summary; the proxy's keep-alive (65 s) is what a hang would wait out, at least.
+  const summaryPrinted = new Promise<number>((resolve) => {
+    const poll = setInterval(() => {
+      if (/^chaos summary: /m.test(chaos.out)) {
+        clearInterval(poll);
+        resolve(performance.now());
+      }
+    }, 10);
+  });
+  const late = connectingAtTheEnd(tcp, port, /^ +token: (\S+)$/m.exec(readFileSync(kubeconfig, 'utf8'))![1]!, summaryPrinted);
+  const summary = await summaryPrinted;
+  const hang = setTimeout(() => giveUp.abort(), 30_000);
+  await Promise.race([exited, new Promise((resolve) => giveUp.signal.addEventListener('abort', resolve, { once: true }))]);
+  clearTimeout(hang);
+  const hung = exitedAt === undefined;
+  // Killed before the clients are awaited: a request it holds would hold them.
+  if (hung) chaos.kill();
+  clients.abort();
+  await running;
+  client.close();
+  const lateAnswers = await late;
+  assert.ok(!hung && exitedAt !== undefined, `operant chaos did not exit within 30 s of its summary, with clients sending (${JSON.stringify(requests)}):\n${chaos.out}\n${chaos.err}`);
+  const [code] = (await chaos.exited) as [number];
+  assert.equal(code, 0, chaos.err);
+  assert.ok(requests.gets > 0 && requests.creates > 0 && requests.watchEvents > 0, `the clients were busy through it: ${JSON.stringify(requests)}`);
+  assert.match(chaos.out, /^chaos summary: seed 1, ran 2\.\d s of 2\.0 s, \d+ requests proxied$/m);
+  assert.equal(lateAnswers, 0, 'a connection whose handshake came after the listener closed is not served');
+  t.diagnostic(`exited ${(exitedAt - summary).toFixed(0)} ms after its summary; ${JSON.stringify(requests)}`);
 });

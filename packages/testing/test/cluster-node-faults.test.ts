@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceleratedClock } from '@operant/controllers';
 import { crashLoopAnnotation, heartbeatsPausedAnnotation, imagePullFailureAnnotation } from '@operant/controllers/knobs';
-import { ApiError, Deployment, Node, Pod, createLogger, type Typed } from '@operant/runtime';
+import { ApiError, Deployment, Lease, Node, Pod, createLogger, type Typed } from '@operant/runtime';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { FooKind, type Foo } from '@operant/sample-controller/src/foo.js';
 import { chaos, eventually, TestEnv, type ChaosReport } from '../src/index.js';
@@ -177,5 +177,49 @@ describe('a knob is taken back even when the server is down as its window closes
     await proxy.settled();
     assert.deepEqual(proxy.records.filter((r) => r.type === 'miss').map((r) => r.detail), []);
     assert.equal((await durable.client.get(Pod, victim, { namespace: ns.name })).metadata.annotations?.[crashLoopAnnotation], undefined, 'the knob is taken back');
+  });
+});
+
+describe('the simulated kubelets outlast an API server outage', () => {
+  test('after 4 s down (400 s of cluster time), every kubelet renews its Lease within the 40 s grace period of the server coming back, and no node goes NotReady', async (t) => {
+    const clock = acceleratedClock(100);
+    const durable = await TestEnv.start({ durable: true, cluster: { nodes: 3, clock } });
+    t.after(() => durable.stop());
+    const nodeLeases = { namespace: 'kube-node-lease' };
+    await eventually(async () => assert.equal((await durable.client.list(Lease, nodeLeases)).items.length, 3), { message: 'the nodes hold their Leases', timeout: 20_000 });
+    const before = await durable.client.list(Lease, nodeLeases);
+    await durable.restartServer({ downMs: 4000 });
+    const back = clock.now();
+    // The renewals since, in order, from the server's history: each kubelet's first one after the server came back.
+    const firstRenewal = new Map<string, number>();
+    const deadline = performance.now() + 20_000;
+    const watching = new AbortController();
+    const giveUp = setTimeout(() => watching.abort(), 20_000);
+    try {
+      while (firstRenewal.size < 3 && performance.now() < deadline) {
+        try {
+          for await (const { type, object } of durable.client.watch(Lease, { ...nodeLeases, resourceVersion: before.metadata.resourceVersion, signal: watching.signal })) {
+            const renewed = Date.parse(object.spec?.renewTime ?? '');
+            if (type === 'MODIFIED' && renewed > back && !firstRenewal.has(object.metadata.name!)) firstRenewal.set(object.metadata.name!, renewed);
+            if (firstRenewal.size === 3) break;
+          }
+        } catch (err) {
+          // The client may not reach the restarted server at once: watch again from the same revision.
+          if (watching.signal.aborted) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    } finally {
+      clearTimeout(giveUp);
+      watching.abort();
+    }
+    // The kubelet's lease controller retries a failed renewal at most 7 s apart (cluster time); a backoff that grew through
+    // the outage (5 ms doubling per failure: some 300 s by its end) kept the nodes silent that long again after it.
+    const late = [...firstRenewal].map(([name, at]) => `${name} +${((at - back) / 1000).toFixed(1)} s`);
+    t.diagnostic(`first renewals after the server came back (cluster time): ${late.join(', ')}`);
+    assert.equal(firstRenewal.size, 3, `renewed: ${late.join(', ')}`);
+    assert.ok([...firstRenewal.values()].every((at) => at - back < 40_000), `each kubelet renews within the grace period: ${late.join(', ')}`);
+    const notReady = (await durable.client.list(Node)).items.filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True');
+    assert.deepEqual(notReady.map((n) => n.metadata.name), [], 'every node is Ready');
   });
 });

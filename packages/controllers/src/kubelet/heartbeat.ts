@@ -4,9 +4,12 @@
  * every 10 s, and the Node's status reported every 5 minutes, or at once when
  * it differs from what is stored (a restart: new bootID; someone else's
  * write). A controller of the runtime's builder, requeued for the next beat.
+ * A beat that fails is tried again at most 7 s (cluster time) later, as the
+ * kubelet's lease controller does, not on a controller's default backoff.
  */
 import { deepCopy, jsonEqual } from '@operant/apimachinery';
 import { ignoreNotFound, Lease, Node, objectPredicate, type Clock, type Manager, type ReconcileResult, type Request } from '@operant/runtime';
+import { ItemExponentialFailureRateLimiter } from '@operant/runtime/workqueue';
 import { microTime, timeOf } from '../clock.js';
 import type { LeaseObject, NodeObject } from '../objects.js';
 import type { SimulatedNode } from './node.js';
@@ -17,6 +20,17 @@ const leaseDurationSeconds = 40;
 const renewIntervalMs = 10_000;
 /** kubelet's nodeStatusReportFrequency. */
 const reportIntervalMs = 5 * 60_000;
+/**
+ * The kubelet's lease controller (k8s.io/component-helpers' lease controller)
+ * retries a failed renewal after 200 ms, doubling up to its maxBackoff, 7 s:
+ * well inside the 40 s grace period, so a kubelet outlives an API server
+ * outage once the server is back. A controller's default backoff (5 ms
+ * doubling up to 1000 s, for every failure in a row) grows past the grace
+ * period within 20 failures: after an outage of a few seconds of cluster time
+ * the nodes stayed silent for as long again after the server came back, and
+ * went NotReady though their kubelets were fine.
+ */
+const heartbeatRetry = { firstMs: 200, maxMs: 7_000 };
 
 interface HeartbeatDeps {
   nodes: ReadonlyMap<string, SimulatedNode>;
@@ -26,7 +40,11 @@ interface HeartbeatDeps {
 
 export function addNodeHeartbeats(mgr: Manager, deps: HeartbeatDeps, clock: Clock | undefined): void {
   mgr
-    .controller('node-heartbeat', clock ? { clock } : {})
+    .controller('node-heartbeat', {
+      ...(clock ? { clock } : {}),
+      // Per node, in the controller's clock (cluster time), as each kubelet retries on its own.
+      rateLimiter: new ItemExponentialFailureRateLimiter(heartbeatRetry.firstMs, heartbeatRetry.maxMs),
+    })
     .for(Node, { predicates: [objectPredicate((n) => deps.nodes.has(n.metadata.name ?? ''))] })
     .watches(Lease, (l) => (l.metadata.namespace === nodeLeaseNamespace && deps.nodes.has(l.metadata.name ?? '') ? [{ namespace: '', name: l.metadata.name! }] : []))
     // Each node's kubelet renews on its own: one worker for every ten nodes (at most 32), so that a

@@ -136,6 +136,21 @@ describe('events.k8s.io/v1', () => {
     assert.equal(event.note, 'é'.repeat(512));
   });
 
+  test('two processes recording about objects of the same name in the same millisecond both write their events', async () => {
+    // As a Foo's controller and the deployment controller record about `example-foo` (the Foo, its Deployment) at once.
+    const cm = await subject('twin');
+    const ns = cm.metadata.namespace!;
+    const sameMs = Date.now();
+    const foo = { apiVersion: 'samplecontroller.k8s.io/v1alpha1', kind: 'Foo', metadata: { name: 'twin', namespace: ns, uid: 'foo-uid' } };
+    const first = newRecorder({ reportingController: 'sample-controller', now: () => sameMs });
+    const second = newRecorder({ reportingController: 'deployment-controller', now: () => sameMs });
+    first.recorder.event(foo, 'Normal', 'Synced', 'Foo synced successfully');
+    second.recorder.event(cm, 'Normal', 'ScalingReplicaSet', 'Scaled up replica set twin-1 to 1');
+    await Promise.all([first.recorder.flush(), second.recorder.flush()]);
+    const reasons = (await eventsIn(ns)).map((e) => e.reason).sort();
+    assert.deepEqual(reasons, ['ScalingReplicaSet', 'Synced'], `names: ${(await eventsIn(ns)).map((e) => e.metadata.name).join(', ')}; logged: ${[...first.logs.lines, ...second.logs.lines].map((l) => l.msg).join(', ')}`);
+  });
+
   test('a full queue drops new events with a warning, and never throws', async () => {
     const cm = await subject();
     let now = Date.now();

@@ -26,7 +26,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { StatusError } from '@operant/apimachinery';
 import { ApiError, Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
@@ -176,6 +176,12 @@ export class FaultProxy {
   /** What faults still do after they end: cluster faults being taken back (their knobs removed), handed-over faults under way. */
   private readonly aftermath = new Set<Promise<unknown>>();
   private stopped: Promise<void> | undefined;
+  /**
+   * Every connection accepted, from the moment it is accepted: over HTTPS the
+   * HTTP server knows one only once its TLS handshake is done, so its
+   * closeAllConnections misses those still shaking hands.
+   */
+  private readonly sockets = new Set<Socket>();
   private readonly plainHttp: boolean;
   private played: { readonly schedule: ChaosSchedule; report?: ChaosReport } | undefined;
 
@@ -202,6 +208,10 @@ export class FaultProxy {
       namespace: upstream.namespace,
     });
     this.upstream = new Upstream(upstream, typeof upstreamSocket === 'string' ? () => upstreamSocket : upstreamSocket);
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
   }
 
   /**
@@ -278,6 +288,8 @@ export class FaultProxy {
 
   /**
    * Puts a fault in force until it is removed (or has hit `times` requests).
+   * The proxy numbers the faults put in force on it, 1, 2, 3...: that number is
+   * the fault's `id`, the `faultId` of its records and `#<id>` in the timeline.
    *
    * @example
    * ```ts
@@ -286,8 +298,9 @@ export class FaultProxy {
    * await cut.ended; // the next configmaps watch event was cut in half
    * ```
    */
-  inject(fault: Fault, options: InjectOptions & { id?: number } = {}): InjectedFault {
-    const id = options.id ?? this.nextId++;
+  inject(fault: Fault, options: InjectOptions = {}): InjectedFault {
+    // The proxy numbers its faults itself: a report tells a schedule's faults from others injected beside it by these ids.
+    const id = this.nextId++;
     const active = new ActiveFault(id, fault, new Prng(options.seed ?? id), options.times, (f) => {
       this.faults.splice(this.faults.indexOf(f), 1);
       this.record({ type: 'end', faultId: f.id, fault: f.fault, detail: `${f.hits} hit${f.hits === 1 ? '' : 's'}` });
@@ -362,7 +375,7 @@ export class FaultProxy {
     return [...this.faults];
   }
 
-  /** Removes every fault, then stops serving and closes every connection. */
+  /** Removes every fault, then stops serving and closes every connection: idle, busy, or still in its TLS handshake. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       for (const f of [...this.faults]) f.remove();
@@ -371,6 +384,9 @@ export class FaultProxy {
       await new Promise<void>((resolve) => {
         this.server.close(() => resolve());
         this.server.closeAllConnections();
+        // A connection in its TLS handshake now would otherwise be served after the close, and kept alive as
+        // long as its client sends (one that never finishes its handshake, for the TLS handshake timeout, 120 s).
+        for (const socket of this.sockets) socket.destroy();
       });
       this.upstream.close();
       this.clusterClient?.close();

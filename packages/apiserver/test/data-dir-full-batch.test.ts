@@ -112,8 +112,8 @@ it('a batch refused on a full disk is taken back whole: its writers and the read
 
   // Room for a few small writes, not for the large ones.
   fillDiskBut(ballast, 256 * 1024);
-  // The first create starts a flush, written alone (it fits); the three large ones wait for it to
-  // end and are then written together, and refused.
+  // The first create's flush writes it alone (it fits); the three large ones, made while that flush
+  // is under way, wait for it to end and are then written together, and refused.
   const outcome = JSON.parse(await store.send('create-many small-0:10 big-0:300000 big-1:300000 big-2:300000')) as { writes: Settled[]; list: Settled };
   const [small0, ...bigs] = outcome.writes;
   assert.ok(small0!.rev, `the small create is acknowledged: ${JSON.stringify(outcome.writes)}`);
@@ -138,11 +138,12 @@ it('a batch refused on a full disk is taken back whole: its writers and the read
   assert.deepEqual(state.replayed, expected.replayed);
   assert.deepEqual(state.watched, expected.replayed);
 
-  // Still full: a write alone is refused too, and the store goes on as before it: a read made
-  // right after it is answered, at the revision of the last write stored.
+  // Still full: a write alone is refused too (and the read that saw it), and the store goes on as
+  // before it: a read made right after it is answered, at the revision of the last write stored.
   const alone = JSON.parse(await store.send('create-many big-3:300000')) as { writes: Settled[]; list: Settled };
   assert.deepEqual(alone.writes, [{ error: noSpace }]);
-  assert.deepEqual(alone.list, { revision: small0!.rev });
+  assert.deepEqual(alone.list, { error: noSpace });
+  assert.deepEqual(JSON.parse(await store.send('list')), { revision: small0!.rev });
   state = JSON.parse(await store.send(`state ${loaded}`));
   assert.equal(state.revision, small0!.rev);
   assert.deepEqual(state.names, expected.names);

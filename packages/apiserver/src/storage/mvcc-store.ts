@@ -5,8 +5,9 @@
  * committed: a write is applied in memory at once (so the next write sees it),
  * and `durable(rev)` resolves once the flush that covers it is on disk; callers
  * acknowledge only then, and watchers see only flushed events. The writes made
- * while flushes are under way are written to storage together, in one
- * transaction, when the next flush starts; if storage refuses that batch (a
+ * in one turn of the event loop, or while a flush is under way, are written to
+ * storage together, in one transaction, when the next flush starts (at the end
+ * of the turn, or of the turn that flush ends in); if storage refuses that batch (a
  * full disk), every write of it is taken back from memory, and each one's
  * `durable` rejects with the error (see rollBack). Each revision
  * is encoded once, and its bytes kept for every read (encoded-json.ts).
@@ -126,6 +127,9 @@ export class MvccStore {
   private undelivered: StorageEvent[] = [];
   private fanoutScheduled = false;
   private readonly persistence?: Persistence;
+  /** Set while a flush is due at the end of this turn of the event loop (see scheduleFlush). */
+  private flushScheduled = false;
+  private closed = false;
   // ---- group commit (only with persistence)
   /** The newest revision on disk: watchers see no event, and callers acknowledge no write, past it. */
   private synced: number;
@@ -192,9 +196,13 @@ export class MvccStore {
    * gets 410 Expired, and the stored event log is trimmed as well, at once.
    * Returns that revision. Writes not yet written to storage are not
    * compacted (a refused batch is taken back from the history): the
-   * compaction stops before them.
+   * compaction stops before them. When no flush is under way, the writes
+   * waiting for the flush at the end of the turn (scheduleFlush) are written
+   * first (that flush then syncs them): a compaction right after a write
+   * covers it, as when each write started its flush at once.
    */
   compact(rev: number = this.rev): number {
+    if (this.persistence && !this.syncFailure && !this.closed && this.syncsInFlight < maxFlushesInFlight) this.writeUnwritten();
     if (rev > this.written) rev = this.written;
     if (rev <= this.history.oldestServable) return rev;
     this.history.compact(rev);
@@ -369,6 +377,7 @@ export class MvccStore {
   }
 
   close(): void {
+    this.closed = true;
     this.watchers.clear();
     this.undelivered = [];
     // The writes still waiting for a flush are written first (or refused, and their waiters told).
@@ -391,11 +400,13 @@ export class MvccStore {
   /**
    * Applies a write in memory. `replaced` is what it replaces (for a rollback); `bytes` are the event's
    * value as encoded for its size check (and kept for reads): persistence need not encode it again. With persistence the
-   * write is written to storage by a flush: at once when one can start, else with the batch the next
-   * one writes. A refusal of its own batch at once is thrown, with the store as it was before.
+   * write is written to storage by a flush, with the other writes of this turn of the event loop, or
+   * of the turns until the flush under way ends (scheduleFlush); a refusal of that batch rejects its `durable`.
    */
   private commit(event: StorageEvent, stored: Versioned | undefined, replaced: Versioned | undefined, bytes: Buffer): void {
     if (this.syncFailure) throw this.syncFailure;
+    // Nothing would ever write it (close wrote the writes before it).
+    if (this.closed && this.persistence) throw new Error('the store is closed');
     const before = this.rev;
     this.rev = this.issued = event.rev;
     if (stored) this.put(event.key, stored);
@@ -411,18 +422,7 @@ export class MvccStore {
     this.history.push(event);
     this.unsynced.push(event);
     this.unwritten.push({ event, bytes, replaced, before });
-    this.flush();
-    // Refused, with the batch it was in, before anyone saw its revision: it is handed out again.
-    if (this.rev < event.rev) {
-      this.issued = event.rev - 1;
-      const newest = this.refused[this.refused.length - 1]!;
-      const error = newest.error;
-      if (newest.to === event.rev) {
-        if (newest.from === event.rev) this.refused.pop();
-        else newest.to--;
-      }
-      throw error;
-    }
+    this.scheduleFlush();
   }
 
   /**
@@ -512,12 +512,31 @@ export class MvccStore {
   }
 
   /**
+   * Starts a flush at the end of this turn of the event loop (setImmediate runs
+   * after the turn's I/O callbacks), not inside the write: the writes of the
+   * requests read in the same turn, and, after a flush ends, those read while it
+   * was under way, go together in one transaction and one fsync. Started in the
+   * write, the turn's first write went alone, each batch paying its
+   * transaction, its WAL pages, its fsync and its wake-ups for fewer writes
+   * (idle bench, 16 connections: 4.5 creates per fsync against 7.8). A refused
+   * batch is reported through `durable`, to each of its writes alike.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.syncFailure) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /**
    * Group commit: a flush covers every write committed before it started, and
    * the writes that arrive meanwhile are written together by the next, which
    * starts when this one ends (see maxFlushesInFlight).
    */
   private flush(): void {
-    if (this.syncFailure || this.syncsInFlight >= maxFlushesInFlight) return;
+    if (this.syncFailure || this.syncsInFlight >= maxFlushesInFlight || this.closed) return;
     const through = this.writeUnwritten();
     if (through <= this.syncRequested) return;
     this.syncRequested = through;
@@ -538,7 +557,7 @@ export class MvccStore {
             else this.syncWaiters.push(w);
           }
         }
-        this.flush();
+        if (this.unwritten.length > 0) this.scheduleFlush();
       },
       (e: unknown) => {
         this.syncsInFlight--;

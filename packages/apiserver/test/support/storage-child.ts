@@ -10,10 +10,13 @@
  *   flush is under way (the flush then trims the whole log), answered `ack <rev>`;
  * - `compact <n>`: n compactions through the current revision, answered
  *   `compacted <rev>` (the log is trimmed after 1,000 of them, at the next flush);
- * - `create-many <name>:<bytes> ...`: the creates all at once (each with a value
- *   of that many bytes), and a list made right after them, answered with one
- *   line of JSON once all have settled: each create's revision or error, and
- *   the list's error or revision;
+ * - `create-many <name>:<bytes> ...`: the creates (each with a value of that
+ *   many bytes), the first in a turn of the event loop of its own, the rest
+ *   while its flush is under way, and a list made right after them, answered
+ *   with one line of JSON once all have settled: each create's revision or
+ *   error, and the list's error or revision;
+ * - `list`: a list at the current revision, answered once that revision is on
+ *   disk: `{"revision":n}` or `{"error":...}`;
  * - `state <fromRev>`: one line of JSON: the revision, the names stored, the
  *   names a watch from `fromRev` replays, the names the watch opened at the
  *   start has been given, and each stored object's `data.blob` and revision
@@ -86,14 +89,21 @@ async function run(line: string): Promise<string> {
       return `compacted ${rev}`;
     }
     case 'create-many': {
-      // All in one turn of the event loop: the first writes start the flushes, the rest wait for one to end.
-      const writes = line
+      // The first write alone in its turn of the event loop, whose end starts its flush; the rest
+      // right after that (in the same check phase, before the flush can end), so that they wait for
+      // it to end and are written together by the next.
+      const [first, ...rest] = line
         .split(' ')
         .slice(1)
         .map((spec) => {
           const [name, bytes] = spec.split(':');
-          return settle(() => store.create(key(name!), configMap(name!, 'z'.repeat(Number(bytes)))));
+          return () => settle(() => store.create(key(name!), configMap(name!, 'z'.repeat(Number(bytes)))));
         });
+      const writes = [first!()];
+      if (rest.length > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        for (const write of rest) writes.push(write());
+      }
       // A read that sees them all, answered once they are on disk.
       const snapshot = store.list(prefix);
       const list = store.durable(snapshot.revision).then(
@@ -101,6 +111,16 @@ async function run(line: string): Promise<string> {
         (e: unknown) => ({ error: reported(e) }),
       );
       return JSON.stringify({ writes: await Promise.all(writes), list: await list });
+    }
+    case 'list': {
+      // A read at the current revision, answered once that revision is on disk.
+      const snapshot = store.list(prefix);
+      return JSON.stringify(
+        await store.durable(snapshot.revision).then(
+          () => ({ revision: snapshot.revision }),
+          (e: unknown) => ({ error: reported(e) }),
+        ),
+      );
     }
     case 'state': {
       const replayed: string[] = [];

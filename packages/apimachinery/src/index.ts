@@ -79,8 +79,6 @@ export {
   isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
-  isExtendedResourceName,
-  isNativeResourceName,
   isQualifiedName,
   isValidLabelValue,
   maxLenError,

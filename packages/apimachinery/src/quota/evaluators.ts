@@ -20,7 +20,7 @@
  * scopes covers nothing else.
  */
 import type { KubeObject } from '../object.js';
-import { isExtendedResourceName, isNativeResourceName } from '../validation/resource-names.js';
+import { isExtendedResourceName, isNativeResourceName } from './resource-names.js';
 import { addResources, maxResources, type ResourceList } from './resource-list.js';
 
 type Json = Record<string, unknown>;

@@ -21,3 +21,4 @@ export {
   quotaUsage,
   type QuotaGroupResource,
 } from './evaluators.js';
+export { isExtendedResourceName, isNativeResourceName } from './resource-names.js';

@@ -1,4 +1,3 @@
 /** Name, label and ObjectMeta validation with kube's messages. */
 export * from './names.js';
 export * from './object-meta.js';
-export * from './resource-names.js';

@@ -5,7 +5,8 @@
  * standard container resources (cpu, memory, ephemeral-storage, hugepages-*);
  * prefixed, a kubernetes.io one or an extended resource.
  */
-import { fieldErrors, isExtendedResourceName, isNativeResourceName, isQualifiedName, type FieldError } from '@operant/apimachinery';
+import { fieldErrors, isQualifiedName, type FieldError } from '@operant/apimachinery';
+import { isExtendedResourceName, isNativeResourceName } from '@operant/apimachinery/quota';
 
 const standardContainerResources = new Set(['cpu', 'memory', 'ephemeral-storage']);
 /** kube's standardResources: what an unprefixed resource name may be. */

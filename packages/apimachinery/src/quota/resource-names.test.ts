@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isExtendedResourceName, isNativeResourceName } from './resource-names.js';
-import { matchingQuotaResources } from '../quota/index.js';
+import { matchingQuotaResources } from './index.js';
 
 test('native resource names: unprefixed, or anything holding kubernetes.io/ (as kube matches it)', () => {
   for (const name of ['cpu', 'hugepages-2Mi', 'kubernetes.io/x', 'foo.kubernetes.io/x', 'fookubernetes.io/x']) {

@@ -3,7 +3,7 @@
  * the server's container validation and the quota evaluators so that both
  * call the same names extended.
  */
-import { isQualifiedName } from './names.js';
+import { isQualifiedName } from '../validation/names.js';
 
 /**
  * Whether `name` is kube's own: unprefixed (`cpu`), or in a `kubernetes.io/`

@@ -197,12 +197,12 @@ export class MvccStore {
    * Returns that revision. Writes not yet written to storage are not
    * compacted (a refused batch is taken back from the history): the
    * compaction stops before them. When no flush is under way, the writes
-   * waiting for the flush at the end of the turn (scheduleFlush) are written
-   * first (that flush then syncs them): a compaction right after a write
-   * covers it, as when each write started its flush at once.
+   * waiting for the flush at the end of the turn (scheduleFlush) are flushed
+   * first: a compaction right after a write covers it, as when each write
+   * started its flush at once.
    */
   compact(rev: number = this.rev): number {
-    if (this.persistence && !this.syncFailure && !this.closed && this.syncsInFlight < maxFlushesInFlight) this.writeUnwritten();
+    if (this.persistence) this.flush();
     if (rev > this.written) rev = this.written;
     if (rev <= this.history.oldestServable) return rev;
     this.history.compact(rev);

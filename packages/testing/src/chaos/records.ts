@@ -27,10 +27,10 @@ export interface FaultRecord {
   /**
    * The fault's id on its proxy (`InjectedFault.id`, `#<id>` in the
    * timeline): the proxy numbers the faults put in force on it from 1, a
-   * schedule's and those injected beside it alike (unless `inject` is given
-   * an `id`), so that no two share one. It is not the fault's place in its
-   * schedule (`ScheduledFault.index`): a report tells its schedule's faults
-   * from others by these ids.
+   * schedule's and those injected beside it alike, so that no two share
+   * one. It is not the fault's place in its schedule
+   * (`ScheduledFault.index`): a report tells its schedule's faults from
+   * others by these ids.
    */
   faultId: number;
   fault: Fault;

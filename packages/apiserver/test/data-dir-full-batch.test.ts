@@ -18,54 +18,19 @@ import { once } from 'node:events';
 import { closeSync, ftruncateSync, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, it } from 'node:test';
+import { StoreProcess, type SpawnStore } from './support/store-process.js';
 
 const noSpace = 'NoSpace: etcdserver: mvcc: database space exceeded';
 const namespacesAllowed = spawnSync('unshare', ['-Urm', 'true']).status === 0 && spawnSync('nsenter', ['--version']).status === 0;
-const child = new URL('./support/storage-child.ts', import.meta.url).pathname;
-const started: ChildProcess[] = [];
 const root = mkdtempSync(join(tmpdir(), 'operant-full-batch-'));
+/** The process holding the namespace with the small disk. */
+let holder: ChildProcess | undefined;
 after(() => {
-  for (const p of started) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  StoreProcess.killAll();
+  if (holder?.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
   rmSync(root, { recursive: true, force: true });
 });
-
-/** The store in a child process in the namespace, driven a command at a time (one line of answer each). */
-class StoreProcess {
-  private readonly lines: string[] = [];
-  private waiting?: () => void;
-  readonly loaded: Promise<number>;
-  constructor(
-    private readonly process: ChildProcess,
-    readonly stderr: () => string,
-  ) {
-    createInterface({ input: process.stdout! }).on('line', (line) => {
-      this.lines.push(line);
-      this.waiting?.();
-    });
-    this.loaded = this.nextLine().then((line) => Number(/^loaded (\d+)$/.exec(line)![1]));
-  }
-
-  async send(command: string): Promise<string> {
-    this.process.stdin!.write(`${command}\n`);
-    return this.nextLine();
-  }
-
-  async kill9(): Promise<void> {
-    const exited = once(this.process, 'exit');
-    this.process.kill('SIGKILL');
-    await exited;
-  }
-
-  private async nextLine(): Promise<string> {
-    while (this.lines.length === 0) {
-      if (this.process.exitCode !== null || this.process.signalCode !== null) throw new Error(`the store process exited: ${this.stderr()}`);
-      await Promise.race([new Promise<void>((r) => (this.waiting = r)), once(this.process, 'exit')]);
-    }
-    return this.lines.shift()!;
-  }
-}
 
 /** Fills the file system holding `path` with one file, then frees `room` bytes of it. */
 function fillDiskBut(path: string, room: number): void {
@@ -91,24 +56,19 @@ interface Settled {
 it('a batch refused on a full disk is taken back whole: its writers and the reads that saw it get NOSPACE; no read, watch or restart shows it', { skip: !namespacesAllowed && 'needs unprivileged user namespaces (unshare -Urm)' }, async () => {
   const disk = join(root, 'disk');
   mkdirSync(disk);
-  const holder = spawn('unshare', ['-Urm', 'sh', '-c', 'mount -t tmpfs -o size=16m tmpfs "$0" && echo mounted && exec cat', disk], { stdio: ['pipe', 'pipe', 'inherit'] });
-  started.push(holder);
+  holder = spawn('unshare', ['-Urm', 'sh', '-c', 'mount -t tmpfs -o size=16m tmpfs "$0" && echo mounted && exec cat', disk], { stdio: ['pipe', 'pipe', 'inherit'] });
   const [line] = (await once(holder.stdout!, 'data')) as [Buffer];
   assert.equal(line.toString().trim(), 'mounted');
   const dataDir = join(disk, 'data');
   const ballast = join(`/proc/${holder.pid}/root`, disk, 'ballast');
-  const start = (): StoreProcess => {
-    const argv = ['-t', String(holder.pid), '-U', '-m', '--preserve-credentials', `--wd=${process.cwd()}`, '--', process.execPath, '--conditions=source', '--import', 'tsx', child, dataDir];
-    const proc = spawn('nsenter', argv, { stdio: ['pipe', 'pipe', 'pipe'] });
-    started.push(proc);
-    let stderr = '';
-    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    return new StoreProcess(proc, () => stderr);
-  };
+  // The store inside the namespace, its stderr kept for the assertions.
+  const inNamespace: SpawnStore = (argv) =>
+    spawn('nsenter', ['-t', String(holder!.pid), '-U', '-m', '--preserve-credentials', `--wd=${process.cwd()}`, '--', process.execPath, ...argv], { stdio: ['pipe', 'pipe', 'pipe'] });
 
-  let store = start();
-  const loaded = await store.loaded;
-  const kept = Number(/^ack (\d+)$/.exec(await store.send('create kept'))![1]);
+  const first = await StoreProcess.start(dataDir, inNamespace);
+  let store = first.store;
+  const loaded = first.loaded;
+  const kept = await store.write('create kept');
 
   // Room for a few small writes, not for the large ones.
   fillDiskBut(ballast, 256 * 1024);
@@ -124,7 +84,7 @@ it('a batch refused on a full disk is taken back whole: its writers and the read
     'each write of the refused batch answers NOSPACE',
   );
   assert.deepEqual(outcome.list, { error: noSpace }, 'the list that saw the refused writes is not answered with them');
-  assert.match(store.stderr(), /storage in .* is full/);
+  assert.match(store.stderr, /storage in .* is full/);
 
   // Nothing of them in memory: reads, the watch open all along, a watch replayed from before them,
   // and the revision (the state is the one after small-0's write).
@@ -132,7 +92,7 @@ it('a batch refused on a full disk is taken back whole: its writers and the read
     names: ['kept', 'small-0'],
     replayed: ['ADDED kept', 'ADDED small-0'],
   };
-  let state = JSON.parse(await store.send(`state ${loaded}`));
+  let state = await store.state(loaded);
   assert.equal(state.revision, small0!.rev);
   assert.deepEqual(state.names, expected.names);
   assert.deepEqual(state.replayed, expected.replayed);
@@ -144,23 +104,24 @@ it('a batch refused on a full disk is taken back whole: its writers and the read
   assert.deepEqual(alone.writes, [{ error: noSpace }]);
   assert.deepEqual(alone.list, { error: noSpace });
   assert.deepEqual(JSON.parse(await store.send('list')), { revision: small0!.rev });
-  state = JSON.parse(await store.send(`state ${loaded}`));
+  state = await store.state(loaded);
   assert.equal(state.revision, small0!.rev);
   assert.deepEqual(state.names, expected.names);
 
   // kill -9, space frees, and a restart: the disk has none of the refused writes either.
   await store.kill9();
   unlinkSync(ballast);
-  store = start();
-  assert.equal(await store.loaded, small0!.rev, 'the restart continues from the last acknowledged write');
-  state = JSON.parse(await store.send(`state ${loaded}`));
+  const restarted = await StoreProcess.start(dataDir, inNamespace);
+  store = restarted.store;
+  assert.equal(restarted.loaded, small0!.rev, 'the restart continues from the last acknowledged write');
+  state = await store.state(loaded);
   assert.deepEqual(state.names, expected.names);
   assert.deepEqual(state.replayed, expected.replayed);
 
   // Writes are accepted again, after every acknowledged revision, and watched.
   const next = JSON.parse(await store.send('create-many big-0:300000')) as { writes: Settled[] };
   assert.ok(next.writes[0]!.rev! > small0!.rev, JSON.stringify(next.writes));
-  state = JSON.parse(await store.send(`state ${loaded}`));
+  state = await store.state(loaded);
   assert.deepEqual(state.names, ['big-0', ...expected.names]);
   assert.deepEqual(state.watched, ['ADDED big-0']);
   await store.kill9();

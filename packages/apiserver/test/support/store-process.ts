@@ -22,12 +22,18 @@ export interface StoreState {
   blobs: Record<string, string>;
 }
 
+/** Spawns the store's node command line (`argv`, node's arguments): as is, or inside something (a namespace). */
+export type SpawnStore = (argv: readonly string[]) => ChildProcess;
+
+const spawnNode: SpawnStore = (argv) => spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
+
 export class StoreProcess {
   /** Every store process started, so that a failed test can leave none running (see killAll). */
   private static readonly started: ChildProcess[] = [];
   private readonly lines: string[] = [];
   private waiting?: () => void;
   private readonly exited: Promise<unknown>;
+  private stderrText = '';
 
   private constructor(private readonly process: ChildProcess) {
     this.exited = once(process, 'exit');
@@ -35,11 +41,12 @@ export class StoreProcess {
       this.lines.push(line);
       this.waiting?.();
     });
+    process.stderr?.on('data', (d: Buffer) => (this.stderrText += d.toString()));
   }
 
-  /** Starts the store on `dataDir`; resolves with it and the revision it loaded. */
-  static async start(dataDir: string): Promise<{ store: StoreProcess; loaded: number }> {
-    const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', child, dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  /** Starts the store on `dataDir` (spawned by `spawnStore`); resolves with it and the revision it loaded. */
+  static async start(dataDir: string, spawnStore: SpawnStore = spawnNode): Promise<{ store: StoreProcess; loaded: number }> {
+    const proc = spawnStore(['--conditions=source', '--import', 'tsx', child, dataDir]);
     StoreProcess.started.push(proc);
     const store = new StoreProcess(proc);
     return { store, loaded: numberAfter('loaded', await store.nextLine()) };
@@ -75,14 +82,20 @@ export class StoreProcess {
     assert.equal(code, 0);
   }
 
-  private async send(command: string): Promise<string> {
+  /** What the process wrote to its stderr, when `spawnStore` gave it a pipe ('' when inherited). */
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** Sends any command of storage-child.ts and resolves with its one line of answer. */
+  async send(command: string): Promise<string> {
     this.process.stdin!.write(`${command}\n`);
     return this.nextLine();
   }
 
   private async nextLine(): Promise<string> {
     while (this.lines.length === 0) {
-      if (this.process.exitCode !== null || this.process.signalCode !== null) throw new Error('the store process exited');
+      if (this.process.exitCode !== null || this.process.signalCode !== null) throw new Error(`the store process exited${this.stderrText ? `: ${this.stderrText}` : ''}`);
       await Promise.race([new Promise<void>((r) => (this.waiting = r)), this.exited]);
     }
     return this.lines.shift()!;

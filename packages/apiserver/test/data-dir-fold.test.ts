@@ -40,6 +40,19 @@ function onDisk(dataDir: string): { objects: Record<string, string>; folded: num
   }
 }
 
+/**
+ * Starts the store on `dataDir` again and checks what it serves: the revision it loaded, the
+ * objects (name -> `<data.blob>@<rev>`), and the events a watch from `from` replays.
+ */
+async function restartServing(dataDir: string, expected: { loaded: number; from: number; blobs: Record<string, string>; replayed: string[] }): Promise<StoreProcess> {
+  const { store, loaded } = await StoreProcess.start(dataDir);
+  assert.equal(loaded, expected.loaded);
+  const state = await store.state(expected.from);
+  assert.deepEqual(state.blobs, expected.blobs);
+  assert.deepEqual(state.replayed, expected.replayed);
+  return store;
+}
+
 it('after kill -9, the writes not yet folded into the objects table are replayed over it: updates, deletes, keys created again', async () => {
   const dataDir = join(root, 'replay');
   let { store } = await StoreProcess.start(dataDir);
@@ -58,31 +71,19 @@ it('after kill -9, the writes not yet folded into the objects table are replayed
   // The table is as the fold left it; the five writes after it are only in the log.
   assert.deepEqual(onDisk(dataDir), { objects: { a: `@${a}`, b: `@${b}` }, folded, events: 5 });
 
-  let loaded: number;
-  ({ store, loaded } = await StoreProcess.start(dataDir));
-  assert.equal(loaded, last);
-  let state = await store.state(folded);
-  assert.deepEqual(state.blobs, { a: `a2@${a2}`, c: `@${c}` });
-  assert.deepEqual(state.replayed, ['MODIFIED a', 'DELETED b', 'ADDED c', 'ADDED x', 'DELETED x']);
+  store = await restartServing(dataDir, { loaded: last, from: folded, blobs: { a: `a2@${a2}`, c: `@${c}` }, replayed: ['MODIFIED a', 'DELETED b', 'ADDED c', 'ADDED x', 'DELETED x'] });
 
   // A write on top of the replayed ones, and kill -9 again: both restarts' worth come back. (The
   // child keeps a history of 5 events: the replays from here on start after the update.)
   const y = await store.write('create y');
   await store.kill9();
-  ({ store, loaded } = await StoreProcess.start(dataDir));
-  assert.equal(loaded, y);
-  state = await store.state(a2);
-  assert.deepEqual(state.blobs, { a: `a2@${a2}`, c: `@${c}`, y: `@${y}` });
-  assert.deepEqual(state.replayed, ['DELETED b', 'ADDED c', 'ADDED x', 'DELETED x', 'ADDED y']);
+  const restarted = { loaded: y, from: a2, blobs: { a: `a2@${a2}`, c: `@${c}`, y: `@${y}` }, replayed: ['DELETED b', 'ADDED c', 'ADDED x', 'DELETED x', 'ADDED y'] };
+  store = await restartServing(dataDir, restarted);
 
   // A clean stop folds the log: the table then holds exactly the state, and a start reads it so.
   await store.stop();
   assert.deepEqual(onDisk(dataDir), { objects: { a: `a2@${a2}`, c: `@${c}`, y: `@${y}` }, folded: y, events: 6 });
-  ({ store, loaded } = await StoreProcess.start(dataDir));
-  assert.equal(loaded, y);
-  state = await store.state(a2);
-  assert.deepEqual(state.blobs, { a: `a2@${a2}`, c: `@${c}`, y: `@${y}` });
-  assert.deepEqual(state.replayed, ['DELETED b', 'ADDED c', 'ADDED x', 'DELETED x', 'ADDED y']);
+  store = await restartServing(dataDir, restarted);
   await store.stop();
 });
 
@@ -91,11 +92,7 @@ it('a data dir whose every commit wrote the objects table too opens as it was, a
   dataDirFromDump(dataDir, new URL('./support/both-tables-state.sql', import.meta.url));
   assert.deepEqual(onDisk(dataDir), { objects: { a: '@2', c: '@4', d: '@6' }, folded: undefined, events: 5 });
 
-  let { store, loaded } = await StoreProcess.start(dataDir);
-  assert.equal(loaded, 6);
-  let state = await store.state(1);
-  assert.deepEqual(state.blobs, { a: '@2', c: '@4', d: '@6' });
-  assert.deepEqual(state.replayed, ['ADDED a', 'ADDED b', 'ADDED c', 'DELETED b', 'ADDED d']);
+  let store = await restartServing(dataDir, { loaded: 6, from: 1, blobs: { a: '@2', c: '@4', d: '@6' }, replayed: ['ADDED a', 'ADDED b', 'ADDED c', 'DELETED b', 'ADDED d'] });
 
   const deleted = await store.write('delete a');
   const e = await store.write('create e');
@@ -103,12 +100,8 @@ it('a data dir whose every commit wrote the objects table too opens as it was, a
   // The first commit marked the table folded through the revision it was at; the writes are only in the log.
   assert.deepEqual(onDisk(dataDir), { objects: { a: '@2', c: '@4', d: '@6' }, folded: 6, events: 7 });
 
-  ({ store, loaded } = await StoreProcess.start(dataDir));
-  assert.equal(loaded, e);
   // (The child keeps a history of 5 events.)
-  state = await store.state(4);
-  assert.deepEqual(state.blobs, { c: '@4', d: '@6', e: `@${e}` });
-  assert.deepEqual(state.replayed, ['DELETED b', 'ADDED d', 'DELETED a', 'ADDED e']);
+  store = await restartServing(dataDir, { loaded: e, from: 4, blobs: { c: '@4', d: '@6', e: `@${e}` }, replayed: ['DELETED b', 'ADDED d', 'DELETED a', 'ADDED e'] });
   assert.ok(deleted > 6 && e > deleted);
   await store.stop();
 });

@@ -21,10 +21,10 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigMap, Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
-import { TestEnv, processCertificates } from '@operant/testing';
-import { bareProxyConfig } from './bare-proxy.js';
-import { cliMain, repoRoot, spawnReady, type ReadyProcess } from './processes.js';
+import { ConfigMap, Client, type ClientConfig } from '@operant/runtime';
+import { TestEnv } from '@operant/testing';
+import { cliMain, type ReadyProcess } from './processes.js';
+import { startBareProxyProcess, startCliProxy } from './proxy.js';
 import { schedCpuMsOf, syscallsOf } from './proc.js';
 
 const rounds = Number(process.argv[2] ?? 3);
@@ -160,14 +160,13 @@ async function main(): Promise<void> {
   const ns = await env.namespace();
   await env.client.create(ConfigMap, { metadata: { name: 'probe', namespace: ns.name }, data: { a: '1' } });
   const dir = join(tmpdir(), `proxy-sched-${process.pid}`);
-  const written = join(dir, 'chaos-kubeconfig');
-  const chaos = await spawnReady(process.execPath, [bin, 'chaos', '--kubeconfig', env.kubeconfig.path, '--listen', '127.0.0.1:0', '--write-kubeconfig', written, '--seed', '1', '--duration', '1ms']);
-  const bare = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'bare-proxy.ts'), env.kubeconfig.path, 'tls']);
+  const { process: chaos, config: chaosConfig } = await startCliProxy(env.kubeconfig.path, dir, false, bin);
+  const { process: bare, config: bareConfig } = await startBareProxyProcess(env.kubeconfig.path, env.kubeconfig.config, false);
   const open = (config: ClientConfig): Client => Client.fromConfig(config, { qps: Infinity });
   const routes: Array<{ name: string; client: Client; proc?: ReadyProcess; totals: Totals[] }> = [
     { name: 'direct', client: open(env.kubeconfig.config), totals: [] },
-    { name: 'chaos', client: open(await loadKubeConfig({ path: written })), proc: chaos, totals: [] },
-    { name: 'bare', client: open(bareProxyConfig(env.kubeconfig.config, bare.url, (await processCertificates()).caPem)), proc: bare, totals: [] },
+    { name: 'chaos', client: open(chaosConfig), proc: chaos, totals: [] },
+    { name: 'bare', client: open(bareConfig), proc: bare, totals: [] },
   ];
   const run = async (client: Client, ms: number): Promise<number> => {
     const end = performance.now() + ms;

@@ -247,7 +247,7 @@ interface ApartRoute {
 }
 
 /** `operant chaos` (of `bin`, default this checkout's) in front of `kubeconfig`, with a schedule of no faults (seed 1 has none in its first millisecond), forwarding until stopped. */
-async function startCliProxy(kubeconfig: string, dir: string, plain: boolean, bin = cliMain, name = 'chaos'): Promise<{ process: ReadyProcess; config: ClientConfig; kubeconfig: string }> {
+export async function startCliProxy(kubeconfig: string, dir: string, plain: boolean, bin = cliMain, name = 'chaos'): Promise<{ process: ReadyProcess; config: ClientConfig; kubeconfig: string }> {
   const written = join(dir, `${name}${plain ? '-plain' : ''}-kubeconfig`);
   const args = [bin, 'chaos', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--write-kubeconfig', written, '--seed', '1', '--duration', '1ms'];
   if (plain) args.push('--plain-http');
@@ -256,7 +256,7 @@ async function startCliProxy(kubeconfig: string, dir: string, plain: boolean, bi
 }
 
 /** The bare forwarding proxy (bare-proxy.ts) in its own process, in front of `kubeconfig`: the floor of `operant chaos`. */
-async function startBareProxyProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
+export async function startBareProxyProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
   const child = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'bare-proxy.ts'), kubeconfig, plain ? 'plain' : 'tls']);
   return { process: child, config: bareProxyConfig(upstream, child.url, (await processCertificates()).caPem) };
 }

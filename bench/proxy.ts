@@ -76,6 +76,7 @@ import { dirname, join } from 'node:path';
 import { ConfigMap, Client, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { TestEnv, processCertificates } from '@operant/testing';
 import { bareProxyConfig, startBareProxy } from './bare-proxy.js';
+import { startRawPipe } from './raw-pipe.js';
 import { cliMain, repoRoot, spawnReady, type ReadyProcess } from './processes.js';
 import { ClientProcess } from './proxy-client-process.js';
 import { threadSwitches, type ClientRoute } from './proxy-client-child.js';
@@ -261,6 +262,12 @@ export async function startBareProxyProcess(kubeconfig: string, upstream: Client
   return { process: child, config: bareProxyConfig(upstream, child.url, (await processCertificates()).caPem) };
 }
 
+/** The raw byte pipe (raw-pipe.ts) in its own process, in front of `kubeconfig`: the floor of any proxy process. */
+export async function startRawPipeProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
+  const child = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'raw-pipe.ts'), kubeconfig, plain ? 'plain' : 'tls']);
+  return { process: child, config: bareProxyConfig(upstream, child.url, (await processCertificates()).caPem) };
+}
+
 /** One way to the server, and what was measured through it. */
 interface Route {
   client: Client;
@@ -288,10 +295,12 @@ export async function proxySection(rounds: number, connections: number, log: Log
   const cliPlain = await startCliProxy(env.kubeconfig.path, dir, true);
   const bareProcessTls = await startBareProxyProcess(env.kubeconfig.path, env.kubeconfig.config, false);
   const bareProcessPlain = await startBareProxyProcess(env.kubeconfig.path, env.kubeconfig.config, true);
+  const rawTls = await startRawPipeProcess(env.kubeconfig.path, env.kubeconfig.config, false);
+  const rawPlain = await startRawPipeProcess(env.kubeconfig.path, env.kubeconfig.config, true);
   const baselineBin = process.env.BENCH_PROXY_BASELINE_CLI;
   const baselineTls = baselineBin ? await startCliProxy(env.kubeconfig.path, dir, false, baselineBin, 'baseline-chaos') : undefined;
   const baselinePlain = baselineBin ? await startCliProxy(env.kubeconfig.path, dir, true, baselineBin, 'baseline-chaos') : undefined;
-  const processes = [cliTls, cliPlain, bareProcessTls, bareProcessPlain, baselineTls, baselinePlain].flatMap((p) => (p ? [p.process] : []));
+  const processes = [cliTls, cliPlain, bareProcessTls, bareProcessPlain, rawTls, rawPlain, baselineTls, baselinePlain].flatMap((p) => (p ? [p.process] : []));
   const open = (config: ClientConfig): Client => Client.fromConfig(config, { qps: Infinity });
   const own = (p: { process: ReadyProcess; config: ClientConfig }): Route => route(open(p.config), p.process.child.pid);
   const routes = {
@@ -304,10 +313,12 @@ export async function proxySection(rounds: number, connections: number, log: Log
     barePlain: route(open(barePlain.config)),
     bareProcessTls: own(bareProcessTls),
     bareProcessPlain: own(bareProcessPlain),
+    rawTls: own(rawTls),
+    rawPlain: own(rawPlain),
     ...(baselineTls && baselinePlain ? { baselineTls: own(baselineTls), baselinePlain: own(baselinePlain) } : {}),
   };
   const all: Route[] = Object.values(routes);
-  const watched: Route[] = [routes.direct, routes.cliTls, routes.cliPlain, routes.inTls, routes.inPlain, routes.bareProcessTls, routes.bareProcessPlain];
+  const watched: Route[] = [routes.direct, routes.cliTls, routes.cliPlain, routes.inTls, routes.inPlain, routes.bareProcessTls, routes.bareProcessPlain, routes.rawTls, routes.rawPlain];
   if (routes.baselineTls && routes.baselinePlain) watched.push(routes.baselineTls, routes.baselinePlain);
   const apart: ApartRoute[] = [
     { name: 'direct', latency: [], rounds: [] },
@@ -315,6 +326,8 @@ export async function proxySection(rounds: number, connections: number, log: Log
     { name: 'cliPlain', pid: cliPlain.process.child.pid, latency: [], rounds: [] },
     { name: 'bareTls', pid: bareProcessTls.process.child.pid, latency: [], rounds: [] },
     { name: 'barePlain', pid: bareProcessPlain.process.child.pid, latency: [], rounds: [] },
+    { name: 'rawTls', pid: rawTls.process.child.pid, latency: [], rounds: [] },
+    { name: 'rawPlain', pid: rawPlain.process.child.pid, latency: [], rounds: [] },
     ...(baselineTls && baselinePlain
       ? [
           { name: 'baselineTls', pid: baselineTls.process.child.pid, latency: [], rounds: [] },
@@ -333,6 +346,8 @@ export async function proxySection(rounds: number, connections: number, log: Log
       { name: 'cliPlain', kubeconfig: cliPlain.kubeconfig },
       { name: 'bareTls', kubeconfig: upstreamKubeconfig, bareUrl: bareProcessTls.process.url },
       { name: 'barePlain', kubeconfig: upstreamKubeconfig, bareUrl: bareProcessPlain.process.url },
+      { name: 'rawTls', kubeconfig: upstreamKubeconfig, bareUrl: rawTls.process.url },
+      { name: 'rawPlain', kubeconfig: upstreamKubeconfig, bareUrl: rawPlain.process.url },
       ...(baselineTls && baselinePlain
         ? [
             { name: 'baselineTls', kubeconfig: baselineTls.kubeconfig },
@@ -429,11 +444,15 @@ export async function proxySection(rounds: number, connections: number, log: Log
     const switchesHere = (x: Route): number[] => x.rounds.map((o) => o.switchesHere);
     const count = (v: number): string => v.toFixed(2);
     const floors = [
-      { label: 'HTTPS', cli: routes.cliTls, bare: routes.bareProcessTls, baseline: routes.baselineTls },
-      { label: 'plain HTTP', cli: routes.cliPlain, bare: routes.bareProcessPlain, baseline: routes.baselinePlain },
+      { label: 'HTTPS', cli: routes.cliTls, bare: routes.bareProcessTls, raw: routes.rawTls, baseline: routes.baselineTls },
+      { label: 'plain HTTP', cli: routes.cliPlain, bare: routes.bareProcessPlain, raw: routes.rawPlain, baseline: routes.baselinePlain },
     ];
-    for (const { label, cli, bare } of floors) {
+    for (const { label, cli, bare, raw } of floors) {
       const what = `(a bare forwarding ${label} proxy, own process)`;
+      const rawWhat = `(the raw byte pipe, ${label} in, own process)`;
+      rows.push(leastDisturbed(highest, `GETs/s the CPU allows through the raw byte pipe, ${label} in (own process; the floor)${best}`, allowed(raw), allowed(d), fmt.rate, straight));
+      rows.push(leastDisturbed(lowest, `CPU per GET in the proxy's process: \`operant chaos\`, ${label}${best}`, inProxy(cli), inProxy(raw), fmt.us, rawWhat));
+      rows.push(leastDisturbed(lowest, `  CPU per GET in this process (client and server) through it`, inHere(cli), inHere(raw), fmt.us, rawWhat));
       rows.push(leastDisturbed(highest, `GETs/s the CPU allows through a bare forwarding ${label} proxy (own process)${best}`, allowed(bare), allowed(d), fmt.rate, straight));
       rows.push(leastDisturbed(lowest, `CPU per GET in the proxy's process: \`operant chaos\`, ${label}${best}`, inProxy(cli), inProxy(bare), fmt.us, what));
       rows.push(leastDisturbed(lowest, `  CPU per GET in this process (client and server) through it`, inHere(cli), inHere(bare), fmt.us, what));
@@ -481,10 +500,17 @@ export async function proxySection(rounds: number, connections: number, log: Log
       rows.push(row(`  GETs/s measured, ${connections} connections, median`, y.rounds.map((o) => o.rate), ad.rounds.map((o) => o.rate), fmt.rate, apartStraight, '>= 0.8x', aim(ad.rounds.map((o) => o.rate))));
       rows.push(row('  GET p50', y.latency, ad.latency, fmt.ms, apartStraight));
     }
-    for (const { label, name } of [
-      { label: 'HTTPS', name: 'bareTls' },
-      { label: 'plain HTTP', name: 'barePlain' },
+    for (const { label, name, raw, cli } of [
+      { label: 'HTTPS', name: 'bareTls', raw: 'rawTls', cli: 'cliTls' },
+      { label: 'plain HTTP', name: 'barePlain', raw: 'rawPlain', cli: 'cliPlain' },
     ]) {
+      const directAllowed = highest(apartAllowed(ad));
+      const rawWhat = `(the raw byte pipe, ${label} in, own process)`;
+      rows.push(
+        leastDisturbed(highest, `Operator in its own process: GETs/s the CPU allows through the raw byte pipe, ${label} in (own process; the floor)${best}`, apartAllowed(byName(raw)), apartAllowed(ad), fmt.rate, apartStraight, '>= 0.8x', (v) => v / directAllowed >= 0.8),
+      );
+      rows.push(leastDisturbed(lowest, '  CPU per GET, every process (operator, server, proxy process)', apartCpu(byName(raw)), apartCpu(ad), fmt.us, '(operator and server, straight)'));
+      rows.push(leastDisturbed(lowest, `  CPU per GET in the proxy's process: \`operant chaos\`, ${label}${best}`, byName(cli).rounds.map((o) => o.cpuUsProxy), byName(raw).rounds.map((o) => o.cpuUsProxy), fmt.us, rawWhat));
       rows.push(leastDisturbed(highest, `Operator in its own process: GETs/s the CPU allows through a bare forwarding ${label} proxy (own process)${best}`, apartAllowed(byName(name)), apartAllowed(ad), fmt.rate, apartStraight));
     }
     for (const { label, name, base } of [
@@ -510,8 +536,11 @@ export async function proxySection(rounds: number, connections: number, log: Log
       rows.push(leastDisturbed(lowest, `  CPU per watch event, every process (client, server${x.pid !== undefined ? ', proxy process' : ' and proxy'})`, watchCpu(x), watchCpu(d), fmt.us, '(client and server, straight)'));
       rows.push(leastDisturbed(highest, `  Watch events/s measured through it${best}`, watchRate(x), watchRate(d), fmt.rate, straight, '>= 0.8x', (v) => v / directRate >= 0.8));
     }
-    for (const { label, cli, bare } of floors) {
+    for (const { label, cli, bare, raw } of floors) {
       const what = `(a bare forwarding ${label} proxy, own process)`;
+      rows.push(leastDisturbed(highest, `Watch events/s the CPU allows through the raw byte pipe, ${label} in (own process; the floor)${best}`, watchAllowed(raw), watchAllowed(d), fmt.rate, straight));
+      rows.push(leastDisturbed(highest, `  Watch events/s measured through it${best}`, watchRate(raw), watchRate(d), fmt.rate, straight));
+      rows.push(leastDisturbed(lowest, `CPU per watch event in the proxy's process: \`operant chaos\`, ${label}${best}`, cli.watch.map((o) => o.cpuUsProxy), raw.watch.map((o) => o.cpuUsProxy), fmt.us, `(the raw byte pipe, ${label} in, own process)`));
       rows.push(leastDisturbed(highest, `Watch events/s measured through a bare forwarding ${label} proxy (own process)${best}`, watchRate(bare), watchRate(d), fmt.rate, straight));
       rows.push(leastDisturbed(lowest, `CPU per watch event in the proxy's process: \`operant chaos\`, ${label}${best}`, cli.watch.map((o) => o.cpuUsProxy), bare.watch.map((o) => o.cpuUsProxy), fmt.us, what));
     }

@@ -12,8 +12,8 @@
  *   server, proxy and clients share one thread, and the proxy reaches the
  *   server on its private Unix socket (plain HTTP).
  *
- * Each is also compared with the floor of any proxy that forwards over TLS
- * (bare-proxy.ts: a bare node:http(s) server that forwards each request with
+ * Each is also compared with a plain forwarding proxy that any Node user
+ * could write (bare-proxy.ts: a bare node:http(s) server that forwards each request with
  * a keep-alive agent and pipes the answer), in the same place: in its own
  * process for `operant chaos`, in this process for env.faultProxy(). A proxy
  * in another process costs this process (client and server) more per GET
@@ -277,7 +277,7 @@ export async function startCliProxy(kubeconfig: string, dir: string, plain: bool
   return { process: child, config: await loadKubeConfig({ path: written }), kubeconfig: written };
 }
 
-/** The bare forwarding proxy (bare-proxy.ts) in its own process, in front of `kubeconfig`: the floor of `operant chaos`. */
+/** The bare forwarding proxy (bare-proxy.ts) in its own process, in front of `kubeconfig`: what a plain node:http forwarder costs. */
 export async function startBareProxyProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
   const child = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'bare-proxy.ts'), kubeconfig, plain ? 'plain' : 'tls']);
   return { process: child, config: bareProxyConfig(upstream, child.url, (await processCertificates()).caPem) };

@@ -5,13 +5,16 @@
  * again on the data dir, holds every acknowledged write (or a later write of
  * the same key that was in flight: it may have reached the disk), and its
  * revision is not behind any acknowledged one. Three kills on one data dir, so
- * that each start reads what the kills before it left. The seed is printed;
+ * that each start reads what the kills before it left. What was sent and
+ * acknowledged is read from the writer's journal, written synchronously before
+ * each write starts and after it is on disk (its stdout, lines queued in the
+ * process when it dies, only tells when to kill it). The seed is printed;
  * `RANDOM_KILL_SEED=<n>` replays its writes (not the kill's timing).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -29,13 +32,14 @@ it('every acknowledged write survives kill -9 at random moments of writes, folds
   const dataDir = join(root, 'data');
   /** Each key's last acknowledged value (null: deleted) and revision. */
   const acked = new Map<string, { v: string | null; rev: number }>();
-  /** Values sent for each key and not acknowledged: one of them may be on disk. */
-  const inFlight = new Map<string, Set<string | null>>();
+  /** Values sent for each key and not acknowledged (a list: two deletes of a key may be in flight): one of them may be on disk. */
+  const inFlight = new Map<string, (string | null)[]>();
   let newestAcked = 0;
   for (let kill = 0; kill < 3; kill++) {
     // Past the first fold (1,000 events) and several trims (a history of 300), then anywhere in the next few thousand.
     const killAfter = 1500 + ((seed >>> (kill * 4)) % 2500);
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', writerScript, dataDir, String(seed + kill)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const journal = join(root, `journal-${kill}`);
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', writerScript, dataDir, String(seed + kill), journal], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = once(child, 'exit');
     let acks = 0;
     for await (const line of createInterface({ input: child.stdout! })) {
@@ -43,19 +47,23 @@ it('every acknowledged write survives kill -9 at random moments of writes, folds
         assert.ok(Number(line.slice(7)) >= newestAcked, `started at ${line.slice(7)}, behind the acknowledged revision ${newestAcked}`);
         continue;
       }
+      if (line.startsWith('{"acked"') && ++acks === killAfter) child.kill('SIGKILL');
+    }
+    await exited;
+    for (const line of readFileSync(journal, 'utf8').split('\n')) {
+      if (!line) continue;
       const m = JSON.parse(line) as { sent?: string; acked?: string; v: string | null; rev?: number };
       if (m.sent !== undefined) {
-        if (!inFlight.has(m.sent)) inFlight.set(m.sent, new Set());
-        inFlight.get(m.sent)!.add(m.v);
+        if (!inFlight.has(m.sent)) inFlight.set(m.sent, []);
+        inFlight.get(m.sent)!.push(m.v);
         continue;
       }
       const name = m.acked!;
-      inFlight.get(name)?.delete(m.v);
+      const sent = inFlight.get(name);
+      if (sent?.includes(m.v)) sent.splice(sent.indexOf(m.v), 1);
       if ((acked.get(name)?.rev ?? 0) < m.rev!) acked.set(name, { v: m.v, rev: m.rev! });
       newestAcked = Math.max(newestAcked, m.rev!);
-      if (++acks === killAfter) child.kill('SIGKILL');
     }
-    await exited;
 
     const store = new MvccStore({ persistence: new SqlitePersistence(dataDir), historyCapacity: 300 });
     try {
@@ -65,13 +73,13 @@ it('every acknowledged write survives kill -9 at random moments of writes, folds
         const v = got ? (got.value as unknown as { data: { v: string } }).data.v : null;
         if (got ? got.rev === want.rev && v === want.v : want.v === null) continue;
         // A later write of the key, sent but not acknowledged, may have reached the disk.
-        assert.ok(inFlight.get(name)?.has(v) && (!got || got.rev > want.rev), `${name}: acknowledged ${JSON.stringify(want)}, after kill -9 ${got ? JSON.stringify({ v, rev: got.rev }) : 'absent'}`);
+        assert.ok(inFlight.get(name)?.includes(v) && (!got || got.rev > want.rev), `${name}: acknowledged ${JSON.stringify(want)}, after kill -9 ${got ? JSON.stringify({ v, rev: got.rev }) : 'absent'}`);
         acked.set(name, { v, rev: got?.rev ?? want.rev });
       }
     } finally {
       store.close();
     }
-    for (const values of inFlight.values()) values.clear();
+    inFlight.clear();
     t.diagnostic(`kill ${kill + 1}: after ${acks} acknowledged writes; ${acked.size} keys hold what was acknowledged`);
   }
 });

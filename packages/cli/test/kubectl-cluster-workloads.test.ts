@@ -123,7 +123,7 @@ spec:
   });
 
   kit('backoffLimitPerIndex: the index whose pods exit 1 fails after its retry, the others complete; kubectl shows the Job Failed with failedIndexes 1', async () => {
-    const index1 = new RunningKubectl(server, ['get', 'pods', '-l', 'job-name=shards,batch.kubernetes.io/job-completion-index=1', '-w', '--output-watch-events', '--no-headers']);
+    const shards = new RunningKubectl(server, ['get', 'pods', '-l', 'job-name=shards', '-w', '--output-watch-events', '--no-headers']);
     try {
       await kubectlOk(server, ['apply', '-f', '-'], {
         input: `apiVersion: batch/v1
@@ -136,24 +136,30 @@ spec:
   backoffLimitPerIndex: 1
   template:
     metadata:
-      annotations: {sim.operant.dev/run-seconds: "120"}
+      annotations: {sim.operant.dev/run-seconds: "86400"}
     spec:
       restartPolicy: Never
       containers: [{name: work, image: busybox}]
 `,
       });
-      // Each pod of index 1 is told, while it runs, to exit 1: the first, then the one that replaces it.
+      // The pods run (a day) until told to end: each pod of index 1 to exit 1 now, the first, then the one that
+      // replaces it; then those of indexes 0 and 2 to exit 0. (With 120 s, 2 s of wall time at 60x, a loaded
+      // machine's kubectl annotate could come after the run had ended with 0, and index 1 completed.)
       let from = 0;
       for (let attempt = 0; attempt < 2; attempt++) {
-        const added = await index1.waitForLine(/^ADDED\s+shards-1-[a-z0-9]{5}\s/, from, 20_000);
+        const added = await shards.waitForLine(/^ADDED\s+shards-1-[a-z0-9]{5}\s/, from, 20_000);
         from = added.index + 1;
         const name = /shards-1-[a-z0-9]{5}/.exec(added.line)![0];
-        await kubectlOk(server, ['annotate', 'pod', name, 'sim.operant.dev/exit-code=1']);
+        await kubectlOk(server, ['annotate', 'pod', name, 'sim.operant.dev/exit-code=1', 'sim.operant.dev/run-seconds=0', '--overwrite']);
+      }
+      for (const index of [0, 2]) {
+        const added = await shards.waitForLine(new RegExp(`^ADDED\\s+shards-${index}-[a-z0-9]{5}\\s`), 0, 20_000);
+        await kubectlOk(server, ['annotate', 'pod', /shards-\d-[a-z0-9]{5}/.exec(added.line)![0], 'sim.operant.dev/run-seconds=0', '--overwrite']);
       }
       const met = await kubectlOk(server, ['wait', '--for=condition=failed', 'job/shards', '--timeout=30s']);
       assert.match(met, /job\.batch\/shards condition met/);
     } finally {
-      await index1.kill();
+      await shards.kill();
     }
     const job = await json(['get', 'job', 'shards']);
     assert.equal(job.status.failedIndexes, '1');

@@ -29,13 +29,13 @@ after(async () => {
 
 const args = ['--seed', '4242', '--duration', '3s', '--mean-gap', '300ms', '--faults', 'error:503,latency:50,reset'];
 
-
-
 /** A running `operant chaos`: its output so far, and its exit. */
 interface RunningChaos {
   readonly out: string;
   readonly err: string;
   exited: Promise<unknown[]>;
+  /** Resolves with `performance.now()` on the chunk of its output that makes `pattern` match it; rejects if it ends without. */
+  printed(pattern: RegExp): Promise<number>;
   /** Ends it with SIGKILL (a test that gave up on its exit). */
   kill(): void;
 }
@@ -45,18 +45,24 @@ async function startChaos(argv: string[], ready: RegExp): Promise<RunningChaos> 
   const child = spawn(process.execPath, [cli, 'chaos', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = once(child, 'exit');
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (ready.test(out)) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 10);
-    child.once('exit', (code) => reject(new Error(`operant chaos exited with ${code}: ${err}`)));
-  });
+  // 'close' comes after the last of its output: a pattern not matched by then never will be.
+  const closed = once(child, 'close');
+  const printed = (pattern: RegExp): Promise<number> =>
+    new Promise<number>((resolve, reject) => {
+      if (pattern.test(out)) return resolve(performance.now());
+      const onData = (): void => {
+        if (!pattern.test(out)) return;
+        child.stdout.off('data', onData);
+        resolve(performance.now());
+      };
+      child.stdout.on('data', onData);
+      void closed.then(([code]) => reject(new Error(`operant chaos exited with ${code} before printing ${pattern}: ${out}\n${err}`)));
+    });
+  // Registered first, so that the output is complete when the waiters of printed() look at it.
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await printed(ready);
   return {
     get out() {
       return out;
@@ -65,6 +71,7 @@ async function startChaos(argv: string[], ready: RegExp): Promise<RunningChaos> 
       return err;
     },
     exited,
+    printed,
     kill: () => void child.kill('SIGKILL'),
   };
 }
@@ -249,14 +256,7 @@ test('--exit: when the schedule is over it prints its summary and exits, closing
   tcp.on('error', () => undefined);
   await once(tcp, 'connect');
   // The schedule's 2 s, then the summary; the proxy's keep-alive (65 s) is what a hang would wait out, at least.
-  const summaryPrinted = new Promise<number>((resolve) => {
-    const poll = setInterval(() => {
-      if (/^chaos summary: /m.test(chaos.out)) {
-        clearInterval(poll);
-        resolve(performance.now());
-      }
-    }, 10);
-  });
+  const summaryPrinted = chaos.printed(/^chaos summary: /m);
   const late = connectingAtTheEnd(tcp, port, /^ +token: (\S+)$/m.exec(readFileSync(kubeconfig, 'utf8'))![1]!, summaryPrinted);
   const summary = await summaryPrinted;
   const hang = setTimeout(() => giveUp.abort(), 30_000);

@@ -2,14 +2,20 @@
  * The durable store (MvccStore on SqlitePersistence) under 16 writers that
  * create, update and delete 400 keys at random (seeded), each with one write
  * in flight, until the process is killed. Usage: `random-writer.ts <dataDir>
- * <seed>`. It prints `loaded <revision>`, then one line of JSON per write:
+ * <seed> <journal>`. It prints `loaded <revision>`, then one line of JSON per write:
  * `{"sent":name,"v":value}` before it (v null for a delete), and
- * `{"acked":name,"v":value,"rev":n}` once it is on disk.
+ * `{"acked":name,"v":value,"rev":n}` once it is on disk. Each line goes to the
+ * journal file first, written synchronously, so that a kill -9 cannot take a
+ * line back once the write it announces has started: stdout is a socket that
+ * Node writes asynchronously, and a loaded reader leaves lines queued in this
+ * process, lost with it while their writes were already on disk.
  */
+import { openSync, writeSync } from 'node:fs';
 import { MvccStore } from '../../src/storage/mvcc-store.js';
 import { SqlitePersistence } from '../../src/storage/sqlite-persistence.js';
 
-const [dataDir, seedText] = process.argv.slice(2);
+const [dataDir, seedText, journalPath] = process.argv.slice(2);
+const journal = openSync(journalPath!, 'a');
 let seed = Number(seedText);
 /** A linear congruential generator: the same seed, the same writes (until the timing differs). */
 const random = (): number => {
@@ -20,7 +26,11 @@ const random = (): number => {
 const store = new MvccStore({ persistence: new SqlitePersistence(dataDir!), historyCapacity: 300 });
 const key = (name: string): string => `/core/configmaps/default/${name}`;
 const configMap = (name: string, v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v } });
-const say = (line: object): boolean => process.stdout.write(`${JSON.stringify(line)}\n`);
+const say = (line: object): void => {
+  const text = `${JSON.stringify(line)}\n`;
+  writeSync(journal, text);
+  process.stdout.write(text);
+};
 
 process.stdout.write(`loaded ${store.revision}\n`);
 let n = 0;

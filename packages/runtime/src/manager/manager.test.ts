@@ -202,7 +202,7 @@ describe('Manager against the embedded server', () => {
   test('/metrics serves controller-runtime names from a controller, its queue, the client and leader election', async () => {
     const id = `mgr-${++idNo}`;
     // The default lease timing (15 s, renewed within 10 s): what is read here is the gauge of a leader. With the
-    // 700 ms renew deadline of the election tests a loaded machine's renewal can miss it, and the gauge reads 0 (FAIL-B-21).
+    // 700 ms renew deadline of the election tests a loaded machine's renewal can miss it, and the gauge reads 0.
     const m = await create({ leaderElection: { id }, metricsPort: 0, metricsHost: '127.0.0.1' });
     await api.client.create(ConfigMap, { metadata: { name: `ok-${id}`, namespace: 'default', labels: { test: id } }, data: {} });
     await api.client.create(ConfigMap, { metadata: { name: `bad-${id}`, namespace: 'default', labels: { test: id } }, data: {} });

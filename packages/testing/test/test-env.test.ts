@@ -11,7 +11,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect, TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -248,6 +248,33 @@ describe('converges', () => {
       .catch((e: unknown) => e);
     assert.ok(err instanceof WaitError);
     assert.match(err.message, /^converges: not converged within 300 ms: the check still fails \(\d+ tries\)\n {2}last error: .*configmaps "never" not found/);
+  });
+
+  test('ends by its deadline when the server never answers its watches\' lists: the check runs once, and the failure says which kinds were never listed', async (t) => {
+    // A server that takes connections and never answers (a stalled apiserver): its lists stay pending.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+    const stalled = Client.fromConfig({ ...env.kubeconfig.config, server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}` }, { qps: Infinity });
+    t.after(() => stalled.close());
+    // Bounded here so that a converges that never ends fails this test, not the whole file at its timeout.
+    const ended = (p: Promise<unknown>): Promise<unknown> =>
+      Promise.race([p.catch((e: unknown) => e), new Promise((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref())]);
+    let checks = 0;
+    const failing = await ended(converges(stalled, () => (checks++, false), { kinds: [ConfigMap, Widget], within: 300 }));
+    assert.ok(failing instanceof WaitError, String(failing));
+    assert.match(failing.message, /^converges: not converged within 300 ms: the check still fails \(1 tries\)\n {2}last value: false$/);
+    assert.equal(checks, 1);
+    const passing = await ended(converges(stalled, () => 'ok', { kinds: [ConfigMap, Widget], within: 300 }));
+    assert.ok(passing instanceof WaitError, String(passing));
+    assert.equal(
+      passing.message,
+      "converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle\n  last value: 'ok'",
+    );
   });
 
   test('says objects kept changing when the check passes but nothing settles', async (t) => {

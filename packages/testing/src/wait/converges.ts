@@ -124,15 +124,17 @@ export async function converges<T>(client: Client, check: () => T | Promise<T>, 
   let what: string;
   if (last && !last.ok) {
     what = `not converged within ${within} ms: the check still fails (${tries} tries)\n  ${describeFailure(last)}`;
-  } else if (unwatched.length > 0) {
+  } else if (unwatched.length > 0 && tracker.changes === 0) {
     what =
       `not quiet within ${within} ms: the check passes, but the watches never started (${unwatched.join(', ')} still not listed), so nothing was seen to settle` +
       (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
   } else {
+    // The watches that did start saw changes: that is the news, whatever the others did.
     what =
       `not quiet within ${within} ms: the check passes, but objects kept changing ` +
       `(${tracker.changes} changes; the last, ${tracker.lastChangeDescription || 'none'}, ${ago} ms ago; quiet needs ${quiet} ms)` +
-      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
+      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '') +
+      (unwatched.length > 0 ? `\n  not watched: ${unwatched.join(', ')} (still not listed)` : '');
   }
   const played = options.schedule ? `\n${indentPlayed(options.schedule)}` : '';
   throw new WaitError(`${head}: ${what}${played}`, 'converges', tries, last && 'value' in last ? last.value : undefined, {

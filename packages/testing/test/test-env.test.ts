@@ -17,7 +17,7 @@ import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
 import { chaos, converges, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
@@ -275,6 +275,31 @@ describe('converges', () => {
       passing.message,
       "converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle\n  last value: 'ok'",
     );
+  });
+
+  test('when only some watches started by the deadline and they saw changes, says objects kept changing, and which kinds were not watched', async (t) => {
+    const ns = await env.namespace(t);
+    const proxy = await env.faultProxy(t);
+    const client = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
+    t.after(() => client.close());
+    await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace: ns.name }, data: { n: '0' } });
+    // The list of Secrets is held past the deadline; the ConfigMaps' watch starts and sees the writes.
+    proxy.inject({ kind: 'latency', ms: 30_000, verbs: ['list'], resources: ['secrets'], namespaces: [ns.name] });
+    const stop = new AbortController();
+    const churn = (async () => {
+      for (let n = 1; !stop.signal.aborted; n++) {
+        await env.client.patch(ConfigMap, 'churn', { data: { n: String(n) } }, { namespace: ns.name });
+        await new Promise((r) => setTimeout(r, 40));
+      }
+    })();
+    try {
+      const err = await converges(client, () => true, { kinds: [ConfigMap, Secret], namespace: ns.name, within: 1500, quiet: 300 }).catch((e: unknown) => e);
+      assert.ok(err instanceof WaitError);
+      assert.match(err.message, new RegExp(`^converges: not quiet within 1500 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)\n {2}last value: true\n {2}not watched: secrets \\(still not listed\\)$`));
+    } finally {
+      stop.abort();
+      await churn;
+    }
   });
 
   test('says objects kept changing when the check passes but nothing settles', async (t) => {

@@ -293,9 +293,10 @@ describe('converges', () => {
       }
     })();
     try {
-      const err = await converges(client, () => true, { kinds: [ConfigMap, Secret], namespace: ns.name, within: 1500, quiet: 300 }).catch((e: unknown) => e);
+      // 3 s: at load 15 the ConfigMaps watch through the proxy must start (and see a write) before the deadline.
+      const err = await converges(client, () => true, { kinds: [ConfigMap, Secret], namespace: ns.name, within: 3000, quiet: 300 }).catch((e: unknown) => e);
       assert.ok(err instanceof WaitError);
-      assert.match(err.message, new RegExp(`^converges: not quiet within 1500 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)\n {2}last value: true\n {2}not watched: secrets \\(still not listed\\)$`));
+      assert.match(err.message, new RegExp(`^converges: not quiet within 3000 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)\n {2}last value: true\n {2}not watched: secrets \\(still not listed\\)$`));
     } finally {
       stop.abort();
       await churn;

@@ -11,13 +11,13 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect, TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
 import { chaos, converges, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
@@ -250,6 +250,59 @@ describe('converges', () => {
     assert.match(err.message, /^converges: not converged within 300 ms: the check still fails \(\d+ tries\)\n {2}last error: .*configmaps "never" not found/);
   });
 
+  test('ends by its deadline when the server never answers its watches\' lists: the check runs once, and the failure says which kinds were never listed', async (t) => {
+    // A server that takes connections and never answers (a stalled apiserver): its lists stay pending.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+    const stalled = Client.fromConfig({ ...env.kubeconfig.config, server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}` }, { qps: Infinity });
+    t.after(() => stalled.close());
+    // Bounded here so that a converges that never ends fails this test, not the whole file at its timeout.
+    const ended = (p: Promise<unknown>): Promise<unknown> =>
+      Promise.race([p.catch((e: unknown) => e), new Promise((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref())]);
+    let checks = 0;
+    const failing = await ended(converges(stalled, () => (checks++, false), { kinds: [ConfigMap, Widget], within: 300 }));
+    assert.ok(failing instanceof WaitError, String(failing));
+    assert.match(failing.message, /^converges: not converged within 300 ms: the check still fails \(1 tries\)\n {2}last value: false$/);
+    assert.equal(checks, 1);
+    const passing = await ended(converges(stalled, () => 'ok', { kinds: [ConfigMap, Widget], within: 300 }));
+    assert.ok(passing instanceof WaitError, String(passing));
+    assert.equal(
+      passing.message,
+      "converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle\n  last value: 'ok'",
+    );
+  });
+
+  test('when only some watches started by the deadline and they saw changes, says objects kept changing, and which kinds were not watched', async (t) => {
+    const ns = await env.namespace(t);
+    const proxy = await env.faultProxy(t);
+    const client = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
+    t.after(() => client.close());
+    await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace: ns.name }, data: { n: '0' } });
+    // The list of Secrets is held past the deadline; the ConfigMaps' watch starts and sees the writes.
+    proxy.inject({ kind: 'latency', ms: 30_000, verbs: ['list'], resources: ['secrets'], namespaces: [ns.name] });
+    const stop = new AbortController();
+    const churn = (async () => {
+      for (let n = 1; !stop.signal.aborted; n++) {
+        await env.client.patch(ConfigMap, 'churn', { data: { n: String(n) } }, { namespace: ns.name });
+        await new Promise((r) => setTimeout(r, 40));
+      }
+    })();
+    try {
+      // 3 s: at load 15 the ConfigMaps watch through the proxy must start (and see a write) before the deadline.
+      const err = await converges(client, () => true, { kinds: [ConfigMap, Secret], namespace: ns.name, within: 3000, quiet: 300 }).catch((e: unknown) => e);
+      assert.ok(err instanceof WaitError);
+      assert.match(err.message, new RegExp(`^converges: not quiet within 3000 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)\n {2}last value: true\n {2}not watched: secrets \\(still not listed\\)$`));
+    } finally {
+      stop.abort();
+      await churn;
+    }
+  });
+
   test('says objects kept changing when the check passes but nothing settles', async (t) => {
     const ns = await env.namespace(t);
     await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace: ns.name }, data: { n: '0' } });
@@ -261,11 +314,12 @@ describe('converges', () => {
       }
     })();
     try {
+      // 2 s: the default kinds' 13 lists, which the deadline now bounds, took up to 1.1 s at load 15.
       const err = await env
-        .converges(async () => (await env.client.get(ConfigMap, 'churn', { namespace: ns.name })).data?.n !== undefined, { within: 800, quiet: 300, namespace: ns.name })
+        .converges(async () => (await env.client.get(ConfigMap, 'churn', { namespace: ns.name })).data?.n !== undefined, { within: 2000, quiet: 300, namespace: ns.name })
         .catch((e: unknown) => e);
       assert.ok(err instanceof WaitError);
-      assert.match(err.message, new RegExp(`^converges: not quiet within 800 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)`));
+      assert.match(err.message, new RegExp(`^converges: not quiet within 2000 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)`));
     } finally {
       stop.abort();
       await churn;

@@ -18,6 +18,10 @@ export class ChangeTracker {
   /** `MODIFIED deployments.apps team-a/web`. */
   lastChangeDescription = '';
   changes = 0;
+  /** Resolves once every kind has been listed and is watched from there. */
+  ready: Promise<void> = Promise.resolve();
+  /** The kinds not listed yet. */
+  private readonly unlisted = new Set<string>();
   private waiters: Array<() => void> = [];
   private readonly stop = new AbortController();
   private readonly loops: Promise<void>[] = [];
@@ -30,12 +34,33 @@ export class ChangeTracker {
     setMaxListeners(0, this.stop.signal);
   }
 
-  /** Starts watching `kinds` (a namespaced kind only in `namespace`, when given); resolves once every watch has its starting point. */
-  static async start(client: Client, kinds: readonly Kind[], namespace?: string): Promise<ChangeTracker> {
+  /**
+   * Starts watching `kinds` (a namespaced kind only in `namespace`, when given).
+   * `ready` resolves once every watch has its starting point; until then
+   * {@link unready} names the kinds still being listed. A server that does
+   * not answer keeps it pending: the caller bounds the wait, and closes.
+   */
+  static open(client: Client, kinds: readonly Kind[], namespace?: string): ChangeTracker {
     const tracker = new ChangeTracker(client, namespace);
-    const ready = kinds.map((kind) => new Promise<void>((resolve) => tracker.loops.push(tracker.watch(kind, resolve))));
-    await Promise.all(ready);
+    const ready = kinds.map((kind) => {
+      const resource = resourceName(kind);
+      tracker.unlisted.add(resource);
+      return new Promise<void>((resolve) =>
+        tracker.loops.push(
+          tracker.watch(kind, () => {
+            tracker.unlisted.delete(resource);
+            resolve();
+          }),
+        ),
+      );
+    });
+    tracker.ready = Promise.all(ready).then(() => undefined);
     return tracker;
+  }
+
+  /** The kinds not listed yet (`configmaps`, `deployments.apps`). */
+  unready(): string[] {
+    return [...this.unlisted];
   }
 
   /** Resolves at the next change (or when the tracker closes). */
@@ -65,7 +90,7 @@ export class ChangeTracker {
   private async watch(kind: Kind, ready: () => void): Promise<void> {
     const signal = this.stop.signal;
     const namespace = kind.namespaced ? this.namespace : undefined;
-    const resource = `${kind.plural}${kind.group ? `.${kind.group}` : ''}`;
+    const resource = resourceName(kind);
     let resourceVersion: string | undefined;
     let first = true;
     while (!signal.aborted) {
@@ -100,4 +125,9 @@ export class ChangeTracker {
     }
     ready();
   }
+}
+
+/** `deployments.apps`, or `configmaps` for the core group. */
+function resourceName(kind: Kind): string {
+  return `${kind.plural}${kind.group ? `.${kind.group}` : ''}`;
 }

@@ -50,6 +50,10 @@ export interface ConvergesOptions {
  * Resolves with the check's value once the state passes `check` and nothing
  * has changed for `quiet` ms; rejects with a {@link WaitError} after `within`
  * saying which of the two never happened, with the last failure or the last change.
+ * Starting its watches counts against `within`: a server that never answers
+ * their lists makes it fail at the deadline (after one check), naming the
+ * kinds it could not list, rather than wait for ever. A check runs to its end
+ * (it is not abandoned half way), so a check that can block needs its own timeout.
  *
  * @example
  * ```ts
@@ -69,11 +73,21 @@ export async function converges<T>(client: Client, check: () => T | Promise<T>, 
   const interval = options.interval ?? 100;
   const started = performance.now();
   const deadline = started + within;
-  const tracker = await ChangeTracker.start(client, options.kinds, options.namespace);
+  // The watches start within the time allowed too: a server that does not
+  // answer a list must not hold converges past its deadline.
+  const tracker = ChangeTracker.open(client, options.kinds, options.namespace);
   let tries = 0;
   let last: Outcome<T> | undefined;
+  let unwatched: string[] = [];
   try {
-    for (;;) {
+    const watching = await settlesBy(tracker.ready, deadline);
+    if (!watching) {
+      // As when the watches start late: the check runs once, and the failure says how that went.
+      unwatched = tracker.unready();
+      tries++;
+      last = await attempt(check);
+    }
+    while (watching) {
       tries++;
       const checkedAt = performance.now();
       const outcome = await attempt(check);
@@ -110,16 +124,37 @@ export async function converges<T>(client: Client, check: () => T | Promise<T>, 
   let what: string;
   if (last && !last.ok) {
     what = `not converged within ${within} ms: the check still fails (${tries} tries)\n  ${describeFailure(last)}`;
+  } else if (unwatched.length > 0 && tracker.changes === 0) {
+    what =
+      `not quiet within ${within} ms: the check passes, but the watches never started (${unwatched.join(', ')} still not listed), so nothing was seen to settle` +
+      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
   } else {
+    // The watches that did start saw changes: that is the news, whatever the others did.
     what =
       `not quiet within ${within} ms: the check passes, but objects kept changing ` +
       `(${tracker.changes} changes; the last, ${tracker.lastChangeDescription || 'none'}, ${ago} ms ago; quiet needs ${quiet} ms)` +
-      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
+      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '') +
+      (unwatched.length > 0 ? `\n  not watched: ${unwatched.join(', ')} (still not listed)` : '');
   }
   const played = options.schedule ? `\n${indentPlayed(options.schedule)}` : '';
   throw new WaitError(`${head}: ${what}${played}`, 'converges', tries, last && 'value' in last ? last.value : undefined, {
     cause: last && 'error' in last ? last.error : undefined,
   });
+}
+
+/** True when `p` settled before `deadline` (performance.now()), false when the time ran out first. */
+async function settlesBy(p: Promise<unknown>, deadline: number): Promise<boolean> {
+  const ac = new AbortController();
+  const settled = p.then(
+    () => true,
+    () => true,
+  );
+  const late = sleep(deadline - performance.now(), ac.signal).then(() => false);
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    ac.abort();
+  }
 }
 
 /** True when a change came within `ms`, false when the time ran out first. */

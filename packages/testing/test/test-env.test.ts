@@ -237,6 +237,25 @@ describe('the operator under test', () => {
   });
 });
 
+/**
+ * Creates ConfigMap `churn` in `namespace` and patches it every 40 ms until the returned function is
+ * called, which resolves once the writer has stopped.
+ */
+async function churn(namespace: string): Promise<() => Promise<void>> {
+  await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace }, data: { n: '0' } });
+  const stop = new AbortController();
+  const writing = (async () => {
+    for (let n = 1; !stop.signal.aborted; n++) {
+      await env.client.patch(ConfigMap, 'churn', { data: { n: String(n) } }, { namespace });
+      await new Promise((r) => setTimeout(r, 40));
+    }
+  })();
+  return async () => {
+    stop.abort();
+    await writing;
+  };
+}
+
 describe('converges', () => {
   test('says the check still fails, with its last error, when the state never gets there', async (t) => {
     const ns = await env.namespace(t);
@@ -282,37 +301,22 @@ describe('converges', () => {
     const proxy = await env.faultProxy(t);
     const client = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
     t.after(() => client.close());
-    await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace: ns.name }, data: { n: '0' } });
     // The list of Secrets is held past the deadline; the ConfigMaps' watch starts and sees the writes.
     proxy.inject({ kind: 'latency', ms: 30_000, verbs: ['list'], resources: ['secrets'], namespaces: [ns.name] });
-    const stop = new AbortController();
-    const churn = (async () => {
-      for (let n = 1; !stop.signal.aborted; n++) {
-        await env.client.patch(ConfigMap, 'churn', { data: { n: String(n) } }, { namespace: ns.name });
-        await new Promise((r) => setTimeout(r, 40));
-      }
-    })();
+    const stopChurn = await churn(ns.name);
     try {
       // 3 s: at load 15 the ConfigMaps watch through the proxy must start (and see a write) before the deadline.
       const err = await converges(client, () => true, { kinds: [ConfigMap, Secret], namespace: ns.name, within: 3000, quiet: 300 }).catch((e: unknown) => e);
       assert.ok(err instanceof WaitError);
       assert.match(err.message, new RegExp(`^converges: not quiet within 3000 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)\n {2}last value: true\n {2}not watched: secrets \\(still not listed\\)$`));
     } finally {
-      stop.abort();
-      await churn;
+      await stopChurn();
     }
   });
 
   test('says objects kept changing when the check passes but nothing settles', async (t) => {
     const ns = await env.namespace(t);
-    await env.client.create(ConfigMap, { metadata: { name: 'churn', namespace: ns.name }, data: { n: '0' } });
-    const stop = new AbortController();
-    const churn = (async () => {
-      for (let n = 1; !stop.signal.aborted; n++) {
-        await env.client.patch(ConfigMap, 'churn', { data: { n: String(n) } }, { namespace: ns.name });
-        await new Promise((r) => setTimeout(r, 40));
-      }
-    })();
+    const stopChurn = await churn(ns.name);
     try {
       // 2 s: the default kinds' 13 lists, which the deadline now bounds, took up to 1.1 s at load 15.
       const err = await env
@@ -321,8 +325,7 @@ describe('converges', () => {
       assert.ok(err instanceof WaitError);
       assert.match(err.message, new RegExp(`^converges: not quiet within 2000 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${ns.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)`));
     } finally {
-      stop.abort();
-      await churn;
+      await stopChurn();
     }
     // Once the writer stops, it converges.
     await env.converges(async () => (await env.client.get(ConfigMap, 'churn', { namespace: ns.name })).data?.n !== '0', { within: 3000, quiet: 200, namespace: ns.name });

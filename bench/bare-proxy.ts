@@ -1,10 +1,11 @@
 /**
- * The floor of a forwarding proxy: a bare node:http(s) server that forwards
- * each request to the API server with the upstream kubeconfig's credentials
- * over a keep-alive agent and pipes the answer back, with nothing else (no
- * admission of its own, no classification, no faults). The proxy bench
- * measures it in its own process as the floor of `operant chaos`, and in the
- * bench's process as the floor of env.faultProxy().
+ * A plain forwarding proxy, as any Node user would write one: a bare
+ * node:http(s) server that forwards each request to the API server with the
+ * upstream kubeconfig's credentials over a keep-alive agent and pipes the
+ * answer back, with nothing else (no admission of its own, no classification,
+ * no faults). The proxy bench measures it beside `operant chaos` in its own
+ * process and beside env.faultProxy() in the bench's process. It costs more
+ * per GET than either; the floor of any proxy process is raw-pipe.ts.
  *
  * As a process: node --conditions=source --import tsx bench/bare-proxy.ts KUBECONFIG plain|tls
  * prints `ready <url>` once it listens on 127.0.0.1 (any free port), and

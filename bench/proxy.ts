@@ -277,16 +277,20 @@ export async function startCliProxy(kubeconfig: string, dir: string, plain: bool
   return { process: child, config: await loadKubeConfig({ path: written }), kubeconfig: written };
 }
 
-/** The bare forwarding proxy (bare-proxy.ts) in its own process, in front of `kubeconfig`: what a plain node:http forwarder costs. */
-export async function startBareProxyProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
-  const child = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'bare-proxy.ts'), kubeconfig, plain ? 'plain' : 'tls']);
+/** A forwarder of bench/ (`script`: bare-proxy.ts or raw-pipe.ts) in its own process, in front of `kubeconfig`; its clients send the upstream credentials. */
+async function startForwarderProcess(script: string, kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
+  const child = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', script), kubeconfig, plain ? 'plain' : 'tls']);
   return { process: child, config: bareProxyConfig(upstream, child.url, (await processCertificates()).caPem) };
 }
 
-/** The raw byte pipe (raw-pipe.ts) in its own process, in front of `kubeconfig`: the floor of any proxy process. */
-export async function startRawPipeProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
-  const child = await spawnReady(process.execPath, ['--conditions=source', '--import', 'tsx', join(repoRoot, 'bench', 'raw-pipe.ts'), kubeconfig, plain ? 'plain' : 'tls']);
-  return { process: child, config: bareProxyConfig(upstream, child.url, (await processCertificates()).caPem) };
+/** The bare forwarding proxy (bare-proxy.ts) in its own process: what a plain node:http forwarder costs. */
+export function startBareProxyProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
+  return startForwarderProcess('bare-proxy.ts', kubeconfig, upstream, plain);
+}
+
+/** The raw byte pipe (raw-pipe.ts) in its own process: the floor of any proxy process. */
+export function startRawPipeProcess(kubeconfig: string, upstream: ClientConfig, plain: boolean): Promise<{ process: ReadyProcess; config: ClientConfig }> {
+  return startForwarderProcess('raw-pipe.ts', kubeconfig, upstream, plain);
 }
 
 /** One way to the server, and what was measured through it. */

@@ -41,7 +41,8 @@ import {
 import { processCertificates } from '../certificates.js';
 import { FaultProxy, type FaultProxyOptions } from '../chaos/proxy.js';
 import type { ServerFaultHandler } from '../chaos/handed-faults.js';
-import { converges, indentPlayed, type ConvergesOptions } from '../wait/converges.js';
+import { convergesSeeing, indentPlayed, type ConvergesOptions } from '../wait/converges.js';
+import { ChangeTracker, KindWatches, type ChangeView } from '../wait/change-tracker.js';
 import { Replicas, type ReplicaProgram, type ReplicasSettings } from '../replicas/replicas.js';
 import { installCrds } from '../install/crds.js';
 import { createNamespace, type TestNamespace } from './namespaces.js';
@@ -235,6 +236,12 @@ export class TestEnv implements AsyncDisposable {
   private replicaSets = 0;
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
+  /**
+   * The watches {@link converges} sees changes through, cluster-wide, opened
+   * by its first call and kept until {@link stop}: later calls open no
+   * connection (each sees only its own namespace's changes since it began).
+   */
+  private changeWatches: KindWatches | undefined;
   private restarting: Promise<void> | undefined;
 
   private constructor(
@@ -513,7 +520,14 @@ export class TestEnv implements AsyncDisposable {
   async converges<T>(check: () => T | Promise<T>, options: ConvergesOptions = {}): Promise<T> {
     const since = performance.now();
     try {
-      return await converges(this.client, check, { ...options, kinds: options.kinds ?? [...this.crdKinds, ...workloadKinds] });
+      const kinds = options.kinds ?? [...this.crdKinds, ...workloadKinds];
+      const changes = (): ChangeTracker | ChangeView => {
+        // Once stopped, as the standalone converges: watches of its own, for this call.
+        if (this.stopped) return ChangeTracker.open(this.client, kinds, options.namespace);
+        this.changeWatches ??= new KindWatches(this.client);
+        return this.changeWatches.view(kinds, options.namespace);
+      };
+      return await convergesSeeing(changes, check, options);
     } catch (err) {
       if (!(err instanceof WaitError)) throw err;
       const errors = [...this.reconcileErrorLogs].flatMap((log) => log.list(since)).sort((a, b) => a.at - b.at);
@@ -589,6 +603,7 @@ export class TestEnv implements AsyncDisposable {
       const errors: unknown[] = [];
       for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
       await this.cluster?.stop().catch((err: unknown) => errors.push(err));
+      await this.changeWatches?.close();
       this.client.close();
       // A restart under way ends first, so that the server it starts is the one stopped.
       await this.restarting?.catch(() => undefined);

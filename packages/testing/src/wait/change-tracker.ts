@@ -6,88 +6,113 @@
  * change. A watch that ends is resumed from the last resourceVersion seen; one
  * that cannot be (410, a broken connection) starts over from a new list and
  * counts as a change, since events may have been missed in between.
+ *
+ * The watches ({@link KindWatches}) and what one wait sees of them
+ * ({@link ChangeView}) are apart, so that watches can outlive a wait: a test
+ * environment keeps one set open for all its `converges` calls (opening 13
+ * lists and 13 watches, each a TLS connection, per call cost more than the
+ * wait itself), and each call sees only the changes since it began, in its
+ * own namespace and kinds. The standalone `converges` opens a
+ * {@link ChangeTracker}: its own watches, in its namespace, closed when it ends.
  */
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@operant/apimachinery';
 import { isNotFound, type Client, type Kind } from '@operant/runtime';
 import { sleep } from './outcome.js';
 
-export class ChangeTracker {
-  /** performance.now() of the last change seen (the tracker's start until one is). */
-  lastChange = performance.now();
+/** What `converges` reads: the changes seen since it began, and whether its watches have started. */
+export interface Changes {
+  /** performance.now() of the last change seen (the start until one is). */
+  readonly lastChange: number;
   /** `MODIFIED deployments.apps team-a/web`. */
-  lastChangeDescription = '';
-  changes = 0;
+  readonly lastChangeDescription: string;
+  readonly changes: number;
   /** Resolves once every kind has been listed and is watched from there. */
-  ready: Promise<void> = Promise.resolve();
-  /** The kinds not listed yet. */
-  private readonly unlisted = new Set<string>();
-  private waiters: Array<() => void> = [];
-  private readonly stop = new AbortController();
-  private readonly loops: Promise<void>[] = [];
+  readonly ready: Promise<void>;
+  /** The kinds not listed yet (`configmaps`, `deployments.apps`). */
+  unready(): string[];
+  /** Resolves at the next change (or when it closes). */
+  nextChange(): Promise<void>;
+  close(): Promise<void>;
+}
 
-  private constructor(
+/** One change as the watches see it: a namespaced object's namespace, or none (a cluster-scoped object, or a relist). */
+interface Change {
+  resource: string;
+  namespace: string | undefined;
+  description: string;
+}
+
+/** A watched kind: listed once it has its starting point (or the server does not serve it). */
+interface WatchedKind {
+  readonly resource: string;
+  readonly namespaced: boolean;
+  listed: boolean;
+  readonly ready: Promise<void>;
+}
+
+/**
+ * The watches on a set of kinds (a namespaced kind only in `namespace`, when
+ * given), which grows as views ask for more. Each change goes to the open
+ * views it concerns. Closing ends every watch.
+ */
+export class KindWatches {
+  private readonly kinds = new Map<string, WatchedKind>();
+  private readonly views = new Set<ChangeView>();
+  private readonly stop = new AbortController();
+  private readonly loops = new Set<Promise<void>>();
+
+  constructor(
     private readonly client: Client,
-    private readonly namespace: string | undefined,
+    private readonly namespace?: string,
   ) {
     // One signal for every kind's list, watch and retry delay.
     setMaxListeners(0, this.stop.signal);
   }
 
   /**
-   * Starts watching `kinds` (a namespaced kind only in `namespace`, when given).
-   * `ready` resolves once every watch has its starting point; until then
-   * {@link unready} names the kinds still being listed. A server that does
-   * not answer keeps it pending: the caller bounds the wait, and closes.
+   * What one wait sees: the changes to `kinds` from now on (a namespaced
+   * kind's only in `namespace`, when given), starting the watches of the
+   * kinds not watched yet. Close it when the wait ends; the watches go on.
    */
-  static open(client: Client, kinds: readonly Kind[], namespace?: string): ChangeTracker {
-    const tracker = new ChangeTracker(client, namespace);
-    const ready = kinds.map((kind) => {
-      const resource = resourceName(kind);
-      tracker.unlisted.add(resource);
-      return new Promise<void>((resolve) =>
-        tracker.loops.push(
-          tracker.watch(kind, () => {
-            tracker.unlisted.delete(resource);
-            resolve();
-          }),
-        ),
-      );
-    });
-    tracker.ready = Promise.all(ready).then(() => undefined);
-    return tracker;
+  view(kinds: readonly Kind[], namespace?: string): ChangeView {
+    const watched = kinds.map((kind) => this.watched(kind));
+    const view = new ChangeView(watched, namespace, () => void this.views.delete(view));
+    this.views.add(view);
+    return view;
   }
 
-  /** The kinds not listed yet (`configmaps`, `deployments.apps`). */
-  unready(): string[] {
-    return [...this.unlisted];
-  }
-
-  /** Resolves at the next change (or when the tracker closes). */
-  nextChange(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
+  /** Ends every watch (the open views see no more changes). */
   async close(): Promise<void> {
     this.stop.abort();
-    this.notify();
+    for (const view of this.views) view.wake();
     await Promise.all(this.loops);
   }
 
-  private changed(description: string): void {
-    this.lastChange = performance.now();
-    this.lastChangeDescription = description;
-    this.changes++;
-    this.notify();
+  private watched(kind: Kind): WatchedKind {
+    const resource = resourceName(kind);
+    const known = this.kinds.get(resource);
+    if (known) return known;
+    let resolve!: () => void;
+    const entry: WatchedKind = { resource, namespaced: kind.namespaced, listed: false, ready: new Promise<void>((r) => (resolve = r)) };
+    this.kinds.set(resource, entry);
+    const listed = (): void => {
+      entry.listed = true;
+      resolve();
+    };
+    const loop = this.watch(kind, listed, () => {
+      // A kind the server does not serve is asked again by the next view (its CRD may be installed by then).
+      if (this.kinds.get(resource) === entry) this.kinds.delete(resource);
+    }).finally(() => this.loops.delete(loop));
+    this.loops.add(loop);
+    return entry;
   }
 
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
+  private changed(change: Change): void {
+    for (const view of this.views) view.observe(change);
   }
 
-  private async watch(kind: Kind, ready: () => void): Promise<void> {
+  private async watch(kind: Kind, listed: () => void, unserved: () => void): Promise<void> {
     const signal = this.stop.signal;
     const namespace = kind.namespaced ? this.namespace : undefined;
     const resource = resourceName(kind);
@@ -98,9 +123,9 @@ export class ChangeTracker {
         if (resourceVersion === undefined) {
           const list = await this.client.list(kind, { namespace, limit: 1, live: true, signal });
           resourceVersion = list.metadata.resourceVersion;
-          if (!first) this.changed(`relisted ${resource}`);
+          if (!first) this.changed({ resource, namespace: undefined, description: `relisted ${resource}` });
           first = false;
-          ready();
+          listed();
         }
         for await (const event of this.client.watch<KubeObject>(kind, { namespace, resourceVersion, allowWatchBookmarks: true, signal })) {
           if (event.type === 'ERROR') {
@@ -110,20 +135,133 @@ export class ChangeTracker {
           resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
           if (event.type === 'BOOKMARK') continue;
           const meta = event.object.metadata ?? {};
-          this.changed(`${event.type} ${resource} ${[meta.namespace, meta.name].filter(Boolean).join('/')}`);
+          this.changed({
+            resource,
+            namespace: kind.namespaced ? meta.namespace : undefined,
+            description: `${event.type} ${resource} ${[meta.namespace, meta.name].filter(Boolean).join('/')}`,
+          });
         }
       } catch (err) {
         if (signal.aborted) break;
-        // A kind the server does not serve (a CRD not installed) never changes.
-        if (first && isNotFound(err)) {
-          ready();
+        // A kind the server does not serve (a CRD not installed) never changes; one that stops being served while no one waits is dropped.
+        if (isNotFound(err) && (first || this.views.size === 0)) {
+          unserved();
+          listed();
           return;
         }
         resourceVersion = undefined;
         await sleep(50, signal);
       }
     }
-    ready();
+    listed();
+  }
+}
+
+/**
+ * The changes one wait sees: those to its kinds (a namespaced kind's only in
+ * its namespace, when it has one; a relist of one of its kinds counts
+ * everywhere) since it was opened.
+ */
+export class ChangeView implements Changes {
+  lastChange = performance.now();
+  lastChangeDescription = '';
+  changes = 0;
+  readonly ready: Promise<void>;
+  private readonly resources: Set<string>;
+  private waiters: Array<() => void> = [];
+  private closed = false;
+
+  constructor(
+    private readonly kinds: readonly WatchedKind[],
+    private readonly namespace: string | undefined,
+    private readonly detach: () => void,
+  ) {
+    this.resources = new Set(kinds.map((k) => k.resource));
+    this.ready = Promise.all(kinds.map((k) => k.ready)).then(() => undefined);
+  }
+
+  unready(): string[] {
+    return this.kinds.filter((k) => !k.listed).map((k) => k.resource);
+  }
+
+  nextChange(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.detach();
+    this.wake();
+  }
+
+  /** Counts `change` when it is this view's business. */
+  observe(change: Change): void {
+    if (!this.resources.has(change.resource)) return;
+    if (this.namespace !== undefined && change.namespace !== undefined && change.namespace !== this.namespace) return;
+    this.lastChange = performance.now();
+    this.lastChangeDescription = change.description;
+    this.changes++;
+    this.wake();
+  }
+
+  /** Resolves the waiters for the next change. */
+  wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+/**
+ * Watches of its own on `kinds` (a namespaced kind only in `namespace`, when
+ * given), and the changes to them since it was opened; closing it ends the
+ * watches. What the standalone `converges` uses.
+ */
+export class ChangeTracker implements Changes {
+  private constructor(
+    private readonly watches: KindWatches,
+    private readonly view: ChangeView,
+  ) {}
+
+  /**
+   * Starts watching `kinds` (a namespaced kind only in `namespace`, when given).
+   * `ready` resolves once every watch has its starting point; until then
+   * {@link unready} names the kinds still being listed. A server that does
+   * not answer keeps it pending: the caller bounds the wait, and closes.
+   */
+  static open(client: Client, kinds: readonly Kind[], namespace?: string): ChangeTracker {
+    const watches = new KindWatches(client, namespace);
+    return new ChangeTracker(watches, watches.view(kinds, namespace));
+  }
+
+  get lastChange(): number {
+    return this.view.lastChange;
+  }
+
+  get lastChangeDescription(): string {
+    return this.view.lastChangeDescription;
+  }
+
+  get changes(): number {
+    return this.view.changes;
+  }
+
+  get ready(): Promise<void> {
+    return this.view.ready;
+  }
+
+  unready(): string[] {
+    return this.view.unready();
+  }
+
+  nextChange(): Promise<void> {
+    return this.view.nextChange();
+  }
+
+  async close(): Promise<void> {
+    await this.watches.close();
+    await this.view.close();
   }
 }
 

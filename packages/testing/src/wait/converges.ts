@@ -11,7 +11,7 @@
 import type { Client, Kind } from '@operant/runtime';
 import { describePlayed, type ChaosReport } from '../chaos/report.js';
 import type { ChaosSchedule } from '../chaos/schedule.js';
-import { ChangeTracker } from './change-tracker.js';
+import { ChangeTracker, type Changes } from './change-tracker.js';
 import { attempt, describeFailure, describeValue, sleep, type Outcome } from './outcome.js';
 import { WaitError } from './wait-error.js';
 
@@ -68,6 +68,15 @@ export interface ConvergesOptions {
  * ```
  */
 export async function converges<T>(client: Client, check: () => T | Promise<T>, options: ConvergesOptions & { kinds: readonly Kind[] }): Promise<T> {
+  return convergesSeeing(() => ChangeTracker.open(client, options.kinds, options.namespace), check, options);
+}
+
+/**
+ * `converges`, seeing changes through what `changes` opens when it starts
+ * (watches of its own, or a view on watches kept open between calls), and
+ * closes when it ends.
+ */
+export async function convergesSeeing<T>(changes: () => Changes, check: () => T | Promise<T>, options: ConvergesOptions): Promise<T> {
   const within = options.within ?? 10_000;
   const quiet = options.quiet ?? 500;
   const interval = options.interval ?? 100;
@@ -75,7 +84,7 @@ export async function converges<T>(client: Client, check: () => T | Promise<T>, 
   const deadline = started + within;
   // The watches start within the time allowed too: a server that does not
   // answer a list must not hold converges past its deadline.
-  const tracker = ChangeTracker.open(client, options.kinds, options.namespace);
+  const tracker = changes();
   let tries = 0;
   let last: Outcome<T> | undefined;
   let unwatched: string[] = [];
@@ -158,7 +167,7 @@ async function settlesBy(p: Promise<unknown>, deadline: number): Promise<boolean
 }
 
 /** True when a change came within `ms`, false when the time ran out first. */
-async function waitFor(tracker: ChangeTracker, ms: number): Promise<boolean> {
+async function waitFor(tracker: Changes, ms: number): Promise<boolean> {
   if (ms <= 0) return false;
   const ac = new AbortController();
   const change = tracker.nextChange().then(() => true);

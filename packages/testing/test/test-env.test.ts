@@ -25,6 +25,7 @@ import { chaos, converges, eventually, eventuallyFound, processCertificates, Tes
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
 const Widget = defineKind<Widget>({ group: 'testing.operant.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+const Gadget = defineKind<Typed<{ spec?: object }>>({ group: 'testing.operant.dev', version: 'v1', kind: 'Gadget', plural: 'gadgets', namespaced: false });
 
 const env = await TestEnv.start({ crds: join(testdata, 'crds'), webhooks: { manifests: join(testdata, 'webhook-manifests.yaml') } });
 after(() => env.stop());
@@ -385,6 +386,82 @@ describe('converges', () => {
     const later = await env.converges(() => false, { within: 100, kinds: [] }).catch((e: unknown) => e);
     assert.ok(later instanceof WaitError);
     assert.doesNotMatch(later.message, /chaos schedule/);
+  });
+
+  test('a second converges on the same environment opens no connection to the server: it sees changes through the watches the first one started', async (t) => {
+    const ns = await env.namespace(t);
+    const port = env.server.port;
+    let accepted = 0;
+    // Every connection the server in this process accepts on its HTTPS port (each a TLS handshake).
+    const onAccepted = (message: unknown): void => {
+      if ((message as { socket: Socket }).socket.localPort === port) accepted++;
+    };
+    diagnostics.subscribe('net.server.socket', onAccepted);
+    t.after(() => diagnostics.unsubscribe('net.server.socket', onAccepted));
+    // A check that sends nothing: the connections counted are converges' own.
+    await env.converges(() => true, { namespace: ns.name, quiet: 50 });
+    const first = accepted;
+    await env.converges(() => true, { namespace: ns.name, quiet: 50 });
+    assert.equal(accepted - first, 0, `the second call opened ${accepted - first} connections`);
+    // The watches it reuses still see this namespace's changes: a write during the quiet period starts it over.
+    await env.client.create(ConfigMap, { metadata: { name: 'later', namespace: ns.name } });
+    setTimeout(() => void env.client.patch(ConfigMap, 'later', { data: { later: 'yes' } }, { namespace: ns.name }), 150);
+    const started = performance.now();
+    await env.converges(() => true, { namespace: ns.name, quiet: 400 });
+    assert.ok(performance.now() - started >= 540, `${Math.round(performance.now() - started)} ms`);
+    assert.equal(accepted - first, 0, 'nor did the third');
+  });
+
+  test('changes in another namespace do not break this one\'s quiet period, while both wait on the same watches at once', async (t) => {
+    const [quiet, busy] = await Promise.all([env.namespace(t), env.namespace(t)]);
+    const stopChurn = await churn(busy.name);
+    try {
+      const [settled, unsettled] = await Promise.all([
+        env.converges(() => 'quiet here', { namespace: quiet.name, within: 3000, quiet: 300 }),
+        env.converges(() => true, { namespace: busy.name, within: 1500, quiet: 300 }).catch((e: unknown) => e),
+      ]);
+      assert.equal(settled, 'quiet here');
+      assert.ok(unsettled instanceof WaitError);
+      assert.match(unsettled.message, new RegExp(`^converges: not quiet within 1500 ms: the check passes, but objects kept changing \\(\\d+ changes; the last, MODIFIED configmaps ${busy.name}/churn, \\d+ ms ago; quiet needs 300 ms\\)`));
+      // Cluster-scoped objects count in every namespace.
+      const gadgets = setInterval(() => void env.client.create(Gadget, { metadata: { generateName: 'g-' } }), 40);
+      try {
+        const err = await env.converges(() => true, { namespace: quiet.name, within: 1000, quiet: 300 }).catch((e: unknown) => e);
+        assert.ok(err instanceof WaitError);
+        assert.match(err.message, /objects kept changing \(\d+ changes; the last, ADDED gadgets\.testing\.operant\.dev g-\w+, /);
+      } finally {
+        clearInterval(gadgets);
+      }
+    } finally {
+      await stopChurn();
+    }
+  });
+
+  test('a kind the server did not serve at one converges is watched at the next, once its CRD is installed', async (t) => {
+    const ns = await env.namespace(t);
+    const Sprocket = defineKind<Typed<{ spec?: { n?: number } }>>({ group: 'testing.operant.dev', version: 'v1', kind: 'Sprocket', plural: 'sprockets', namespaced: true });
+    assert.equal(await env.converges(() => 'nothing to watch', { kinds: [Sprocket], namespace: ns.name, within: 2000, quiet: 50 }), 'nothing to watch');
+    await env.client.create(CustomResourceDefinition, {
+      metadata: { name: 'sprockets.testing.operant.dev' },
+      spec: {
+        group: 'testing.operant.dev',
+        scope: 'Namespaced',
+        names: { kind: 'Sprocket', listKind: 'SprocketList', plural: 'sprockets', singular: 'sprocket' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    t.after(() => env.client.delete(CustomResourceDefinition, 'sprockets.testing.operant.dev').catch(() => undefined));
+    await eventually(() => env.client.list(Sprocket, { namespace: ns.name }), { timeout: 10_000 });
+    await env.client.create(Sprocket, { metadata: { name: 's', namespace: ns.name }, spec: { n: 0 } });
+    let n = 0;
+    const writes = setInterval(() => void env.client.patch(Sprocket, 's', { spec: { n: ++n } }, { namespace: ns.name, patchType: 'merge' }).catch(() => undefined), 40);
+    try {
+      const err = await env.converges(() => true, { kinds: [Sprocket], namespace: ns.name, within: 1500, quiet: 300 }).catch((e: unknown) => e);
+      assert.ok(err instanceof WaitError, String(err));
+      assert.match(err.message, new RegExp(`objects kept changing \\(\\d+ changes; the last, MODIFIED sprockets\\.testing\\.operant\\.dev ${ns.name}/s, `));
+    } finally {
+      clearInterval(writes);
+    }
   });
 
   test('a change during the quiet period starts it over', async (t) => {

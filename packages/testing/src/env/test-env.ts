@@ -499,7 +499,12 @@ export class TestEnv implements AsyncDisposable {
    * kinds and the built-in workload kinds (Pods, Services, ConfigMaps,
    * Secrets, ServiceAccounts, Deployments, ReplicaSets, StatefulSets,
    * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
-   * the time, do not count. When it fails, its message also shows the
+   * the time, do not count. The environment starts those watches
+   * (cluster-wide) at its first call and keeps them until {@link stop}: later
+   * calls open no connection, and each sees only the changes made since it
+   * began, to its kinds, in its `namespace` (cluster-scoped objects count
+   * everywhere), so tests sharing the environment in namespaces of their own
+   * do not disturb each other. When it fails, its message also shows the
    * schedule each of its running fault proxies played last (its seed and
    * faults, and what struck once it ended; `options.schedule` names one
    * instead), and the last reconcile errors that the managers of

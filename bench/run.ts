@@ -357,7 +357,7 @@ try {
       (sections.has('workqueue') ? ' Workqueue rows: the baseline is a Set-deduplicated array FIFO with the same async get.' : '') +
       (sections.has('webhook') ? ' Webhook rows: the baseline is a bare node:https server answering a fixed AdmissionReview; in the "same defaulter" rows, a bare node:https server running the same defaulter handler (what the WebhookServer adds).' : '') +
       (sections.has('policy') ? ' Policy rows: the baseline is the same creates into a namespace no policy applies to, same server, same run.' : '') +
-      (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on.' : '') +
+      (sections.has('testing') ? ' Testing rows: the baseline is the embedded server started alone (startApiServer), the floor TestEnv builds on; for the converges rows, the standalone converges on the same client and kinds (watches of its own per call).' : '') +
       (sections.has('sidecarset') ? ' SidecarSet rows: each names its baseline; the upgrade row compares with the ideal of its restart rounds.' : '') +
       (sections.has('soak') ? ' Soak rows: an ordinary GET workload during each attack against the same workload idle, and the server process RSS.' : '') +
       (sections.has('scale') ? ' Scale rows: the cost per pod at each size against the cost per pod at the smallest; a ratio near 1 is linear growth.' : '') +

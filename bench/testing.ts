@@ -5,12 +5,16 @@
  * the embedded server's own start (`startApiServer` alone), the floor it is
  * built on; the same with webhooks installed, and with a simulated cluster of
  * 3 nodes (its controllers synced and its nodes registered). The fault proxy's overhead is
- * the `proxy` section (proxy.ts).
+ * the `proxy` section (proxy.ts). Then what one `env.converges` call costs (a check that
+ * passes at once, quiet 50 ms): wall, CPU and the connections the server accepts, against the
+ * standalone `converges` on the same client and kinds, which opens watches of its own per call
+ * (what `env.converges` did before it kept the environment's open): see converges-cost.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startApiServer } from '@operant/apiserver';
 import { TestEnv } from '@operant/testing';
+import { convergesCost } from './converges-cost.js';
 import { median } from './stats.js';
 import { fmt, row, type Row } from './table.js';
 
@@ -96,7 +100,19 @@ export async function testingSection(rounds: number, log: Log): Promise<Row[]> {
   log(`  TestEnv ${fmt.ms(median(ms(envWarm)))}, with webhooks ${fmt.ms(median(ms(hooksWarm)))}, with 3 simulated nodes ${fmt.ms(median(ms(clusterWarm)))}, server alone ${fmt.ms(median(ms(serverWarm)))}`);
   log(`  CPU: TestEnv ${fmt.ms(median(cpu(envWarm)))}, with webhooks ${fmt.ms(median(cpu(hooksWarm)))}, with 3 simulated nodes ${fmt.ms(median(cpu(clusterWarm)))}, server alone ${fmt.ms(median(cpu(serverWarm)))}`);
 
+  const calls = 10;
+  log(`testing: converges per call (passes at once, quiet 50 ms), ${rounds} rounds of ${calls} calls each way, interleaved; without a cluster and with 3 simulated nodes`);
+  const bare = await convergesCost({ cluster: false, calls, rounds });
+  const nodes = await convergesCost({ cluster: true, calls, rounds });
+  log(`  connections per call: env.converges ${median(bare.env.connections)} (${median(nodes.env.connections)} with nodes), standalone ${median(bare.standalone.connections)} (${median(nodes.standalone.connections)})`);
+  const standaloneWay = '(standalone converges: watches of its own per call)';
+
   return [
+    row('env.converges per call, passes at once, quiet 50 ms', bare.env.ms, bare.standalone.ms, fmt.ms, standaloneWay),
+    row('  CPU time of that call', bare.env.cpuMs, bare.standalone.cpuMs, fmt.ms, standaloneWay),
+    row('  connections the server accepts per call (TLS handshakes)', bare.env.connections, bare.standalone.connections, (v) => v.toFixed(0), standaloneWay),
+    row('env.converges per call, with 3 simulated nodes', nodes.env.ms, nodes.standalone.ms, fmt.ms, standaloneWay),
+    row('  CPU time of that call', nodes.env.cpuMs, nodes.standalone.cpuMs, fmt.ms, standaloneWay),
     row('TestEnv.start() to ready, first in a process (1 CRD)', pick(envFirst, 'firstMs'), pick(serverFirst, 'firstMs'), fmt.ms, "(startApiServer's first start)", '< 150 ms', (v) => v < 150),
     row('  CPU time of that start (all threads)', pick(envFirst, 'firstCpuMs'), pick(serverFirst, 'firstCpuMs'), fmt.ms, "(startApiServer's first start)", '< 150 ms', (v) => v < 150),
     row('TestEnv.start() to ready, warm (1 CRD)', ms(envWarm), ms(serverWarm), fmt.ms, '(startApiServer alone, warm)', '< 50 ms', (v) => v < 50),

@@ -43,12 +43,31 @@ interface Change {
   description: string;
 }
 
-/** A watched kind: listed once it has its starting point (or the server does not serve it). */
-interface WatchedKind {
-  readonly resource: string;
-  readonly namespaced: boolean;
-  listed: boolean;
-  readonly ready: Promise<void>;
+/**
+ * A watched kind: listed once its watch has a starting point (or the server
+ * does not serve it), and unlisted again while a broken watch starts over
+ * from a new list, so that a wait that begins meanwhile waits for that list.
+ */
+class WatchedKind {
+  listed = false;
+  ready: Promise<void>;
+  private resolve!: () => void;
+
+  constructor(readonly resource: string) {
+    this.ready = new Promise<void>((resolve) => (this.resolve = resolve));
+  }
+
+  markListed(): void {
+    this.listed = true;
+    this.resolve();
+  }
+
+  /** Until the next list (the waits begun before it have their starting point already). */
+  unlist(): void {
+    if (!this.listed) return;
+    this.listed = false;
+    this.ready = new Promise<void>((resolve) => (this.resolve = resolve));
+  }
 }
 
 /**
@@ -93,17 +112,9 @@ export class KindWatches {
     const resource = resourceName(kind);
     const known = this.kinds.get(resource);
     if (known) return known;
-    let resolve!: () => void;
-    const entry: WatchedKind = { resource, namespaced: kind.namespaced, listed: false, ready: new Promise<void>((r) => (resolve = r)) };
+    const entry = new WatchedKind(resource);
     this.kinds.set(resource, entry);
-    const listed = (): void => {
-      entry.listed = true;
-      resolve();
-    };
-    const loop = this.watch(kind, listed, () => {
-      // A kind the server does not serve is asked again by the next view (its CRD may be installed by then).
-      if (this.kinds.get(resource) === entry) this.kinds.delete(resource);
-    }).finally(() => this.loops.delete(loop));
+    const loop = this.watch(kind, entry).finally(() => this.loops.delete(loop));
     this.loops.add(loop);
     return entry;
   }
@@ -112,10 +123,10 @@ export class KindWatches {
     for (const view of this.views) view.observe(change);
   }
 
-  private async watch(kind: Kind, listed: () => void, unserved: () => void): Promise<void> {
+  private async watch(kind: Kind, entry: WatchedKind): Promise<void> {
     const signal = this.stop.signal;
     const namespace = kind.namespaced ? this.namespace : undefined;
-    const resource = resourceName(kind);
+    const resource = entry.resource;
     let resourceVersion: string | undefined;
     let first = true;
     while (!signal.aborted) {
@@ -125,11 +136,12 @@ export class KindWatches {
           resourceVersion = list.metadata.resourceVersion;
           if (!first) this.changed({ resource, namespace: undefined, description: `relisted ${resource}` });
           first = false;
-          listed();
+          entry.markListed();
         }
         for await (const event of this.client.watch<KubeObject>(kind, { namespace, resourceVersion, allowWatchBookmarks: true, signal })) {
           if (event.type === 'ERROR') {
             resourceVersion = undefined;
+            entry.unlist();
             break;
           }
           resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
@@ -143,17 +155,21 @@ export class KindWatches {
         }
       } catch (err) {
         if (signal.aborted) break;
-        // A kind the server does not serve (a CRD not installed) never changes; one that stops being served while no one waits is dropped.
+        // A kind the server does not serve (a CRD not installed) never changes. One that stops
+        // being served while no one waits is dropped: the next wait asks again (its CRD may be back).
         if (isNotFound(err) && (first || this.views.size === 0)) {
-          unserved();
-          listed();
+          if (this.kinds.get(resource) === entry) this.kinds.delete(resource);
+          entry.markListed();
           return;
         }
         resourceVersion = undefined;
+        // Not served (for now): a wait that begins meanwhile need not wait for it, as a new tracker would not.
+        if (isNotFound(err)) entry.markListed();
+        else entry.unlist();
         await sleep(50, signal);
       }
     }
-    listed();
+    entry.markListed();
   }
 }
 

@@ -21,20 +21,25 @@ export interface ConvergesCost {
   cpuMs: number[];
   /** TCP connections the server accepted per call (TLS handshakes on its HTTPS port). */
   connections: number[];
+  /** Connections on its private Unix socket (plain HTTP, no TLS). */
+  socketConnections: number[];
 }
 
 const workloadKinds: readonly Kind[] = [Pod, Service, ConfigMap, Secret, ServiceAccount, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob];
 
 let accepted = 0;
+let acceptedOnSocket = 0;
 subscribe('net.server.socket', (message) => {
   const socket = (message as { socket: Socket }).socket;
-  // The private Unix socket (the simulated cluster's) is not the one converges uses.
+  // A Unix domain socket has no remote port.
   if (socket.remotePort !== undefined) accepted++;
+  else acceptedOnSocket++;
 });
 
 /** One call of `run`: its wall time, CPU time and server-side connections. */
 async function measure(run: () => Promise<unknown>, into: ConvergesCost): Promise<void> {
   const before = accepted;
+  const beforeOnSocket = acceptedOnSocket;
   const cpu = process.cpuUsage();
   const t = performance.now();
   await run();
@@ -43,9 +48,33 @@ async function measure(run: () => Promise<unknown>, into: ConvergesCost): Promis
   into.ms.push(ms);
   into.cpuMs.push((d.user + d.system) / 1000);
   into.connections.push(accepted - before);
+  into.socketConnections.push(acceptedOnSocket - beforeOnSocket);
 }
 
-const empty = (): ConvergesCost => ({ ms: [], cpuMs: [], connections: [] });
+const empty = (): ConvergesCost => ({ ms: [], cpuMs: [], connections: [], socketConnections: [] });
+
+/**
+ * The first call on a new environment (the one that starts the watches), each way on an
+ * environment of its own, `rounds` times, interleaved.
+ */
+export async function firstConvergesCost(options: { cluster: boolean; rounds: number }): Promise<{ env: ConvergesCost; standalone: ConvergesCost }> {
+  const out = { env: empty(), standalone: empty() };
+  for (let r = 0; r < options.rounds; r++) {
+    for (const way of ['env', 'standalone'] as const) {
+      const env = await TestEnv.start({ ...(options.cluster ? { cluster: { nodes: 3 } } : {}) });
+      try {
+        const ns = await env.namespace();
+        const check = async (): Promise<boolean> => (await env.client.list(ConfigMap, { namespace: ns.name })).items.length >= 0;
+        await check();
+        const kinds = [...env.crdKinds, ...workloadKinds];
+        await measure(() => (way === 'env' ? env.converges(check, { namespace: ns.name, quiet: 50 }) : converges(env.client, check, { kinds, namespace: ns.name, quiet: 50 })), out[way]);
+      } finally {
+        await env.stop();
+      }
+    }
+  }
+  return out;
+}
 
 /** `calls` calls of each way per round, interleaved, on one environment. */
 export async function convergesCost(options: { cluster: boolean; calls: number; rounds: number }): Promise<{ env: ConvergesCost; standalone: ConvergesCost }> {
@@ -81,9 +110,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const cluster of [false, true]) {
     const { env, standalone } = await convergesCost({ cluster, calls, rounds });
     const line = (name: string, c: ConvergesCost): string =>
-      `${name}: ${median(c.ms).toFixed(1)} ms wall, ${median(c.cpuMs).toFixed(1)} ms CPU, connections per call median ${median(c.connections)} (min ${Math.min(...c.connections)}, max ${Math.max(...c.connections)}, total ${c.connections.reduce((a, b) => a + b, 0)} in ${c.connections.length})`;
-    console.log(`${cluster ? 'with 3 simulated nodes' : 'no cluster'} (${rounds} rounds x ${calls} calls each, interleaved by round)`);
+      `${name}: ${median(c.ms).toFixed(1)} ms wall, ${median(c.cpuMs).toFixed(1)} ms CPU, TCP (TLS) connections per call median ${median(c.connections)} (min ${Math.min(...c.connections)}, max ${Math.max(...c.connections)}), Unix-socket ones ${median(c.socketConnections)}`;
+    console.log(`${cluster ? 'with 3 simulated nodes' : 'no cluster'} (${rounds} rounds x ${calls} calls each, interleaved by round), load ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
     console.log(`  ${line('env.converges       ', env)}`);
     console.log(`  ${line('standalone converges', standalone)}`);
+    const first = await firstConvergesCost({ cluster, rounds: Math.max(rounds, 5) });
+    console.log(`  first call on a new environment (${Math.max(rounds, 5)} environments each way):`);
+    console.log(`  ${line('env.converges       ', first.env)}`);
+    console.log(`  ${line('standalone converges', first.standalone)}`);
   }
 }

@@ -240,8 +240,10 @@ export class TestEnv implements AsyncDisposable {
    * The watches {@link converges} sees changes through, cluster-wide, opened
    * by its first call and kept until {@link stop}: later calls open no
    * connection (each sees only its own namespace's changes since it began).
+   * Their client reaches the server on its private socket, as the simulated
+   * cluster does: the first call's lists and watches cost no TLS handshakes.
    */
-  private changeWatches: KindWatches | undefined;
+  private changeWatches: { watches: KindWatches; client: Client } | undefined;
   private restarting: Promise<void> | undefined;
 
   private constructor(
@@ -529,8 +531,11 @@ export class TestEnv implements AsyncDisposable {
       const changes = (): ChangeTracker | ChangeView => {
         // Once stopped, as the standalone converges: watches of its own, for this call.
         if (this.stopped) return ChangeTracker.open(this.client, kinds, options.namespace);
-        this.changeWatches ??= new KindWatches(this.client);
-        return this.changeWatches.view(kinds, options.namespace);
+        if (!this.changeWatches) {
+          const client = Client.fromConfig(this.live.onSocket(this.kubeconfig.config), { qps: Infinity });
+          this.changeWatches = { watches: new KindWatches(client), client };
+        }
+        return this.changeWatches.watches.view(kinds, options.namespace);
       };
       return await convergesSeeing(changes, check, options);
     } catch (err) {
@@ -608,7 +613,8 @@ export class TestEnv implements AsyncDisposable {
       const errors: unknown[] = [];
       for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
       await this.cluster?.stop().catch((err: unknown) => errors.push(err));
-      await this.changeWatches?.close();
+      await this.changeWatches?.watches.close();
+      this.changeWatches?.client.close();
       this.client.close();
       // A restart under way ends first, so that the server it starts is the one stopped.
       await this.restarting?.catch(() => undefined);

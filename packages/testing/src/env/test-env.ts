@@ -42,7 +42,8 @@ import { processCertificates } from '../certificates.js';
 import { FaultProxy, type FaultProxyOptions } from '../chaos/proxy.js';
 import type { ServerFaultHandler } from '../chaos/handed-faults.js';
 import { convergesSeeing, indentPlayed, type ConvergesOptions } from '../wait/converges.js';
-import { ChangeTracker, KindWatches, type ChangeView } from '../wait/change-tracker.js';
+import { ChangeTracker, type ChangeView } from '../wait/change-tracker.js';
+import { KeptWatches } from './kept-watches.js';
 import { Replicas, type ReplicaProgram, type ReplicasSettings } from '../replicas/replicas.js';
 import { installCrds } from '../install/crds.js';
 import { createNamespace, type TestNamespace } from './namespaces.js';
@@ -237,13 +238,11 @@ export class TestEnv implements AsyncDisposable {
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
   /**
-   * The watches {@link converges} sees changes through, cluster-wide, opened
-   * by its first call and kept until {@link stop}: later calls open no
-   * connection (each sees only its own namespace's changes since it began).
-   * Their client reaches the server on its private socket, as the simulated
-   * cluster does: the first call's lists and watches cost no TLS handshakes.
+   * The watches {@link converges} sees changes through, cluster-wide, on the
+   * server's private socket: kept while calls follow each other (up to a
+   * second after the last one ends), so that a call opens no connection.
    */
-  private changeWatches: { watches: KindWatches; client: Client } | undefined;
+  private readonly changeWatches = new KeptWatches(() => this.live.onSocket(this.kubeconfig.config), 1_000);
   private restarting: Promise<void> | undefined;
 
   private constructor(
@@ -501,10 +500,11 @@ export class TestEnv implements AsyncDisposable {
    * kinds and the built-in workload kinds (Pods, Services, ConfigMaps,
    * Secrets, ServiceAccounts, Deployments, ReplicaSets, StatefulSets,
    * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
-   * the time, do not count. The environment starts those watches
-   * (cluster-wide) at its first call and keeps them until {@link stop}: later
-   * calls open no connection, and each sees only the changes made since it
-   * began, to its kinds, in its `namespace` (cluster-scoped objects count
+   * the time, do not count. The environment keeps those watches
+   * (cluster-wide, on the server's private socket) while calls follow each
+   * other, closing them a second after the last one ends: a call that comes
+   * meanwhile opens no connection. Each call sees only the changes made since
+   * it began, to its kinds, in its `namespace` (cluster-scoped objects count
    * everywhere), so tests sharing the environment in namespaces of their own
    * do not disturb each other. When it fails, its message also shows the
    * schedule each of its running fault proxies played last (its seed and
@@ -531,11 +531,7 @@ export class TestEnv implements AsyncDisposable {
       const changes = (): ChangeTracker | ChangeView => {
         // Once stopped, as the standalone converges: watches of its own, for this call.
         if (this.stopped) return ChangeTracker.open(this.client, kinds, options.namespace);
-        if (!this.changeWatches) {
-          const client = Client.fromConfig(this.live.onSocket(this.kubeconfig.config), { qps: Infinity });
-          this.changeWatches = { watches: new KindWatches(client), client };
-        }
-        return this.changeWatches.watches.view(kinds, options.namespace);
+        return this.changeWatches.view(kinds, options.namespace);
       };
       return await convergesSeeing(changes, check, options);
     } catch (err) {
@@ -613,8 +609,7 @@ export class TestEnv implements AsyncDisposable {
       const errors: unknown[] = [];
       for (const cleanup of [...this.cleanups].reverse()) await cleanup().catch((err: unknown) => errors.push(err));
       await this.cluster?.stop().catch((err: unknown) => errors.push(err));
-      await this.changeWatches?.watches.close();
-      this.changeWatches?.client.close();
+      await this.changeWatches.close();
       this.client.close();
       // A restart under way ends first, so that the server it starts is the one stopped.
       await this.restarting?.catch(() => undefined);

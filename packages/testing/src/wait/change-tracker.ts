@@ -9,10 +9,10 @@
  *
  * The watches ({@link KindWatches}) and what one wait sees of them
  * ({@link ChangeView}) are apart, so that watches can outlive a wait: a test
- * environment keeps one set open for all its `converges` calls (opening 13
- * lists and 13 watches, each a TLS connection, per call cost more than the
- * wait itself), and each call sees only the changes since it began, in its
- * own namespace and kinds. The standalone `converges` opens a
+ * environment keeps one set open while its `converges` calls follow each
+ * other (a list and a watch per kind, on a new connection each time, cost a
+ * call more than a short quiet period), and each call sees only the changes
+ * since it began, in its own namespace and kinds. The standalone `converges` opens a
  * {@link ChangeTracker}: its own watches, in its namespace, closed when it ends.
  */
 import { setMaxListeners } from 'node:events';
@@ -92,11 +92,15 @@ export class KindWatches {
   /**
    * What one wait sees: the changes to `kinds` from now on (a namespaced
    * kind's only in `namespace`, when given), starting the watches of the
-   * kinds not watched yet. Close it when the wait ends; the watches go on.
+   * kinds not watched yet. Close it when the wait ends (`onClose` is then
+   * called); the watches go on.
    */
-  view(kinds: readonly Kind[], namespace?: string): ChangeView {
+  view(kinds: readonly Kind[], namespace?: string, onClose?: () => void): ChangeView {
     const watched = kinds.map((kind) => this.watched(kind));
-    const view = new ChangeView(watched, namespace, () => void this.views.delete(view));
+    const view = new ChangeView(watched, namespace, () => {
+      this.views.delete(view);
+      onClose?.();
+    });
     this.views.add(view);
     return view;
   }
@@ -206,6 +210,7 @@ export class ChangeView implements Changes {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     this.detach();
     this.wake();

@@ -388,7 +388,7 @@ describe('converges', () => {
     assert.doesNotMatch(later.message, /chaos schedule/);
   });
 
-  test('a second converges on the same environment opens no connection to the server: it sees changes through the watches the first one started', async (t) => {
+  test('a second converges in the same namespace opens no connection to the server: it sees changes through the watches the first one started', async (t) => {
     const ns = await env.namespace(t);
     let accepted = 0;
     // Every connection a server of this process accepts: the environment's, on its HTTPS port (each a TLS handshake) or its private socket.
@@ -409,7 +409,7 @@ describe('converges', () => {
     assert.equal(accepted - first, 0, 'nor did the third');
   });
 
-  test('changes in another namespace do not break this one\'s quiet period, while both wait on the same watches at once', async (t) => {
+  test('changes in another namespace do not break this one\'s quiet period, while both wait at once on the same environment', async (t) => {
     const [quiet, busy] = await Promise.all([env.namespace(t), env.namespace(t)]);
     const stopChurn = await churn(busy.name);
     try {

@@ -238,9 +238,10 @@ export class TestEnv implements AsyncDisposable {
   private readonly scoped = new ScopedCleanups();
   private stopped: Promise<void> | undefined;
   /**
-   * The watches {@link converges} sees changes through, cluster-wide, on the
-   * server's private socket: kept while calls follow each other (up to a
-   * second after the last one ends), so that a call opens no connection.
+   * The watches {@link converges} sees changes through, a set per namespace,
+   * on the server's private socket: kept while calls in that namespace follow
+   * each other (up to a second after the last one ends), so that a call opens
+   * no connection.
    */
   private readonly changeWatches = new KeptWatches(() => this.live.onSocket(this.kubeconfig.config), 1_000);
   private restarting: Promise<void> | undefined;
@@ -500,13 +501,13 @@ export class TestEnv implements AsyncDisposable {
    * kinds and the built-in workload kinds (Pods, Services, ConfigMaps,
    * Secrets, ServiceAccounts, Deployments, ReplicaSets, StatefulSets,
    * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
-   * the time, do not count. The environment keeps those watches
-   * (cluster-wide, on the server's private socket) while calls follow each
-   * other, closing them a second after the last one ends: a call that comes
-   * meanwhile opens no connection. Each call sees only the changes made since
-   * it began, to its kinds, in its `namespace` (cluster-scoped objects count
-   * everywhere), so tests sharing the environment in namespaces of their own
-   * do not disturb each other. When it fails, its message also shows the
+   * the time, do not count. The environment keeps those watches (in
+   * `namespace`, on the server's private socket) while calls in that
+   * namespace follow each other, closing them a second after the last one
+   * ends: a call that comes meanwhile opens no connection. Each call sees
+   * only the changes made since it began, to its kinds, in its `namespace`
+   * (cluster-scoped objects count everywhere), so tests sharing the
+   * environment in namespaces of their own do not disturb each other. When it fails, its message also shows the
    * schedule each of its running fault proxies played last (its seed and
    * faults, and what struck once it ended; `options.schedule` names one
    * instead), and the last reconcile errors that the managers of

@@ -9,10 +9,10 @@
  *
  * The watches ({@link KindWatches}) and what one wait sees of them
  * ({@link ChangeView}) are apart, so that watches can outlive a wait: a test
- * environment keeps one set open while its `converges` calls follow each
- * other (a list and a watch per kind, on a new connection each time, cost a
- * call more than a short quiet period), and each call sees only the changes
- * since it began, in its own namespace and kinds. The standalone `converges` opens a
+ * environment keeps a set open while the `converges` calls in a namespace
+ * follow each other (a list and a watch per kind, on a new connection each
+ * time, cost a call more than a short quiet period), and each call sees only
+ * the changes since it began, to its own kinds. The standalone `converges` opens a
  * {@link ChangeTracker}: its own watches, in its namespace, closed when it ends.
  */
 import { setMaxListeners } from 'node:events';

@@ -116,11 +116,11 @@ export async function testingSection(rounds: number, log: Log): Promise<Row[]> {
     row('  CPU time of that start', cpu(hooksWarm), cpu(serverWarm), fmt.ms, '(startApiServer alone, warm)'),
     row('TestEnv.start() to ready, warm (1 CRD + 3 simulated nodes)', ms(clusterWarm), ms(serverWarm), fmt.ms, '(startApiServer alone, warm)', '< 50 ms', (v) => v < 50),
     row('  CPU time of that start', cpu(clusterWarm), cpu(serverWarm), fmt.ms, '(startApiServer alone, warm)', '< 50 ms', (v) => v < 50),
+    row('  import @operant/testing (tsx, sources)', pick(envFirst, 'importMs'), pick(serverFirst, 'importMs'), fmt.ms, '(import @operant/apiserver)'),
     row('env.converges per call, passes at once, quiet 50 ms', bare.env.ms, bare.standalone.ms, fmt.ms, standaloneWay),
     row('  CPU time of that call', bare.env.cpuMs, bare.standalone.cpuMs, fmt.ms, standaloneWay),
     row('  connections the server accepts per call (TLS handshakes)', bare.env.connections, bare.standalone.connections, (v) => v.toFixed(0), standaloneWay),
     row('env.converges per call, with 3 simulated nodes', nodes.env.ms, nodes.standalone.ms, fmt.ms, standaloneWay),
     row('  CPU time of that call', nodes.env.cpuMs, nodes.standalone.cpuMs, fmt.ms, standaloneWay),
-    row('  import @operant/testing (tsx, sources)', pick(envFirst, 'importMs'), pick(serverFirst, 'importMs'), fmt.ms, '(import @operant/apiserver)'),
   ];
 }

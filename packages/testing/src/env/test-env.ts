@@ -240,10 +240,10 @@ export class TestEnv implements AsyncDisposable {
   /**
    * The watches {@link converges} sees changes through, a set per namespace,
    * on the server's private socket: kept while calls in that namespace follow
-   * each other (up to a second after the last one ends), so that a call opens
+   * each other (up to five seconds after the last one ends), so that a call opens
    * no connection.
    */
-  private readonly changeWatches = new KeptWatches(() => this.live.onSocket(this.kubeconfig.config), 1_000);
+  private readonly changeWatches = new KeptWatches(() => this.live.onSocket(this.kubeconfig.config), 5_000);
   private restarting: Promise<void> | undefined;
 
   private constructor(
@@ -503,7 +503,7 @@ export class TestEnv implements AsyncDisposable {
    * DaemonSets, Jobs, CronJobs); Events and Leases, which operators write all
    * the time, do not count. The environment keeps those watches (in
    * `namespace`, on the server's private socket) while calls in that
-   * namespace follow each other, closing them a second after the last one
+   * namespace follow each other, closing them five seconds after the last one
    * ends: a call that comes meanwhile opens no connection. Each call sees
    * only the changes made since it began, to its kinds, in its `namespace`
    * (cluster-scoped objects count everywhere), so tests sharing the

@@ -14,7 +14,10 @@ import diagnostics from 'node:diagnostics_channel';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect, TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
@@ -23,6 +26,7 @@ import type { Status } from '@operant/apimachinery';
 import { chaos, converges, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli', 'bin', 'operant.js');
 type Widget = Typed<{ spec?: { size?: number; color?: string }; status?: { observedSize?: number } }>;
 const Widget = defineKind<Widget>({ group: 'testing.operant.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const Gadget = defineKind<Typed<{ spec?: object }>>({ group: 'testing.operant.dev', version: 'v1', kind: 'Gadget', plural: 'gadgets', namespaced: false });
@@ -313,6 +317,71 @@ describe('converges', () => {
     } finally {
       await stopChurn();
     }
+  });
+
+  test('a change that reached a watch while the process was held up past the quiet period starts it over', async (t) => {
+    // The server runs in a process of its own, so that it answers and sends the watch event while this one is held up.
+    const dir = mkdtempSync(join(tmpdir(), 'converges-held-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const server = spawn(process.execPath, [cli, 'server', '--port', '0', '--kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
+    t.after(async () => {
+      const exited = once(server, 'exit');
+      server.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      server.stdout!.on('data', (d: Buffer) => /^ready /m.test((out += d.toString())) && resolve());
+      server.once('exit', (code) => reject(new Error(`operant server exited with ${code} before ready`)));
+    });
+    const client = Client.fromConfig(await loadKubeConfig({ path: kubeconfig }), { qps: Infinity });
+    t.after(() => client.close());
+    await client.create(ConfigMap, { metadata: { name: 'held', namespace: 'default' } });
+    // The kubeconfig's server, CA and token (operant server writes it as JSON), for a writer in another process.
+    const written = JSON.parse(readFileSync(kubeconfig, 'utf8')) as {
+      clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
+      users: Array<{ user: { token: string } }>;
+    };
+    const target = {
+      url: `${written.clusters[0]!.cluster.server}/api/v1/namespaces/default/configmaps/held`,
+      ca: Buffer.from(written.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString(),
+      token: written.users[0]!.user.token,
+    };
+    const patchFromAnotherProcess =
+      "const t = JSON.parse(process.env.TARGET); require('node:https').request(t.url, { method: 'PATCH', ca: t.ca, headers: { authorization: 'Bearer ' + t.token, 'content-type': 'application/merge-patch+json' } }, (res) => process.exit(res.statusCode === 200 ? 0 : 1)).end('{\"data\":{\"late\":\"yes\"}}')";
+    const quiet = 300;
+    let heldUntil = 0;
+    let patchFailed: unknown;
+    const result = await converges(
+      client,
+      () => {
+        // The first check passes and the quiet period starts. Soon after, this process is held up (a synchronous
+        // child process, then a busy wait) until well past the period's end, while the other process changes the
+        // ConfigMap: its watch event waits, unread, in the socket when the quiet period's timer fires.
+        if (heldUntil === 0) {
+          heldUntil = -1;
+          // Held in a setImmediate callback: the loop's next turn starts with its timers, before it reads the sockets.
+          setTimeout(() => setImmediate(() => {
+            const start = performance.now();
+            try {
+              execFileSync(process.execPath, ['-e', patchFromAnotherProcess], { env: { ...process.env, TARGET: JSON.stringify(target) } });
+            } catch (err) {
+              patchFailed = err;
+            }
+            while (performance.now() < start + quiet + 200);
+            heldUntil = performance.now();
+          }), 50);
+        }
+        return 'settled';
+      },
+      { kinds: [ConfigMap], namespace: 'default', quiet, within: 10_000 },
+    );
+    assert.equal(patchFailed, undefined);
+    assert.equal(result, 'settled');
+    // Returned only after a whole quiet period from the change, seen once the process ran again; not at once.
+    const after = performance.now() - heldUntil;
+    assert.ok(heldUntil > 0 && after >= quiet - 20, `converges returned ${Math.round(after)} ms after the hold, before a quiet period (${quiet} ms) from the change it brought`);
   });
 
   test('says objects kept changing when the check passes but nothing settles', async (t) => {

@@ -14,6 +14,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { ConfigMap, CronJob, DaemonSet, Deployment, Job, Pod, ReplicaSet, Secret, Service, ServiceAccount, StatefulSet, type Kind } from '@operant/runtime';
 import { converges, TestEnv } from '@operant/testing';
+import { median } from './stats.js';
 
 export interface ConvergesCost {
   /** Per call. */
@@ -97,11 +98,6 @@ export async function convergesCost(options: { cluster: boolean; calls: number; 
   } finally {
     await env.stop();
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -28,6 +28,8 @@ after(async () => {
 });
 
 const args = ['--seed', '4242', '--duration', '3s', '--mean-gap', '300ms', '--faults', 'error:503,latency:50,reset'];
+/** The same faults for the tests that proxy creates: a schedule longer than they run, which they interrupt (see createThroughChaos). */
+const proxyArgs = ['--seed', '4242', '--duration', '60s', '--mean-gap', '300ms', '--faults', 'error:503,latency:50,reset'];
 
 /** A running `operant chaos`: its output so far, and its exit. */
 interface RunningChaos {
@@ -38,6 +40,8 @@ interface RunningChaos {
   printed(pattern: RegExp): Promise<number>;
   /** Ends it with SIGKILL (a test that gave up on its exit). */
   kill(): void;
+  /** Sends SIGINT, as Ctrl-C: it ends its schedule there, prints its summary and exits. */
+  interrupt(): void;
 }
 
 /** `operant chaos` with `argv`, once its output shows `ready`; out and err keep filling until it exits. */
@@ -73,34 +77,47 @@ async function startChaos(argv: string[], ready: RegExp): Promise<RunningChaos> 
     exited,
     printed,
     kill: () => void child.kill('SIGKILL'),
+    interrupt: () => void child.kill('SIGINT'),
   };
 }
 /**
- * Creates ConfigMaps in `namespace` through `config`, four at a time, from the moment `chaos` is
- * ready for 3.2 s (the schedule's 3 s and a margin) or until it exits, then checks that it exited 0
- * and that some creates passed and some failed. As many as the machine manages: the faults strike
- * each request with a probability, so the fewer requests a loaded machine sends, the likelier none
- * passes.
+ * Creates ConfigMaps in `namespace` through `config`, four at a time, until some have passed and the
+ * schedule's 503 has struck one (its `hit` line printed), then interrupts `chaos` and checks that it
+ * printed its summary and exited 0. It ends on what it saw, not on the schedule's clock (which starts
+ * at `ready`): a test process held up for seconds on a loaded machine once found a 3 s schedule over
+ * and the proxy gone, every create refused.
  */
 async function createThroughChaos(chaos: RunningChaos, config: ClientConfig, namespace: string): Promise<void> {
   const client = Client.fromConfig(config, { qps: Infinity });
   let ok = 0;
   let failed = 0;
   const errors = new Set<string>();
-  let exited = false;
-  void chaos.exited.finally(() => (exited = true));
-  const until = performance.now() + 3200;
+  let passed!: () => void;
+  const onePassed = new Promise<void>((resolve) => (passed = resolve));
+  const struck = chaos.printed(new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${namespace}/cm-\\d+: answered 503$`, 'm'));
+  let done = false;
   let next = 0;
   const creator = async (): Promise<void> => {
-    while (!exited && performance.now() < until) {
+    while (!done) {
       await client.create(ConfigMap, { metadata: { name: `cm-${next++}`, namespace } }).then(
-        () => ok++,
+        () => (ok++, passed()),
         (e: Error) => (failed++, errors.add(e.message)),
       );
     }
   };
-  await Promise.all([creator(), creator(), creator(), creator()]);
-  client.close();
+  const creators = Promise.all([creator(), creator(), creator(), creator()]);
+  // If the proxy ends first (its schedule over, or a crash), the test fails with its output, rather than waiting.
+  const proxyEnded = chaos.exited.then(() => Promise.reject(new Error(`operant chaos exited before a create passed and a 503 struck one:\n${chaos.out}\n${chaos.err}`)));
+  proxyEnded.catch(() => undefined);
+  try {
+    await Promise.race([Promise.all([onePassed, struck]), proxyEnded]);
+  } finally {
+    done = true;
+    await creators;
+    client.close();
+  }
+  chaos.interrupt();
+  await chaos.printed(/^ {2}failed writes: /m);
   const [code] = (await chaos.exited) as [number];
   assert.equal(code, 0, chaos.err);
   assert.ok(ok > 0 && failed > 0, `${ok} requests passed, ${failed} failed: ${[...errors].join('; ')}\n${chaos.out}\n${chaos.err}`);
@@ -139,21 +156,22 @@ test('operator and server faults are refused, each saying who plays it', () => {
 test('proxies a client through its kubeconfig, printing the seed, the timeline and a summary', async () => {
   const kubeconfig = join(dir, 'chaos-kubeconfig');
   const ns = (await env.namespace()).name;
-  const chaos = await startChaos([...args, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^ready https:\/\/127\.0\.0\.1:\d+$/m);
+  const chaos = await startChaos([...proxyArgs, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig], /^ready https:\/\/127\.0\.0\.1:\d+$/m);
   await createThroughChaos(chaos, await loadKubeConfig({ path: kubeconfig }), ns);
-  const plan = execFileSync(process.execPath, [cli, 'chaos', ...args, '--plan'], { encoding: 'utf8' });
+  const plan = execFileSync(process.execPath, [cli, 'chaos', ...proxyArgs, '--plan'], { encoding: 'utf8' });
   assert.ok(chaos.out.includes(plan), 'the schedule is printed as --plan prints it');
-  assert.match(chaos.out, /^chaos: seed 4242, 3.0 s, \d+ faults \(replay: seed 4242\)$/m);
+  assert.match(chaos.out, /^chaos: seed 4242, 60.0 s, \d+ faults \(replay: seed 4242\)$/m);
   assert.match(chaos.out, /^ +\+\d+\.\d\ds {2}start #\d+ error 503 p=0\.5$/m);
   assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns}/cm-\\d+: answered 503$`, 'm'));
-  assert.match(chaos.out, /^chaos summary: seed 4242, ran 3\.\d s of 3\.0 s, \d+ requests proxied$/m);
+  // Interrupted once it saw what it came for: the summary says how far the schedule got.
+  assert.match(chaos.out, /^chaos summary: seed 4242, ran \d+\.\d s of 60\.0 s, \d+ requests proxied$/m);
   assert.match(chaos.out, /^ {2}failed writes: \d+, of which \d+ applied by the server/m);
 });
 
 test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a client uses as it is, and injects faults', async () => {
   const kubeconfig = join(dir, 'plain-kubeconfig');
   const ns = (await env.namespace()).name;
-  const chaos = await startChaos([...args, '--plain-http', '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig, '--exit'], /^kubeconfig /m);
+  const chaos = await startChaos([...proxyArgs, '--plain-http', '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig], /^kubeconfig /m);
   const url = /^ready (\S+)$/m.exec(chaos.out)?.[1];
   assert.match(url ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);

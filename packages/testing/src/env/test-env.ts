@@ -42,7 +42,7 @@ import { processCertificates } from '../certificates.js';
 import { FaultProxy, type FaultProxyOptions } from '../chaos/proxy.js';
 import type { ServerFaultHandler } from '../chaos/handed-faults.js';
 import { convergesSeeing, indentPlayed, type ConvergesOptions } from '../wait/converges.js';
-import { ChangeTracker, type Changes } from '../wait/change-tracker.js';
+import { openChangeTracker, type Changes } from '../wait/change-tracker.js';
 import { KeptWatches } from './kept-watches.js';
 import { Replicas, type ReplicaProgram, type ReplicasSettings } from '../replicas/replicas.js';
 import { installCrds } from '../install/crds.js';
@@ -531,7 +531,7 @@ export class TestEnv implements AsyncDisposable {
       const kinds = options.kinds ?? [...this.crdKinds, ...workloadKinds];
       const changes = (): Changes => {
         // Once stopped, as the standalone converges: watches of its own, for this call.
-        if (this.stopped) return ChangeTracker.open(this.client, kinds, options.namespace);
+        if (this.stopped) return openChangeTracker(this.client, kinds, options.namespace);
         return this.changeWatches.view(kinds, options.namespace);
       };
       return await convergesSeeing(changes, check, options);

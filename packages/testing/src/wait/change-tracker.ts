@@ -13,7 +13,7 @@
  * follow each other (a list and a watch per kind, on a new connection each
  * time, cost a call more than a short quiet period), and each call sees only
  * the changes since it began, to its own kinds. The standalone `converges` opens a
- * {@link ChangeTracker}: its own watches, in its namespace, closed when it ends.
+ * tracker of its own ({@link openChangeTracker}): its watches, in its namespace, closed when it ends.
  */
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@operant/apimachinery';
@@ -93,13 +93,13 @@ export class KindWatches {
    * What one wait sees: the changes to `kinds` from now on (a namespaced
    * kind's only in `namespace`, when given), starting the watches of the
    * kinds not watched yet. Close it when the wait ends (`onClose` is then
-   * called); the watches go on.
+   * called, and awaited); the watches go on.
    */
-  view(kinds: readonly Kind[], namespace?: string, onClose?: () => void): ChangeView {
+  view(kinds: readonly Kind[], namespace?: string, onClose?: () => void | Promise<void>): ChangeView {
     const watched = kinds.map((kind) => this.watched(kind));
-    const view = new ChangeView(watched, namespace, () => {
+    const view = new ChangeView(watched, namespace, async () => {
       this.views.delete(view);
-      onClose?.();
+      await onClose?.();
     });
     this.views.add(view);
     return view;
@@ -194,7 +194,7 @@ export class ChangeView implements Changes {
   constructor(
     private readonly kinds: readonly WatchedKind[],
     private readonly namespace: string | undefined,
-    private readonly detach: () => void,
+    private readonly detach: () => Promise<void>,
   ) {
     this.resources = new Set(kinds.map((k) => k.resource));
     this.ready = Promise.all(kinds.map((k) => k.ready)).then(() => undefined);
@@ -212,8 +212,8 @@ export class ChangeView implements Changes {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.detach();
     this.wake();
+    await this.detach();
   }
 
   /** Counts `change` when it is this view's business. */
@@ -236,54 +236,15 @@ export class ChangeView implements Changes {
 
 /**
  * Watches of its own on `kinds` (a namespaced kind only in `namespace`, when
- * given), and the changes to them since it was opened; closing it ends the
- * watches. What the standalone `converges` uses.
+ * given), and the changes to them from now on: closing it ends the watches.
+ * What the standalone `converges` uses. `ready` resolves once every watch has
+ * its starting point; until then `unready()` names the kinds still being
+ * listed. A server that does not answer keeps it pending: the caller bounds
+ * the wait, and closes.
  */
-export class ChangeTracker implements Changes {
-  private constructor(
-    private readonly watches: KindWatches,
-    private readonly view: ChangeView,
-  ) {}
-
-  /**
-   * Starts watching `kinds` (a namespaced kind only in `namespace`, when given).
-   * `ready` resolves once every watch has its starting point; until then
-   * {@link unready} names the kinds still being listed. A server that does
-   * not answer keeps it pending: the caller bounds the wait, and closes.
-   */
-  static open(client: Client, kinds: readonly Kind[], namespace?: string): ChangeTracker {
-    const watches = new KindWatches(client, namespace);
-    return new ChangeTracker(watches, watches.view(kinds, namespace));
-  }
-
-  get lastChange(): number {
-    return this.view.lastChange;
-  }
-
-  get lastChangeDescription(): string {
-    return this.view.lastChangeDescription;
-  }
-
-  get changes(): number {
-    return this.view.changes;
-  }
-
-  get ready(): Promise<void> {
-    return this.view.ready;
-  }
-
-  unready(): string[] {
-    return this.view.unready();
-  }
-
-  nextChange(): Promise<void> {
-    return this.view.nextChange();
-  }
-
-  async close(): Promise<void> {
-    await this.watches.close();
-    await this.view.close();
-  }
+export function openChangeTracker(client: Client, kinds: readonly Kind[], namespace?: string): Changes {
+  const watches = new KindWatches(client, namespace);
+  return watches.view(kinds, namespace, () => watches.close());
 }
 
 /** `deployments.apps`, or `configmaps` for the core group. */

@@ -3,7 +3,7 @@
  * Eventually alone is not enough for controllers: a check can pass while the
  * operator is still writing (and about to undo it), or pass on a state that
  * flaps. So once the check passes, nothing may change for `quiet` ms (seen
- * through watches on the kinds that matter, see {@link ChangeTracker}), and
+ * through watches on the kinds that matter, see {@link openChangeTracker}), and
  * the check must still pass at the end of that quiet period. A change during
  * it starts the wait over. The check runs again on every change, and every
  * `interval` ms besides.
@@ -11,7 +11,7 @@
 import type { Client, Kind } from '@operant/runtime';
 import { describePlayed, type ChaosReport } from '../chaos/report.js';
 import type { ChaosSchedule } from '../chaos/schedule.js';
-import { ChangeTracker, type Changes } from './change-tracker.js';
+import { openChangeTracker, type Changes } from './change-tracker.js';
 import { attempt, describeFailure, describeValue, sleep, type Outcome } from './outcome.js';
 import { WaitError } from './wait-error.js';
 
@@ -68,7 +68,7 @@ export interface ConvergesOptions {
  * ```
  */
 export async function converges<T>(client: Client, check: () => T | Promise<T>, options: ConvergesOptions & { kinds: readonly Kind[] }): Promise<T> {
-  return convergesSeeing(() => ChangeTracker.open(client, options.kinds, options.namespace), check, options);
+  return convergesSeeing(() => openChangeTracker(client, options.kinds, options.namespace), check, options);
 }
 
 /**
@@ -174,14 +174,7 @@ async function settlesBy(p: Promise<unknown>, deadline: number): Promise<boolean
 /** True when a change came within `ms`, false when the time ran out first. */
 async function waitFor(tracker: Changes, ms: number): Promise<boolean> {
   if (ms <= 0) return false;
-  const ac = new AbortController();
-  const change = tracker.nextChange().then(() => true);
-  const timeout = sleep(ms, ac.signal).then(() => false);
-  try {
-    return await Promise.race([change, timeout]);
-  } finally {
-    ac.abort();
-  }
+  return settlesBy(tracker.nextChange(), performance.now() + ms);
 }
 
 /** The schedule played before, as a failure report's lines. */

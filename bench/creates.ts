@@ -37,7 +37,7 @@ async function createsPerSecond(client: Client, tag: string, concurrency: number
 /** `pids` are the servers' processes, for their CPU per create. */
 export async function creates(
   targets: CreateTargets,
-  opts: { rounds: number; concurrency: number; durationMs: number; pids: { memory: number; sqlite: number } },
+  opts: { rounds: number; concurrency: number; durationMs: number; pids: { memory: number; sqlite: number }; tag?: string },
 ): Promise<CreatesResult> {
   const result: CreatesResult = { bare: [], memory: [], sqlite: [], cpuUs: { memory: [], sqlite: [] } };
   const order = ['bare', 'memory', 'sqlite'] as const;
@@ -47,7 +47,7 @@ export async function creates(
   // size). A warm-up by time (it was 300 ms) left the SQLite server, started just before, cold in
   // its first round, and under load (a few hundred creates in it) every round ran code not yet optimized.
   const warmUp = (name: (typeof order)[number], tag: string, total: number) =>
-    closedLoop(opts.concurrency, { total }, (w, i) => targets[name].ok('POST', path, configMap(`${tag}-${w}-${i}`)).then(() => undefined));
+    closedLoop(opts.concurrency, { total }, (w, i) => targets[name].ok('POST', path, configMap(`${opts.tag ?? ''}${tag}-${w}-${i}`)).then(() => undefined));
   for (const name of order) await warmUp(name, 'warm', warmUpCreates);
   for (let round = 0; round < opts.rounds; round++) {
     for (const name of order) {
@@ -59,7 +59,7 @@ export async function creates(
       await warmUp(name, `rewarm${round}`, roundWarmUpCreates);
       const pid = name === 'bare' ? undefined : opts.pids[name];
       const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
-      const r = await createsPerSecond(targets[name], `r${round}`, opts.concurrency, opts.durationMs);
+      const r = await createsPerSecond(targets[name], `${opts.tag ?? ''}r${round}`, opts.concurrency, opts.durationMs);
       result[name].push(r.perSecond);
       if (name !== 'bare') result.cpuUs[name].push(((cpuMsOf(opts.pids[name]) - cpuBefore) * 1000) / r.ops);
     }

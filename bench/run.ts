@@ -145,6 +145,16 @@ async function main(): Promise<Row[]> {
     const memoryMedian = median(c.memory);
     rows.push(row('Creates/s, SQLite ÷ in memory', c.sqlite, c.memory, fmt.rate, '(in memory, same run)', '≥ 0.8× in memory', (v) => v / memoryMedian >= 0.8));
     rows.push(row('Server CPU per create, SQLite', c.cpuUs.sqlite, c.cpuUs.memory, fmt.us, '(in memory, same run)'));
+    // The same against twice the writers: each batch's fsync, transaction and wake-ups are then
+    // shared by more creates, so the ratio shows how much of the gap is the wait for each fsync.
+    const wide = connections * 2;
+    log(`creates/s: ${rounds} rounds of 2 s each, ${wide} connections`);
+    const wideClients = { bare: client({ url: bareServer.url, caPem: tls.caPem, token: 'unused' }, wide), memory: client(readKubeconfig(join(workDir, 'kc-memory')), wide), sqlite: client(readKubeconfig(join(workDir, 'kc-sqlite')), wide) };
+    const w = await creates(wideClients, { rounds, concurrency: wide, durationMs: 2000, pids: { memory: memoryServer.child.pid!, sqlite: sqliteServer.child.pid! }, tag: 'wide' });
+    log(`  SQLite ÷ in memory by round, ${wide} connections: ${w.sqlite.map((v, i) => fmt.ratio(v / w.memory[i])).join(', ')}`);
+    rows.push(row(`Creates/s, SQLite ÷ in memory, ${wide} connections`, w.sqlite, w.memory, fmt.rate, '(in memory, same run)'));
+    rows.push(row(`  Server CPU per create, SQLite, ${wide} connections`, w.cpuUs.sqlite, w.cpuUs.memory, fmt.us, '(in memory, same run)'));
+    for (const c of Object.values(wideClients)) c.close();
     sqlite.close();
     await sqliteServer.stop();
   }

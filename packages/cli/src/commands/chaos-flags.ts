@@ -13,10 +13,11 @@ const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
 /** `90s`, `1m30s`, `500ms`, `2` (seconds) -> milliseconds. */
 export function parseDuration(text: string, flag = '--duration'): number {
   const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
   const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== t) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 1m30s, 500ms`);
-  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
+  const bare = /^\d+(\.\d+)?$/.test(t);
+  if (!bare && (parts.length === 0 || parts.map((p) => p[0]).join('') !== t)) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 1m30s, 500ms`);
+  const ms = bare ? Number(t) * 1000 : parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
+  // A bare 0 too: a mean gap of 0 would make a schedule that is never done being drawn.
   if (!(ms > 0)) throw new Error(`${flag}: the duration must be positive`);
   return ms;
 }

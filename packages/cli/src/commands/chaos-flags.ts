@@ -59,10 +59,20 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
       else if (/^\d+$/.test(option) && kind === 'latency') template.ms = Number(option);
       else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) template.code = Number(option) as ErrorCode;
       else if ((clusterFaultKinds as readonly string[]).includes(kind!) && /^[\w./-]+!?==?[\w.-]*$/.test(option)) template.labelSelector = option;
-      else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}`);
+      else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}${optionsOf(kind as FaultKind)}`);
     }
     return template;
   });
+}
+
+/** What a kind's options are, for the refusal of one it does not take: a mistyped code or probability says what would do. */
+function optionsOf(kind: FaultKind): string {
+  const probability = 'p=<a probability from 0 to 1>';
+  if (kind === 'latency') return ': its option is the delay in ms, e.g. latency:200';
+  if (kind === 'error') return `: its options are a code (${errorCodes.join(', ')}), applied and ${probability}, e.g. error:503:p=0.3`;
+  if (kind === 'reset') return `: its options are applied and ${probability}, e.g. reset:applied:p=0.3`;
+  if ((clusterFaultKinds as readonly string[]).includes(kind)) return `: its option is a label selector, e.g. ${kind}:app=web`;
+  return `: ${kind} takes no options`;
 }
 
 /** `--verbs`, `--resources`, `--namespaces` (comma-separated) -> the scope of every fault. */

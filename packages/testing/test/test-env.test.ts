@@ -14,7 +14,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect, TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -130,7 +130,22 @@ describe('starting', () => {
   });
 
   test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {
-    await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), /ENOENT/);
+    await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), { code: 'ENOENT', message: `TestEnv.start: crds: ${join(testdata, 'nope.yaml')}: no such file or directory` });
+    // A relative path is read from the working directory, which a test runner may not have put beside the test.
+    await assert.rejects(TestEnv.start({ crds: 'config/crds/bases' }), {
+      code: 'ENOENT',
+      message: `TestEnv.start: crds: config/crds/bases: no such file or directory (a relative path, read from the working directory ${process.cwd()})`,
+    });
+    // config/crd is kustomize's directory: its kustomization.yaml is no manifest.
+    const project = mkdtempSync(join(tmpdir(), 'operant-crd-kustomize-'));
+    try {
+      writeFileSync(join(project, 'kustomization.yaml'), 'resources:\n- bases/example.com_webapps.yaml\n');
+      await assert.rejects(TestEnv.start({ crds: project }), {
+        message: `TestEnv.start: crds: ${join(project, 'kustomization.yaml')}: a document without a kind: a kustomization, which is not read here; give the directory of the manifests it lists (e.g. config/crd/bases)`,
+      });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
   });
 });

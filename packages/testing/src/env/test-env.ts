@@ -305,8 +305,8 @@ export class TestEnv implements AsyncDisposable {
       const [running, madeDir, crdObjects, webhookObjects, port] = await Promise.all([
         serverStart,
         dirMade,
-        readManifests(options.crds),
-        readManifests(options.webhooks?.manifests),
+        readManifests(options.crds).catch(rethrowAs('crds')),
+        readManifests(options.webhooks?.manifests).catch(rethrowAs('webhooks.manifests')),
         wantsWebhooks ? freePort() : undefined,
       ]);
       server = running;
@@ -637,4 +637,12 @@ export class TestEnv implements AsyncDisposable {
 async function startCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
   const { startSimulatedCluster } = await import('@operant/controllers');
   return startSimulatedCluster(options);
+}
+
+/** A manifest that cannot be read fails the start naming the option it came from (`TestEnv.start: crds: config/crds: no such file ...`). */
+function rethrowAs(option: string): (err: unknown) => never {
+  return (err) => {
+    if (!(err instanceof Error)) throw err;
+    throw Object.assign(new Error(`TestEnv.start: ${option}: ${err.message}`, { cause: err }), 'code' in err ? { code: err.code } : {});
+  };
 }

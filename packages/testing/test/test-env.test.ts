@@ -637,6 +637,13 @@ describe('the restart-server fault', () => {
     assert.ok(hits.length >= 1, report.timeline());
     assert.match(hits[0]!.request!, new RegExp(`^the API server on port ${durable.server.port}$`));
     assert.match(hits[0]!.detail!, /^down \d+ ms, started again from its data$/);
+    // A window's end line comes after what it struck, and counts it. Before, the restart's hit (known once the server was
+    // back) came after '+0.90s  end   #2 stop the API server, ... (0 hits)', while the summary counted it.
+    for (const hit of hits) {
+      const end = report.records.findIndex((r) => r.type === 'end' && r.faultId === hit.faultId);
+      assert.ok(end > report.records.indexOf(hit), report.timeline());
+      assert.equal(report.records[end]!.detail, '1 hit', report.timeline());
+    }
     assert.deepEqual((await viaProxy.get(ConfigMap, 'before', { namespace: ns.name })).data, { a: '1' });
     await eventually(() => viaProxy.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } }), { message: 'a create through the proxy after the restarts' });
   });

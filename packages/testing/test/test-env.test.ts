@@ -314,6 +314,13 @@ describe('converges', () => {
       passing.message,
       "converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle\n  last value: 'ok'",
     );
+    // A check of assertions returns nothing: a passing one has no value to show ('last value: undefined' said nothing).
+    const asserting = await ended(converges(stalled, () => assert.ok(true), { kinds: [ConfigMap, Widget], within: 300 }));
+    assert.ok(asserting instanceof WaitError, String(asserting));
+    assert.equal(
+      asserting.message,
+      'converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle',
+    );
   });
 
   test('when only some watches started by the deadline and they saw changes, says objects kept changing, and which kinds were not watched', async (t) => {

@@ -686,7 +686,7 @@ export class FaultProxy {
       },
       cut: (type) => {
         const f = this.take('cut-watch', info);
-        if (f) this.hit(f, request, `cut in the middle of an event (${type}), after ${events} whole events`);
+        if (f) this.hit(f, request, `cut in the middle of an event (${type}), after ${events} whole event${events === 1 ? '' : 's'}`);
         else events++;
         return f !== undefined;
       },

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,6 +216,15 @@ describe('operant init and create', () => {
       if (script === 'test') assert.match(r.stdout, /^# pass [1-9]\d*\n# fail 0$/m, r.stdout);
     }
     assert.ok(existsSync(join(dir, 'dist', 'main.js')));
+    // The scaffolded tests type-check too, as an editor checks them (npm run build compiles src/ only, and tsx does not check).
+    const tsconfig = join(dir, 'tsconfig.typecheck.json');
+    writeFileSync(tsconfig, JSON.stringify({ extends: './tsconfig.json', compilerOptions: { rootDir: '.', noEmit: true }, include: ['src', 'test'] }));
+    try {
+      const tsc = await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], dir, 120_000);
+      assert.equal(tsc.code, 0, `tsc over src and test:\n${tsc.stdout}\n${tsc.stderr}`);
+    } finally {
+      rmSync(tsconfig, { force: true });
+    }
   });
 
   describe('on the embedded server', () => {

@@ -138,6 +138,38 @@ test('--faults delete-pod:<label>=<value> plans pod deletions in the given names
   );
 });
 
+test('a duration or mean gap of 0 is refused, as the flag it came from', () => {
+  const refusal = (flags: string[]): string => {
+    try {
+      // A timeout, so that a schedule that is never made fails this test instead of hanging it.
+      execFileSync(process.execPath, [cli, 'chaos', ...flags, '--plan'], { encoding: 'utf8', stdio: 'pipe', timeout: 20_000 });
+    } catch (err) {
+      return (err as { stderr?: string }).stderr ?? String(err);
+    }
+    throw new Error(`${flags.join(' ')} was accepted`);
+  };
+  assert.match(refusal(['--mean-gap', '0']), /^error: --mean-gap: the duration must be positive$/m);
+  assert.match(refusal(['--mean-gap', '0s']), /^error: --mean-gap: the duration must be positive$/m);
+  assert.match(refusal(['--duration', '0']), /^error: --duration: the duration must be positive$/m);
+});
+
+test("a fault option its kind does not take is refused, saying which options it takes", () => {
+  const refusal = (faults: string): string => {
+    try {
+      execFileSync(process.execPath, [cli, 'chaos', '--faults', faults, '--plan'], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      return (err as { stderr?: string }).stderr ?? '';
+    }
+    throw new Error(`--faults ${faults} was accepted`);
+  };
+  assert.match(refusal('error:418'), /^error: --faults: "error:418": error takes no option "418": its options are a code \(500, 503, 504, 429\), applied and p=<a probability from 0 to 1>, e\.g\. error:503:p=0\.3$/m);
+  assert.match(refusal('error:503:p=2'), /^error: --faults: "error:503:p=2": error takes no option "p=2": its options are a code/m);
+  assert.match(refusal('reset:p=half'), /^error: --faults: "reset:p=half": reset takes no option "p=half": its options are applied and p=<a probability from 0 to 1>, e\.g\. reset:applied:p=0\.3$/m);
+  assert.match(refusal('latency:200ms'), /^error: --faults: "latency:200ms": latency takes no option "200ms": its option is the delay in ms, e\.g\. latency:200$/m);
+  assert.match(refusal('delete-pod:web'), /^error: --faults: "delete-pod:web": delete-pod takes no option "web": its option is a label selector, e\.g\. delete-pod:app=web$/m);
+  assert.match(refusal('cut-watch:3'), /^error: --faults: "cut-watch:3": cut-watch takes no option "3": cut-watch takes no options$/m);
+});
+
 test('operator and server faults are refused, each saying who plays it', () => {
   const refusal = (fault: string): string => {
     try {

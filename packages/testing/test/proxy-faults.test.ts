@@ -248,6 +248,28 @@ describe('watches', () => {
     assert.ok(proxy.records.some((r) => r.faultId === cut.id && r.type === 'hit' && /cut in the middle of an event \(ADDED\)/.test(r.detail ?? '')));
   });
 
+  test('the timeline counts the whole events a cut stream passed before the cut: "after 1 whole event"', async (t) => {
+    const ns = await env.namespace(t);
+    const list = await client.list(ConfigMap, { namespace: ns.name });
+    const seen: string[] = [];
+    let cut: ReturnType<typeof proxy.inject> | undefined;
+    const watching = (async () => {
+      for await (const e of client.watch<KubeObject>(ConfigMap, { namespace: ns.name, resourceVersion: list.metadata.resourceVersion })) {
+        seen.push(`${e.type} ${e.object.metadata.name}`);
+        // One whole event passed: the next one is cut in half.
+        if (!cut) cut = proxy.inject({ kind: 'cut-watch', resources: ['configmaps'], namespaces: [ns.name] }, { times: 1 });
+      }
+    })().catch(() => undefined);
+    await env.client.create(ConfigMap, { metadata: { name: 'first', namespace: ns.name } });
+    await eventually(() => assert.ok(cut, 'the first event arrived'));
+    await env.client.create(ConfigMap, { metadata: { name: 'second', namespace: ns.name } });
+    await cut!.ended;
+    await watching;
+    assert.deepEqual(seen, ['ADDED first']);
+    const hit = proxy.records.find((r) => r.faultId === cut!.id && r.type === 'hit');
+    assert.equal(hit?.detail, 'cut in the middle of an event (ADDED), after 1 whole event');
+  });
+
   test('410 Expired on a resumed watch: HTTP 200 with one ERROR event, as kube sends it', async (t) => {
     const ns = await env.namespace(t);
     const list = await client.list(ConfigMap, { namespace: ns.name });

@@ -102,6 +102,10 @@ test('a schedule refuses what it cannot play', () => {
   assert.throws(() => chaos({ duration: 0 }), /duration must be positive/);
   assert.throws(() => chaos({ duration: 10, seed: 1.5 }), /seed must be an integer/);
   assert.throws(() => chaos({ duration: 10, faults: ['meteor' as never] }), /unknown fault kind "meteor"/);
+  // A gap of 0 would start every fault at the same instant, forever: the schedule would never be made.
+  assert.throws(() => chaos({ duration: 10, meanGapMs: 0 }), /^RangeError: chaos: meanGapMs must be positive, got 0$/);
+  assert.throws(() => chaos({ duration: 10, meanGapMs: -5 }), /meanGapMs must be positive, got -5/);
+  assert.throws(() => chaos({ duration: Infinity }), /^RangeError: chaos: duration must be a finite number of ms, got Infinity$/);
 });
 
 test('requests are read as kube-apiserver reads them', () => {

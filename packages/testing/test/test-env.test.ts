@@ -14,7 +14,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect, TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -130,7 +130,22 @@ describe('starting', () => {
   });
 
   test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {
-    await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), /ENOENT/);
+    await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), { code: 'ENOENT', message: `TestEnv.start: crds: ${join(testdata, 'nope.yaml')}: no such file or directory` });
+    // A relative path is read from the working directory, which a test runner may not have put beside the test.
+    await assert.rejects(TestEnv.start({ crds: 'config/crds/bases' }), {
+      code: 'ENOENT',
+      message: `TestEnv.start: crds: config/crds/bases: no such file or directory (a relative path, read from the working directory ${process.cwd()})`,
+    });
+    // config/crd is kustomize's directory: its kustomization.yaml is no manifest.
+    const project = mkdtempSync(join(tmpdir(), 'operant-crd-kustomize-'));
+    try {
+      writeFileSync(join(project, 'kustomization.yaml'), 'resources:\n- bases/example.com_webapps.yaml\n');
+      await assert.rejects(TestEnv.start({ crds: project }), {
+        message: `TestEnv.start: crds: ${join(project, 'kustomization.yaml')}: a document without a kind: a kustomization, which is not read here; give the directory of the manifests it lists (e.g. config/crd/bases)`,
+      });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
   });
 });
@@ -298,6 +313,13 @@ describe('converges', () => {
     assert.equal(
       passing.message,
       "converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle\n  last value: 'ok'",
+    );
+    // A check of assertions returns nothing: a passing one has no value to show ('last value: undefined' said nothing).
+    const asserting = await ended(converges(stalled, () => assert.ok(true), { kinds: [ConfigMap, Widget], within: 300 }));
+    assert.ok(asserting instanceof WaitError, String(asserting));
+    assert.equal(
+      asserting.message,
+      'converges: not quiet within 300 ms: the check passes, but the watches never started (configmaps, widgets.testing.operant.dev still not listed), so nothing was seen to settle',
     );
   });
 
@@ -622,6 +644,13 @@ describe('the restart-server fault', () => {
     assert.ok(hits.length >= 1, report.timeline());
     assert.match(hits[0]!.request!, new RegExp(`^the API server on port ${durable.server.port}$`));
     assert.match(hits[0]!.detail!, /^down \d+ ms, started again from its data$/);
+    // A window's end line comes after what it struck, and counts it. Before, the restart's hit (known once the server was
+    // back) came after '+0.90s  end   #2 stop the API server, ... (0 hits)', while the summary counted it.
+    for (const hit of hits) {
+      const end = report.records.findIndex((r) => r.type === 'end' && r.faultId === hit.faultId);
+      assert.ok(end > report.records.indexOf(hit), report.timeline());
+      assert.equal(report.records[end]!.detail, '1 hit', report.timeline());
+    }
     assert.deepEqual((await viaProxy.get(ConfigMap, 'before', { namespace: ns.name })).data, { a: '1' });
     await eventually(() => viaProxy.create(ConfigMap, { metadata: { name: 'after', namespace: ns.name } }), { message: 'a create through the proxy after the restarts' });
   });

@@ -56,6 +56,7 @@ export class NamespaceController {
   }
 
   private schedule(name: string, delay = 0): void {
+    if (this.stopped) return;
     this.pending.add(name);
     if (this.timer) return;
     this.timer = setTimeout(() => {
@@ -64,6 +65,8 @@ export class NamespaceController {
       this.pending.clear();
       for (const n of names) {
         this.sync(n).catch((e: unknown) => {
+          // The server stopped under the sync (its store closed): nothing failed, and nothing is left to retry.
+          if (this.stopped) return;
           // Retried shortly; a failure here must never take the server down.
           console.error(`namespace controller: syncing ${n}: ${(e as Error).stack ?? String(e)}`);
           this.schedule(n, retryMs);
@@ -121,6 +124,7 @@ export class NamespaceController {
       for (const v of rs.mvcc.list(listPrefix(rs.location, rs.info, name)).items) {
         remaining++;
         if (v.value.metadata.deletionTimestamp) continue;
+        if (this.stopped) return;
         try {
           await rs.delete(name, v.value.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
         } catch (e) {

@@ -13,10 +13,11 @@ const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
 /** `90s`, `1m30s`, `500ms`, `2` (seconds) -> milliseconds. */
 export function parseDuration(text: string, flag = '--duration'): number {
   const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
   const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== t) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 1m30s, 500ms`);
-  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
+  const bare = /^\d+(\.\d+)?$/.test(t);
+  if (!bare && (parts.length === 0 || parts.map((p) => p[0]).join('') !== t)) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 1m30s, 500ms`);
+  const ms = bare ? Number(t) * 1000 : parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
+  // A bare 0 too: a mean gap of 0 would make a schedule that is never done being drawn.
   if (!(ms > 0)) throw new Error(`${flag}: the duration must be positive`);
   return ms;
 }
@@ -58,10 +59,20 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
       else if (/^\d+$/.test(option) && kind === 'latency') template.ms = Number(option);
       else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) template.code = Number(option) as ErrorCode;
       else if ((clusterFaultKinds as readonly string[]).includes(kind!) && /^[\w./-]+!?==?[\w.-]*$/.test(option)) template.labelSelector = option;
-      else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}`);
+      else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}${optionsOf(kind as FaultKind)}`);
     }
     return template;
   });
+}
+
+/** What a kind's options are, for the refusal of one it does not take: a mistyped code or probability says what would do. */
+function optionsOf(kind: FaultKind): string {
+  const probability = 'p=<a probability from 0 to 1>';
+  if (kind === 'latency') return ': its option is the delay in ms, e.g. latency:200';
+  if (kind === 'error') return `: its options are a code (${errorCodes.join(', ')}), applied and ${probability}, e.g. error:503:p=0.3`;
+  if (kind === 'reset') return `: its options are applied and ${probability}, e.g. reset:applied:p=0.3`;
+  if ((clusterFaultKinds as readonly string[]).includes(kind)) return `: its option is a label selector, e.g. ${kind}:app=web`;
+  return `: ${kind} takes no options`;
 }
 
 /** `--verbs`, `--resources`, `--namespaces` (comma-separated) -> the scope of every fault. */

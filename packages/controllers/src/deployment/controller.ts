@@ -20,7 +20,7 @@ import {
   type ReconcileResult,
   type Request,
 } from '@operant/runtime';
-import type { WorkloadControllerOptions } from '../context.js';
+import { namespaceTerminating, type WorkloadControllerOptions } from '../context.js';
 import type { DeploymentObject, PodObject, ReplicaSetObject } from '../objects.js';
 import { checkPausedConditions } from './progress.js';
 import { rolloutRecreate } from './recreate.js';
@@ -70,7 +70,14 @@ export function addDeploymentController(mgr: Manager, options: WorkloadControlle
       { predicates: [{ create: () => false, update: () => false, generic: () => false }] },
     )
     .maxConcurrentReconciles(options.workers ?? 5)
-    .reconcile((req) => syncDeployment(ctx, req));
+    .reconcile((req) =>
+      syncDeployment(ctx, req).catch((err: unknown) => {
+        // kube's handleErr forgets a sync refused because the namespace is terminating: no log, no retry;
+        // the Deployment goes with its namespace.
+        if (namespaceTerminating(err)) return;
+        throw err;
+      }),
+    );
 }
 
 /** kube's syncDeployment. */

@@ -215,6 +215,26 @@ describe('events.k8s.io/v1', () => {
     assert.equal(error.fields.attempt, 1);
   });
 
+  test("an event refused because its namespace is terminating is dropped quietly, as client-go's recorder drops it", async () => {
+    const cm = await subject('held');
+    const ns = cm.metadata.namespace!;
+    // A finalizer holds the ConfigMap, and so the namespace in Terminating, until the test lets it go.
+    await api.client.patch(ConfigMap, 'held', { metadata: { finalizers: ['example.com/hold'] } }, { namespace: ns, patchType: 'merge' });
+    await api.client.delete(Namespace, ns);
+    try {
+      const { recorder, logs } = newRecorder({ retryDelayMs: 1 });
+      recorder.event(cm, 'Normal', 'Pulled', 'into a namespace on its way out');
+      await recorder.flush();
+      // A test's namespace is deleted as the test ends, while the simulated kubelets and the operator still record: not an error.
+      assert.deepEqual(logs.at('error'), []);
+      assert.deepEqual(logs.at('warn'), []);
+      const [rejected] = logs.at('debug').filter((l) => l.msg === 'server rejected event (will not retry)');
+      assert.equal(rejected?.fields.attempt, 1);
+    } finally {
+      await api.client.patch(ConfigMap, 'held', { metadata: { finalizers: null } }, { namespace: ns, patchType: 'merge' });
+    }
+  });
+
   test('transport failures are retried, then given up with an error log', async () => {
     // The admin's config, on a port nothing listens on: every connection is refused.
     const downClient = Client.fromConfig({ ...api.kubeconfig.config, server: 'https://127.0.0.1:1' }, { qps: Infinity });

@@ -168,6 +168,11 @@ export class FaultProxy {
   requests = 0;
 
   private readonly faults: ActiveFault[] = [];
+  /**
+   * The faults handed over whose handler has not answered yet (a restart answers once the server is back,
+   * after its window): true once the window closed meanwhile, so that its end is recorded after its hit.
+   */
+  private readonly handing = new Map<ActiveFault, boolean>();
   private nextId = 1;
   private readonly started = performance.now();
   private readonly upstream: Upstream;
@@ -303,7 +308,8 @@ export class FaultProxy {
     const id = this.nextId++;
     const active = new ActiveFault(id, fault, new Prng(options.seed ?? id), options.times, (f) => {
       this.faults.splice(this.faults.indexOf(f), 1);
-      this.record({ type: 'end', faultId: f.id, fault: f.fault, detail: `${f.hits} hit${f.hits === 1 ? '' : 's'}` });
+      if (this.handing.has(f)) this.handing.set(f, true);
+      else this.recordEnd(f);
     });
     this.faults.push(active);
     this.record({ type: 'start', faultId: id, fault });
@@ -438,6 +444,7 @@ export class FaultProxy {
 
   /** Hands a fault over to its handler (`none` says why there is none), and records what it struck (a hit) or why nothing (a miss). */
   private async handOver(f: ActiveFault, strike: ((window: AbortSignal) => Promise<FaultOutcome>) | undefined, none: string): Promise<void> {
+    this.handing.set(f, false);
     const window = new AbortController();
     void f.ended.then(() => window.abort());
     const outcome = strike
@@ -448,6 +455,13 @@ export class FaultProxy {
       f.hits++;
       this.hit(f, outcome.target, outcome.detail);
     } else this.record({ type: 'miss', faultId: f.id, fault: f.fault, detail: outcome.detail });
+    const ended = this.handing.get(f);
+    this.handing.delete(f);
+    if (ended) this.recordEnd(f);
+  }
+
+  private recordEnd(f: ActiveFault): void {
+    this.record({ type: 'end', faultId: f.id, fault: f.fault, detail: `${f.hits} hit${f.hits === 1 ? '' : 's'}` });
   }
 
   /** The first fault of `kind` that hits this request, counting the hit. */
@@ -672,7 +686,7 @@ export class FaultProxy {
       },
       cut: (type) => {
         const f = this.take('cut-watch', info);
-        if (f) this.hit(f, request, `cut in the middle of an event (${type}), after ${events} whole events`);
+        if (f) this.hit(f, request, `cut in the middle of an event (${type}), after ${events} whole event${events === 1 ? '' : 's'}`);
         else events++;
         return f !== undefined;
       },

@@ -62,7 +62,7 @@ export interface ChaosOptions {
   duration: number;
   /** What may be injected; default every request fault kind ({@link faultKinds}), unscoped; cluster, operator and server faults only when listed. */
   faults?: readonly FaultTemplate[];
-  /** The mean time between the starts of two faults; default 700 ms. */
+  /** The mean time between the starts of two faults, more than 0; default 700 ms. */
   meanGapMs?: number;
   /** Applied to every fault whose template has no scope of its own, e.g. `{ namespaces: ['team-a'] }`. */
   scope?: FaultScope;
@@ -213,11 +213,15 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
   const seed = options.seed ?? randomSeed();
   const duration = options.duration;
   if (!(duration > 0)) throw new RangeError(`chaos: duration must be positive, got ${duration}`);
+  // Faults are drawn until the schedule's end: an endless schedule, or one whose faults come no time
+  // apart, would be drawn until the process runs out of memory.
+  if (!Number.isFinite(duration)) throw new RangeError(`chaos: duration must be a finite number of ms, got ${duration}`);
   if (!Number.isInteger(seed)) throw new RangeError(`chaos: seed must be an integer, got ${seed}`);
   const templates = (options.faults ?? faultKinds).map((t): TemplateObject => (typeof t === 'string' ? { kind: t } : t));
   if (templates.length === 0) throw new RangeError('chaos: faults is empty');
   for (const t of templates) if (!allFaultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}; kinds: ${allFaultKinds.join(', ')}`);
   const meanGap = options.meanGapMs ?? 700;
+  if (!(meanGap > 0)) throw new RangeError(`chaos: meanGapMs must be positive, got ${meanGap}`);
   const random = new Prng(seed);
   const drawn: Omit<ScheduledFault, 'index'>[] = [];
   for (let at = random.exponential(meanGap); at < duration; at += random.exponential(meanGap)) {

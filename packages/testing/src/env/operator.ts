@@ -55,7 +55,7 @@ export interface StartManagerOptions {
  * resolves once its controllers run. Its reconcile errors go to `errors` too
  * (the manager's logger, or the one it would make, still writes them).
  */
-export async function runManager(options: ManagerOptions, setup: (mgr: Manager) => void | Promise<void>, errors = new ReconcileErrorLog()): Promise<RunningManager> {
+export async function runManager(options: ManagerOptions, setup: (mgr: Manager) => unknown, errors = new ReconcileErrorLog()): Promise<RunningManager> {
   const manager = await Manager.create({ ...options, logger: errors.wrap(options.logger ?? createLogger()) });
   await setup(manager);
   const abort = new AbortController();

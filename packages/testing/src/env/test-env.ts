@@ -305,8 +305,8 @@ export class TestEnv implements AsyncDisposable {
       const [running, madeDir, crdObjects, webhookObjects, port] = await Promise.all([
         serverStart,
         dirMade,
-        readManifests(options.crds),
-        readManifests(options.webhooks?.manifests),
+        readManifests(options.crds).catch(rethrowAs('crds')),
+        readManifests(options.webhooks?.manifests).catch(rethrowAs('webhooks.manifests')),
         wantsWebhooks ? freePort() : undefined,
       ]);
       server = running;
@@ -369,7 +369,9 @@ export class TestEnv implements AsyncDisposable {
    * Runs the operator under test: a Manager on the environment's kubeconfig
    * (or `options.kubeconfig`), with a webhook server on the environment's
    * webhook port and certificate when it has webhooks. `setup` registers the
-   * controllers and webhooks; the promise resolves once the caches have
+   * controllers and webhooks, and may be async; whatever else it returns (the
+   * builder's Controller, from `(mgr) => mgr.controller(...)...reconcile(...)`)
+   * is ignored. The promise resolves once the caches have
    * synced and the controllers run. It stops when `scope` ends, when
    * disposed, or with the environment. One manager with webhooks at a time per
    * environment (they share the port).
@@ -384,7 +386,7 @@ export class TestEnv implements AsyncDisposable {
    * });
    * ```
    */
-  async startManager(setup: (mgr: Manager) => void | Promise<void>, options: StartManagerOptions = {}): Promise<RunningManager> {
+  async startManager(setup: (mgr: Manager) => unknown, options: StartManagerOptions = {}): Promise<RunningManager> {
     const webhook = this.webhook;
     const managerOptions: ManagerOptions = {
       gracefulShutdownTimeoutMs: 10_000,
@@ -637,4 +639,12 @@ export class TestEnv implements AsyncDisposable {
 async function startCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
   const { startSimulatedCluster } = await import('@operant/controllers');
   return startSimulatedCluster(options);
+}
+
+/** A manifest that cannot be read fails the start naming the option it came from (`TestEnv.start: crds: config/crds: no such file ...`). */
+function rethrowAs(option: string): (err: unknown) => never {
+  return (err) => {
+    if (!(err instanceof Error)) throw err;
+    throw Object.assign(new Error(`TestEnv.start: ${option}: ${err.message}`, { cause: err }), 'code' in err ? { code: err.code } : {});
+  };
 }

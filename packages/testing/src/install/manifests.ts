@@ -5,7 +5,7 @@
  * holding several YAML documents; objects given directly are taken as they are.
  */
 import { access, readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { basename, extname, isAbsolute, join } from 'node:path';
 import type { KubeObject } from '@operant/runtime';
 import { parseAllDocuments } from '../lazy-packages.js';
 
@@ -42,7 +42,7 @@ export async function readManifests(source: ManifestSource | undefined): Promise
       out.push(item);
       continue;
     }
-    const files = (await stat(item)).isDirectory()
+    const files = (await statNamed(item)).isDirectory()
       ? (await readdir(item)).filter((f) => manifestExtensions.has(extname(f))).sort().map((f) => join(item, f))
       : [item];
     for (const file of files) out.push(...parse(file, await readFile(file, 'utf8')));
@@ -90,6 +90,17 @@ function parse(file: string, text: string): KubeObject[] {
   return structuredClone(objects);
 }
 
+/** `stat`, whose ENOENT says where a relative path was looked for: a test runner's working directory is often not the test file's. */
+async function statNamed(path: string): ReturnType<typeof stat> {
+  try {
+    return await stat(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const where = isAbsolute(path) ? '' : ` (a relative path, read from the working directory ${process.cwd()})`;
+    throw Object.assign(new Error(`${path}: no such file or directory${where}`, { cause: err }), { code: 'ENOENT' });
+  }
+}
+
 /** `yaml` is loaded by the first file parsed (JSON ones too: it reads them as YAML), not with the package (lazy-packages.ts). */
 function parseText(file: string, text: string): KubeObject[] {
   const out: KubeObject[] = [];
@@ -97,7 +108,11 @@ function parseText(file: string, text: string): KubeObject[] {
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
     const obj = doc.toJS() as unknown;
     if (obj === null || obj === undefined) continue;
-    if (typeof obj !== 'object' || typeof (obj as KubeObject).kind !== 'string') throw new Error(`${file}: a document without a kind`);
+    if (typeof obj !== 'object' || typeof (obj as KubeObject).kind !== 'string') {
+      // config/crd (kustomize's directory) for config/crd/bases: read as manifests, its kustomization.yaml has no kind.
+      const hint = /^kustomization\.ya?ml$/.test(basename(file)) ? ': a kustomization, which is not read here; give the directory of the manifests it lists (e.g. config/crd/bases)' : '';
+      throw new Error(`${file}: a document without a kind${hint}`);
+    }
     out.push(obj as KubeObject);
   }
   return out;

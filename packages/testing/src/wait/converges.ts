@@ -141,19 +141,24 @@ export async function convergesSeeing<T>(changes: () => Changes, check: () => T 
   } else if (unwatched.length > 0 && tracker.changes === 0) {
     what =
       `not quiet within ${within} ms: the check passes, but the watches never started (${unwatched.join(', ')} still not listed), so nothing was seen to settle` +
-      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '');
+      passedWith(last);
   } else {
     // The watches that did start saw changes: that is the news, whatever the others did.
     what =
       `not quiet within ${within} ms: the check passes, but objects kept changing ` +
       `(${tracker.changes} changes; the last, ${tracker.lastChangeDescription || 'none'}, ${ago} ms ago; quiet needs ${quiet} ms)` +
-      (last && last.ok ? `\n  last value: ${describeValue(last.value)}` : '') +
+      passedWith(last) +
       (unwatched.length > 0 ? `\n  not watched: ${unwatched.join(', ')} (still not listed)` : '');
   }
   const played = options.schedule ? `\n${indentPlayed(options.schedule)}` : '';
   throw new WaitError(`${head}: ${what}${played}`, 'converges', tries, last && 'value' in last ? last.value : undefined, {
     cause: last && 'error' in last ? last.error : undefined,
   });
+}
+
+/** The value a passing check returned, as a line of the failure; none for a check of assertions, which returns nothing. */
+function passedWith(last: Outcome<unknown> | undefined): string {
+  return last && last.ok && last.value !== undefined ? `\n  last value: ${describeValue(last.value)}` : '';
 }
 
 /** True when `p` settled before `deadline` (performance.now()), false when the time ran out first. */

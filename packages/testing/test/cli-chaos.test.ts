@@ -213,6 +213,16 @@ test('--listen host:port is where it listens over HTTPS; the kubeconfig it write
   await clientThrough(chaos, kubeconfig);
 });
 
+test('--listen on every address ([::] or 0.0.0.0): the kubeconfig names loopback, which its certificate covers, not the unspecified address', async () => {
+  for (const [listen, url] of [['[::]:0', /^https:\/\/\[::1\]:\d+$/], ['0.0.0.0:0', /^https:\/\/127\.0\.0\.1:\d+$/]] as const) {
+    const kubeconfig = join(dir, `any-address-kubeconfig-${listen.startsWith('[') ? 6 : 4}`);
+    const chaos = await startChaos(['--seed', '1', '--duration', '60s', '--faults', 'latency:1', '--listen', listen, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig], /^kubeconfig /m);
+    assert.match(/^ready (\S+)$/m.exec(chaos.out)?.[1] ?? '', url, listen);
+    assert.match((await loadKubeConfig({ path: kubeconfig })).server, url, listen);
+    await clientThrough(chaos, kubeconfig);
+  }
+});
+
 test('--plain-http refuses to listen anywhere but loopback', () => {
   for (const listen of ['0.0.0.0:0', '[::]:0']) {
     assert.throws(

@@ -130,8 +130,13 @@ describe('starting', () => {
   });
 
   test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {
+    // The servers listening in this process (the API server's TCP port and its private socket are two).
+    const listening = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap' || r === 'PipeServerWrap').length;
+    const before = listening();
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), /ENOENT/);
+    assert.equal(listening(), before, 'the server started beside the missing file was stopped');
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
+    assert.equal(listening(), before, 'the server that was up when the manifest was refused was stopped');
   });
 });
 

@@ -20,7 +20,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Client, ConfigMap, CustomResourceDefinition, Job, MutatingWebhookConfiguration, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
 import { chaos, converges, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
@@ -62,6 +62,12 @@ describe('starting', () => {
   test('points the webhook configurations at a local port with the process CA', async () => {
     assert.ok(env.webhook && env.webhook.port > 0);
     assert.match(env.webhook.caPem, /BEGIN CERTIFICATE/);
+    // As installed in the server: the manifest's service clientConfig became the local port, on the service's path, with the CA as caBundle.
+    const installed = await env.client.get(MutatingWebhookConfiguration, 'testing-mutating-webhook-configuration');
+    assert.deepEqual(
+      installed.webhooks?.map((w) => w.clientConfig),
+      [{ url: `https://127.0.0.1:${env.webhook.port}/mutate-testing-operant-dev-v1-widget`, caBundle: Buffer.from(env.webhook.caPem).toString('base64') }],
+    );
   });
 
   test("a simulated cluster's kubelets report the server's version, or the one asked for", async () => {

@@ -248,6 +248,35 @@ describe('watches', () => {
     assert.ok(proxy.records.some((r) => r.faultId === cut.id && r.type === 'hit' && /cut in the middle of an event \(ADDED\)/.test(r.detail ?? '')));
   });
 
+  test('on the wire, the cut stream ends inside an event: its first half arrives, then the connection drops', async (t) => {
+    const ns = await env.namespace(t);
+    const list = await client.list(ConfigMap, { namespace: ns.name });
+    proxy.inject({ kind: 'cut-watch', namespaces: [ns.name] }, { times: 1 });
+    const ca = (await proxy.clientConfig()).tls.ca;
+    const url = new URL(proxy.url);
+    const path = `/api/v1/namespaces/${ns.name}/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`;
+    // Everything the watch receives until its connection ends, and how it ended.
+    const received = new Promise<{ body: string; ended: string }>((resolve, reject) => {
+      const req = request({ hostname: url.hostname, port: url.port, path, ca, headers: { Authorization: `Bearer ${proxyToken()}` } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ body, ended: 'end' }));
+        res.on('aborted', () => resolve({ body, ended: 'aborted' }));
+        res.on('error', () => resolve({ body, ended: 'error' }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await env.client.create(ConfigMap, { metadata: { name: 'cut', namespace: ns.name }, data: { filler: 'x'.repeat(200) } });
+    const { body, ended } = await received;
+    assert.notEqual(ended, 'end', 'the stream did not end cleanly');
+    assert.ok(body.length > 0 && !body.endsWith('\n'), `the last bytes received are not a whole event: ${JSON.stringify(body.slice(-80))}`);
+    const last = body.slice(body.lastIndexOf('\n') + 1);
+    assert.match(last, /^\{"type":"ADDED","object":\{/);
+    assert.throws(() => JSON.parse(last), SyntaxError, 'half an event is not JSON');
+  });
+
   test('410 Expired on a resumed watch: HTTP 200 with one ERROR event, as kube sends it', async (t) => {
     const ns = await env.namespace(t);
     const list = await client.list(ConfigMap, { namespace: ns.name });

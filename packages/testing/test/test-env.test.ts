@@ -567,6 +567,7 @@ describe('restarting the server', () => {
     t.after(() => stop.abort());
     informer.start(stop.signal);
     await eventuallyFound(() => informer.store.get(`${ns.name}/kept`), { message: 'the informer has the ConfigMap' });
+    await eventually(() => assert.equal(informer.stats().watches, 1), { message: 'the informer watches' });
     const port = durable.server.port;
 
     await durable.restartServer({ downMs: 200 });
@@ -574,6 +575,8 @@ describe('restarting the server', () => {
     assert.deepEqual((await durable.client.get(ConfigMap, 'kept', { namespace: ns.name })).data, { a: '1' });
     await durable.client.patch(ConfigMap, 'kept', { data: { a: '2' } }, { namespace: ns.name });
     await eventuallyFound(() => informer.store.get(`${ns.name}/kept`)?.data?.['a'] === '2', { message: 'the informer sees the change made after the restart', timeout: 15_000 });
+    // The server did go away: the informer's watch ended with it, and it watched the new one.
+    assert.ok(informer.stats().watches >= 2, `the informer watched ${informer.stats().watches} time(s): its first watch outlived the restart`);
   });
 });
 
@@ -628,8 +631,16 @@ describe('the restart-server fault', () => {
     const viaProxy = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
     t.after(() => viaProxy.close());
     await viaProxy.create(ConfigMap, { metadata: { name: 'before', namespace: ns.name }, data: { a: '1' } });
+    // A watch straight on the server, to see that it really went away (not only the proxy's record of it).
+    const informer = new Informer(durable.client.listerWatcher(ConfigMap), { namespace: ns.name, logger: silentLogger });
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    informer.start(stop.signal);
+    await eventually(() => assert.equal(informer.stats().watches, 1), { message: 'the informer watches' });
+    const watchesBefore = 1;
     const report = await proxy.play(chaos({ seed: 3, duration: 1200, meanGapMs: 300, faults: [{ kind: 'restart-server', windowMs: [300, 300] }] }), { log: () => undefined });
     const hits = report.records.filter((r) => r.type === 'hit');
+    await eventually(() => assert.ok(informer.stats().watches > watchesBefore, `still on its first watch (${informer.stats().watches})`), { timeout: 15_000, message: 'the informer watches the restarted server' });
     assert.ok(hits.length >= 1, report.timeline());
     assert.match(hits[0]!.request!, new RegExp(`^the API server on port ${durable.server.port}$`));
     assert.match(hits[0]!.detail!, /^down \d+ ms, started again from its data$/);

@@ -172,6 +172,11 @@ describe('errors, as the client sees them', () => {
     assert.equal(raw.status, 429);
     assert.equal(raw.headers['retry-after'], '7');
     assert.equal(JSON.parse(raw.body).kind, 'Status');
+    // A 429 always tells the client when to come back: 1 s unless the fault says otherwise.
+    const other = await env.namespace(t);
+    using _default = proxy.inject({ kind: 'error', code: 429, namespaces: [other.name] });
+    const plain = await rawGet(`/api/v1/namespaces/${other.name}/configmaps`);
+    assert.deepEqual([plain.status, plain.headers['retry-after'], (JSON.parse(plain.body) as Status).details?.retryAfterSeconds], [429, '1', 1]);
   });
 
   test('an informer whose lists fail with 503 retries until it syncs', async (t) => {

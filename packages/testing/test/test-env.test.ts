@@ -172,11 +172,14 @@ describe('namespaces', () => {
       await using ns = await env.namespace();
       name = ns.name;
       assert.equal((await env.client.get(Namespace, name)).status?.phase, 'Active');
+      await env.client.create(ConfigMap, { metadata: { name: 'content', namespace: name } });
     }
     await eventually(async () => {
       const ns = await env.client.get(Namespace, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
       assert.ok(ns === undefined || ns.metadata.deletionTimestamp);
     });
+    // Not left Terminating (as envtest leaves them, without kube-controller-manager): its content is deleted, then it is gone.
+    await eventually(async () => assert.ok(await env.client.get(Namespace, name).then(() => false, isNotFound), `namespace ${name} still exists`), { timeout: 10_000 });
   });
 });
 

@@ -296,6 +296,22 @@ describe('watches', () => {
     );
   });
 
+  test('expire strikes only a watch that resumes from a resourceVersion: one without (or from 0) starts as usual', async (t) => {
+    const ns = await env.namespace(t);
+    await env.client.create(ConfigMap, { metadata: { name: 'there', namespace: ns.name } });
+    using expire = proxy.inject({ kind: 'expire', namespaces: [ns.name] });
+    for (const resourceVersion of [undefined, '0']) {
+      const stop = new AbortController();
+      let first: { type: string; name?: string } | undefined;
+      for await (const event of client.watch(ConfigMap, { namespace: ns.name, resourceVersion, signal: stop.signal })) {
+        first = { type: event.type, name: event.object.metadata.name };
+        stop.abort();
+      }
+      assert.deepEqual(first, { type: 'ADDED', name: 'there' }, `a watch from resourceVersion ${resourceVersion ?? '(none)'} gets the current objects`);
+    }
+    assert.equal(expire.hits, 0);
+  });
+
   test('410 Expired makes an informer relist, and it ends with every object', async (t) => {
     const ns = await env.namespace(t);
     await createConfigMaps(ns.name, 'old', 3);

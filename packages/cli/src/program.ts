@@ -133,7 +133,7 @@ export function buildProgram(): Command {
     .description('put a fault proxy with a seeded chaos schedule between an operator and its API server; print the timeline and a summary')
     .option('--kubeconfig <file>', 'the API server to forward to (default: KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
-    .option('--listen <host:port>', 'where the proxy listens (port 0 = any free port)', '127.0.0.1:0')
+    .option('--listen <host:port>', 'where the proxy listens (port 0 = any free port; on every address, 0.0.0.0 or [::], its kubeconfig names loopback)', '127.0.0.1:0')
     .option('--plain-http', 'serve plain HTTP instead of HTTPS, for tests and local runs: cheaper per request; loopback only (127.0.0.1 or ::1), and only the token of its kubeconfig passes')
     .option('--write-kubeconfig <file>', 'where to write the proxy\'s kubeconfig, for the operator', '.operant/chaos-kubeconfig')
     .option('--seed <n>', 'the schedule\'s seed (default: a random one, printed); the same seed gives the same faults at the same offsets')

@@ -11,12 +11,12 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, loadKubeConfig, type ClientConfig } from '@operant/runtime';
+import { Client, ConfigMap, Namespace, loadKubeConfig, type ClientConfig } from '@operant/runtime';
 import { TestEnv } from '../src/index.js';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli', 'bin', 'operant.js');
@@ -212,6 +212,47 @@ test('--plain-http serves http://127.0.0.1 with a kubeconfig (mode 0600) that a 
   await createThroughChaos(chaos, config, ns);
   assert.match(chaos.out, new RegExp(`^ +\\+\\d+\\.\\d\\ds {2}hit {3}#\\d+ error: create configmaps ${ns}/cm-\\d+: answered 503$`, 'm'));
   assert.doesNotMatch(chaos.out, new RegExp(config.server.split('/chaos/')[1]!), 'the token is not printed');
+});
+
+/** A TCP port free on 127.0.0.1 now, for `--listen`. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Lists namespaces through the kubeconfig `chaos` wrote at `path`, then interrupts it: it prints its summary and exits 0. */
+async function clientThrough(chaos: RunningChaos, path: string): Promise<void> {
+  const client = Client.fromConfig(await loadKubeConfig({ path }), { qps: Infinity });
+  try {
+    assert.ok((await client.list(Namespace)).items.some((n) => n.metadata.name === 'default'), 'a client reaches the server through the proxy');
+  } finally {
+    client.close();
+    chaos.interrupt();
+  }
+  const [code] = (await chaos.exited) as [number];
+  assert.equal(code, 0, chaos.err);
+}
+
+test('--listen host:port is where it listens over HTTPS; the kubeconfig it writes names that address, and a client uses it as it is', async () => {
+  const port = await freePort();
+  const kubeconfig = join(dir, 'listen-kubeconfig');
+  const chaos = await startChaos(['--seed', '1', '--duration', '60s', '--faults', 'latency:1', '--listen', `127.0.0.1:${port}`, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig], /^kubeconfig /m);
+  assert.match(chaos.out, new RegExp(`^ready https://127\\.0\\.0\\.1:${port}$`, 'm'));
+  assert.equal((await loadKubeConfig({ path: kubeconfig })).server, `https://127.0.0.1:${port}`);
+  await clientThrough(chaos, kubeconfig);
+});
+
+test('--listen on every address ([::] or 0.0.0.0): the kubeconfig names loopback, which its certificate covers, not the unspecified address', async () => {
+  for (const [listen, url] of [['[::]:0', /^https:\/\/\[::1\]:\d+$/], ['0.0.0.0:0', /^https:\/\/127\.0\.0\.1:\d+$/]] as const) {
+    const kubeconfig = join(dir, `any-address-kubeconfig-${listen.startsWith('[') ? 6 : 4}`);
+    const chaos = await startChaos(['--seed', '1', '--duration', '60s', '--faults', 'latency:1', '--listen', listen, '--kubeconfig', env.kubeconfig.path, '--write-kubeconfig', kubeconfig], /^kubeconfig /m);
+    assert.match(/^ready (\S+)$/m.exec(chaos.out)?.[1] ?? '', url, listen);
+    assert.match((await loadKubeConfig({ path: kubeconfig })).server, url, listen);
+    await clientThrough(chaos, kubeconfig);
+  }
 });
 
 test('--plain-http refuses to listen anywhere but loopback', () => {

@@ -172,6 +172,11 @@ describe('errors, as the client sees them', () => {
     assert.equal(raw.status, 429);
     assert.equal(raw.headers['retry-after'], '7');
     assert.equal(JSON.parse(raw.body).kind, 'Status');
+    // A 429 always tells the client when to come back: 1 s unless the fault says otherwise.
+    const other = await env.namespace(t);
+    using _default = proxy.inject({ kind: 'error', code: 429, namespaces: [other.name] });
+    const plain = await rawGet(`/api/v1/namespaces/${other.name}/configmaps`);
+    assert.deepEqual([plain.status, plain.headers['retry-after'], (JSON.parse(plain.body) as Status).details?.retryAfterSeconds], [429, '1', 1]);
   });
 
   test('an informer whose lists fail with 503 retries until it syncs', async (t) => {
@@ -270,6 +275,35 @@ describe('watches', () => {
     assert.equal(hit?.detail, 'cut in the middle of an event (ADDED), after 1 whole event');
   });
 
+  test('on the wire, the cut stream ends inside an event: its first half arrives, then the connection drops', async (t) => {
+    const ns = await env.namespace(t);
+    const list = await client.list(ConfigMap, { namespace: ns.name });
+    proxy.inject({ kind: 'cut-watch', namespaces: [ns.name] }, { times: 1 });
+    const ca = (await proxy.clientConfig()).tls.ca;
+    const url = new URL(proxy.url);
+    const path = `/api/v1/namespaces/${ns.name}/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`;
+    // Everything the watch receives until its connection ends, and how it ended.
+    const received = new Promise<{ body: string; ended: string }>((resolve, reject) => {
+      const req = request({ hostname: url.hostname, port: url.port, path, ca, headers: { Authorization: `Bearer ${proxyToken()}` } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ body, ended: 'end' }));
+        res.on('aborted', () => resolve({ body, ended: 'aborted' }));
+        res.on('error', () => resolve({ body, ended: 'error' }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await env.client.create(ConfigMap, { metadata: { name: 'cut', namespace: ns.name }, data: { filler: 'x'.repeat(200) } });
+    const { body, ended } = await received;
+    assert.notEqual(ended, 'end', 'the stream did not end cleanly');
+    assert.ok(body.length > 0 && !body.endsWith('\n'), `the last bytes received are not a whole event: ${JSON.stringify(body.slice(-80))}`);
+    const last = body.slice(body.lastIndexOf('\n') + 1);
+    assert.match(last, /^\{"type":"ADDED","object":\{/);
+    assert.throws(() => JSON.parse(last), SyntaxError, 'half an event is not JSON');
+  });
+
   test('410 Expired on a resumed watch: HTTP 200 with one ERROR event, as kube sends it', async (t) => {
     const ns = await env.namespace(t);
     const list = await client.list(ConfigMap, { namespace: ns.name });
@@ -282,6 +316,22 @@ describe('watches', () => {
       (({ kind, status, reason, code }) => ({ kind, status, reason, code }))(events[0]!.object as unknown as { kind: string; status: string; reason: string; code: number }),
       { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410 },
     );
+  });
+
+  test('expire strikes only a watch that resumes from a resourceVersion: one without (or from 0) starts as usual', async (t) => {
+    const ns = await env.namespace(t);
+    await env.client.create(ConfigMap, { metadata: { name: 'there', namespace: ns.name } });
+    using expire = proxy.inject({ kind: 'expire', namespaces: [ns.name] });
+    for (const resourceVersion of [undefined, '0']) {
+      const stop = new AbortController();
+      let first: { type: string; name?: string } | undefined;
+      for await (const event of client.watch(ConfigMap, { namespace: ns.name, resourceVersion, signal: stop.signal })) {
+        first = { type: event.type, name: event.object.metadata.name };
+        stop.abort();
+      }
+      assert.deepEqual(first, { type: 'ADDED', name: 'there' }, `a watch from resourceVersion ${resourceVersion ?? '(none)'} gets the current objects`);
+    }
+    assert.equal(expire.hits, 0);
   });
 
   test('410 Expired makes an informer relist, and it ends with every object', async (t) => {

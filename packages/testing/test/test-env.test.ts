@@ -20,7 +20,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigMap, CustomResourceDefinition, Job, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
+import { Client, ConfigMap, CustomResourceDefinition, Job, MutatingWebhookConfiguration, Namespace, Node, Pod, Secret, StatefulSet, defaulter, defineKind, isNotFound, loadKubeConfig, mutatePath, silentLogger, type Typed } from '@operant/runtime';
 import { Informer } from '@operant/runtime/cache';
 import type { Status } from '@operant/apimachinery';
 import { chaos, converges, eventually, eventuallyFound, processCertificates, TestEnv, WaitError } from '../src/index.js';
@@ -62,6 +62,12 @@ describe('starting', () => {
   test('points the webhook configurations at a local port with the process CA', async () => {
     assert.ok(env.webhook && env.webhook.port > 0);
     assert.match(env.webhook.caPem, /BEGIN CERTIFICATE/);
+    // As installed in the server: the manifest's service clientConfig became the local port, on the service's path, with the CA as caBundle.
+    const installed = await env.client.get(MutatingWebhookConfiguration, 'testing-mutating-webhook-configuration');
+    assert.deepEqual(
+      installed.webhooks?.map((w) => w.clientConfig),
+      [{ url: `https://127.0.0.1:${env.webhook.port}/mutate-testing-operant-dev-v1-widget`, caBundle: Buffer.from(env.webhook.caPem).toString('base64') }],
+    );
   });
 
   test("a simulated cluster's kubelets report the server's version, or the one asked for", async () => {
@@ -130,7 +136,11 @@ describe('starting', () => {
   });
 
   test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {
+    // The servers listening in this process (the API server's TCP port and its private socket are two).
+    const listening = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap' || r === 'PipeServerWrap').length;
+    const before = listening();
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), { code: 'ENOENT', message: `TestEnv.start: crds: ${join(testdata, 'nope.yaml')}: no such file or directory` });
+    assert.equal(listening(), before, 'the server started beside the missing file was stopped');
     // A relative path is read from the working directory, which a test runner may not have put beside the test.
     await assert.rejects(TestEnv.start({ crds: 'config/crds/bases' }), {
       code: 'ENOENT',
@@ -147,6 +157,7 @@ describe('starting', () => {
       rmSync(project, { recursive: true, force: true });
     }
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
+    assert.equal(listening(), before, 'the server that was up when the manifest was refused was stopped');
   });
 });
 
@@ -176,11 +187,14 @@ describe('namespaces', () => {
       await using ns = await env.namespace();
       name = ns.name;
       assert.equal((await env.client.get(Namespace, name)).status?.phase, 'Active');
+      await env.client.create(ConfigMap, { metadata: { name: 'content', namespace: name } });
     }
     await eventually(async () => {
       const ns = await env.client.get(Namespace, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
       assert.ok(ns === undefined || ns.metadata.deletionTimestamp);
     });
+    // Not left Terminating (as envtest leaves them, without kube-controller-manager): its content is deleted, then it is gone.
+    await eventually(async () => assert.ok(await env.client.get(Namespace, name).then(() => false, isNotFound), `namespace ${name} still exists`), { timeout: 10_000 });
   });
 });
 
@@ -578,6 +592,7 @@ describe('restarting the server', () => {
     t.after(() => stop.abort());
     informer.start(stop.signal);
     await eventuallyFound(() => informer.store.get(`${ns.name}/kept`), { message: 'the informer has the ConfigMap' });
+    await eventually(() => assert.equal(informer.stats().watches, 1), { message: 'the informer watches' });
     const port = durable.server.port;
 
     await durable.restartServer({ downMs: 200 });
@@ -585,6 +600,8 @@ describe('restarting the server', () => {
     assert.deepEqual((await durable.client.get(ConfigMap, 'kept', { namespace: ns.name })).data, { a: '1' });
     await durable.client.patch(ConfigMap, 'kept', { data: { a: '2' } }, { namespace: ns.name });
     await eventuallyFound(() => informer.store.get(`${ns.name}/kept`)?.data?.['a'] === '2', { message: 'the informer sees the change made after the restart', timeout: 15_000 });
+    // The server did go away: the informer's watch ended with it, and it watched the new one.
+    assert.ok(informer.stats().watches >= 2, `the informer watched ${informer.stats().watches} time(s): its first watch outlived the restart`);
   });
 });
 
@@ -639,8 +656,16 @@ describe('the restart-server fault', () => {
     const viaProxy = Client.fromConfig(await proxy.clientConfig(), { qps: Infinity });
     t.after(() => viaProxy.close());
     await viaProxy.create(ConfigMap, { metadata: { name: 'before', namespace: ns.name }, data: { a: '1' } });
+    // A watch straight on the server, to see that it really went away (not only the proxy's record of it).
+    const informer = new Informer(durable.client.listerWatcher(ConfigMap), { namespace: ns.name, logger: silentLogger });
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    informer.start(stop.signal);
+    await eventually(() => assert.equal(informer.stats().watches, 1), { message: 'the informer watches' });
+    const watchesBefore = 1;
     const report = await proxy.play(chaos({ seed: 3, duration: 1200, meanGapMs: 300, faults: [{ kind: 'restart-server', windowMs: [300, 300] }] }), { log: () => undefined });
     const hits = report.records.filter((r) => r.type === 'hit');
+    await eventually(() => assert.ok(informer.stats().watches > watchesBefore, `still on its first watch (${informer.stats().watches})`), { timeout: 15_000, message: 'the informer watches the restarted server' });
     assert.ok(hits.length >= 1, report.timeline());
     assert.match(hits[0]!.request!, new RegExp(`^the API server on port ${durable.server.port}$`));
     assert.match(hits[0]!.detail!, /^down \d+ ms, started again from its data$/);

@@ -202,7 +202,9 @@ export class FaultProxy {
     private readonly inProcess: InProcessHandler | undefined,
   ) {
     const { port, address } = server.address() as AddressInfo;
-    const host = address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
+    // Listening on every address (0.0.0.0, ::), it is reached on loopback: the unspecified address is no
+    // place to connect to, and its serving certificate names 127.0.0.1 and ::1, not it.
+    const host = address === '::' ? '[::1]' : address.includes(':') ? `[${address}]` : address === '0.0.0.0' ? '127.0.0.1' : address;
     this.plainHttp = caPem === undefined;
     this.url = `${this.plainHttp ? 'http' : 'https'}://${host}:${port}`;
     this.kubeconfig = proxyKubeconfigText({

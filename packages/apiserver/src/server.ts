@@ -63,6 +63,7 @@ import { CustomResourceServing } from './crd/serving.js';
 import { resourcePrefix } from './registry/keys.js';
 import { ApiServerMetrics, type RequestKind } from './metrics/apiserver-metrics.js';
 import { nonResourceRequestLabels, resourceRequestLabels, type RequestLabels } from './metrics/request-labels.js';
+import { prepareDataDir } from './storage/data-dir.js';
 
 export interface ApiServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -223,6 +224,8 @@ export interface RunningApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const host = options.host ?? '127.0.0.1';
+  // A data dir that cannot be used says why before anything is written into it (certificates included).
+  if (options.dataDir) prepareDataDir(options.dataDir);
   // Certificates first: a pair that cannot serve fails the start before storage is opened.
   const material = options.servingMaterial
     ? await providedServingMaterial(options.servingMaterial, options.dataDir, reachableHost(host))

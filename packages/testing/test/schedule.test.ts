@@ -104,6 +104,21 @@ test('a schedule refuses what it cannot play', () => {
   assert.throws(() => chaos({ duration: 10, faults: ['meteor' as never] }), /unknown fault kind "meteor"/);
 });
 
+test('a schedule refuses numbers that would hang it, fire its timers at once, or mean nothing', () => {
+  // A mean gap of 0 or less never moved the schedule on: chaos() looped forever.
+  assert.throws(() => chaos({ duration: 1000, meanGapMs: 0 }), /^RangeError: chaos: meanGapMs must be a positive number of ms, got 0$/);
+  assert.throws(() => chaos({ duration: 1000, meanGapMs: -1 }), /meanGapMs must be a positive number of ms, got -1/);
+  assert.throws(() => chaos({ duration: Infinity }), /duration must be at most 2147483647 ms/);
+  assert.throws(() => chaos({ duration: 3_600_000, meanGapMs: 1 }), /makes about 3600000 faults; at most 1000000/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', probability: 3 }] }), /chaos: error: probability must be from 0 to 1, got 3/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'latency', windowMs: [500, 100] }] }), /latency: windowMs must be \[shortest, longest\]/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'latency', ms: 2 ** 31 }] }), /latency: ms must be from 0 to 2147483647/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', weight: -1 }] }), /error: weight must be a number from 0, got -1/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', weight: 0 }] }), /every fault has weight 0/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', code: 502 as never }] }), /error: code must be one of 500, 503, 504, 429, got 502/);
+  assert.throws(() => chaos({ duration: 1000, plan: { everyMs: 500, faults: [{ kind: 'latency', at: 0, ms: -5 }] } }), /latency in the plan: ms must be from 0/);
+});
+
 test('requests are read as kube-apiserver reads them', () => {
   const pick = (method: string, target: string) => {
     const { verb, group, version, resource, subresource, namespace, name, resourceVersion, isResourceRequest } = requestInfo(method, target);

@@ -1,0 +1,39 @@
+/**
+ * `operant chaos` (the real CLI) on bad flags: each is refused in one line
+ * that names the flag, exit 1, at once: never a hang (a mean gap of 0 looped
+ * forever), a timer that fires at once (a duration or latency past the longest
+ * timer), or a value silently dropped (`error:500:503` took the last code).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli', 'bin', 'operant.js');
+
+/** `operant chaos <args>` to its end (a hang fails at the timeout). */
+function chaos(args: string[], cwd?: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, 'chaos', ...args], { encoding: 'utf8', timeout: 15_000, cwd });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function assertRefused(args: string[], line: string, cwd?: string): void {
+  const r = chaos(args, cwd);
+  assert.deepEqual({ status: r.status, stderr: r.stderr }, { status: 1, stderr: `${line}\n` }, `operant chaos ${args.join(' ')}`);
+}
+
+test('durations out of range are refused, naming the flag', () => {
+  assertRefused(['--plan', '--duration', '0'], 'error: --duration: invalid duration "0": must be at least 1ms');
+  assertRefused(['--plan', '--duration', '99999999h'], 'error: --duration: invalid duration "99999999h": must be at most 2147483647ms (about 596h)');
+  assertRefused(['--plan', '--mean-gap', '0'], 'error: --mean-gap: invalid duration "0": must be at least 1ms');
+  assertRefused(['--plan', '--mean-gap', '0.001ms', '--duration', '1h'], 'error: --mean-gap: invalid duration "0.001ms": must be at least 1ms');
+});
+
+test('--faults: an option given twice, a latency past the longest timer; empty scope lists', () => {
+  assertRefused(['--plan', '--faults', 'error:500:503'], 'error: --faults: "error:500:503": "503" sets the code a second time');
+  assertRefused(['--plan', '--faults', 'delete-pod:app=web:tier=db'], 'error: --faults: "delete-pod:app=web:tier=db": "tier=db" sets the label selector a second time');
+  assertRefused(['--plan', '--faults', 'latency:99999999999999999999'], 'error: --faults: "latency:99999999999999999999": a latency of at most 2147483647 ms');
+  assertRefused(['--plan', '--namespaces', ','], 'error: --namespaces: empty list ",": name at least one, or leave the flag out');
+  assertRefused(['--plan', '--verbs', ''], 'error: --verbs: empty list "": name at least one, or leave the flag out');
+});

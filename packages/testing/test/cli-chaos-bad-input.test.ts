@@ -7,6 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,4 +40,35 @@ test('--faults: an option given twice, a latency past the longest timer; empty s
   assertRefused(['--plan', '--faults', 'latency:99999999999999999999'], 'error: --faults: "latency:99999999999999999999": a latency of at most 2147483647 ms');
   assertRefused(['--plan', '--namespaces', ','], 'error: --namespaces: empty list ",": name at least one, or leave the flag out');
   assertRefused(['--plan', '--verbs', ''], 'error: --verbs: empty list "": name at least one, or leave the flag out');
+});
+
+test('--listen on a busy port or an address not here, --write-kubeconfig where no file can be: refused, naming the flag', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'operant-chaos-flags-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // The proxy does not reach its upstream before a client asks: any server address does.
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
+  const busy = createServer();
+  busy.listen(0, '127.0.0.1');
+  await once(busy, 'listening');
+  t.after(() => busy.close());
+  const port = (busy.address() as { port: number }).port;
+  const run = ['--kubeconfig', kubeconfig, '--exit', '--duration', '1s'];
+  assertRefused([...run, '--listen', `127.0.0.1:${port}`], `error: --listen 127.0.0.1:${port}: address already in use`, dir);
+  assertRefused([...run, '--listen', '192.0.2.1:0'], 'error: --listen 192.0.2.1:0: address not available on this machine', dir);
+
+  const file = join(dir, 'file');
+  writeFileSync(file, '');
+  assertRefused([...run, '--write-kubeconfig', join(file, 'kubeconfig')], `error: --write-kubeconfig: cannot write the kubeconfig ${join(file, 'kubeconfig')}: ${file} is not a directory`, dir);
+  assertRefused([...run, '--write-kubeconfig', dir], `error: --write-kubeconfig: cannot write the kubeconfig ${dir}: ${dir} is a directory`, dir);
+  // Node's recursive mkdir looped forever here.
+  assertRefused([...run, '--write-kubeconfig', '/proc/operant/kubeconfig'], 'error: --write-kubeconfig: cannot write the kubeconfig /proc/operant/kubeconfig: cannot create /proc/operant: no such file or directory', dir);
+  const dangling = join(dir, 'dangling');
+  symlinkSync(join(dir, 'unmounted'), dangling);
+  assertRefused([...run, '--write-kubeconfig', join(dangling, 'kubeconfig')], `error: --write-kubeconfig: cannot write the kubeconfig ${join(dangling, 'kubeconfig')}: ${dangling} is not a directory`, dir);
+  // The temporary that held the token did not stay behind (beside the directory it could not replace).
+  assert.deepEqual(readdirSync(dirname(dir)).filter((name) => name.startsWith(`${dir.slice(dirname(dir).length + 1)}.`)), []);
 });

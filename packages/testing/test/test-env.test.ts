@@ -135,6 +135,18 @@ describe('starting', () => {
   });
 });
 
+describe('stopped', () => {
+  test('a stopped environment refuses what would start on it, saying so; stop() again is a no-op', async () => {
+    const stopped = await TestEnv.start();
+    await stopped.stop();
+    await stopped.stop();
+    // Before: ECONNREFUSED for the namespace; a proxy to the dead server, listening past the test, for faultProxy.
+    await assert.rejects(stopped.namespace(), { message: 'TestEnv.namespace: the environment is stopped' });
+    await assert.rejects(stopped.faultProxy(), { message: 'TestEnv.faultProxy: the environment is stopped' });
+    await assert.rejects(stopped.startManager(() => {}), { message: 'TestEnv.startManager: the environment is stopped' });
+  });
+});
+
 describe('namespaces', () => {
   let fromScope = '';
 

@@ -385,9 +385,9 @@ export class SqlitePersistence implements Persistence {
  * than half of its heap (scratch measurement, 10,000 bench pods: 7.0 KB -> 3.1 KB each), and
  * every full collection of a restarted server holding 100,000 of them marked it all.
  */
-function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }): KubeObject {
+function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }, key: string, rev: number, previous = false): KubeObject {
   if (holder.parsed === undefined) {
-    const value = JSON.parse(holder.json ?? holder.utf8!.toString('utf8')) as KubeObject;
+    const value = parseStored(holder.json ?? holder.utf8!.toString('utf8'), key, rev, previous);
     shareManagedFields(value.metadata?.managedFields);
     const parsed = Object.freeze(value);
     keepEncoding(parsed, holder.utf8 ?? slabBytes(holder.json!));
@@ -396,6 +396,18 @@ function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }
     holder.utf8 = undefined;
   }
   return holder.parsed;
+}
+
+/**
+ * A stored value's JSON, parsed. SQLite checks no value's bytes: a flipped bit in one is found
+ * only here, and said as what it is (which object, which revision), not as a bare parse error.
+ */
+function parseStored(text: string, key: string, rev: number, previous: boolean): KubeObject {
+  try {
+    return JSON.parse(text) as KubeObject;
+  } catch (e) {
+    throw new Error(`state.db is damaged: the ${previous ? 'previous value' : 'value'} of ${key} in revision ${rev} is not JSON (${(e as Error).message}); restore the data dir from a backup`);
+  }
 }
 
 /**
@@ -415,7 +427,7 @@ class StoredObject implements Versioned, UnparsedValue {
     this.json = json;
   }
   get value(): KubeObject {
-    return parseOnce(this);
+    return parseOnce(this, this.key, this.rev);
   }
   get unparsed(): UnparsedValue | undefined {
     return this.parsed === undefined ? this : undefined;
@@ -452,7 +464,7 @@ class StoredEvent implements StorageEvent {
     return this.object.value;
   }
   get prev(): KubeObject | undefined {
-    return this.prevHolder && parseOnce(this.prevHolder);
+    return this.prevHolder && parseOnce(this.prevHolder, this.key, this.rev, true);
   }
 }
 

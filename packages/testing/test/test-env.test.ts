@@ -145,6 +145,15 @@ describe('stopped', () => {
     await assert.rejects(stopped.faultProxy(), { message: 'TestEnv.faultProxy: the environment is stopped' });
     await assert.rejects(stopped.startManager(() => {}), { message: 'TestEnv.startManager: the environment is stopped' });
   });
+
+  test('a stopped fault proxy refuses to play a schedule or write its kubeconfig; stop() again is a no-op', async () => {
+    const proxy = await env.faultProxy();
+    await proxy.stop();
+    await proxy.stop();
+    // Before: the play "ran" (a report of 0 requests) and the kubeconfig pointed clients at a closed port.
+    await assert.rejects(proxy.play(chaos({ seed: 1, duration: 200 })), { message: 'FaultProxy.play: the proxy is stopped' });
+    await assert.rejects(proxy.writeKubeconfig(join(tmpdir(), 'never-written')), { message: 'FaultProxy.writeKubeconfig: the proxy is stopped' });
+  });
 });
 
 describe('namespaces', () => {

@@ -275,6 +275,8 @@ export class FaultProxy {
    * in a file others may read.
    */
   async writeKubeconfig(path: string): Promise<void> {
+    // Its URL would be refused: a client given it would fail with ECONNREFUSED, far from the cause.
+    if (this.stopped) throw new Error('FaultProxy.writeKubeconfig: the proxy is stopped');
     const fail = (what: string): Error => new Error(`cannot write the kubeconfig ${path}: ${what}`);
     await makeDirectories(dirname(path), fail);
     const temporary = `${path}.${randomUUID()}.tmp`;
@@ -341,6 +343,8 @@ export class FaultProxy {
    * ```
    */
   play(schedule: ChaosSchedule, options?: PlayOptions): Promise<ChaosReport> {
+    // A stopped proxy forwards nothing: a schedule played on it would report a run that never was.
+    if (this.stopped) return Promise.reject(new Error('FaultProxy.play: the proxy is stopped'));
     const played: { schedule: ChaosSchedule; report?: ChaosReport } = { schedule };
     this.played = played;
     return playSchedule(this, schedule, options).then((report) => (played.report = report));

@@ -131,6 +131,9 @@ describe('starting', () => {
 
   test('fails, leaving nothing running, when a manifest is missing or is not a CRD', async () => {
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), /ENOENT/);
+    // Which option named the file (before: a bare "ENOENT: no such file or directory, stat '...'").
+    await assert.rejects(TestEnv.start({ crds: join(testdata, 'nope.yaml') }), { message: `crds: ENOENT: no such file or directory, stat '${join(testdata, 'nope.yaml')}'` });
+    await assert.rejects(TestEnv.start({ webhooks: { manifests: join(testdata, 'nope.yaml') } }), { message: `webhooks.manifests: ENOENT: no such file or directory, stat '${join(testdata, 'nope.yaml')}'` });
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
   });
 });

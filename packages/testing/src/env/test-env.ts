@@ -305,8 +305,8 @@ export class TestEnv implements AsyncDisposable {
       const [running, madeDir, crdObjects, webhookObjects, port] = await Promise.all([
         serverStart,
         dirMade,
-        readManifests(options.crds),
-        readManifests(options.webhooks?.manifests),
+        readManifests(options.crds).catch(optionError('crds')),
+        readManifests(options.webhooks?.manifests).catch(optionError('webhooks.manifests')),
         wantsWebhooks ? freePort() : undefined,
       ]);
       server = running;
@@ -650,4 +650,11 @@ export class TestEnv implements AsyncDisposable {
 async function startCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
   const { startSimulatedCluster } = await import('@operant/controllers');
   return startSimulatedCluster(options);
+}
+
+/** A manifest that cannot be read fails the start naming the option it came from: `crds: ENOENT: no such file or directory, stat 'x.yaml'`. */
+function optionError(option: string): (e: unknown) => never {
+  return (e) => {
+    throw new Error(`${option}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** What a kubeconfig for the embedded server needs. */
@@ -34,9 +34,15 @@ export function kubeconfigText(options: KubeconfigOptions): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-/** Writes a kubeconfig atomically with mode 0600, creating parent directories. */
+/** Writes a kubeconfig atomically with mode 0600, creating parent directories; a path it cannot write is refused naming it. */
 export async function writeKubeconfig(path: string, yaml: string): Promise<void> {
-  await writeFileAtomic(path, yaml, 0o600);
+  try {
+    await writeFileAtomic(path, yaml, 0o600);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = e instanceof DirectoryError ? e.message : code === 'EISDIR' ? `${path} is a directory` : fileErrorReason(e);
+    throw new Error(`cannot write the kubeconfig ${path}: ${why}`, { cause: e });
+  }
 }
 
 /**
@@ -50,7 +56,7 @@ export async function writeKubeconfig(path: string, yaml: string): Promise<void>
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  makeDirectories(dir);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     // 'wx' so the mode applies (it only does on creation) and a stale file is never reused.
@@ -69,5 +75,44 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
       // Never made, or already gone.
     }
     throw err;
+  }
+}
+
+/** What is wrong with a directory on the way to a file: not a directory, or one that cannot be created. */
+class DirectoryError extends Error {}
+
+/** The reason of a Node file-system error without its code and path: `read-only file system` of `EROFS: read-only file system, mkdir '/x'`. */
+function fileErrorReason(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return /^[A-Z]+: (.*?), \w+ '.*'$/.exec(message)?.[1] ?? message;
+}
+
+/**
+ * `mkdir -p`, a directory at a time: Node's recursive mkdir loops forever (synchronously: the
+ * whole process) where a directory exists but its child's mkdir says ENOENT, as under /proc.
+ */
+function makeDirectories(dir: string): void {
+  try {
+    mkdirSync(dir);
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      let isDirectory = false;
+      try {
+        isDirectory = statSync(dir).isDirectory();
+      } catch {
+        // A dangling symbolic link: not a directory either.
+      }
+      if (isDirectory) return;
+      throw new DirectoryError(`${dir} is not a directory`);
+    }
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw new DirectoryError(`cannot create ${dir}: ${fileErrorReason(e)}`, { cause: e });
+  }
+  makeDirectories(dirname(dir));
+  try {
+    mkdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new DirectoryError(`cannot create ${dir}: ${fileErrorReason(e)}`, { cause: e });
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { DirectoryError, fileErrorReason, makeDirectories } from './make-directories.js';
 
 /** What a kubeconfig for the embedded server needs. */
 export interface KubeconfigOptions {
@@ -78,41 +79,3 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   }
 }
 
-/** What is wrong with a directory on the way to a file: not a directory, or one that cannot be created. */
-class DirectoryError extends Error {}
-
-/** The reason of a Node file-system error without its code and path: `read-only file system` of `EROFS: read-only file system, mkdir '/x'`. */
-function fileErrorReason(e: unknown): string {
-  const message = e instanceof Error ? e.message : String(e);
-  return /^[A-Z]+: (.*?), \w+ '.*'$/.exec(message)?.[1] ?? message;
-}
-
-/**
- * `mkdir -p`, a directory at a time: Node's recursive mkdir loops forever (synchronously: the
- * whole process) where a directory exists but its child's mkdir says ENOENT, as under /proc.
- */
-function makeDirectories(dir: string): void {
-  try {
-    mkdirSync(dir);
-    return;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      let isDirectory = false;
-      try {
-        isDirectory = statSync(dir).isDirectory();
-      } catch {
-        // A dangling symbolic link: not a directory either.
-      }
-      if (isDirectory) return;
-      throw new DirectoryError(`${dir} is not a directory`);
-    }
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw new DirectoryError(`cannot create ${dir}: ${fileErrorReason(e)}`, { cause: e });
-  }
-  makeDirectories(dirname(dir));
-  try {
-    mkdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new DirectoryError(`cannot create ${dir}: ${fileErrorReason(e)}`, { cause: e });
-  }
-}

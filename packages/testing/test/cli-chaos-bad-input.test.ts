@@ -60,6 +60,15 @@ test('--listen on a busy port or an address not here, --write-kubeconfig where n
   assertRefused([...run, '--listen', `127.0.0.1:${port}`], `error: --listen 127.0.0.1:${port}: address already in use`, dir);
   assertRefused([...run, '--listen', '192.0.2.1:0'], 'error: --listen 192.0.2.1:0: address not available on this machine', dir);
 
+  // A kubeconfig that is not YAML: one line, the file and the position (as kubectl's 'yaml: line N: ...').
+  const broken = join(dir, 'broken-kubeconfig');
+  writeFileSync(broken, 'apiVersion: v1\nclusters:\n- name: c\n  bad: [\n');
+  assertRefused(
+    ['--kubeconfig', broken, '--exit', '--duration', '1s'],
+    `error: kubeconfig ${broken}: not valid YAML at line 5, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    dir,
+  );
+
   const file = join(dir, 'file');
   writeFileSync(file, '');
   assertRefused([...run, '--write-kubeconfig', join(file, 'kubeconfig')], `error: --write-kubeconfig: cannot write the kubeconfig ${join(file, 'kubeconfig')}: ${file} is not a directory`, dir);

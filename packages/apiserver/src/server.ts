@@ -63,6 +63,7 @@ import { CustomResourceServing } from './crd/serving.js';
 import { resourcePrefix } from './registry/keys.js';
 import { ApiServerMetrics, type RequestKind } from './metrics/apiserver-metrics.js';
 import { nonResourceRequestLabels, resourceRequestLabels, type RequestLabels } from './metrics/request-labels.js';
+import { prepareDataDir } from './storage/data-dir.js';
 
 export interface ApiServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -223,6 +224,8 @@ export interface RunningApiServer {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const host = options.host ?? '127.0.0.1';
+  // A data dir that cannot be used says why before anything is written into it (certificates included).
+  if (options.dataDir) prepareDataDir(options.dataDir);
   // Certificates first: a pair that cannot serve fails the start before storage is opened.
   const material = options.servingMaterial
     ? await providedServingMaterial(options.servingMaterial, options.dataDir, reachableHost(host))
@@ -433,29 +436,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   serverAddress = `${urlHost}:${port}`;
   const url = `${options.insecureHttp ? 'http' : 'https'}://${serverAddress}`;
   const kubeconfig = kubeconfigText({ server: url, caPem: material.ca.certPem, token: material.adminToken });
-  if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
-  await readOnlyIfFull(
-    () =>
-      ensureKubernetesService(
-        catalog,
-        host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host,
-        port,
-        // Stored as the bootstrap objects are when nothing but those was ever written (no request has come in since listen).
-        (options.bootstrapWrites ?? 'auto') === 'auto' && newStore && store.revision === bootstrapped,
-      ),
-    'the kubernetes Service and Endpoints',
-  );
-  namespaces.start();
-  gc.start();
-  clusterRoleAggregation.start();
-  apiServiceRegistration.start();
-  flowSchemaStatus.start();
-  policyStatus.start();
-  csrSigning?.start();
-  // A compaction drops the burst's events, garbage now: urgent, so that a server whose data grew still
-  // collects at each compaction (one collection per interval at most) rather than keep a burst's history.
-  const stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint(true)));
-
+  let stopCompactor: () => void = () => {};
   let stopped: Promise<void> | undefined;
   /** The responses of requests handed over in the process (serveInProcess) and not yet done, with how to cut each at stop. */
   const inProcess = new Map<ServerResponse, (() => void) | undefined>();
@@ -477,7 +458,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     handler(req, res);
     return true;
   };
-  return {
+  const running: RunningApiServer = {
     url,
     port,
     caPem: material.ca.certPem,
@@ -511,6 +492,36 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       return stopped;
     },
   };
+  try {
+    if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, kubeconfig);
+    await readOnlyIfFull(
+      () =>
+        ensureKubernetesService(
+          catalog,
+          host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host,
+          port,
+          // Stored as the bootstrap objects are when nothing but those was ever written (no request has come in since listen).
+          (options.bootstrapWrites ?? 'auto') === 'auto' && newStore && store.revision === bootstrapped,
+        ),
+      'the kubernetes Service and Endpoints',
+    );
+    namespaces.start();
+    gc.start();
+    clusterRoleAggregation.start();
+    apiServiceRegistration.start();
+    flowSchemaStatus.start();
+    policyStatus.start();
+    csrSigning?.start();
+    // A compaction drops the burst's events, garbage now: urgent, so that a server whose data grew still
+    // collects at each compaction (one collection per interval at most) rather than keep a burst's history.
+    stopCompactor = startCompactor(store, options.etcdCompactionIntervalMs ?? defaultCompactionIntervalMs, reclaim && (() => reclaim.hint(true)));
+  } catch (err) {
+    // A start that fails once it serves (a damaged value read by a controller, a kubeconfig it cannot write)
+    // lets go of all it opened, as a stop does: the port, the connections, the data dir's lock.
+    await running.stop();
+    throw err;
+  }
+  return running;
 }
 
 const publicPaths = new Set(['/version', '/healthz', '/livez', '/readyz']);

@@ -53,6 +53,12 @@ write survives even \`kill -9\`. On a full disk the server stays up read-only: w
 reads and watches go on, and writes are accepted again once space frees. Writes are synced in
 batches: when a batch cannot be written, each of its writes is taken back whole, and a read that
 had already seen one answers the same error rather than an object that was never stored.
+A data dir the server cannot use stops the start with one line that names it and exit code 1,
+before anything is written to it: a path that is a file or cannot be created or written (\`data dir
+D: not writable: read-only file system\`), a \`state.db\` held by another running server (\`in use by
+another server\`), one that is not SQLite or is damaged, or one written by a newer storage format
+(SQLite's \`user_version\`; this version reads 0). A stored value that is not JSON (SQLite checks no
+value's bytes) stops the start too, naming its key and revision.
 Recent changes are kept for watches and paginated lists: at most 20,000 events and about 64 MiB of
 their objects, and, as kube-apiserver compacts etcd, nothing from before the previous compaction
 (every \`--etcd-compaction-interval\`), in memory and in the data dir alike. A watch or a continued

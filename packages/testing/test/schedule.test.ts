@@ -102,10 +102,21 @@ test('a schedule refuses what it cannot play', () => {
   assert.throws(() => chaos({ duration: 0 }), /duration must be positive/);
   assert.throws(() => chaos({ duration: 10, seed: 1.5 }), /seed must be an integer/);
   assert.throws(() => chaos({ duration: 10, faults: ['meteor' as never] }), /unknown fault kind "meteor"/);
-  // A gap of 0 would start every fault at the same instant, forever: the schedule would never be made.
-  assert.throws(() => chaos({ duration: 10, meanGapMs: 0 }), /^RangeError: chaos: meanGapMs must be positive, got 0$/);
-  assert.throws(() => chaos({ duration: 10, meanGapMs: -5 }), /meanGapMs must be positive, got -5/);
-  assert.throws(() => chaos({ duration: Infinity }), /^RangeError: chaos: duration must be a finite number of ms, got Infinity$/);
+});
+
+test('a schedule refuses numbers that would hang it, fire its timers at once, or mean nothing', () => {
+  // A mean gap of 0 or less never moved the schedule on: chaos() looped forever.
+  assert.throws(() => chaos({ duration: 1000, meanGapMs: 0 }), /^RangeError: chaos: meanGapMs must be a positive number of ms, got 0$/);
+  assert.throws(() => chaos({ duration: 1000, meanGapMs: -1 }), /meanGapMs must be a positive number of ms, got -1/);
+  assert.throws(() => chaos({ duration: Infinity }), /duration must be at most 2147483647 ms/);
+  assert.throws(() => chaos({ duration: 3_600_000, meanGapMs: 1 }), /makes about 3600000 faults; at most 1000000/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', probability: 3 }] }), /chaos: error: probability must be from 0 to 1, got 3/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'latency', windowMs: [500, 100] }] }), /latency: windowMs must be \[shortest, longest\]/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'latency', ms: 2 ** 31 }] }), /latency: ms must be from 0 to 2147483647/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', weight: -1 }] }), /error: weight must be a number from 0, got -1/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', weight: 0 }] }), /every fault has weight 0/);
+  assert.throws(() => chaos({ duration: 1000, faults: [{ kind: 'error', code: 502 as never }] }), /error: code must be one of 500, 503, 504, 429, got 502/);
+  assert.throws(() => chaos({ duration: 1000, plan: { everyMs: 500, faults: [{ kind: 'latency', at: 0, ms: -5 }] } }), /latency in the plan: ms must be from 0/);
 });
 
 test('requests are read as kube-apiserver reads them', () => {

@@ -156,8 +156,30 @@ describe('starting', () => {
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
+    await assert.rejects(TestEnv.start({ webhooks: { manifests: join(testdata, 'nope.yaml') } }), { code: 'ENOENT', message: `TestEnv.start: webhooks.manifests: ${join(testdata, 'nope.yaml')}: no such file or directory` });
     await assert.rejects(TestEnv.start({ crds: join(testdata, 'webhook-manifests.yaml') }), /MutatingWebhookConfiguration testing-mutating-webhook-configuration is not a CustomResourceDefinition/);
     assert.equal(listening(), before, 'the server that was up when the manifest was refused was stopped');
+  });
+});
+
+describe('stopped', () => {
+  test('a stopped environment refuses what would start on it, saying so; stop() again is a no-op', async () => {
+    const stopped = await TestEnv.start();
+    await stopped.stop();
+    await stopped.stop();
+    // Before: ECONNREFUSED for the namespace; a proxy to the dead server, listening past the test, for faultProxy.
+    await assert.rejects(stopped.namespace(), { message: 'TestEnv.namespace: the environment is stopped' });
+    await assert.rejects(stopped.faultProxy(), { message: 'TestEnv.faultProxy: the environment is stopped' });
+    await assert.rejects(stopped.startManager(() => {}), { message: 'TestEnv.startManager: the environment is stopped' });
+  });
+
+  test('a stopped fault proxy refuses to play a schedule or write its kubeconfig; stop() again is a no-op', async () => {
+    const proxy = await env.faultProxy();
+    await proxy.stop();
+    await proxy.stop();
+    // Before: the play "ran" (a report of 0 requests) and the kubeconfig pointed clients at a closed port.
+    await assert.rejects(proxy.play(chaos({ seed: 1, duration: 200 })), { message: 'FaultProxy.play: the proxy is stopped' });
+    await assert.rejects(proxy.writeKubeconfig(join(tmpdir(), 'never-written')), { message: 'FaultProxy.writeKubeconfig: the proxy is stopped' });
   });
 });
 

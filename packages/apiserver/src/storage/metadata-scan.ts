@@ -24,7 +24,13 @@ const wanted = new Set(['"uid"', '"ownerReferences"', '"finalizers"', '"deletion
 /** The ownership fields of a stored object's metadata: scanned from its JSON while it is not parsed, else read from it. */
 export function ownershipOf(v: Versioned): OwnershipMeta {
   const raw = v.unparsed;
-  return raw ? scanOwnershipMeta(raw.jsonText()) : v.value.metadata;
+  if (!raw) return v.value.metadata;
+  try {
+    return scanOwnershipMeta(raw.jsonText());
+  } catch {
+    // Text that is not JSON (a damaged data dir): parsing the value says so, naming the object.
+    return v.value.metadata;
+  }
 }
 
 /** The uid, ownerReferences, finalizers and deletionTimestamp of the object `json` encodes (each absent when the object has none). */

@@ -49,6 +49,7 @@ import { closeSync, existsSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodedJson, keepEncoding, slabBytes } from './encoded-json.js';
 import { ensurePrivateDir, touchPrivate } from './private-dir.js';
+import { newerFormatError, newestReadableFormat, stateDbError } from './data-dir.js';
 import type { KubeObject } from '@operant/apimachinery';
 import { shareManagedFields } from '@operant/apimachinery/managedfields';
 import { StoreError, noSpaceMessage, type HistoryBounds, type PersistedWrite, type Persistence, type StorageEvent, type UnparsedValue, type Versioned } from './types.js';
@@ -104,25 +105,7 @@ export class SqlitePersistence implements Persistence {
     this.dir = dir;
     for (const warning of ensurePrivateDir(dir)) process.stderr.write(`warning: ${warning}\n`);
     touchPrivate(join(dir, 'state.db'));
-    this.db = new Database(join(dir, 'state.db'));
-    // Before the first access, so that the WAL index is kept in memory (no -shm file to create).
-    this.db.pragma('locking_mode = EXCLUSIVE');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
-    this.db.pragma('journal_size_limit = 67108864');
-    // A checkpoint runs inside the commit that crosses this many WAL pages, and blocks it on two
-    // fsyncs (the WAL's, then the database's). A small object's commit writes three to four pages
-    // (four to five while the revision was written at each commit), so SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
-    // commit (scratch measurement, 8,000 ConfigMaps: ~90-150 us -> ~35-50 us per commit). 4,000
-    // pages (16 MiB) makes them four times rarer. Durability is the same: it rests on the WAL's
-    // fsync (sync); a restart after kill -9 replays at most that much more WAL.
-    this.db.pragma('wal_autocheckpoint = 4000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, rev INTEGER NOT NULL, value TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
-      CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-    `);
+    this.db = openStateDb(dir);
     // The value and the previous one are bound as the UTF-8 bytes the store keeps for them
     // (encoded-json.ts), not converted from JavaScript strings again, and stored as the text they
     // are (CAST of a blob to TEXT reinterprets its bytes).
@@ -149,7 +132,7 @@ export class SqlitePersistence implements Persistence {
     });
   }
 
-  load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
+  private loadAll(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
     const meta = new Map((this.db.prepare('SELECT name, value FROM meta').raw().all() as Array<[string, number]>).map(([name, value]) => [name, value]));
     const newestEvent = this.db.prepare('SELECT MAX(rev) AS rev FROM events').get() as { rev: number | null };
     const revision = Math.max(1, meta.get('revision') ?? 0, newestEvent.rev ?? 0);
@@ -162,6 +145,17 @@ export class SqlitePersistence implements Persistence {
       return this.loadRows(bounds, revision, meta.get('folded'));
     } finally {
       this.db.pragma('mmap_size = 0');
+    }
+  }
+
+  load(bounds: HistoryBounds): { revision: number; objects: Versioned[]; events: StorageEvent[] } {
+    try {
+      return this.loadAll(bounds);
+    } catch (e) {
+      // A file that opened but cannot be read whole (damaged further in) is refused as at open.
+      this.closed = true;
+      this.db.close();
+      throw e instanceof Database.SqliteError ? stateDbError(this.dir, e) : e;
     }
   }
 
@@ -391,9 +385,9 @@ export class SqlitePersistence implements Persistence {
  * than half of its heap (scratch measurement, 10,000 bench pods: 7.0 KB -> 3.1 KB each), and
  * every full collection of a restarted server holding 100,000 of them marked it all.
  */
-function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }): KubeObject {
+function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }, key: string, rev: number, previous = false): KubeObject {
   if (holder.parsed === undefined) {
-    const value = JSON.parse(holder.json ?? holder.utf8!.toString('utf8')) as KubeObject;
+    const value = parseStored(holder.json ?? holder.utf8!.toString('utf8'), key, rev, previous);
     shareManagedFields(value.metadata?.managedFields);
     const parsed = Object.freeze(value);
     keepEncoding(parsed, holder.utf8 ?? slabBytes(holder.json!));
@@ -402,6 +396,18 @@ function parseOnce(holder: { json?: string; utf8?: Buffer; parsed?: KubeObject }
     holder.utf8 = undefined;
   }
   return holder.parsed;
+}
+
+/**
+ * A stored value's JSON, parsed. SQLite checks no value's bytes: a flipped bit in one is found
+ * only here, and said as what it is (which object, which revision), not as a bare parse error.
+ */
+function parseStored(text: string, key: string, rev: number, previous: boolean): KubeObject {
+  try {
+    return JSON.parse(text) as KubeObject;
+  } catch (e) {
+    throw new Error(`state.db is damaged: the ${previous ? 'previous value' : 'value'} of ${key} in revision ${rev} is not JSON (${(e as Error).message}); restore the data dir from a backup`);
+  }
 }
 
 /**
@@ -421,7 +427,7 @@ class StoredObject implements Versioned, UnparsedValue {
     this.json = json;
   }
   get value(): KubeObject {
-    return parseOnce(this);
+    return parseOnce(this, this.key, this.rev);
   }
   get unparsed(): UnparsedValue | undefined {
     return this.parsed === undefined ? this : undefined;
@@ -458,7 +464,43 @@ class StoredEvent implements StorageEvent {
     return this.object.value;
   }
   get prev(): KubeObject | undefined {
-    return this.prevHolder && parseOnce(this.prevHolder);
+    return this.prevHolder && parseOnce(this.prevHolder, this.key, this.rev, true);
+  }
+}
+
+/**
+ * Opens `<dir>/state.db` and sets it up, refusing a storage format newer than this version
+ * reads before anything is written to it. A failure closes the file (a process that goes on,
+ * such as a test's, must not keep it locked) and says what is wrong with it (see stateDbError).
+ */
+function openStateDb(dir: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(join(dir, 'state.db'));
+    // Before the first access, so that the WAL index is kept in memory (no -shm file to create).
+    db.pragma('locking_mode = EXCLUSIVE');
+    const format = db.pragma('user_version', { simple: true }) as number;
+    if (format > newestReadableFormat) throw newerFormatError(dir, format);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    // After a checkpoint the WAL is cut back to this, so bursts of large writes leave no large file behind.
+    db.pragma('journal_size_limit = 67108864');
+    // A checkpoint runs inside the commit that crosses this many WAL pages, and blocks it on two
+    // fsyncs (the WAL's, then the database's). A small object's commit writes three to four pages
+    // (four to five while the revision was written at each commit), so SQLite's default of 1,000 made one every ~220 writes: more than half of the time spent in
+    // commit (scratch measurement, 8,000 ConfigMaps: ~90-150 us -> ~35-50 us per commit). 4,000
+    // pages (16 MiB) makes them four times rarer. Durability is the same: it rests on the WAL's
+    // fsync (sync); a restart after kill -9 replays at most that much more WAL.
+    db.pragma('wal_autocheckpoint = 4000');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, rev INTEGER NOT NULL, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, prev TEXT);
+      CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    `);
+    return db;
+  } catch (e) {
+    db?.close();
+    throw e instanceof Database.SqliteError ? stateDbError(dir, e) : e;
   }
 }
 

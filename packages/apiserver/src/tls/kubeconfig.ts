@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { DirectoryError, fileErrorReason, makeDirectories } from './make-directories.js';
 
 /** What a kubeconfig for the embedded server needs. */
 export interface KubeconfigOptions {
@@ -34,9 +35,15 @@ export function kubeconfigText(options: KubeconfigOptions): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-/** Writes a kubeconfig atomically with mode 0600, creating parent directories. */
+/** Writes a kubeconfig atomically with mode 0600, creating parent directories; a path it cannot write is refused naming it. */
 export async function writeKubeconfig(path: string, yaml: string): Promise<void> {
-  await writeFileAtomic(path, yaml, 0o600);
+  try {
+    await writeFileAtomic(path, yaml, 0o600);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = e instanceof DirectoryError ? e.message : code === 'EISDIR' ? `${path} is a directory` : fileErrorReason(e);
+    throw new Error(`cannot write the kubeconfig ${path}: ${why}`, { cause: e });
+  }
 }
 
 /**
@@ -50,7 +57,7 @@ export async function writeKubeconfig(path: string, yaml: string): Promise<void>
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  makeDirectories(dir);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     // 'wx' so the mode applies (it only does on creation) and a stale file is never reused.
@@ -71,3 +78,4 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
     throw err;
   }
 }
+

@@ -149,6 +149,14 @@ describe('certificate cache of in-memory servers', () => {
     assert.equal((await stat(join(dir, 'serving.json'))).mode & 0o777, 0o600);
   });
 
+  it('a cache directory that cannot be created: the start goes on with certificates of its own, and a warning saying why', async () => {
+    // Before: Node's recursive mkdir looped forever here (the parent exists, the child's mkdir says ENOENT), freezing the start.
+    const warnings: string[] = [];
+    const material = await cachedServingMaterial('/proc/operant-cache/pki', HOSTS, (w) => warnings.push(w));
+    assert.ok(material.ca.certPem.includes('BEGIN CERTIFICATE'));
+    assert.deepEqual(warnings, ['cannot use the certificate cache /proc/operant-cache/pki: cannot create /proc/operant-cache: no such file or directory; certificates are made for this start only']);
+  });
+
   it('makes an open directory private, with a warning', async () => {
     const dir = join(base, 'open-dir');
     await mkdir(dir, { mode: 0o755 });

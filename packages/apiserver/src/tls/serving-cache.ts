@@ -17,7 +17,8 @@
  * another digest: a file changed since) is checked again in full.
  */
 import { X509Certificate, createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { makeDirectories } from './make-directories.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { generateCertificateAuthority, issueServingCertificate, type CertificateAndKey } from './certificates.js';
@@ -124,7 +125,7 @@ const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.len
 /** Creates `dir` (0700) or makes it private; false when it cannot be used at all. */
 function privateDirectory(dir: string, warn: (message: string) => void): boolean {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectories(dir, 0o700);
     const st = lstatSync(dir);
     if (!st.isDirectory()) {
       warn(`certificate cache ${dir} is not a directory; certificates are made for this start only`);

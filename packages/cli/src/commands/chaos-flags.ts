@@ -17,10 +17,15 @@ export function parseDuration(text: string, flag = '--duration'): number {
   const bare = /^\d+(\.\d+)?$/.test(t);
   if (!bare && (parts.length === 0 || parts.map((p) => p[0]).join('') !== t)) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 1m30s, 500ms`);
   const ms = bare ? Number(t) * 1000 : parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
-  // A bare 0 too: a mean gap of 0 would make a schedule that is never done being drawn.
-  if (!(ms > 0)) throw new Error(`${flag}: the duration must be positive`);
+  // At least a millisecond: less is no time for a schedule, and a mean gap of 0 never ends one.
+  if (!(ms >= 1)) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: must be at least 1ms`);
+  // A longer timer fires at once (Node makes it 1 ms).
+  if (ms > maxTimerMs) throw new Error(`${flag}: invalid duration ${JSON.stringify(text)}: must be at most ${maxTimerMs}ms (about 596h)`);
   return ms;
 }
+
+/** setTimeout's longest delay. */
+const maxTimerMs = 2 ** 31 - 1;
 
 export function parseSeed(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -37,6 +42,7 @@ export function parseListen(text: string): { host: string; port: number } {
 }
 
 const errorCodes: readonly number[] = [500, 503, 504, 429];
+const optionNames = { applied: 'applied', probability: 'the probability', ms: 'the latency', code: 'the code', labelSelector: 'the label selector' } as const;
 
 /** `latency:200,error:504:applied,cut-watch,delete-pod:app=web` -> templates. */
 export function parseFaults(text: string | undefined): FaultTemplate[] | undefined {
@@ -53,12 +59,19 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
     }
     if (!allFaultKinds.includes(kind as FaultKind)) throw new Error(`--faults: unknown fault ${JSON.stringify(kind)}: kinds are ${[...faultKinds, ...clusterFaultKinds].join(', ')}`);
     const template: Exclude<FaultTemplate, FaultKind> = { kind: kind as FaultKind };
+    /** Sets one of the template's parameters; the same one twice (`error:500:503`) is refused, not the last taken. */
+    const set = <K extends 'applied' | 'probability' | 'ms' | 'code' | 'labelSelector'>(key: K, value: (typeof template)[K], option: string): void => {
+      if (template[key] !== undefined) throw new Error(`--faults: ${JSON.stringify(item)}: ${JSON.stringify(option)} sets ${optionNames[key]} a second time`);
+      template[key] = value;
+    };
     for (const option of options) {
-      if (option === 'applied' && (kind === 'error' || kind === 'reset')) template.applied = true;
-      else if (/^p=(0(\.\d+)?|1(\.0+)?)$/.test(option) && (kind === 'error' || kind === 'reset')) template.probability = Number(option.slice(2));
-      else if (/^\d+$/.test(option) && kind === 'latency') template.ms = Number(option);
-      else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) template.code = Number(option) as ErrorCode;
-      else if ((clusterFaultKinds as readonly string[]).includes(kind!) && /^[\w./-]+!?==?[\w.-]*$/.test(option)) template.labelSelector = option;
+      if (option === 'applied' && (kind === 'error' || kind === 'reset')) set('applied', true, option);
+      else if (/^p=(0(\.\d+)?|1(\.0+)?)$/.test(option) && (kind === 'error' || kind === 'reset')) set('probability', Number(option.slice(2)), option);
+      else if (/^\d+$/.test(option) && kind === 'latency') {
+        if (Number(option) > maxTimerMs) throw new Error(`--faults: ${JSON.stringify(item)}: a latency of at most ${maxTimerMs} ms`);
+        set('ms', Number(option), option);
+      } else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) set('code', Number(option) as ErrorCode, option);
+      else if ((clusterFaultKinds as readonly string[]).includes(kind!) && /^[\w./-]+!?==?[\w.-]*$/.test(option)) set('labelSelector', option, option);
       else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}${optionsOf(kind as FaultKind)}`);
     }
     return template;
@@ -77,14 +90,20 @@ function optionsOf(kind: FaultKind): string {
 
 /** `--verbs`, `--resources`, `--namespaces` (comma-separated) -> the scope of every fault. */
 export function parseScope(flags: { verbs?: string; resources?: string; namespaces?: string }): FaultScope | undefined {
-  const list = (s: string | undefined): string[] | undefined => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
-  const verbs = list(flags.verbs);
+  /** A comma-separated list; an empty one would hit nothing (or, for --verbs, everything): refused. */
+  const list = (s: string | undefined, flag: string): string[] | undefined => {
+    if (s === undefined) return undefined;
+    const items = s.split(',').map((x) => x.trim()).filter(Boolean);
+    if (items.length === 0) throw new Error(`${flag}: empty list ${JSON.stringify(s)}: name at least one, or leave the flag out`);
+    return items;
+  };
+  const verbs = list(flags.verbs, '--verbs');
   const known = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
   for (const v of verbs ?? []) if (!known.includes(v)) throw new Error(`--verbs: unknown verb ${JSON.stringify(v)}: verbs are ${known.join(', ')}`);
   const scope: FaultScope = {
     ...(verbs ? { verbs: verbs as FaultScope['verbs'] } : {}),
-    ...(flags.resources !== undefined ? { resources: list(flags.resources) } : {}),
-    ...(flags.namespaces !== undefined ? { namespaces: list(flags.namespaces) } : {}),
+    ...(flags.resources !== undefined ? { resources: list(flags.resources, '--resources') } : {}),
+    ...(flags.namespaces !== undefined ? { namespaces: list(flags.namespaces, '--namespaces') } : {}),
   };
   return Object.keys(scope).length > 0 ? scope : undefined;
 }

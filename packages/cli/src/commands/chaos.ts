@@ -54,8 +54,15 @@ export async function runChaos(flags: ChaosFlags): Promise<void> {
       if (playStart === undefined || (r.type === 'hit' && r.fault.kind === 'latency')) return;
       out(formatRecord({ ...r, at: Math.max(0, r.at - playStart) }));
     },
+  }).catch((e: unknown) => {
+    throw listenError(flags.listen, e);
   });
-  await proxy.writeKubeconfig(flags.writeKubeconfig);
+  try {
+    await proxy.writeKubeconfig(flags.writeKubeconfig);
+  } catch (e) {
+    await proxy.stop();
+    throw new Error(`--write-kubeconfig: ${(e as Error).message}`);
+  }
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
@@ -73,4 +80,18 @@ export async function runChaos(flags: ChaosFlags): Promise<void> {
   await proxy.stop();
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+}
+
+/** What a socket's listen failure means for `--listen`, as kubectl proxy says it (`listen tcp <addr>: bind: address already in use`); other errors as they are. */
+const listenReasons: Record<string, string> = {
+  EADDRINUSE: 'address already in use',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  EACCES: 'permission denied (a port below 1024 needs privileges)',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved now',
+};
+
+function listenError(listen: string, e: unknown): unknown {
+  const reason = listenReasons[(e as NodeJS.ErrnoException | undefined)?.code ?? ''];
+  return reason === undefined ? e : new Error(`--listen ${listen}: ${reason}`);
 }

@@ -341,8 +341,19 @@ async function parseText(source: string, text: string): Promise<unknown> {
   try {
     return parse(text);
   } catch (e) {
-    throw new KubeConfigError(source, `not valid YAML: ${(e as Error).message}`, { cause: e });
+    throw new KubeConfigError(source, `not valid YAML${yamlErrorText((e as Error).message)}`, { cause: e });
   }
+}
+
+/**
+ * The yaml package's error in one line, its position first: ` at line 2, column 1: Flow sequence
+ * ... end with a ]` of `Flow sequence ... end with a ] at line 2, column 1:` and the source lines
+ * and caret it adds below (which, on a terminal, pushed the error over several lines).
+ */
+function yamlErrorText(message: string): string {
+  const first = message.split('\n', 1)[0]!;
+  const at = / at line (\d+), column (\d+):?$/.exec(first);
+  return at ? ` at line ${at[1]}, column ${at[2]}: ${first.slice(0, at.index)}` : `: ${first}`;
 }
 
 /**

@@ -472,6 +472,8 @@ describe('kubeconfig errors name the file and what is wrong', () => {
   test('missing file, bad YAML, wrong shapes', async () => {
     await assert.rejects(loadKubeConfig({ path: join(dir, 'missing') }), new RegExp(`kubeconfig ${dir}/missing: no such file or directory`));
     await loadingFails('clusters: [unclosed', /not valid YAML/);
+    // One line, the position first (before: the yaml package's message, then the source line and a caret on lines of their own).
+    await loadingFails('apiVersion: v1\nclusters:\n- name: c\n  bad: [\n', /not valid YAML at line 5, column 1: Flow sequence in block collection must be sufficiently indented and end with a \]$/);
     await loadingFails('- just\n- a list\n', /must be a mapping \(a Config object\), got a list/);
     await loadingFails({ clusters: { a: 1 } }, /clusters must be a list, got a mapping/);
     await loadingFails({ clusters: [{ cluster: {} }] }, /clusters\[0\] must have a non-empty string name/);

@@ -23,7 +23,7 @@
  * it would have gone on with, rather than sent on as a second HTTP request.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -282,10 +282,19 @@ export class FaultProxy {
    * in a file others may read.
    */
   async writeKubeconfig(path: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
+    // Its URL would be refused: a client given it would fail with ECONNREFUSED, far from the cause.
+    if (this.stopped) throw new Error('FaultProxy.writeKubeconfig: the proxy is stopped');
+    const fail = (what: string): Error => new Error(`cannot write the kubeconfig ${path}: ${what}`);
+    await makeDirectories(dirname(path), fail);
     const temporary = `${path}.${randomUUID()}.tmp`;
-    await writeFile(temporary, this.kubeconfig, { mode: 0o600, flag: 'wx' });
-    await rename(temporary, path);
+    try {
+      await writeFile(temporary, this.kubeconfig, { mode: 0o600, flag: 'wx' });
+      await rename(temporary, path);
+    } catch (e) {
+      // The temporary holds the token: it does not stay behind (a path that is a directory fails the rename).
+      await rm(temporary, { force: true });
+      throw fail((e as NodeJS.ErrnoException).code === 'EISDIR' ? `${path} is a directory` : errnoReason(e));
+    }
   }
 
   /** Milliseconds since the proxy started: the clock of its records. */
@@ -342,6 +351,8 @@ export class FaultProxy {
    * ```
    */
   play(schedule: ChaosSchedule, options?: PlayOptions): Promise<ChaosReport> {
+    // A stopped proxy forwards nothing: a schedule played on it would report a run that never was.
+    if (this.stopped) return Promise.reject(new Error('FaultProxy.play: the proxy is stopped'));
     const played: { schedule: ChaosSchedule; report?: ChaosReport } = { schedule };
     this.played = played;
     return playSchedule(this, schedule, options).then((report) => (played.report = report));
@@ -708,5 +719,36 @@ export class FaultProxy {
       await Promise.race([partition.ended, closedPromise(res)]);
       if (res.destroyed) return false;
     }
+  }
+}
+
+/** The reason of a Node file-system error without its code and path: `read-only file system` of `EROFS: read-only file system, open '/x'`. */
+function errnoReason(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return /^[A-Z]+: (.*?), \w+ '.*'$/.exec(message)?.[1] ?? message;
+}
+
+/**
+ * `mkdir -p`, a directory at a time: Node's recursive mkdir loops forever
+ * where a directory exists but its child's mkdir says ENOENT (under /proc).
+ */
+async function makeDirectories(dir: string, fail: (what: string) => Error): Promise<void> {
+  try {
+    await mkdir(dir);
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      const isDirectory = await stat(dir).then((s) => s.isDirectory(), () => false);
+      if (isDirectory) return;
+      throw fail(`${dir} is not a directory`);
+    }
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw fail(`cannot create ${dir}: ${errnoReason(e)}`);
+  }
+  await makeDirectories(dirname(dir), fail);
+  try {
+    await mkdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fail(`cannot create ${dir}: ${errnoReason(e)}`);
   }
 }

@@ -213,15 +213,18 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
   const seed = options.seed ?? randomSeed();
   const duration = options.duration;
   if (!(duration > 0)) throw new RangeError(`chaos: duration must be positive, got ${duration}`);
-  // Faults are drawn until the schedule's end: an endless schedule, or one whose faults come no time
-  // apart, would be drawn until the process runs out of memory.
-  if (!Number.isFinite(duration)) throw new RangeError(`chaos: duration must be a finite number of ms, got ${duration}`);
+  if (!(duration <= maxTimerMs)) throw new RangeError(`chaos: duration must be at most ${maxTimerMs} ms (about 24.8 days, the longest timer), got ${duration}`);
   if (!Number.isInteger(seed)) throw new RangeError(`chaos: seed must be an integer, got ${seed}`);
   const templates = (options.faults ?? faultKinds).map((t): TemplateObject => (typeof t === 'string' ? { kind: t } : t));
   if (templates.length === 0) throw new RangeError('chaos: faults is empty');
-  for (const t of templates) if (!allFaultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}; kinds: ${allFaultKinds.join(', ')}`);
+  for (const t of templates) checkTemplate(t, '');
+  if (!templates.some((t) => (t.weight ?? 1) > 0)) throw new RangeError('chaos: every fault has weight 0: none could be picked');
   const meanGap = options.meanGapMs ?? 700;
-  if (!(meanGap > 0)) throw new RangeError(`chaos: meanGapMs must be positive, got ${meanGap}`);
+  // A gap of 0 (or less) never moved the schedule on: it looped forever; a tiny one made more faults than memory holds.
+  if (!(meanGap > 0 && Number.isFinite(meanGap))) throw new RangeError(`chaos: meanGapMs must be a positive number of ms, got ${meanGap}`);
+  if (duration / meanGap > maxFaults) {
+    throw new RangeError(`chaos: a duration of ${duration} ms with a mean gap of ${meanGap} ms makes about ${Math.round(duration / meanGap)} faults; at most ${maxFaults}: a longer meanGapMs or a shorter duration`);
+  }
   const random = new Prng(seed);
   const drawn: Omit<ScheduledFault, 'index'>[] = [];
   for (let at = random.exponential(meanGap); at < duration; at += random.exponential(meanGap)) {
@@ -249,14 +252,38 @@ export function chaos(options: ChaosOptions): ChaosSchedule {
 
 type TemplateObject = Exclude<FaultTemplate, FaultKind>;
 
+/** setTimeout's longest delay: a longer one fires at once (Node warns and makes it 1 ms). */
+const maxTimerMs = 2 ** 31 - 1;
+/** The most faults a schedule may draw, on average (duration / meanGapMs). */
+const maxFaults = 1_000_000;
+const errorCodes: readonly number[] = [500, 503, 504, 429];
+
+/** Refuses a template whose numbers cannot mean anything (a draw would loop, a timer fire at once, a window end before it starts). */
+function checkTemplate(t: TemplateObject, where: string): void {
+  const fault = `chaos: ${t.kind}${where}`;
+  if (!allFaultKinds.includes(t.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(t.kind)}${where}; kinds: ${allFaultKinds.join(', ')}`);
+  if (t.weight !== undefined && !(t.weight >= 0 && Number.isFinite(t.weight))) throw new RangeError(`${fault}: weight must be a number from 0, got ${t.weight}`);
+  if (t.windowMs !== undefined) {
+    const [min, max] = t.windowMs;
+    if (!(min >= 0 && min <= max && max <= maxTimerMs)) throw new RangeError(`${fault}: windowMs must be [shortest, longest] with 0 <= shortest <= longest <= ${maxTimerMs}, got [${min}, ${max}]`);
+  }
+  if (t.ms !== undefined && !(t.ms >= 0 && t.ms <= maxTimerMs)) throw new RangeError(`${fault}: ms must be from 0 to ${maxTimerMs}, got ${t.ms}`);
+  if (t.probability !== undefined && !(t.probability >= 0 && t.probability <= 1)) throw new RangeError(`${fault}: probability must be from 0 to 1, got ${t.probability}`);
+  if (t.code !== undefined && !errorCodes.includes(t.code)) throw new RangeError(`${fault}: code must be one of ${errorCodes.join(', ')}, got ${t.code}`);
+  if (t.retryAfterSeconds !== undefined && !(t.retryAfterSeconds >= 0 && Number.isInteger(t.retryAfterSeconds))) {
+    throw new RangeError(`${fault}: retryAfterSeconds must be a whole number from 0, got ${t.retryAfterSeconds}`);
+  }
+}
+
 /** The salt of the plan's generator (the random faults' windows use their index). */
 const planSalt = -1;
 
 /** The plan's faults, round after round, while the schedule lasts; drawn in plan order, round by round, from the plan's own generator. */
 function planned(plan: ChaosPlan, seed: number, duration: number, defaultScope: FaultScope | undefined): Omit<ScheduledFault, 'index'>[] {
   if (!(plan.everyMs > 0)) throw new RangeError(`chaos: plan.everyMs must be positive, got ${plan.everyMs}`);
+  if (duration / plan.everyMs > maxFaults) throw new RangeError(`chaos: plan.everyMs of ${plan.everyMs} ms repeats the plan more than ${maxFaults} times in ${duration} ms`);
   for (const p of plan.faults) {
-    if (!allFaultKinds.includes(p.kind)) throw new RangeError(`chaos: unknown fault kind ${JSON.stringify(p.kind)} in the plan; kinds: ${allFaultKinds.join(', ')}`);
+    checkTemplate(p, ' in the plan');
     if (!(p.at >= 0 && p.at + (p.jitterMs ?? 0) < plan.everyMs)) throw new RangeError(`chaos: the plan's ${p.kind} at ${p.at} (+${p.jitterMs ?? 0}) must start within its ${plan.everyMs} ms`);
   }
   const random = new Prng(deriveSeed(seed, planSalt));

@@ -355,6 +355,7 @@ export class TestEnv implements AsyncDisposable {
    * ```
    */
   async namespace(scope?: TestScope, options: { prefix?: string } = {}): Promise<TestNamespace> {
+    this.refuseIfStopped('namespace');
     const ns = await createNamespace(this.client, `${options.prefix ?? 'test'}-${++this.namespaces}`);
     // Once the environment stops, its server takes the namespace with it.
     const dispose = (): Promise<void> => {
@@ -387,6 +388,7 @@ export class TestEnv implements AsyncDisposable {
    * ```
    */
   async startManager(setup: (mgr: Manager) => unknown, options: StartManagerOptions = {}): Promise<RunningManager> {
+    this.refuseIfStopped('startManager');
     const webhook = this.webhook;
     const managerOptions: ManagerOptions = {
       gracefulShutdownTimeoutMs: 10_000,
@@ -433,6 +435,7 @@ export class TestEnv implements AsyncDisposable {
    * ```
    */
   async faultProxy(options: TestScope | EnvFaultProxyOptions = {}): Promise<FaultProxy> {
+    this.refuseIfStopped('faultProxy');
     const { scope, plainHttp } = isScope(options) ? { scope: options, plainHttp: false } : options;
     const proxy = await FaultProxy.start({
       upstream: this.kubeconfig.config,
@@ -479,6 +482,7 @@ export class TestEnv implements AsyncDisposable {
    * ```
    */
   async replicas(options: EnvReplicasOptions): Promise<Replicas> {
+    this.refuseIfStopped('replicas');
     const { scope, kubeconfig = this.kubeconfig.path, client = this.client, ...rest } = options;
     let path: string;
     if (typeof kubeconfig === 'string') path = kubeconfig;
@@ -564,9 +568,18 @@ export class TestEnv implements AsyncDisposable {
    */
   async restartServer(options: { downMs?: number } = {}): Promise<void> {
     if (!this.restartOptions) throw new Error('TestEnv.restartServer: this environment keeps its data in memory; start it with { durable: true }');
-    if (this.stopped) throw new Error('TestEnv.restartServer: the environment is stopped');
+    this.refuseIfStopped('restartServer');
     if (this.restarting) throw new Error('TestEnv.restartServer: a restart is under way');
     await this.outage(new Promise((resolve) => setTimeout(resolve, options.downMs ?? 0)));
+  }
+
+  /**
+   * What a stopped environment answers a call that would start something on it: its server is
+   * gone, so a namespace got ECONNREFUSED, and a fault proxy or manager started to a dead server
+   * and kept running past the test.
+   */
+  private refuseIfStopped(method: string): void {
+    if (this.stopped) throw new Error(`TestEnv.${method}: the environment is stopped`);
   }
 
   /** Stops the server, waits for `over`, and starts it again on the same port and data. */

@@ -11,6 +11,7 @@
  */
 import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fileErrorReason as reason } from '../tls/make-directories.js';
 
 /**
  * The storage format this version reads: SQLite's `user_version` of state.db. Every data dir
@@ -21,12 +22,6 @@ export const newestReadableFormat = 0;
 /** An error about the data dir `dir`: `data dir <dir>: <what>`. */
 export function dataDirError(dir: string, what: string): Error {
   return new Error(`data dir ${dir}: ${what}`);
-}
-
-/** The reason of a Node file-system error without its code and path: `read-only file system` of `EROFS: read-only file system, mkdir '/x'`. */
-function reason(e: unknown): string {
-  const message = e instanceof Error ? e.message : String(e);
-  return /^[A-Z]+: (.*?), \w+ '.*'$/.exec(message)?.[1] ?? message;
 }
 
 function errorCode(e: unknown): string | undefined {

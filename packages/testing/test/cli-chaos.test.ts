@@ -138,15 +138,17 @@ test('--faults delete-pod:<label>=<value> plans pod deletions in the given names
   );
 });
 
+/** What `operant chaos --faults <faults> --plan` says on stderr when it refuses them (it must refuse). */
+function refusal(faults: string): string {
+  try {
+    execFileSync(process.execPath, [cli, 'chaos', '--faults', faults, '--plan'], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (err) {
+    return (err as { stderr?: string }).stderr ?? '';
+  }
+  throw new Error(`--faults ${faults} was accepted`);
+}
+
 test("a fault option its kind does not take is refused, saying which options it takes", () => {
-  const refusal = (faults: string): string => {
-    try {
-      execFileSync(process.execPath, [cli, 'chaos', '--faults', faults, '--plan'], { encoding: 'utf8', stdio: 'pipe' });
-    } catch (err) {
-      return (err as { stderr?: string }).stderr ?? '';
-    }
-    throw new Error(`--faults ${faults} was accepted`);
-  };
   assert.match(refusal('error:418'), /^error: --faults: "error:418": error takes no option "418": its options are a code \(500, 503, 504, 429\), applied and p=<a probability from 0 to 1>, e\.g\. error:503:p=0\.3$/m);
   assert.match(refusal('error:503:p=2'), /^error: --faults: "error:503:p=2": error takes no option "p=2": its options are a code/m);
   assert.match(refusal('reset:p=half'), /^error: --faults: "reset:p=half": reset takes no option "p=half": its options are applied and p=<a probability from 0 to 1>, e\.g\. reset:applied:p=0\.3$/m);
@@ -156,14 +158,6 @@ test("a fault option its kind does not take is refused, saying which options it 
 });
 
 test('operator and server faults are refused, each saying who plays it', () => {
-  const refusal = (fault: string): string => {
-    try {
-      execFileSync(process.execPath, [cli, 'chaos', '--faults', fault, '--plan'], { encoding: 'utf8', stdio: 'pipe' });
-    } catch (err) {
-      return (err as { stderr?: string }).stderr ?? '';
-    }
-    throw new Error(`--faults ${fault} was accepted`);
-  };
   assert.match(refusal('kill-leader'), /^error: --faults: kill-leader is an operator fault: the proxy does not run the operator, so a test that runs it plays it \(PlayOptions\.operator\)$/m);
   assert.match(refusal('restart-server'), /^error: --faults: restart-server is a server fault: operant chaos does not run the API server, so a test environment that does plays it \(a durable TestEnv's faultProxy\(\)\)$/m);
   // Compacting needs no data directory: any TestEnv's proxy plays it.

@@ -22,6 +22,7 @@ export type { InjectOptions, InjectedFault } from './chaos/active-fault.js';
 export {
   allFaultKinds,
   clusterFaultKinds,
+  errorCodes,
   faultKinds,
   operatorFaultKinds,
   serverFaultKinds,

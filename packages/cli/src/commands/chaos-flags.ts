@@ -6,7 +6,7 @@
  * `latency`), `applied` (an `error` or `reset` after the server did the
  * write) or `p=<probability>`.
  */
-import { allFaultKinds, clusterFaultKinds, faultKinds, operatorFaultKinds, serverFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
+import { allFaultKinds, clusterFaultKinds, errorCodes, faultKinds, operatorFaultKinds, serverFaultKinds, type ErrorCode, type FaultKind, type FaultScope, type FaultTemplate } from '@operant/testing';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -41,7 +41,6 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: host || '127.0.0.1', port: Number(m[2]) };
 }
 
-const errorCodes: readonly number[] = [500, 503, 504, 429];
 const optionNames = { applied: 'applied', probability: 'the probability', ms: 'the latency', code: 'the code', labelSelector: 'the label selector' } as const;
 
 /** `latency:200,error:504:applied,cut-watch,delete-pod:app=web` -> templates. */
@@ -70,7 +69,7 @@ export function parseFaults(text: string | undefined): FaultTemplate[] | undefin
       else if (/^\d+$/.test(option) && kind === 'latency') {
         if (Number(option) > maxTimerMs) throw new Error(`--faults: ${JSON.stringify(item)}: a latency of at most ${maxTimerMs} ms`);
         set('ms', Number(option), option);
-      } else if (/^\d+$/.test(option) && kind === 'error' && errorCodes.includes(Number(option))) set('code', Number(option) as ErrorCode, option);
+      } else if (/^\d+$/.test(option) && kind === 'error' && (errorCodes as readonly number[]).includes(Number(option))) set('code', Number(option) as ErrorCode, option);
       else if ((clusterFaultKinds as readonly string[]).includes(kind!) && /^[\w./-]+!?==?[\w.-]*$/.test(option)) set('labelSelector', option, option);
       else throw new Error(`--faults: ${JSON.stringify(item)}: ${kind} takes no option ${JSON.stringify(option)}${optionsOf(kind as FaultKind)}`);
     }

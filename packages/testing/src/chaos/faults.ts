@@ -126,8 +126,20 @@ export interface FaultScope {
   namespaces?: readonly string[];
 }
 
-/** The HTTP codes an `error` fault answers with. */
-export type ErrorCode = 500 | 503 | 504 | 429;
+/**
+ * The HTTP codes an `error` fault answers with (a schedule picks among them when its template names none).
+ *
+ * @example
+ * ```ts
+ * import { errorCodes } from '@operant/testing';
+ *
+ * const retriable = errorCodes.filter((code) => code !== 500); // 503, 504, 429
+ * ```
+ */
+export const errorCodes = [500, 503, 504, 429] as const;
+
+/** One of {@link errorCodes}. */
+export type ErrorCode = (typeof errorCodes)[number];
 
 /**
  * One fault: its kind, its parameters and its scope.

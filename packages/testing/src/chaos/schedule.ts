@@ -11,7 +11,7 @@
  * each request within a window is reproducible too, as far as the requests
  * are the same: each window draws its `probability` from a generator of its own.
  */
-import { allFaultKinds, describeFault, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './faults.js';
+import { allFaultKinds, describeFault, errorCodes, faultKinds, type ErrorCode, type Fault, type FaultKind, type FaultScope } from './faults.js';
 import { deriveSeed, Prng, randomSeed } from './prng.js';
 
 /**
@@ -256,7 +256,6 @@ type TemplateObject = Exclude<FaultTemplate, FaultKind>;
 const maxTimerMs = 2 ** 31 - 1;
 /** The most faults a schedule may draw, on average (duration / meanGapMs). */
 const maxFaults = 1_000_000;
-const errorCodes: readonly number[] = [500, 503, 504, 429];
 
 /** Refuses a template whose numbers cannot mean anything (a draw would loop, a timer fire at once, a window end before it starts). */
 function checkTemplate(t: TemplateObject, where: string): void {
@@ -269,7 +268,7 @@ function checkTemplate(t: TemplateObject, where: string): void {
   }
   if (t.ms !== undefined && !(t.ms >= 0 && t.ms <= maxTimerMs)) throw new RangeError(`${fault}: ms must be from 0 to ${maxTimerMs}, got ${t.ms}`);
   if (t.probability !== undefined && !(t.probability >= 0 && t.probability <= 1)) throw new RangeError(`${fault}: probability must be from 0 to 1, got ${t.probability}`);
-  if (t.code !== undefined && !errorCodes.includes(t.code)) throw new RangeError(`${fault}: code must be one of ${errorCodes.join(', ')}, got ${t.code}`);
+  if (t.code !== undefined && !(errorCodes as readonly number[]).includes(t.code)) throw new RangeError(`${fault}: code must be one of ${errorCodes.join(', ')}, got ${t.code}`);
   if (t.retryAfterSeconds !== undefined && !(t.retryAfterSeconds >= 0 && Number.isInteger(t.retryAfterSeconds))) {
     throw new RangeError(`${fault}: retryAfterSeconds must be a whole number from 0, got ${t.retryAfterSeconds}`);
   }
@@ -310,7 +309,7 @@ function instantiate(template: TemplateObject, random: Prng, defaultScope: Fault
       return { kind: 'latency', ms: template.ms ?? ms, ...scope };
     }
     case 'error': {
-      const code = random.pick<ErrorCode>([500, 503, 504, 429]);
+      const code = random.pick<ErrorCode>(errorCodes);
       const applied = random.chance(0.5);
       const chosen = template.code ?? code;
       // A throttled or unavailable server did nothing; a 500 or a timeout may come after the write.

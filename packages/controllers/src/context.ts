@@ -3,7 +3,7 @@
  * client (reading from the shared cache, seeing its own writes), an event
  * recorder, and cluster time; and the options the workload controllers share.
  */
-import { ApiError, type Client, type Clock, type EventRecorder } from '@operant/runtime';
+import { hasStatusCause, type Client, type Clock, type EventRecorder } from '@operant/runtime';
 
 /** A controller's client, event recorder and clock. */
 export interface ControllerContext {
@@ -32,5 +32,5 @@ export interface WorkloadControllerOptions {
 
 /** Whether a create failed because the namespace is being deleted (kube's NamespaceTerminatingCause). */
 export function namespaceTerminating(err: unknown): boolean {
-  return err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
+  return hasStatusCause(err, 'NamespaceTerminating');
 }

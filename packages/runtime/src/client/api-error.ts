@@ -326,6 +326,27 @@ export function isTooManyRequests(err: unknown): boolean {
 }
 
 /**
+ * True when `err` (or its `cause` chain) holds a StatusError whose details
+ * list a cause of type `type` (apimachinery's `HasStatusCause`), such as
+ * `NamespaceTerminating`: a write refused because its namespace is being deleted.
+ *
+ * @example
+ * ```ts
+ * import { ConfigMap, hasStatusCause, type ReconcileFunc } from '@operant/runtime';
+ *
+ * const reconcile: ReconcileFunc = async (req, { client }) => {
+ *   await client.create(ConfigMap, { metadata: { name: `${req.name}-settings`, namespace: req.namespace } }).catch((e: unknown) => {
+ *     if (hasStatusCause(e, 'NamespaceTerminating')) return; // the namespace, and this object with it, are on their way out
+ *     throw e;
+ *   });
+ * };
+ * ```
+ */
+export function hasStatusCause(err: unknown, type: string): boolean {
+  return statusErrorOf(err)?.status.details?.causes?.some((c) => c.reason === type) ?? false;
+}
+
+/**
  * Ignores a 404 NotFound from the API server, also wrapped in other errors'
  * `cause` (controller-runtime's `client.IgnoreNotFound`): returns undefined
  * for it, and rethrows anything else. As a `.catch` handler it turns a read

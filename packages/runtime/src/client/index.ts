@@ -7,6 +7,7 @@ export {
   ApiError,
   ignoreAlreadyExists,
   ignoreConflict,
+  hasStatusCause,
   ignoreNotFound,
   isAlreadyExists,
   isBadRequest,

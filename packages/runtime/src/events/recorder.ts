@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { format } from 'node:util';
 import type { KubeObject } from '@operant/apimachinery';
-import { ApiError, isAlreadyExists, isNotFound, statusErrorOf } from '../client/api-error.js';
+import { ApiError, hasStatusCause, isAlreadyExists, isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
 import { stderrControllerLogger } from '../controller/logger.js';
 import { referenceKey, toReference, type ObjectReference } from './reference.js';
@@ -372,7 +372,7 @@ export class EventRecorder {
         const fields = { err, event: `${entry.record.namespace}/${entry.record.name}`, reason: entry.record.reason, attempt };
         if (!retry) {
           // client-go's tools/record: an event that exists already, or whose namespace is being deleted, is dropped at V(5).
-          if ((isAlreadyExists(err) && job.op === 'create') || namespaceTerminating(err)) this.logger.debug(fields, 'server rejected event (will not retry)');
+          if ((isAlreadyExists(err) && job.op === 'create') || hasStatusCause(err, 'NamespaceTerminating')) this.logger.debug(fields, 'server rejected event (will not retry)');
           else this.logger.error(fields, this.requestSignal?.aborted ? 'event recorder stopped, event not written' : 'unable to write event (giving up)');
           return;
         }
@@ -404,11 +404,6 @@ export class EventRecorder {
     }
     return !(err instanceof TypeError);
   }
-}
-
-/** A 403 with the NamespaceTerminating cause: the event's namespace is on its way out (a test's namespace, as the test ends). */
-function namespaceTerminating(err: unknown): boolean {
-  return statusErrorOf(err)?.status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
 }
 
 function lastSeen(entry: CacheEntry): number {
